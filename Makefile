@@ -1,0 +1,118 @@
+# ibsm: InfiniBand subnet manager and routing engines.
+#   make          deps + build everything into build/
+#   make check    deps + -Werror build + ASan/UBSan build + every test
+#   make demo     deps + build + ibsim fat-tree brought up by ibsm, verified
+#   make bench    benchmarks against OpenSM (not tests: nothing asserts time)
+# Sources are picked up by directory: files named *_main.c become programs
+# (sm/ibsm_main.c -> ibsm, routing/ibsm_route_main.c -> ibsm-route, ...),
+# everything else goes into libraries.
+
+BUILD ?= build
+SAN ?= 0
+CC ?= cc
+
+WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+	-Wno-missing-field-initializers
+CFLAGS ?= -O2 -g
+CFLAGS += -std=c11 -D_GNU_SOURCE -fPIC $(WARN) -MMD -MP -I.
+LDLIBS_MAD := -libmad -libumad
+LDLIBS := $(LDLIBS_MAD) -lyaml -ldl -lm -lpthread
+ifeq ($(SAN),1)
+CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+LDFLAGS += -fsanitize=address,undefined
+endif
+
+# Libraries: the core graph + discovery + routing + generators (libibsm.a),
+# and the daemon's parts (libibsm-sm.a).
+LIB_SRCS := $(filter-out %_main.c,$(wildcard core/*.c discovery/*.c routing/*.c sim/*.c))
+SM_SRCS := $(filter-out %_main.c,$(wildcard sm/*.c))
+MAIN_SRCS := $(wildcard routing/*_main.c sim/*_main.c sm/*_main.c discovery/*_main.c)
+PROGS := $(foreach m,$(MAIN_SRCS),$(BUILD)/bin/$(subst _,-,$(notdir $(m:_main.c=))))
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
+TEST_HELPER_SRCS := $(filter-out tests/unit/test_%.c,$(wildcard tests/unit/*.c))
+ENGINE_SRCS := $(wildcard plugins/engines/*.c)
+ENGINE_SOS := $(patsubst plugins/engines/%.c,$(BUILD)/lib/libibsm-engine-%.so,$(ENGINE_SRCS))
+OSM_PLUGIN_SRCS := $(wildcard plugins/opensm/*.c)
+OSM_PLUGIN := $(if $(OSM_PLUGIN_SRCS),$(BUILD)/lib/libibsm-opensm.so)
+
+LIB := $(BUILD)/libibsm.a
+SMLIB := $(if $(SM_SRCS),$(BUILD)/libibsm-sm.a)
+obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
+
+.PHONY: all deps check check-build unit integration demo bench clean tests
+.DEFAULT_GOAL := all
+
+all: deps
+	@$(MAKE) --no-print-directory build-all
+
+.PHONY: build-all
+build-all: $(PROGS) $(ENGINE_SOS) $(OSM_PLUGIN)
+
+deps:
+	@sh scripts/deps.sh
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(LIB): $(call obj,$(LIB_SRCS))
+	@mkdir -p $(dir $@)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(SMLIB): $(call obj,$(SM_SRCS))
+	@mkdir -p $(dir $@)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+define prog_rule
+$(BUILD)/bin/$(subst _,-,$(notdir $(1:_main.c=))): $(call obj,$(1)) $(SMLIB) $(LIB)
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(LDFLAGS) -o $$@ $(call obj,$(1)) $(SMLIB) $(LIB) $$(LDLIBS)
+endef
+$(foreach m,$(MAIN_SRCS),$(eval $(call prog_rule,$(m))))
+
+$(BUILD)/lib/libibsm-engine-%.so: $(BUILD)/obj/plugins/engines/%.o $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -shared -o $@ $< $(LIB) -lm
+
+$(OSM_PLUGIN): $(call obj,$(OSM_PLUGIN_SRCS)) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -shared -o $@ $(call obj,$(OSM_PLUGIN_SRCS)) $(LIB) -lm -lpthread
+
+# OpenSM's headers need their own include path and are not -Wstrict clean.
+$(BUILD)/obj/plugins/opensm/%.o: CFLAGS += -I/usr/include/infiniband -Wno-strict-prototypes -Wno-shadow
+
+$(BUILD)/tests/%: tests/unit/%.c $(call obj,$(TEST_HELPER_SRCS)) $(SMLIB) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(call obj,$(TEST_HELPER_SRCS)) $(SMLIB) $(LIB) -lcmocka $(LDLIBS)
+
+tests: $(UNIT_BINS)
+
+# make check: both builds, then every test against the sanitized one.
+check: deps
+	@$(MAKE) --no-print-directory build-all tests
+	@$(MAKE) --no-print-directory BUILD=build-asan SAN=1 build-all tests
+	@sh tests/run_all.sh build-asan build
+
+unit: deps
+	@$(MAKE) --no-print-directory build-all tests
+	@sh tests/run_all.sh --unit-only $(BUILD) $(BUILD)
+
+integration: deps
+	@$(MAKE) --no-print-directory build-all
+	@sh tests/run_all.sh --integration-only $(BUILD) $(BUILD)
+
+demo: deps
+	@$(MAKE) --no-print-directory build-all
+	@sh sim/demo.sh $(BUILD)
+
+bench: deps
+	@$(MAKE) --no-print-directory build-all
+	@sh bench/run_all.sh $(BUILD)
+
+clean:
+	rm -rf build build-asan
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

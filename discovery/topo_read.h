@@ -1,0 +1,31 @@
+/* Readers and writers of dumped topologies. Every reader reports errors as
+ * "FILE:LINE: reason" through the log and returns -EINVAL; none aborts. */
+#ifndef IBSM_DISCOVERY_TOPO_READ_H
+#define IBSM_DISCOVERY_TOPO_READ_H
+
+#include "../core/fabric.h"
+
+enum topo_format { TOPO_AUTO = 0, TOPO_IBNETDISCOVER, TOPO_IBSIM_NET };
+
+/* ibnetdiscover output (plain, with or without "# lid N" comments). LIDs and
+ * LMCs found in the comments are stored on the ports. */
+int topo_read_ibnetdiscover(struct fabric *f, const char *path);
+
+/* ibsim net file. Node ids of the form "S-<hex>"/"H-<hex>" give GUIDs the
+ * way ibsim does; other ids get ibsim's generated GUIDs. */
+int topo_read_ibsim_net(struct fabric *f, const char *path);
+
+/* Sniff the format and read. */
+int topo_read(struct fabric *f, const char *path, enum topo_format fmt);
+
+/* Write an ibsim net file that ibsim loads to the same fabric (same GUIDs).
+ * Returns 0 or -errno. */
+int topo_write_ibsim_net(const struct fabric *f, const char *path);
+
+/* Write ibnetdiscover-style text (with lid comments). */
+int topo_write_ibnetdiscover(const struct fabric *f, const char *path);
+
+/* Write a Graphviz DOT file of the topology. */
+int topo_write_dot(const struct fabric *f, const char *path);
+
+#endif

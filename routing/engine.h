@@ -1,0 +1,72 @@
+/* The routing-engine interface: one small ops struct per engine, one
+ * registry. An engine sees only the fabric graph (with LIDs assigned) and its
+ * options, and fills the LFTs; nothing engine-specific leaks into callers.
+ *
+ * Loadable engines (dlopen): a shared object exports
+ *     const struct route_engine *ibsm_engine_entry(uint32_t abi_version);
+ * which returns NULL if it was built for another ROUTE_ENGINE_ABI. */
+#ifndef IBSM_ROUTING_ENGINE_H
+#define IBSM_ROUTING_ENGINE_H
+
+#include <stdint.h>
+#include "../core/fabric.h"
+#include "lft.h"
+
+#define ROUTE_ENGINE_ABI 1
+#define ROUTE_ENGINE_ENTRY "ibsm_engine_entry"
+
+struct route_options {
+	uint8_t lmc;                    /* LIDs per endpoint = 1 << lmc */
+	const uint64_t *root_guids;     /* optional root switch node GUIDs */
+	uint32_t num_root_guids;
+	const uint64_t *cn_guids;       /* optional compute-node (CA) GUIDs */
+	uint32_t num_cn_guids;
+	const struct lft_set *prev;     /* optional previous tables (re-route) */
+	const struct fabric *prev_fab;  /* the fabric prev was computed on */
+	unsigned threads;               /* 0 = engine decides */
+};
+
+struct route_ctx {
+	const struct fabric *fab;
+	const struct route_options *opt;
+	void *priv;                     /* engine-owned state */
+	char why[256];                  /* reason when route() refuses */
+};
+
+struct route_engine {
+	const char *name;
+	const char *summary;            /* one line for --help listings */
+	/* Optional. Build engine state from the graph; may refuse the
+	 * topology with -ENOTSUP (set ctx->why) so a fallback can run. */
+	int (*prepare)(struct route_ctx *ctx);
+	/* Fill t (allocated by the caller to the fabric's max LID, all
+	 * LFT_NO_PATH). Returns 0 or a negative errno (set ctx->why). */
+	int (*route)(struct route_ctx *ctx, struct lft_set *t);
+	/* Optional. Release ctx->priv. */
+	void (*release)(struct route_ctx *ctx);
+};
+
+/* Built-in engines, NULL-terminated. */
+const struct route_engine *const *route_builtin_engines(void);
+
+/* Find an engine by name among built-ins and loaded ones. */
+const struct route_engine *route_engine_find(const char *name);
+
+/* Load an engine from a shared object path and register it. Returns the
+ * engine or NULL after logging why (missing file, missing symbol, ABI). */
+const struct route_engine *route_engine_load(const char *path);
+
+/* Run engine e on f: allocate t, prepare, route, release.
+ * Returns 0 or a negative errno; on failure `why` (if non-NULL, size 256)
+ * says why and t is freed. */
+int route_run(const struct route_engine *e, const struct fabric *f,
+	      const struct route_options *opt, struct lft_set *t, char *why);
+
+/* Run the first engine of a comma-separated list that accepts the fabric
+ * ("ftree,updn,minhop"). *used gets the engine that produced t. Each
+ * refusal is logged with its reason; never falls back silently. */
+int route_run_list(const char *names, const struct fabric *f,
+		   const struct route_options *opt, struct lft_set *t,
+		   const struct route_engine **used);
+
+#endif

@@ -1,0 +1,59 @@
+/* Linear forwarding tables for every switch of a fabric: one flat byte array,
+ * row per switch ordinal (fabric.switches), column per LID. */
+#ifndef IBSM_ROUTING_LFT_H
+#define IBSM_ROUTING_LFT_H
+
+#include <stdint.h>
+#include "../core/fabric.h"
+
+#define LFT_NO_PATH 0xFF        /* entry with no route (as OpenSM's OSM_NO_PATH) */
+#define LFT_BLOCK 64            /* LinearForwardingTable block size (IBA 14.2.5.10) */
+
+struct lft_set {
+	uint8_t *port;          /* port[sw * stride + lid] = egress port */
+	uint32_t num_switches;
+	uint32_t stride;        /* entries per switch = max_lid + 1, rounded to 64 */
+	uint32_t max_lid;       /* highest LID the tables cover */
+};
+
+/* Allocate tables for num_switches switches covering LIDs 0..max_lid, all
+ * entries LFT_NO_PATH. Returns 0 or -ENOMEM. */
+int lft_alloc(struct lft_set *t, uint32_t num_switches, uint32_t max_lid);
+void lft_free(struct lft_set *t);
+
+static inline uint8_t *lft_row(const struct lft_set *t, uint32_t sw)
+{
+	return t->port + (size_t)sw * t->stride;
+}
+
+static inline uint8_t lft_get(const struct lft_set *t, uint32_t sw, uint32_t lid)
+{
+	return lid > t->max_lid ? LFT_NO_PATH : t->port[(size_t)sw * t->stride + lid];
+}
+
+static inline void lft_set_port(struct lft_set *t, uint32_t sw, uint32_t lid,
+				uint8_t port)
+{
+	t->port[(size_t)sw * t->stride + lid] = port;
+}
+
+/* Number of 64-entry blocks of switch sw that differ between a and b
+ * (tables of different sizes compare as if padded with LFT_NO_PATH). */
+uint32_t lft_blocks_differ(const struct lft_set *a, uint32_t sw_a,
+			   const struct lft_set *b, uint32_t sw_b);
+
+/* Fill the entries every engine must agree on: a switch's own LIDs go to
+ * port 0, a directly attached CA/router's LIDs to the port it hangs off. */
+void lft_fill_local(const struct fabric *f, struct lft_set *t);
+
+/* Write in the text format `dump_fts` / `ibroute` print (and OpenSM's
+ * `file` routing engine loads with -U). Returns 0 or -errno. */
+int lft_write_dump_fts(const struct fabric *f, const struct lft_set *t,
+		       const char *path);
+
+/* Read a dump_fts / ibroute dump into tables for fabric f (switches matched
+ * by GUID). Errors are logged as "FILE:LINE: reason". Returns 0 or -EINVAL. */
+int lft_read_dump_fts(const struct fabric *f, struct lft_set *t,
+		      const char *path);
+
+#endif

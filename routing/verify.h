@@ -1,0 +1,58 @@
+/* Route verification: what the tests, `ibsm-route --check` and the daemon use
+ * to judge a set of LFTs on a fabric. */
+#ifndef IBSM_ROUTING_VERIFY_H
+#define IBSM_ROUTING_VERIFY_H
+
+#include <stdio.h>
+#include "../core/fabric.h"
+#include "lft.h"
+
+struct verify_opts {
+	int check_credit_loops;     /* channel dependency graph acyclic (1 VL) */
+	int link_load;              /* all-to-all and shift-permutation loads */
+	int path_diversity;         /* LMC: disjoint paths per CA pair */
+	uint32_t max_shifts;        /* shifts to evaluate (0 = all) */
+	uint32_t max_errors;        /* detailed errors to keep (0 = 16) */
+};
+
+struct verify_result {
+	/* completeness */
+	uint64_t lids_total;            /* endpoint LIDs (incl. LMC) */
+	uint64_t missing_entries;       /* switch x LID with no route / bad port */
+	uint64_t bad_port_entries;      /* entry points at an unlinked/absent port */
+	/* reachability from every CA port to every LID */
+	uint64_t pairs_checked;
+	uint64_t pairs_unreachable;
+	uint64_t pairs_looping;
+	/* hops */
+	uint32_t max_hops;
+	double avg_hops;
+	double avg_stretch;             /* path hops / BFS minimum hops */
+	double max_stretch;
+	/* deadlock */
+	int credit_loop;                /* 1 if the CDG has a cycle */
+	uint64_t cdg_channels, cdg_edges;
+	/* balance: number of routes per directed link */
+	uint64_t a2a_max_link_load;     /* all CA pairs, base LIDs */
+	double a2a_lower_bound;         /* lower bound on max link load */
+	double a2a_ratio;               /* max / bound */
+	uint64_t shift_worst_load;      /* worst max link load over shifts */
+	uint32_t shift_worst;           /* the shift s that gives it */
+	uint32_t shifts_congested;      /* shifts with any link load > 1 */
+	uint32_t shifts_checked;
+	/* multipath (LMC > 0) */
+	double min_disjoint_paths;      /* min over CA pairs of disjoint paths */
+	double avg_disjoint_paths;
+	char first_error[256];
+	int ok;                         /* complete, loop-free, no credit loop */
+};
+
+/* Verify t on f. Returns 0 when verification ran (see res->ok for the
+ * verdict) or a negative errno when it could not (out of memory). */
+int verify_routes(const struct fabric *f, const struct lft_set *t,
+		  const struct verify_opts *opts, struct verify_result *res);
+
+/* One JSON object, newline-terminated. */
+void verify_print_json(FILE *out, const struct verify_result *res);
+
+#endif

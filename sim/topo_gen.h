@@ -1,0 +1,49 @@
+/* Topology generators: build fabric graphs of the shapes AI and HPC clusters
+ * are cabled as. `ibsm-topo` writes them as ibsim net files; tests and
+ * benchmarks call these directly. The first node is always a CA (where an SM
+ * attaches in a real cluster). Node descriptions say what a node is:
+ * "node-17", "leaf-3", "spine-1", "core-0", "sw-2-1-0", "group-4-sw-2". */
+#ifndef IBSM_SIM_TOPO_GEN_H
+#define IBSM_SIM_TOPO_GEN_H
+
+#include <stdint.h>
+#include "../core/fabric.h"
+
+struct fattree_params {
+	unsigned levels;        /* 2 or 3 */
+	unsigned radix;         /* switch ports (even, >= 4) */
+	unsigned oversub;       /* X in X:1 at the leaves; 1 = full bisection */
+	double remove_frac;     /* fraction of switch-switch links removed */
+	uint64_t seed;          /* for removals */
+	unsigned hcas;          /* 0 = as many as the tree holds, else cap */
+};
+
+struct torus_params {
+	unsigned dims;          /* 2 or 3 */
+	unsigned size[3];       /* switches per dimension */
+	int wrap;               /* 1 torus, 0 mesh */
+	unsigned hcas_per_switch;
+};
+
+struct dragonfly_params {
+	unsigned groups;        /* g */
+	unsigned switches_per_group; /* a */
+	unsigned hcas_per_switch;    /* p */
+	unsigned global_per_switch;  /* h */
+};
+
+struct random_params {
+	unsigned switches;
+	unsigned degree;        /* switch-switch links per switch */
+	unsigned hcas_per_switch;
+	uint64_t seed;
+};
+
+/* Each returns 0 (f initialised and filled) or -EINVAL with a message in
+ * err (size >= 256) saying which parameter is wrong. */
+int gen_fattree(struct fabric *f, const struct fattree_params *p, char *err);
+int gen_torus(struct fabric *f, const struct torus_params *p, char *err);
+int gen_dragonfly(struct fabric *f, const struct dragonfly_params *p, char *err);
+int gen_random(struct fabric *f, const struct random_params *p, char *err);
+
+#endif
