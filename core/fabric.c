@@ -213,9 +213,13 @@ int fab_clone(struct fabric *dst, const struct fabric *src)
 		fab_free(dst);
 		return -ENOMEM;
 	}
-	memcpy(dst->nodes, src->nodes, (size_t)src->num_nodes * sizeof(*dst->nodes));
-	memcpy(dst->ports, src->ports, (size_t)src->num_ports * sizeof(*dst->ports));
-	memcpy(dst->switches, src->switches, (size_t)src->num_switches * sizeof(*dst->switches));
+	/* memcpy from NULL is undefined even for 0 bytes (empty or switchless). */
+	if (src->num_nodes)
+		memcpy(dst->nodes, src->nodes, (size_t)src->num_nodes * sizeof(*dst->nodes));
+	if (src->num_ports)
+		memcpy(dst->ports, src->ports, (size_t)src->num_ports * sizeof(*dst->ports));
+	if (src->num_switches)
+		memcpy(dst->switches, src->switches, (size_t)src->num_switches * sizeof(*dst->switches));
 	dst->num_nodes = dst->cap_nodes = src->num_nodes;
 	dst->num_ports = dst->cap_ports = src->num_ports;
 	dst->num_switches = dst->cap_switches = src->num_switches;

@@ -11,8 +11,10 @@ enum topo_format { TOPO_AUTO = 0, TOPO_IBNETDISCOVER, TOPO_IBSIM_NET };
  * LMCs found in the comments are stored on the ports. */
 int topo_read_ibnetdiscover(struct fabric *f, const char *path);
 
-/* ibsim net file. Node ids of the form "S-<hex>"/"H-<hex>" give GUIDs the
- * way ibsim does; other ids get ibsim's generated GUIDs. */
+/* ibsim net file, with the GUIDs ibsim 0.10 gives: ids (even "S-<hex>") are
+ * only names; GUIDs come from per-type counters (switches 0x200000, CAs
+ * 0x100000, routers 0) reset by "switchguid=/caguid=/rtguid=" lines; CA
+ * port p = node GUID + p. See docs/formats.md. */
 int topo_read_ibsim_net(struct fabric *f, const char *path);
 
 /* Sniff the format and read. */

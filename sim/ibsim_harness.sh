@@ -66,11 +66,22 @@ ibsim_stop() {
 	fi
 }
 
-# Start a background process and remember its pid for sim_cleanup.
+# Start a background process and remember its pid for sim_cleanup. It must
+# be a program, not a shell function ($! would be a subshell's pid).
+# SIM_LAST_PID holds the pid of the process just started.
 SIM_PIDS=""
 sim_bg() {
 	"$@" &
-	SIM_PIDS="$SIM_PIDS $!"
+	SIM_LAST_PID=$!
+	SIM_PIDS="$SIM_PIDS $SIM_LAST_PID"
+}
+
+# sim_run in the background: env execs the program, so the recorded pid is
+# the program's own (kill by pid reaches it).
+sim_bg_run() {
+	sim_bg env LD_PRELOAD="$UMAD2SIM" \
+		ASAN_OPTIONS="${ASAN_OPTIONS:-}${ASAN_OPTIONS:+:}verify_asan_link_order=0" \
+		"$@"
 }
 
 sim_cleanup() {

@@ -1,0 +1,72 @@
+/* Format sniffing and dispatch for topology files.
+ *
+ * ibnetdiscover output and ibsim net files share one syntax. A file is read
+ * as ibnetdiscover output when it carries ibnetdiscover's banner
+ * ("# Topology file: generated ...") or when its first node header is
+ * preceded by a GUID line of the node's type and has an "S-/H-/R-<hex>" id;
+ * otherwise as an ibsim net file (GUIDs from ibsim's counters). */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../core/log.h"
+#include "topo_read.h"
+
+static enum topo_format sniff(const char *path, int *err)
+{
+	FILE *fp = fopen(path, "r");
+	if (!fp) {
+		*err = -errno;
+		log_err("%s: %s", path, strerror(errno));
+		return TOPO_AUTO;
+	}
+	char line[512];
+	enum topo_format fmt = TOPO_IBSIM_NET;
+	char guid_kind = 0;     /* 'S', 'H', 'R' of the last GUID line */
+	for (int n = 0; n < 1000 && fgets(line, sizeof(line), fp); n++) {
+		if (!strncmp(line, "# Topology file:", 16)) {
+			fmt = TOPO_IBNETDISCOVER;
+			break;
+		}
+		if (!strncmp(line, "switchguid=", 11))
+			guid_kind = 'S';
+		else if (!strncmp(line, "caguid=", 7))
+			guid_kind = 'H';
+		else if (!strncmp(line, "rtguid=", 7))
+			guid_kind = 'R';
+		const char *q = strchr(line, '"');
+		int header = !strncmp(line, "Switch", 6) || !strncmp(line, "Ca", 2) ||
+			!strncmp(line, "Hca", 3) || !strncmp(line, "Rt", 2);
+		if (header) {
+			if (guid_kind && q && q[1] == guid_kind && q[2] == '-')
+				fmt = TOPO_IBNETDISCOVER;
+			break;
+		}
+	}
+	fclose(fp);
+	return fmt;
+}
+
+int topo_read(struct fabric *f, const char *path, enum topo_format fmt)
+{
+	int err = 0;
+	if (fmt == TOPO_AUTO) {
+		fmt = sniff(path, &err);
+		if (err) {
+			fab_init(f);
+			return err;
+		}
+		log_debug("%s: reading as %s", path, fmt == TOPO_IBNETDISCOVER ?
+			  "ibnetdiscover output" : "ibsim net file");
+	}
+	switch (fmt) {
+	case TOPO_IBNETDISCOVER:
+		return topo_read_ibnetdiscover(f, path);
+	case TOPO_IBSIM_NET:
+		return topo_read_ibsim_net(f, path);
+	default:
+		fab_init(f);
+		log_err("%s: unknown topology format %d", path, (int)fmt);
+		return -EINVAL;
+	}
+}
