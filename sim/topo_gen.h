@@ -2,7 +2,8 @@
  * are cabled as. `ibsm-topo` writes them as ibsim net files; tests and
  * benchmarks call these directly. The first node is always a CA (where an SM
  * attaches in a real cluster). Node descriptions say what a node is:
- * "node-17", "leaf-3", "spine-1", "core-0", "sw-2-1-0", "group-4-sw-2". */
+ * "node-17", "leaf-3", "spine-1", "core-0", "torus-2-1-0" ("mesh-..."),
+ * "df-g4-s2", "rr-12". Conventions: docs/topologies.md. */
 #ifndef IBSM_SIM_TOPO_GEN_H
 #define IBSM_SIM_TOPO_GEN_H
 

@@ -1,0 +1,683 @@
+/* Topology generators and the ibsim net writer: node/switch/CA/link counts
+ * for every benchmark size, port degrees, the documented cabling, links
+ * removed without disconnecting, determinism per seed, rejection of bad
+ * parameters, and net files that read back (with ibsim's GUID rules) to the
+ * same graph. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/fabric.h"
+#include "core/log.h"
+#include "discovery/topo_read.h"
+#include "sim/topo_gen.h"
+
+struct counts {
+	uint32_t cas, switches, sw_links, ca_links, unused_sw_ports;
+};
+
+static struct counts count(const struct fabric *f)
+{
+	struct counts c = { f->num_cas, f->num_switches, 0, 0, 0 };
+	for (uint32_t n = 0; n < f->num_nodes; n++)
+		for (unsigned i = 1; i <= f->nodes[n].num_ports; i++) {
+			uint32_t m = fab_peer_node(f, f->nodes[n].first_port + i);
+			if (m == FAB_NONE) {
+				c.unused_sw_ports += fab_is_switch(f, n);
+				continue;
+			}
+			if (m < n)
+				continue;
+			if (fab_is_switch(f, n) && fab_is_switch(f, m))
+				c.sw_links++;
+			else
+				c.ca_links++;
+		}
+	return c;
+}
+
+static int connected(const struct fabric *f)
+{
+	uint32_t *q = malloc(f->num_nodes * sizeof(*q));
+	uint8_t *seen = calloc(f->num_nodes, 1);
+	uint32_t h = 0, t = 0;
+	q[t++] = 0;
+	seen[0] = 1;
+	while (h < t) {
+		uint32_t n = q[h++];
+		for (unsigned i = 1; i <= f->nodes[n].num_ports; i++) {
+			uint32_t m = fab_peer_node(f, f->nodes[n].first_port + i);
+			if (m != FAB_NONE && !seen[m]) {
+				seen[m] = 1;
+				q[t++] = m;
+			}
+		}
+	}
+	free(q);
+	free(seen);
+	return t == f->num_nodes;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Properties every generated fabric has. */
+static void check_invariants(const struct fabric *f)
+{
+	assert_true(f->num_nodes > 0);
+	assert_int_equal(f->nodes[0].type, FAB_CA);
+	assert_string_equal(f->nodes[0].desc, "node-0");
+	uint64_t *g = malloc(f->num_nodes * sizeof(*g));
+	for (uint32_t n = 0; n < f->num_nodes; n++) {
+		const struct fab_node *node = &f->nodes[n];
+		assert_true(node->guid != 0);
+		g[n] = node->guid;
+		if (node->type == FAB_CA) {
+			assert_int_equal(node->num_ports, 1);
+			assert_true(fab_port(f, n, 1)->guid == node->guid + 1);
+			assert_true(fab_port(f, n, 1)->peer != FAB_NONE);
+			/* CAs hang off switches */
+			assert_true(fab_is_switch(f, fab_peer_node(f, node->first_port + 1)));
+		}
+		for (unsigned i = 1; i <= node->num_ports; i++) {
+			const struct fab_port *p = fab_port(f, n, i);
+			if (p->peer == FAB_NONE)
+				continue;
+			assert_int_equal(f->ports[p->peer].peer, node->first_port + i);
+			assert_true(f->ports[p->peer].node != n);   /* no self links */
+		}
+	}
+	qsort(g, f->num_nodes, sizeof(*g), cmp_u64);
+	for (uint32_t n = 1; n < f->num_nodes; n++)
+		assert_true(g[n] != g[n - 1]);
+	free(g);
+	assert_true(connected(f));
+}
+
+static uint32_t find_desc(const struct fabric *f, const char *desc)
+{
+	for (uint32_t n = 0; n < f->num_nodes; n++)
+		if (!strcmp(f->nodes[n].desc, desc))
+			return n;
+	return FAB_NONE;
+}
+
+/* Peer node and port number of port `num` of node n. */
+static uint32_t peer_of(const struct fabric *f, uint32_t n, unsigned num,
+			unsigned *rport)
+{
+	uint32_t q = fab_port(f, n, num)->peer;
+	if (q == FAB_NONE)
+		return FAB_NONE;
+	*rport = f->ports[q].num;
+	return f->ports[q].node;
+}
+
+static void fattree_sizes(void **state)
+{
+	(void)state;
+	static const struct {
+		unsigned levels, radix, oversub, hcas;
+		uint32_t cas, switches, sw_links;
+	} t[] = {
+		{ 2, 36, 1, 0, 648, 54, 648 },
+		{ 3, 20, 1, 0, 2000, 500, 4000 },
+		{ 3, 36, 1, 0, 11664, 1620, 23328 },
+		{ 3, 64, 1, 0, 65536, 5120, 131072 },
+		{ 2, 8, 1, 0, 32, 12, 32 },
+		{ 2, 36, 2, 0, 864, 48, 432 },    /* u = 12, d = 24, 36 leaves */
+		{ 3, 20, 3, 0, 3000, 350, 2000 }, /* u = 5, d = 15 */
+		{ 2, 8, 1, 10, 10, 12, 32 },
+	};
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct fattree_params p = { .levels = t[i].levels, .radix = t[i].radix,
+			.oversub = t[i].oversub, .hcas = t[i].hcas };
+		struct fabric f;
+		char err[256];
+		assert_int_equal(gen_fattree(&f, &p, err), 0);
+		struct counts c = count(&f);
+		assert_int_equal(c.cas, t[i].cas);
+		assert_int_equal(c.switches, t[i].switches);
+		assert_int_equal(c.sw_links, t[i].sw_links);
+		assert_int_equal(c.ca_links, t[i].cas);
+		if (t[i].oversub == 1 && !t[i].hcas)
+			assert_int_equal(c.unused_sw_ports, 0);
+		for (uint32_t s = 0; s < f.num_switches; s++)
+			assert_int_equal(f.nodes[f.switches[s]].num_ports, t[i].radix);
+		check_invariants(&f);
+		fab_free(&f);
+	}
+}
+
+/* The cabling the header of topo_gen_fattree.c promises. */
+static void fattree_cabling(void **state)
+{
+	(void)state;
+	struct fattree_params p = { .levels = 3, .radix = 8, .oversub = 1 };
+	struct fabric f;
+	char err[256], name[32];
+	assert_int_equal(gen_fattree(&f, &p, err), 0);
+	unsigned k = 8, half = 4;
+	assert_int_equal(f.num_cas, 128);
+	assert_int_equal(f.num_switches, 80);
+	for (unsigned leaf = 0; leaf < k * half; leaf++) {
+		snprintf(name, sizeof(name), "leaf-%u", leaf);
+		uint32_t n = find_desc(&f, name);
+		assert_true(n != FAB_NONE);
+		unsigned pod = leaf / half, rp;
+		for (unsigned j = 0; j < half; j++) {  /* down: CAs leaf-major */
+			uint32_t m = peer_of(&f, n, j + 1, &rp);
+			snprintf(name, sizeof(name), "node-%u", leaf * half + j);
+			assert_string_equal(f.nodes[m].desc, name);
+		}
+		for (unsigned j = 0; j < half; j++) {  /* up: spine j of the pod */
+			uint32_t m = peer_of(&f, n, half + 1 + j, &rp);
+			snprintf(name, sizeof(name), "spine-%u", pod * half + j);
+			assert_string_equal(f.nodes[m].desc, name);
+			assert_int_equal(rp, leaf % half + 1);
+		}
+	}
+	for (unsigned sp = 0; sp < k * half; sp++) {
+		snprintf(name, sizeof(name), "spine-%u", sp);
+		uint32_t n = find_desc(&f, name);
+		unsigned pod = sp / half, j = sp % half, rp;
+		for (unsigned i = 0; i < half; i++) {
+			uint32_t m = peer_of(&f, n, half + 1 + i, &rp);
+			snprintf(name, sizeof(name), "core-%u", j * half + i);
+			assert_string_equal(f.nodes[m].desc, name);
+			assert_int_equal(rp, pod + 1);
+		}
+	}
+	/* node order: CAs, leaves, spines, cores; GUIDs follow it */
+	assert_string_equal(f.nodes[128].desc, "leaf-0");
+	assert_string_equal(f.nodes[128 + 32].desc, "spine-0");
+	assert_string_equal(f.nodes[128 + 64].desc, "core-0");
+	assert_true(f.nodes[0].guid == 0x0002c90300000000ull);
+	assert_true(f.nodes[5].guid == 0x0002c9030000000aull);
+	assert_true(f.nodes[128].guid == 0x0002c90200000000ull);
+	assert_true(f.nodes[128 + 79].guid == 0x0002c9020000004full);
+	fab_free(&f);
+
+	/* hcas cap: spread evenly, leaf-major */
+	struct fattree_params q = { .levels = 2, .radix = 8, .oversub = 1, .hcas = 10 };
+	assert_int_equal(gen_fattree(&f, &q, err), 0);
+	unsigned rp;
+	uint32_t l0 = find_desc(&f, "leaf-0"), l2 = find_desc(&f, "leaf-2");
+	assert_string_equal(f.nodes[peer_of(&f, l0, 2, &rp)].desc, "node-1");
+	assert_true(fab_port(&f, l2, 2)->peer == FAB_NONE);
+	assert_string_equal(f.nodes[peer_of(&f, l2, 1, &rp)].desc, "node-4");
+	fab_free(&f);
+}
+
+static void compare_graphs(const struct fabric *a, const struct fabric *b,
+			   int want_equal)
+{
+	int same = a->num_nodes == b->num_nodes && a->num_ports == b->num_ports;
+	for (uint32_t i = 0; same && i < a->num_ports; i++)
+		same = a->ports[i].peer == b->ports[i].peer;
+	for (uint32_t n = 0; same && n < a->num_nodes; n++)
+		same = a->nodes[n].guid == b->nodes[n].guid &&
+			!strcmp(a->nodes[n].desc, b->nodes[n].desc);
+	assert_int_equal(same, want_equal);
+}
+
+static void fattree_removal(void **state)
+{
+	(void)state;
+	char err[256];
+	for (uint64_t seed = 1; seed <= 6; seed++) {
+		struct fattree_params p = { .levels = 3, .radix = 20, .oversub = 1,
+			.remove_frac = 0.05, .seed = seed };
+		struct fabric f;
+		assert_int_equal(gen_fattree(&f, &p, err), 0);
+		struct counts c = count(&f);
+		assert_int_equal(c.sw_links, 4000 - 200);
+		assert_int_equal(c.cas, 2000);
+		check_invariants(&f);
+		/* same seed, same fabric; next seed, another one */
+		struct fabric g, h;
+		assert_int_equal(gen_fattree(&g, &p, err), 0);
+		compare_graphs(&f, &g, 1);
+		p.seed = seed + 100;
+		assert_int_equal(gen_fattree(&h, &p, err), 0);
+		compare_graphs(&f, &h, 0);
+		fab_free(&f);
+		fab_free(&g);
+		fab_free(&h);
+	}
+	/* A small tree, most of its links gone: still connected. 8 leaves and
+	 * 4 spines need 11 of the 32 links; 60% leaves 13. */
+	for (uint64_t seed = 0; seed < 20; seed++) {
+		struct fattree_params p = { .levels = 2, .radix = 8, .oversub = 1,
+			.remove_frac = 0.6, .seed = seed };
+		struct fabric f;
+		assert_int_equal(gen_fattree(&f, &p, err), 0);
+		assert_int_equal(count(&f).sw_links, 13);
+		check_invariants(&f);
+		fab_free(&f);
+	}
+	/* 90% would disconnect it: refused. */
+	struct fattree_params p = { .levels = 2, .radix = 8, .oversub = 1,
+		.remove_frac = 0.9, .seed = 3 };
+	struct fabric f;
+	assert_int_equal(gen_fattree(&f, &p, err), -EINVAL);
+	assert_non_null(strstr(err, "disconnect"));
+	assert_int_equal(f.num_nodes, 0);
+	fab_free(&f);
+}
+
+static void torus_shapes(void **state)
+{
+	(void)state;
+	static const struct {
+		unsigned dims, x, y, z, wrap, hp;
+		uint32_t switches, sw_links, unused;
+	} t[] = {
+		{ 3, 4, 4, 4, 1, 2, 64, 192, 0 },
+		{ 2, 4, 4, 0, 0, 2, 16, 24, 16 },
+		{ 3, 3, 3, 3, 0, 1, 27, 54, 54 },
+		{ 2, 2, 2, 0, 1, 1, 4, 8, 0 },     /* size 2: parallel links */
+		{ 2, 5, 3, 0, 1, 3, 15, 30, 0 },
+	};
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct torus_params p = { .dims = t[i].dims,
+			.size = { t[i].x, t[i].y, t[i].z }, .wrap = (int)t[i].wrap,
+			.hcas_per_switch = t[i].hp };
+		struct fabric f;
+		char err[256];
+		assert_int_equal(gen_torus(&f, &p, err), 0);
+		struct counts c = count(&f);
+		assert_int_equal(c.switches, t[i].switches);
+		assert_int_equal(c.cas, t[i].switches * t[i].hp);
+		assert_int_equal(c.sw_links, t[i].sw_links);
+		assert_int_equal(c.unused_sw_ports, t[i].unused);
+		check_invariants(&f);
+		fab_free(&f);
+	}
+	/* 4x4x4 torus: "+x" of (3,1,2) wraps to the "-x" port of (0,1,2). */
+	struct torus_params p = { .dims = 3, .size = { 4, 4, 4 }, .wrap = 1,
+		.hcas_per_switch = 2 };
+	struct fabric f;
+	char err[256];
+	unsigned rp;
+	assert_int_equal(gen_torus(&f, &p, err), 0);
+	uint32_t n = find_desc(&f, "torus-3-1-2");
+	assert_true(n != FAB_NONE);
+	assert_string_equal(f.nodes[peer_of(&f, n, 3, &rp)].desc, "torus-0-1-2");
+	assert_int_equal(rp, 4);
+	assert_string_equal(f.nodes[peer_of(&f, n, 5, &rp)].desc, "torus-3-2-2");
+	assert_int_equal(rp, 6);
+	assert_string_equal(f.nodes[peer_of(&f, n, 8, &rp)].desc, "torus-3-1-1");
+	assert_int_equal(rp, 7);
+	fab_free(&f);
+}
+
+/* Global links per pair of groups. */
+static void check_dragonfly(unsigned g, unsigned a, unsigned h, unsigned hp,
+			    unsigned min_per_pair, unsigned max_per_pair)
+{
+	struct dragonfly_params p = { .groups = g, .switches_per_group = a,
+		.hcas_per_switch = hp, .global_per_switch = h };
+	struct fabric f;
+	char err[256];
+	assert_int_equal(gen_dragonfly(&f, &p, err), 0);
+	struct counts c = count(&f);
+	assert_int_equal(c.switches, g * a);
+	assert_int_equal(c.cas, g * a * hp);
+	check_invariants(&f);
+	unsigned *pair = calloc(g * g, sizeof(*pair));
+	unsigned local = 0;
+	for (uint32_t s = 0; s < f.num_switches; s++) {
+		uint32_t n = f.switches[s];
+		unsigned gs, ss;
+		assert_int_equal(sscanf(f.nodes[n].desc, "df-g%u-s%u", &gs, &ss), 2);
+		assert_int_equal(f.nodes[n].num_ports, hp + a - 1 + h);
+		for (unsigned i = hp + 1; i <= f.nodes[n].num_ports; i++) {
+			uint32_t m = fab_peer_node(&f, f.nodes[n].first_port + i);
+			if (m == FAB_NONE) {
+				assert_true(i >= hp + a);   /* only global ports idle */
+				continue;
+			}
+			unsigned gm, sm;
+			assert_int_equal(sscanf(f.nodes[m].desc, "df-g%u-s%u", &gm, &sm), 2);
+			if (i < hp + a) {
+				assert_int_equal(gm, gs);   /* local ports stay in the group */
+				local++;
+			} else {
+				assert_true(gm != gs);
+				pair[gs * g + gm]++;
+			}
+		}
+	}
+	assert_int_equal(local, g * a * (a - 1));
+	for (unsigned x = 0; x < g; x++)
+		for (unsigned y = 0; y < g; y++) {
+			if (x == y)
+				continue;
+			assert_true(pair[x * g + y] >= min_per_pair);
+			assert_true(pair[x * g + y] <= max_per_pair);
+		}
+	free(pair);
+	fab_free(&f);
+}
+
+static void dragonfly_shapes(void **state)
+{
+	(void)state;
+	check_dragonfly(9, 4, 2, 2, 1, 1);     /* balanced: g = a*h + 1 */
+	check_dragonfly(5, 4, 2, 1, 2, 2);     /* 8 global ports, 4 peers */
+	check_dragonfly(4, 2, 2, 3, 1, 2);     /* uneven: one port idle */
+	check_dragonfly(2, 3, 1, 1, 3, 3);
+	check_dragonfly(33, 8, 4, 4, 1, 1);    /* 264 switches */
+	struct dragonfly_params p = { .groups = 9, .switches_per_group = 4,
+		.hcas_per_switch = 2, .global_per_switch = 2 };
+	struct fabric f;
+	char err[256];
+	assert_int_equal(gen_dragonfly(&f, &p, err), 0);
+	assert_int_equal(count(&f).sw_links, 9 * 6 + 36);
+	fab_free(&f);
+}
+
+static void random_regular(void **state)
+{
+	(void)state;
+	char err[256];
+	static const unsigned sizes[][3] = { { 64, 6, 4 }, { 10, 3, 1 },
+		{ 200, 12, 2 }, { 8, 7, 1 }, { 30, 2, 1 } };
+	for (size_t i = 0; i < 5; i++)
+		for (uint64_t seed = 1; seed <= 3; seed++) {
+			struct random_params p = { .switches = sizes[i][0],
+				.degree = sizes[i][1], .hcas_per_switch = sizes[i][2],
+				.seed = seed };
+			struct fabric f, g;
+			assert_int_equal(gen_random(&f, &p, err), 0);
+			struct counts c = count(&f);
+			assert_int_equal(c.switches, p.switches);
+			assert_int_equal(c.cas, p.switches * p.hcas_per_switch);
+			assert_int_equal(c.sw_links, p.switches * p.degree / 2);
+			assert_int_equal(c.unused_sw_ports, 0);
+			check_invariants(&f);
+			/* simple graph: no two links between the same switches */
+			for (uint32_t s = 0; s < f.num_switches; s++) {
+				uint32_t n = f.switches[s];
+				for (unsigned a = p.hcas_per_switch + 1; a <= f.nodes[n].num_ports; a++)
+					for (unsigned b = a + 1; b <= f.nodes[n].num_ports; b++)
+						assert_true(fab_peer_node(&f, f.nodes[n].first_port + a) !=
+							    fab_peer_node(&f, f.nodes[n].first_port + b));
+			}
+			assert_int_equal(gen_random(&g, &p, err), 0);
+			compare_graphs(&f, &g, 1);
+			fab_free(&g);
+			if (p.degree < p.switches - 1) {   /* not the complete graph */
+				p.seed += 1000;
+				assert_int_equal(gen_random(&g, &p, err), 0);
+				compare_graphs(&f, &g, 0);
+				fab_free(&g);
+			}
+			fab_free(&f);
+		}
+}
+
+static void expect_bad(int r, struct fabric *f, const char *err,
+		       const char *word)
+{
+	assert_int_equal(r, -EINVAL);
+	assert_int_equal(f->num_nodes, 0);
+	assert_true(err[0] != '\0');
+	if (word && !strstr(err, word))
+		fail_msg("error \"%s\" does not mention \"%s\"", err, word);
+	fab_free(f);
+}
+
+static void bad_params(void **state)
+{
+	(void)state;
+	struct fabric f;
+	char err[256];
+	struct fattree_params ft[] = {
+		{ .levels = 1, .radix = 8 }, { .levels = 4, .radix = 8 },
+		{ .levels = 2, .radix = 7 }, { .levels = 2, .radix = 2 },
+		{ .levels = 2, .radix = 256 }, { .levels = 2, .radix = 8, .oversub = 8 },
+		{ .levels = 2, .radix = 8, .remove_frac = 1.0 },
+		{ .levels = 2, .radix = 8, .remove_frac = -0.1 },
+		{ .levels = 2, .radix = 8, .hcas = 33 },
+	};
+	static const char *const ft_words[] = { "levels", "levels", "radix",
+		"radix", "radix", "oversub", "remove", "remove", "hcas" };
+	for (size_t i = 0; i < sizeof(ft) / sizeof(ft[0]); i++)
+		expect_bad(gen_fattree(&f, &ft[i], err), &f, err, ft_words[i]);
+
+	struct torus_params tp[] = {
+		{ .dims = 1, .size = { 4 }, .hcas_per_switch = 1 },
+		{ .dims = 4, .size = { 4, 4, 4 }, .hcas_per_switch = 1 },
+		{ .dims = 2, .size = { 1, 4 }, .hcas_per_switch = 1 },
+		{ .dims = 2, .size = { 4, 4 }, .hcas_per_switch = 0 },
+		{ .dims = 3, .size = { 4, 4, 4 }, .hcas_per_switch = 250 },
+	};
+	static const char *const tp_words[] = { "dims", "dims", "size", "hcas",
+		"hcas" };
+	for (size_t i = 0; i < sizeof(tp) / sizeof(tp[0]); i++)
+		expect_bad(gen_torus(&f, &tp[i], err), &f, err, tp_words[i]);
+
+	struct dragonfly_params dp[] = {
+		{ .groups = 10, .switches_per_group = 4, .hcas_per_switch = 2,
+		  .global_per_switch = 2 },    /* > a*h + 1 */
+		{ .groups = 1, .switches_per_group = 4, .hcas_per_switch = 2,
+		  .global_per_switch = 2 },
+		{ .groups = 3, .switches_per_group = 0, .hcas_per_switch = 2,
+		  .global_per_switch = 2 },
+		{ .groups = 3, .switches_per_group = 2, .hcas_per_switch = 0,
+		  .global_per_switch = 2 },
+		{ .groups = 3, .switches_per_group = 2, .hcas_per_switch = 2,
+		  .global_per_switch = 0 },
+		{ .groups = 3, .switches_per_group = 100, .hcas_per_switch = 100,
+		  .global_per_switch = 100 },
+	};
+	static const char *const dp_words[] = { "groups", "groups", "switches",
+		"hosts", "global", "ports" };
+	for (size_t i = 0; i < sizeof(dp) / sizeof(dp[0]); i++)
+		expect_bad(gen_dragonfly(&f, &dp[i], err), &f, err, dp_words[i]);
+
+	struct random_params rp[] = {
+		{ .switches = 1, .degree = 1, .hcas_per_switch = 1 },
+		{ .switches = 5, .degree = 5, .hcas_per_switch = 1 },
+		{ .switches = 5, .degree = 3, .hcas_per_switch = 1 },   /* odd sum */
+		{ .switches = 6, .degree = 0, .hcas_per_switch = 1 },
+		{ .switches = 6, .degree = 3, .hcas_per_switch = 0 },
+		{ .switches = 6, .degree = 1, .hcas_per_switch = 1 },
+	};
+	static const char *const rp_words[] = { "switches", "degree", "even",
+		"degree", "hosts", "degree" };
+	for (size_t i = 0; i < sizeof(rp) / sizeof(rp[0]); i++)
+		expect_bad(gen_random(&f, &rp[i], err), &f, err, rp_words[i]);
+}
+
+/* ---- ibsim net writer ------------------------------------------------ */
+
+static char tmpdir[64];
+
+static int setup(void **state)
+{
+	(void)state;
+	log_set_level(LOG_ERR);
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/ibsm-test-gen.XXXXXX");
+	return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* Written and read back with ibsim's GUID rules: the same graph, node by
+ * node (the first node is a CA, so file order is node order). */
+static void round_trip(const struct fabric *f)
+{
+	char path[128];
+	snprintf(path, sizeof(path), "%s/rt.net", tmpdir);
+	assert_int_equal(topo_write_ibsim_net(f, path), 0);
+	struct fabric g;
+	assert_int_equal(topo_read_ibsim_net(&g, path), 0);
+	assert_int_equal(g.num_nodes, f->num_nodes);
+	assert_int_equal(g.num_cas, f->num_cas);
+	assert_int_equal(g.num_switches, f->num_switches);
+	for (uint32_t n = 0; n < f->num_nodes; n++) {
+		const struct fab_node *a = &f->nodes[n], *b = &g.nodes[n];
+		assert_true(a->guid == b->guid);
+		assert_string_equal(a->desc, b->desc);
+		assert_int_equal(a->type, b->type);
+		assert_int_equal(a->num_ports, b->num_ports);
+		assert_int_equal(a->vendor_id, b->vendor_id);
+		assert_int_equal(a->device_id, b->device_id);
+		for (unsigned i = 1; i <= a->num_ports; i++) {
+			const struct fab_port *p = fab_port(f, n, i), *q = fab_port(&g, n, i);
+			assert_true(p->guid == q->guid);
+			assert_int_equal(p->peer == FAB_NONE, q->peer == FAB_NONE);
+			if (p->peer != FAB_NONE)
+				assert_int_equal(p->peer, q->peer);
+		}
+	}
+	fab_free(&g);
+}
+
+static void net_writer_round_trip(void **state)
+{
+	(void)state;
+	struct fabric f;
+	char err[256];
+	struct fattree_params ft = { .levels = 3, .radix = 8, .oversub = 1,
+		.remove_frac = 0.1, .seed = 5 };
+	assert_int_equal(gen_fattree(&f, &ft, err), 0);
+	round_trip(&f);
+	fab_free(&f);
+	struct torus_params tp = { .dims = 2, .size = { 3, 4 }, .wrap = 0,
+		.hcas_per_switch = 2 };
+	assert_int_equal(gen_torus(&f, &tp, err), 0);
+	round_trip(&f);
+	fab_free(&f);
+	struct dragonfly_params dp = { .groups = 9, .switches_per_group = 4,
+		.hcas_per_switch = 2, .global_per_switch = 2 };
+	assert_int_equal(gen_dragonfly(&f, &dp, err), 0);
+	round_trip(&f);
+	fab_free(&f);
+	struct random_params rp = { .switches = 16, .degree = 5, .hcas_per_switch = 2,
+		.seed = 9 };
+	assert_int_equal(gen_random(&f, &rp, err), 0);
+	round_trip(&f);
+	fab_free(&f);
+}
+
+static char *slurp(const char *path)
+{
+	FILE *fp = fopen(path, "r");
+	assert_non_null(fp);
+	static char buf[1 << 16];
+	size_t n = fread(buf, 1, sizeof(buf) - 1, fp);
+	buf[n] = '\0';
+	fclose(fp);
+	return buf;
+}
+
+/* Descriptions that cannot be ids (duplicates, spaces, quotes, ids of
+ * ibnetdiscover's shape) get "S-/H-<guid>" ids but keep their text; the
+ * first record is a CA even when node 0 is a switch. */
+static void net_writer_odd_names(void **state)
+{
+	(void)state;
+	struct fabric f;
+	fab_init(&f);
+	uint32_t s0 = fab_add_node(&f, FAB_SWITCH, 4, 0x10, "dup");
+	uint32_t s1 = fab_add_node(&f, FAB_SWITCH, 4, 0x11, "dup");
+	uint32_t c0 = fab_add_node(&f, FAB_CA, 2, 0x20, "my host \"a\" mlx5_0");
+	uint32_t c1 = fab_add_node(&f, FAB_CA, 1, 0x30, "H-0000000000000099");
+	uint32_t c2 = fab_add_node(&f, FAB_CA, 1, 0x40, "ok-name");
+	fab_port(&f, c0, 1)->guid = 0x21;
+	fab_port(&f, c0, 2)->guid = 0x22;
+	fab_port(&f, c1, 1)->guid = 0x31;
+	fab_port(&f, c2, 1)->guid = 0x41;
+	assert_int_equal(fab_link(&f, fab_port_idx(&f, s0, 1), fab_port_idx(&f, s1, 1)), 0);
+	assert_int_equal(fab_link(&f, fab_port_idx(&f, s0, 2), fab_port_idx(&f, c0, 1)), 0);
+	assert_int_equal(fab_link(&f, fab_port_idx(&f, s1, 2), fab_port_idx(&f, c0, 2)), 0);
+	assert_int_equal(fab_link(&f, fab_port_idx(&f, s1, 3), fab_port_idx(&f, c1, 1)), 0);
+	assert_int_equal(fab_link(&f, fab_port_idx(&f, s0, 4), fab_port_idx(&f, c2, 1)), 0);
+	f.nodes[s0].enhanced_sp0 = 1;
+
+	char path[128];
+	snprintf(path, sizeof(path), "%s/odd.net", tmpdir);
+	assert_int_equal(topo_write_ibsim_net(&f, path), 0);
+	const char *text = slurp(path);
+	/* first record: the first CA */
+	const char *rec = strstr(text, "\nCa\t");
+	assert_non_null(rec);
+	assert_true(strstr(text, "\nSwitch") > rec);
+	assert_non_null(strstr(text, "Ca\t2 \"H-0000000000000020\"\t# \"my host 'a' mlx5_0\""));
+	assert_non_null(strstr(text, "Switch\t4 \"S-0000000000000010\"\t# \"dup\" enhanced port 0"));
+	assert_non_null(strstr(text, "Switch\t4 \"S-0000000000000011\"\t# \"dup\""));
+	assert_non_null(strstr(text, "Ca\t1 \"H-0000000000000030\"\t# \"H-0000000000000099\""));
+	assert_non_null(strstr(text, "Ca\t1 \"ok-name\"\t# \"ok-name\""));
+	/* no line over ibsim's 255 bytes */
+	for (const char *l = text; *l;) {
+		const char *e = strchr(l, '\n');
+		assert_non_null(e);
+		assert_true(e - l < 255);
+		l = e + 1;
+	}
+
+	struct fabric g;
+	assert_int_equal(topo_read_ibsim_net(&g, path), 0);
+	assert_int_equal(g.num_nodes, 5);
+	for (uint32_t n = 0; n < f.num_nodes; n++) {
+		uint32_t m = fab_find_node_guid(&g, f.nodes[n].guid);
+		assert_true(m != FAB_NONE);
+		assert_int_equal(g.nodes[m].type, f.nodes[n].type);
+		if (n != c0)
+			assert_string_equal(g.nodes[m].desc, f.nodes[n].desc);
+		for (unsigned i = 1; i <= f.nodes[n].num_ports; i++) {
+			uint32_t a = fab_peer_node(&f, f.nodes[n].first_port + i);
+			uint32_t b = fab_peer_node(&g, g.nodes[m].first_port + i);
+			assert_int_equal(a == FAB_NONE, b == FAB_NONE);
+			if (a != FAB_NONE)
+				assert_true(f.nodes[a].guid == g.nodes[b].guid);
+		}
+	}
+	assert_string_equal(g.nodes[fab_find_node_guid(&g, 0x20)].desc,
+			    "my host 'a' mlx5_0");
+	assert_int_equal(g.nodes[fab_find_node_guid(&g, 0x10)].enhanced_sp0, 1);
+	fab_free(&g);
+
+	/* duplicate and zero GUIDs cannot be loaded by ibsim: refused */
+	f.nodes[c2].guid = 0x30;
+	assert_int_equal(topo_write_ibsim_net(&f, path), -EINVAL);
+	f.nodes[c2].guid = 0;
+	assert_int_equal(topo_write_ibsim_net(&f, path), -EINVAL);
+	fab_free(&f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(fattree_sizes),
+		cmocka_unit_test(fattree_cabling),
+		cmocka_unit_test(fattree_removal),
+		cmocka_unit_test(torus_shapes),
+		cmocka_unit_test(dragonfly_shapes),
+		cmocka_unit_test(random_regular),
+		cmocka_unit_test(bad_params),
+		cmocka_unit_test_setup_teardown(net_writer_round_trip, setup, teardown),
+		cmocka_unit_test_setup_teardown(net_writer_odd_names, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
