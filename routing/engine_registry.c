@@ -1,0 +1,135 @@
+/* The engine registry: built-ins, engines loaded with dlopen, and running
+ * one engine or an ordered fallback list of them.
+ *
+ * State: the only mutable state is the table of loaded engines below. It is
+ * written by route_engine_register (at start-up, from route_engine_load)
+ * and read by route_engine_find; it is not locked, so load engines before
+ * starting threads. Built-ins are a constant table. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../core/log.h"
+#include "engine_internal.h"
+
+/* ftree comes last so the list is well formed even if it is absent. */
+static const struct route_engine *const builtin[] = {
+	&route_minhop,
+	&route_updn,
+	&route_ftree,
+	NULL,
+};
+
+static struct {
+	const struct route_engine *engine[ROUTE_MAX_LOADED];
+	void *handle[ROUTE_MAX_LOADED];
+	unsigned count;
+} loaded;
+
+const struct route_engine *const *route_builtin_engines(void)
+{
+	return builtin;
+}
+
+const struct route_engine *route_engine_find(const char *name)
+{
+	if (!name)
+		return NULL;
+	for (unsigned i = 0; builtin[i]; i++)
+		if (!strcmp(builtin[i]->name, name))
+			return builtin[i];
+	for (unsigned i = 0; i < loaded.count; i++)
+		if (!strcmp(loaded.engine[i]->name, name))
+			return loaded.engine[i];
+	return NULL;
+}
+
+int route_engine_register(const struct route_engine *e, void *handle)
+{
+	const struct route_engine *old = route_engine_find(e->name);
+	if (old)
+		return old == e ? 0 : -EEXIST;
+	if (loaded.count == ROUTE_MAX_LOADED)
+		return -ENOSPC;
+	loaded.engine[loaded.count] = e;
+	loaded.handle[loaded.count] = handle;
+	loaded.count++;
+	return 0;
+}
+
+int route_run(const struct route_engine *e, const struct fabric *f,
+	      const struct route_options *opt, struct lft_set *t, char *why)
+{
+	static const struct route_options no_opt;
+	struct route_ctx ctx = { .fab = f, .opt = opt ? opt : &no_opt };
+	double t0 = now_seconds();
+	int r;
+
+	if (why)
+		why[0] = 0;
+	r = lft_alloc(t, f->num_switches, fab_max_lid(f));
+	if (r) {
+		if (why)
+			snprintf(why, 256, "cannot allocate tables for %u "
+				 "switches x %u LIDs", f->num_switches,
+				 fab_max_lid(f));
+		return r;
+	}
+	/* Local entries first; an engine may overwrite them (identically). */
+	lft_fill_local(f, t);
+	r = e->prepare ? e->prepare(&ctx) : 0;
+	if (!r)
+		r = e->route(&ctx, t);
+	if (e->release)
+		e->release(&ctx);
+	if (r) {
+		if (!ctx.why[0])
+			snprintf(ctx.why, sizeof(ctx.why), "%s", strerror(-r));
+		if (why)
+			snprintf(why, 256, "%s", ctx.why);
+		lft_free(t);
+		return r < 0 ? r : -EINVAL;
+	}
+	log_info("route %s: %u switches, LIDs up to %u, %.3f s", e->name,
+		 f->num_switches, t->max_lid, now_seconds() - t0);
+	return 0;
+}
+
+int route_run_list(const char *names, const struct fabric *f,
+		   const struct route_options *opt, struct lft_set *t,
+		   const struct route_engine **used)
+{
+	char list[512], why[256];
+	char *save = NULL;
+	int r = -EINVAL, tried = 0;
+
+	if (used)
+		*used = NULL;
+	if (!names || snprintf(list, sizeof(list), "%s", names) >= (int)sizeof(list)) {
+		log_err("routing engine list too long or missing");
+		return -EINVAL;
+	}
+	for (char *name = strtok_r(list, ", \t", &save); name;
+	     name = strtok_r(NULL, ", \t", &save)) {
+		const struct route_engine *e = route_engine_find(name);
+		if (!e) {
+			log_err("routing engine '%s' is not known, skipping it", name);
+			continue;
+		}
+		if (tried)
+			log_warn("falling back to routing engine '%s'", name);
+		tried++;
+		r = route_run(e, f, opt, t, why);
+		if (!r) {
+			if (used)
+				*used = e;
+			return 0;
+		}
+		log_warn("routing engine '%s' refused the fabric: %s", name, why);
+	}
+	if (!tried)
+		log_err("no known routing engine in \"%s\"", names);
+	else
+		log_err("every routing engine in \"%s\" refused the fabric", names);
+	return r;
+}

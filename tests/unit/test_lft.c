@@ -1,0 +1,282 @@
+/* LFT tables: allocation, block comparison, local entries, and the
+ * dump_fts text format (write/read round trip, a real capture from
+ * infiniband-diags 44 under ibsim, malformed input). */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "core/fabric.h"
+#include "core/lid_assign.h"
+#include "core/log.h"
+#include "routing/engine.h"
+#include "routing/lft.h"
+#include "sim/topo_gen.h"
+
+static void alloc_rounds_and_clears(void **state)
+{
+	(void)state;
+	struct lft_set t;
+	assert_int_equal(lft_alloc(&t, 3, 64), 0);
+	assert_int_equal(t.stride, 128);   /* LIDs 0..64 need two blocks */
+	assert_int_equal(t.max_lid, 64);
+	for (size_t i = 0; i < (size_t)3 * t.stride; i++)
+		assert_int_equal(t.port[i], LFT_NO_PATH);
+	lft_set_port(&t, 2, 64, 7);
+	assert_int_equal(lft_get(&t, 2, 64), 7);
+	assert_int_equal(lft_get(&t, 1, 64), LFT_NO_PATH);
+	assert_int_equal(lft_get(&t, 2, 65), LFT_NO_PATH); /* past max_lid */
+	lft_free(&t);
+	assert_null(t.port);
+	assert_int_equal(lft_alloc(&t, 1, 63), 0);
+	assert_int_equal(t.stride, 64);
+	lft_free(&t);
+	assert_int_equal(lft_alloc(&t, 0, 10), 0);   /* switchless fabric */
+	lft_free(&t);
+	assert_int_equal(lft_alloc(&t, 1, FAB_MAX_UCAST_LID), 0);
+	assert_int_equal(t.stride, FAB_MAX_UCAST_LID + 1);
+	lft_free(&t);
+	assert_int_equal(lft_alloc(&t, 1, FAB_MAX_UCAST_LID + 1), -EINVAL);
+}
+
+static void blocks_differ_counts_blocks(void **state)
+{
+	(void)state;
+	struct lft_set a, b;
+	assert_int_equal(lft_alloc(&a, 2, 200), 0);
+	assert_int_equal(lft_alloc(&b, 2, 100), 0);
+	assert_int_equal(lft_blocks_differ(&a, 0, &b, 0), 0);
+	lft_set_port(&a, 0, 5, 1);
+	lft_set_port(&a, 0, 6, 1);
+	assert_int_equal(lft_blocks_differ(&a, 0, &b, 0), 1);
+	lft_set_port(&a, 0, 150, 2);        /* beyond b: padded NO_PATH */
+	assert_int_equal(lft_blocks_differ(&a, 0, &b, 0), 2);
+	assert_int_equal(lft_blocks_differ(&b, 0, &a, 0), 2);
+	lft_set_port(&b, 1, 5, 1);
+	lft_set_port(&b, 1, 6, 1);
+	assert_int_equal(lft_blocks_differ(&a, 0, &b, 1), 1); /* other rows */
+	assert_int_equal(lft_blocks_differ(&a, 1, &b, 0), 0);
+	lft_free(&a);
+	lft_free(&b);
+}
+
+/* sw0 [1]-ca0, [2]-ca1 (LMC 1), [3]-sw1[3]; sw1 [1]-ca2 */
+static void small_fabric(struct fabric *f, uint8_t lmc)
+{
+	fab_init(f);
+	uint32_t s0 = fab_add_node(f, FAB_SWITCH, 8, 0x200000, "Switch1");
+	uint32_t s1 = fab_add_node(f, FAB_SWITCH, 8, 0x200001, "Switch2");
+	uint32_t c[3];
+	for (int i = 0; i < 3; i++) {
+		char d[16];
+		snprintf(d, sizeof(d), "Hca%d", i + 1);
+		c[i] = fab_add_node(f, FAB_CA, 2, 0x100000 + 3 * i + 1, d);
+	}
+	assert_int_equal(fab_link(f, fab_port_idx(f, s0, 1), fab_port_idx(f, c[0], 1)), 0);
+	assert_int_equal(fab_link(f, fab_port_idx(f, s0, 2), fab_port_idx(f, c[1], 1)), 0);
+	assert_int_equal(fab_link(f, fab_port_idx(f, s0, 3), fab_port_idx(f, s1, 3)), 0);
+	assert_int_equal(fab_link(f, fab_port_idx(f, s1, 1), fab_port_idx(f, c[2], 1)), 0);
+	struct lid_assign_opts o = { .lmc = lmc };
+	assert_true(lid_assign(f, &o, NULL) >= 0);
+}
+
+static void fill_local_sets_own_and_attached(void **state)
+{
+	(void)state;
+	struct fabric f;
+	struct lft_set t;
+	small_fabric(&f, 1);
+	assert_int_equal(lft_alloc(&t, f.num_switches, fab_max_lid(&f)), 0);
+	lft_fill_local(&f, &t);
+	uint32_t s0 = f.switches[0], s1 = f.switches[1];
+	uint32_t own0 = fab_port(&f, s0, 0)->lid, own1 = fab_port(&f, s1, 0)->lid;
+	assert_int_equal(lft_get(&t, 0, own0), 0);
+	assert_int_equal(lft_get(&t, 1, own1), 0);
+	assert_int_equal(lft_get(&t, 0, own1), LFT_NO_PATH); /* not local */
+	const struct fab_port *ca1 = &f.ports[fab_port(&f, s0, 2)->peer];
+	assert_int_equal(ca1->lmc, 1);
+	assert_int_equal(lft_get(&t, 0, ca1->lid), 2);
+	assert_int_equal(lft_get(&t, 0, ca1->lid + 1), 2);   /* LMC alias */
+	assert_int_equal(lft_get(&t, 1, ca1->lid), LFT_NO_PATH);
+	const struct fab_port *ca2 = &f.ports[fab_port(&f, s1, 1)->peer];
+	assert_int_equal(lft_get(&t, 1, ca2->lid), 1);
+	lft_free(&t);
+	fab_free(&f);
+}
+
+static char *slurp(const char *path)
+{
+	FILE *in = fopen(path, "r");
+	assert_non_null(in);
+	char *buf = calloc(1, 1 << 20);
+	size_t n = fread(buf, 1, (1 << 20) - 1, in);
+	buf[n] = 0;
+	fclose(in);
+	return buf;
+}
+
+static void tmp_path(char *buf, size_t n, const char *tag)
+{
+	snprintf(buf, n, "%s/ibsm-test-lft-%d-%s", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
+		 (int)getpid(), tag);
+}
+
+static void write_read_round_trip(void **state)
+{
+	(void)state;
+	struct fabric f;
+	char err[256], path[256];
+	struct fattree_params p = { .levels = 2, .radix = 8, .oversub = 1 };
+	assert_int_equal(gen_fattree(&f, &p, err), 0);
+	struct lid_assign_opts lo = { .lmc = 1 };
+	assert_true(lid_assign(&f, &lo, NULL) >= 0);
+	struct lft_set t, u;
+	struct route_options ro = { .lmc = 1 };
+	assert_int_equal(route_run(route_engine_find("minhop"), &f, &ro, &t, err), 0);
+	tmp_path(path, sizeof(path), "rt");
+	assert_int_equal(lft_write_dump_fts(&f, &t, path), 0);
+
+	char *text = slurp(path);
+	/* The exact shape infiniband-diags prints (and OpenSM's file engine
+	 * parses): header, two column lines, entries, count. */
+	assert_non_null(strstr(text, "Unicast lids [0x0-0x"));
+	assert_non_null(strstr(text, " of switch Lid "));
+	assert_non_null(strstr(text, "\n  Lid  Out   Destination\n       Port     Info \n0x"));
+	assert_non_null(strstr(text, " : (Channel Adapter portguid 0x"));
+	assert_non_null(strstr(text, " : (Switch portguid 0x"));
+	assert_non_null(strstr(text, " : (path #2 out of 2: portguid 0x"));
+	assert_non_null(strstr(text, " valid lids dumped \n"));
+	free(text);
+
+	assert_int_equal(lft_alloc(&u, f.num_switches, t.max_lid), 0);
+	assert_int_equal(lft_read_dump_fts(&f, &u, path), 0);
+	for (uint32_t s = 0; s < f.num_switches; s++)
+		assert_int_equal(lft_blocks_differ(&t, s, &u, s), 0);
+	unlink(path);
+	lft_free(&t);
+	lft_free(&u);
+	fab_free(&f);
+}
+
+/* tests/data/dump_fts_2sw.txt: `dump_fts` under ibsim on ibsim's
+ * net.2sw2path4hca after OpenSM 3.3.23 (minhop) brought it up. */
+static void read_real_capture(void **state)
+{
+	(void)state;
+	struct fabric f;
+	struct lft_set t;
+	small_fabric(&f, 0);
+	assert_int_equal(lft_alloc(&t, f.num_switches, 6), 0);
+	assert_int_equal(lft_read_dump_fts(&f, &t, "tests/data/dump_fts_2sw.txt"), 0);
+	/* Switch1 (GUID 0x200000, ordinal 0) and Switch2 as captured. */
+	static const uint8_t sw1[7] = { 0xff, 0, 1, 3, 3, 2, 5 };
+	static const uint8_t sw2[7] = { 0xff, 3, 3, 0, 1, 5, 2 };
+	for (uint32_t lid = 0; lid <= 6; lid++) {
+		assert_int_equal(lft_get(&t, 0, lid), sw1[lid]);
+		assert_int_equal(lft_get(&t, 1, lid), sw2[lid]);
+	}
+	lft_free(&t);
+	fab_free(&f);
+}
+
+static int expect_read_error(const char *body, const char *needle)
+{
+	struct fabric f;
+	struct lft_set t;
+	char path[256], logp[256];
+	small_fabric(&f, 0);
+	tmp_path(path, sizeof(path), "bad");
+	tmp_path(logp, sizeof(logp), "log");
+	FILE *o = fopen(path, "w");
+	fputs(body, o);
+	fclose(o);
+	FILE *log = fopen(logp, "w+");
+	log_set_stream(log);
+	assert_int_equal(lft_alloc(&t, f.num_switches, 70), 0);
+	int r = lft_read_dump_fts(&f, &t, path);
+	log_set_stream(NULL);
+	fclose(log);
+	char *text = slurp(logp);
+	char want[512];
+	snprintf(want, sizeof(want), "%s:%s", path, needle);
+	int found = strstr(text, want) != NULL;
+	if (!found)
+		fprintf(stderr, "log was: %s (wanted %s)\n", text, want);
+	free(text);
+	unlink(path);
+	unlink(logp);
+	lft_free(&t);
+	fab_free(&f);
+	return r == -EINVAL && found;
+}
+
+#define HDR "Unicast lids [0x0-0x6] of switch Lid 1 guid 0x0000000000200000 (Switch1):\n" \
+	    "  Lid  Out   Destination\n       Port     Info \n"
+
+static void malformed_input_rejected(void **state)
+{
+	(void)state;
+	assert_true(expect_read_error(HDR "0x0001 000 : ok\nbogus line\n", "5:"));
+	assert_true(expect_read_error(HDR "0x0001 abc : (x)\n", "4:"));
+	assert_true(expect_read_error(HDR "0x0002 009 : (x)\n", "4:")); /* 8 ports */
+	assert_true(expect_read_error(HDR "0xc000 001 : (x)\n", "4:")); /* past LIDs */
+	assert_true(expect_read_error("0x0001 001 : (x)\n", "1:"));     /* no header */
+	assert_true(expect_read_error("Unicast lids [0x0-0x6] of switch x:\n", "1:"));
+	assert_true(expect_read_error("Unicast lids [0x0-0x6] of switch guid 0xzz (a):\n", "1:"));
+	assert_true(expect_read_error("", "0:"));                       /* empty */
+	assert_true(expect_read_error("Multicast mlids [0xc000-0xc3ff] of switch\n", "1:"));
+}
+
+static void unknown_switch_skipped_and_short_dump_tolerated(void **state)
+{
+	(void)state;
+	struct fabric f;
+	struct lft_set t;
+	char path[256];
+	small_fabric(&f, 0);
+	tmp_path(path, sizeof(path), "short");
+	FILE *o = fopen(path, "w");
+	/* A switch we do not have, then ours with the top LID (64) left out,
+	 * as dump_fts does when the top LID is a multiple of 64. */
+	fputs("Unicast lids [0x0-0x40] of switch Lid 9 guid 0x00000000deadbeef (x):\n"
+	      "  Lid  Out   Destination\n       Port     Info \n"
+	      "0x0001 004 : (Switch portguid 0x00000000deadbeef: 'x')\n"
+	      "1 valid lids dumped \n"
+	      "Unicast lids [0x0-0x40] of switch Lid 1 guid 0x0000000000200001 (Switch2):\n"
+	      "  Lid  Out   Destination\n       Port     Info \n"
+	      "0x0001 003 : (Switch portguid 0x0000000000200000: 'Switch1')\n"
+	      "0x003f 001 : (unknown node and type)\n"
+	      "2 valid lids dumped \n", o);
+	fclose(o);
+	assert_int_equal(lft_alloc(&t, f.num_switches, 64), 0);
+	log_set_level(LOG_ERR);
+	assert_int_equal(lft_read_dump_fts(&f, &t, path), 0);
+	log_set_level(LOG_INFO);
+	assert_int_equal(lft_get(&t, 1, 1), 3);
+	assert_int_equal(lft_get(&t, 1, 63), 1);
+	assert_int_equal(lft_get(&t, 1, 64), LFT_NO_PATH);
+	assert_int_equal(lft_get(&t, 0, 1), LFT_NO_PATH); /* not in the file */
+	unlink(path);
+	lft_free(&t);
+	fab_free(&f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(alloc_rounds_and_clears),
+		cmocka_unit_test(blocks_differ_counts_blocks),
+		cmocka_unit_test(fill_local_sets_own_and_attached),
+		cmocka_unit_test(write_read_round_trip),
+		cmocka_unit_test(read_real_capture),
+		cmocka_unit_test(malformed_input_rejected),
+		cmocka_unit_test(unknown_switch_skipped_and_short_dump_tolerated),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
