@@ -13,7 +13,16 @@ struct verify_opts {
 	int path_diversity;         /* LMC: disjoint paths per CA pair */
 	uint32_t max_shifts;        /* shifts to evaluate (0 = all) */
 	uint32_t max_errors;        /* detailed errors to keep (0 = 16) */
+	/* Added by the verifier's implementation (h4): */
+	unsigned threads;           /* worker threads (0 = online CPUs, max 8) */
+	int cdg_switch_lids;        /* also put CA -> switch-LID routes in the CDG */
+	uint32_t max_pairs;         /* CA pairs sampled for path diversity (0 = 20000) */
+	uint32_t unchecked_lid;     /* a LID left out (0 = none): dump_fts drops
+				     * the top LID when it is a multiple of 64 */
 };
+
+#define VERIFY_MAX_ERRORS 16
+#define VERIFY_ERR_LEN 160
 
 struct verify_result {
 	/* completeness */
@@ -45,6 +54,20 @@ struct verify_result {
 	double avg_disjoint_paths;
 	char first_error[256];
 	int ok;                         /* complete, loop-free, no credit loop */
+	/* Added by the verifier's implementation (h4): */
+	uint32_t num_switches, num_terminals; /* terminals: linked CA/router ports */
+	uint64_t duplicate_lids;        /* LIDs claimed by two endpoints */
+	uint64_t endpoints_without_lid;
+	uint64_t misdelivered_entries;  /* entry delivers to another terminal */
+	uint64_t a2a_max_switch_link_load; /* over switch-to-switch links only */
+	double a2a_switch_bound;        /* bound for those (cuts, averages) */
+	double a2a_switch_ratio;
+	uint64_t diversity_pairs;       /* CA pairs evaluated (sampled) */
+	char cdg_cycle[256];            /* channels on a cycle, if any */
+	uint32_t num_errors;            /* entries used in errors[] */
+	char errors[VERIFY_MAX_ERRORS][VERIFY_ERR_LEN];
+	double seconds;                 /* wall time of verify_routes */
+	unsigned threads;               /* threads it used */
 };
 
 /* Verify t on f. Returns 0 when verification ran (see res->ok for the

@@ -1,0 +1,484 @@
+/* The per-destination pass of the verifier. For one destination LID every
+ * switch is stepped exactly once: a walk follows the LFT from a switch until
+ * it reaches a switch already resolved for this LID (memoised hop count, or
+ * dead end / loop), so a LID costs O(switches) and the whole pass
+ * O(switches x LIDs) instead of O(CA pairs x hops).
+ *
+ * From the resolved switches it derives, per LID: completeness of every
+ * entry, the fate of every (CA port, LID) pair (its switch's outcome times
+ * the CAs on it), hops against the BFS minimum, the channel dependencies of
+ * the routes actually used by CA traffic, and (base LIDs of CAs) the
+ * all-to-all link loads by pushing source counts down the destination's
+ * forwarding tree. Destination switches are split into contiguous ranges,
+ * one per thread; results are integers merged in range order, so the
+ * output does not depend on the thread count. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "verify_internal.h"
+
+#define HOPS_PENDING (-3)       /* on the current walk's stack */
+#define HOPS_LOOP (-2)
+#define HOPS_DEAD (-1)          /* missing entry, bad port, misdelivered */
+
+struct worker {
+	const struct vx *x;
+	uint32_t d_lo, d_hi;    /* destination switch ordinals [lo, hi) */
+	uint64_t *bits;         /* own CDG bitmap, or NULL */
+	uint64_t *load;         /* own per-port loads, or NULL */
+	uint64_t *reach;        /* per switch: CA destinations it reaches */
+	uint8_t *self_ok;       /* per terminal (shared, each written once) */
+	/* scratch, per switch */
+	uint32_t *dist, *queue, *stamp, *used, *nxt, *egr, *stack, *cnt;
+	uint32_t *order, *bucket;
+	int32_t *hops;
+	uint32_t iter;
+	/* statistics */
+	uint64_t missing, bad, misdel, checked, unreach, looping, reached;
+	uint64_t hop_sum, min_total;
+	uint64_t *hop_by_min;   /* path hops summed per BFS minimum */
+	uint32_t max_hops;
+	double max_stretch;
+	struct vx_errors errs;
+	int rc;
+};
+
+static void bfs(const struct vx *x, uint32_t src, uint32_t *dist,
+		uint32_t *queue, uint32_t *qn)
+{
+	uint32_t h = 0, tl = 0;
+	for (uint32_t s = 0; s < x->nsw; s++)
+		dist[s] = UINT32_MAX;
+	dist[src] = 0;
+	queue[tl++] = src;
+	while (h < tl) {
+		uint32_t s = queue[h++];
+		for (uint32_t a = x->adj_off[s]; a < x->adj_off[s + 1]; a++) {
+			uint32_t o = x->adj[a].peer;
+			if (dist[o] == UINT32_MAX) {
+				dist[o] = dist[s] + 1;
+				queue[tl++] = o;
+			}
+		}
+	}
+	*qn = tl;
+}
+
+static void note_step(struct worker *w, uint32_t s, uint32_t lid,
+		      enum vx_step st)
+{
+	const struct vx *x = w->x;
+	char a[80], b[80];
+	uint8_t p = lft_get(x->t, s, lid);
+
+	switch (st) {
+	case VX_MISSING:
+		w->missing++;
+		vx_err_add(&w->errs, "switch %s has no entry for LID %u",
+			   vx_sw_name(x, s, a, sizeof(a)), lid);
+		break;
+	case VX_BAD_PORT:
+		w->bad++;
+		vx_err_add(&w->errs, "switch %s sends LID %u to port %u, which %s",
+			   vx_sw_name(x, s, a, sizeof(a)), lid, p,
+			   p == 0 ? "is the switch itself" :
+			   p > x->f->nodes[x->f->switches[s]].num_ports ?
+			   "does not exist" : "is not linked");
+		break;
+	case VX_MISDELIVER: {
+		uint32_t pi = fab_port_idx(x->f, x->f->switches[s], p);
+		const struct fab_node *n =
+			&x->f->nodes[fab_peer_node(x->f, pi)];
+		w->misdel++;
+		snprintf(b, sizeof(b), "'%s'", n->desc);
+		vx_err_add(&w->errs, "switch %s sends LID %u out of port %u to "
+			   "%s, which does not own it",
+			   vx_sw_name(x, s, a, sizeof(a)), lid, p, b);
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+static void note_loop(struct worker *w, uint32_t lid, uint32_t at,
+		      uint32_t top)
+{
+	const struct vx *x = w->x;
+	char msg[VERIFY_ERR_LEN], a[80];
+	int len, shown = 0;
+	uint32_t i = 0;
+
+	if (w->errs.count >= w->errs.cap)
+		return;
+	while (i < top && w->stack[i] != at)
+		i++;
+	len = snprintf(msg, sizeof(msg), "LID %u: forwarding loop", lid);
+	for (; i < top && len < (int)sizeof(msg); i++, shown++)
+		len += snprintf(msg + len, sizeof(msg) - len, "%s%s",
+				shown ? " -> " : " ", vx_sw_name(x, w->stack[i], a, sizeof(a)));
+	if (len < (int)sizeof(msg))
+		snprintf(msg + len, sizeof(msg) - len, " -> %s",
+			 vx_sw_name(x, at, a, sizeof(a)));
+	vx_err_add(&w->errs, "%s", msg);
+}
+
+/* Resolve switch s0 (and every switch its route passes) for `lid`. */
+static void walk_from(struct worker *w, uint32_t s0, uint32_t lid)
+{
+	const struct vx *x = w->x;
+	uint32_t top = 0, cur = s0;
+	int32_t v;
+
+	for (;;) {
+		if (w->stamp[cur] == w->iter) {
+			v = w->hops[cur];
+			if (v == HOPS_PENDING) {
+				note_loop(w, lid, cur, top);
+				v = HOPS_LOOP;
+			}
+			break;
+		}
+		w->stamp[cur] = w->iter;
+		w->hops[cur] = HOPS_PENDING;
+		w->stack[top++] = cur;
+		enum vx_step st = vx_step(x, cur, lid, &w->nxt[cur], &w->egr[cur]);
+		if (st == VX_NEXT) {
+			cur = w->nxt[cur];
+			continue;
+		}
+		note_step(w, cur, lid, st);
+		v = st == VX_DELIVER ? 0 : HOPS_DEAD;
+		w->hops[cur] = v;
+		top--;
+		break;
+	}
+	while (top) {
+		if (v >= 0 && v != HOPS_LOOP)
+			v++;
+		w->hops[w->stack[--top]] = v;
+	}
+}
+
+static uint32_t sources_on(const struct vx *x, uint32_t s, uint32_t dt)
+{
+	uint32_t n = x->sw_term_off[s + 1] - x->sw_term_off[s];
+	if (dt != FAB_NONE && x->term_sw[dt] == s)
+		n--;
+	return n;
+}
+
+/* Pairs (CA port on s, lid) for every switch s of the component. */
+static void count_pairs(struct worker *w, uint32_t qn, uint32_t dt)
+{
+	const struct vx *x = w->x;
+	uint32_t last = dt != FAB_NONE;
+
+	for (uint32_t i = 0; i < qn; i++) {
+		uint32_t s = w->queue[i], n = sources_on(x, s, dt);
+		if (!n)
+			continue;
+		w->checked += n;
+		int32_t v = w->hops[s];
+		if (v == HOPS_LOOP) {
+			w->looping += n;
+			continue;
+		}
+		if (v < 0) {
+			w->unreach += n;
+			continue;
+		}
+		uint32_t hops = (uint32_t)v + 1 + last;
+		uint32_t min = w->dist[s] + 1 + last;
+		w->reached += n;
+		w->hop_sum += (uint64_t)n * hops;
+		w->hop_by_min[min] += (uint64_t)n * hops;
+		if (hops > w->max_hops)
+			w->max_hops = hops;
+		double st = (double)hops / min;
+		if (st > w->max_stretch)
+			w->max_stretch = st;
+	}
+}
+
+/* Dependencies of the routes CA traffic takes to this LID: mark the
+ * switches on some CA's path, then each marked switch u forwarding to v
+ * adds (channel u->v, channel v->next) when v forwards to a switch. */
+static void add_dependencies(struct worker *w, uint32_t qn, uint32_t dt)
+{
+	const struct vx *x = w->x;
+	const struct fabric *f = x->f;
+
+	for (uint32_t i = 0; i < qn; i++) {
+		uint32_t u = w->queue[i];
+		if (w->hops[u] < 0 || !sources_on(x, u, dt))
+			continue;
+		while (w->used[u] != w->iter) {
+			w->used[u] = w->iter;
+			if (w->hops[u] <= 0)
+				break;
+			uint32_t v = w->nxt[u];
+			if (w->hops[v] > 0) {
+				const struct fab_node *nv = &f->nodes[f->switches[v]];
+				uint64_t np = (uint64_t)nv->num_ports + 1;
+				uint32_t in = f->ports[f->ports[w->egr[u]].peer].num;
+				uint32_t out = f->ports[w->egr[v]].num;
+				uint64_t bit = x->bit_off[v] + in * np + out;
+				w->bits[bit / 64] |= 1ULL << (bit % 64);
+			}
+			u = v;
+		}
+	}
+}
+
+/* All-to-all loads for CA destination dt: sources pushed down the tree in
+ * decreasing distance order. */
+static void add_loads(struct worker *w, uint32_t qn, uint32_t dt)
+{
+	const struct vx *x = w->x;
+	uint32_t maxh = 0;
+
+	for (uint32_t i = 0; i < qn; i++) {
+		uint32_t s = w->queue[i];
+		w->min_total += (uint64_t)sources_on(x, s, dt) * w->dist[s];
+		if (w->hops[s] < 0)
+			continue;
+		w->reach[s]++;
+		if ((uint32_t)w->hops[s] > maxh)
+			maxh = (uint32_t)w->hops[s];
+	}
+	w->self_ok[dt] = w->hops[x->term_sw[dt]] >= 0;
+	memset(w->bucket, 0, ((size_t)maxh + 2) * sizeof(uint32_t));
+	for (uint32_t i = 0; i < qn; i++) {
+		uint32_t s = w->queue[i];
+		w->cnt[s] = 0;
+		if (w->hops[s] >= 0)
+			w->bucket[w->hops[s] + 1]++;
+	}
+	for (uint32_t h = 0; h <= maxh; h++)
+		w->bucket[h + 1] += w->bucket[h];
+	uint32_t n = w->bucket[maxh + 1];
+	for (uint32_t i = 0; i < qn; i++) {
+		uint32_t s = w->queue[i];
+		if (w->hops[s] >= 0)
+			w->order[w->bucket[w->hops[s]]++] = s;
+	}
+	for (uint32_t i = 0; i < qn; i++) {
+		uint32_t s = w->queue[i];
+		if (w->hops[s] >= 0)
+			w->cnt[s] = sources_on(x, s, dt);
+	}
+	for (uint32_t i = n; i-- > 0;) {
+		uint32_t s = w->order[i];
+		if (!w->cnt[s])
+			continue;
+		if (w->egr[s] != FAB_NONE)
+			w->load[w->egr[s]] += w->cnt[s];
+		if (w->hops[s] > 0)
+			w->cnt[w->nxt[s]] += w->cnt[s];
+	}
+}
+
+/* Every LID of endpoint port ep, attached to destination switch d. */
+static void check_endpoint(struct worker *w, uint32_t ep, uint32_t qn)
+{
+	const struct vx *x = w->x;
+	const struct fab_port *p = &x->f->ports[ep];
+	uint32_t dt = x->term_of_port[ep];
+
+	for (uint32_t k = 0; k < (1u << p->lmc); k++) {
+		uint32_t lid = p->lid + k;
+		if (!p->lid || lid > x->max_lid || x->owner[lid] != ep ||
+		    (x->o->unchecked_lid && lid == x->o->unchecked_lid))
+			continue;
+		w->iter++;
+		for (uint32_t i = 0; i < qn; i++)
+			if (w->stamp[w->queue[i]] != w->iter)
+				walk_from(w, w->queue[i], lid);
+		count_pairs(w, qn, dt);
+		if (w->bits && (dt != FAB_NONE || x->o->cdg_switch_lids))
+			add_dependencies(w, qn, dt);
+		if (w->load && dt != FAB_NONE && k == 0)
+			add_loads(w, qn, dt);
+	}
+}
+
+static void *work(void *arg)
+{
+	struct worker *w = arg;
+	const struct vx *x = w->x;
+
+	for (uint32_t d = w->d_lo; d < w->d_hi; d++) {
+		uint32_t qn;
+		bfs(x, d, w->dist, w->queue, &qn);
+		check_endpoint(w, x->f->nodes[x->f->switches[d]].first_port, qn);
+		for (uint32_t i = x->sw_term_off[d]; i < x->sw_term_off[d + 1]; i++)
+			check_endpoint(w, x->term[x->sw_term[i]], qn);
+	}
+	return NULL;
+}
+
+static void worker_free(struct worker *w)
+{
+	free(w->dist);
+	free(w->queue);
+	free(w->stamp);
+	free(w->used);
+	free(w->nxt);
+	free(w->egr);
+	free(w->stack);
+	free(w->cnt);
+	free(w->order);
+	free(w->bucket);
+	free(w->hops);
+	free(w->hop_by_min);
+	free(w->reach);
+	free(w->errs.msg);
+	free(w->bits);
+	free(w->load);
+}
+
+static int worker_init(struct worker *w, const struct vx *x, int bits,
+		       int load, uint8_t *self_ok, uint32_t cap)
+{
+	size_t n = (size_t)x->nsw + 2;
+	memset(w, 0, sizeof(*w));
+	w->x = x;
+	w->self_ok = self_ok;
+	w->dist = malloc(n * sizeof(uint32_t));
+	w->queue = malloc(n * sizeof(uint32_t));
+	w->stamp = calloc(n, sizeof(uint32_t));
+	w->used = calloc(n, sizeof(uint32_t));
+	w->nxt = malloc(n * sizeof(uint32_t));
+	w->egr = malloc(n * sizeof(uint32_t));
+	w->stack = malloc(n * sizeof(uint32_t));
+	w->cnt = malloc(n * sizeof(uint32_t));
+	w->order = malloc(n * sizeof(uint32_t));
+	w->bucket = malloc((n + 2) * sizeof(uint32_t));
+	w->hops = malloc(n * sizeof(int32_t));
+	w->hop_by_min = calloc(n + 2, sizeof(uint64_t));
+	w->reach = calloc(n, sizeof(uint64_t));
+	w->errs.cap = cap;
+	w->errs.msg = calloc(cap ? cap : 1, VERIFY_ERR_LEN);
+	if (bits)
+		w->bits = calloc(x->bit_off[x->nsw] / 64 + 1, sizeof(uint64_t));
+	if (load)
+		w->load = calloc((size_t)x->f->num_ports + 1, sizeof(uint64_t));
+	if (!w->dist || !w->queue || !w->stamp || !w->used || !w->nxt ||
+	    !w->egr || !w->stack || !w->cnt || !w->order || !w->bucket ||
+	    !w->hops || !w->hop_by_min || !w->reach || !w->errs.msg ||
+	    (bits && !w->bits) || (load && !w->load))
+		return -ENOMEM;
+	return 0;
+}
+
+/* Contiguous destination ranges of about equal work (1 + CAs per switch). */
+static void split(const struct vx *x, struct worker *w, unsigned n)
+{
+	uint64_t total = (uint64_t)x->nsw + x->nterm, acc = 0;
+	uint32_t d = 0;
+	for (unsigned k = 0; k < n; k++) {
+		w[k].d_lo = d;
+		uint64_t goal = total * (k + 1) / n;
+		while (d < x->nsw && (k == n - 1 || acc < goal)) {
+			acc += 1 + x->sw_term_off[d + 1] - x->sw_term_off[d];
+			d++;
+		}
+		w[k].d_hi = d;
+	}
+}
+
+static void merge(const struct vx *x, struct worker *w, unsigned n,
+		  uint64_t *cdg_bits, uint64_t *a2a_load, uint64_t *min_total,
+		  struct vx_errors *errs, struct verify_result *res)
+{
+	uint64_t reached = 0, hop_sum = 0;
+	double stretch_sum = 0;
+	size_t nwords = x->bit_off[x->nsw] / 64 + 1;
+
+	for (unsigned k = 0; k < n; k++) {
+		res->missing_entries += w[k].missing;
+		res->bad_port_entries += w[k].bad;
+		res->misdelivered_entries += w[k].misdel;
+		res->pairs_checked += w[k].checked;
+		res->pairs_unreachable += w[k].unreach;
+		res->pairs_looping += w[k].looping;
+		reached += w[k].reached;
+		hop_sum += w[k].hop_sum;
+		*min_total += w[k].min_total;
+		if (w[k].max_hops > res->max_hops)
+			res->max_hops = w[k].max_hops;
+		if (w[k].max_stretch > res->max_stretch)
+			res->max_stretch = w[k].max_stretch;
+		for (uint32_t i = 0; i < w[k].errs.count; i++)
+			vx_err_add(errs, "%s", w[k].errs.msg[i]);
+		if (cdg_bits)
+			for (size_t i = 0; i < nwords; i++)
+				cdg_bits[i] |= w[k].bits[i];
+		if (a2a_load)
+			for (uint32_t p = 0; p < x->f->num_ports; p++)
+				a2a_load[p] += w[k].load[p];
+		if (k)
+			for (uint32_t s = 0; s < x->nsw; s++)
+				w[0].reach[s] += w[k].reach[s];
+	}
+	/* Exact per-minimum sums keep the stretch independent of threads. */
+	for (uint32_t m = 1; m < x->nsw + 4; m++) {
+		uint64_t sum = 0;
+		for (unsigned k = 0; k < n; k++)
+			sum += w[k].hop_by_min[m];
+		stretch_sum += (double)sum / m;
+	}
+	if (reached) {
+		res->avg_hops = (double)hop_sum / reached;
+		res->avg_stretch = stretch_sum / reached;
+	}
+}
+
+int vx_dest_pass(const struct vx *x, unsigned threads, uint64_t *cdg_bits,
+		 uint64_t *a2a_load, uint64_t *min_total,
+		 struct vx_errors *errs, struct verify_result *res)
+{
+	struct worker *w = calloc(threads, sizeof(*w));
+	uint8_t *self_ok = calloc((size_t)x->nterm + 1, 1);
+	pthread_t *tid = calloc(threads, sizeof(*tid));
+	unsigned started = 0;
+	int rc = 0;
+
+	if (!w || !self_ok || !tid) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (unsigned k = 0; k < threads && !rc; k++)
+		rc = worker_init(&w[k], x, cdg_bits != NULL, a2a_load != NULL,
+				 self_ok, errs->cap);
+	if (rc)
+		goto out;
+	split(x, w, threads);
+	for (unsigned k = 1; k < threads; k++) {
+		if (pthread_create(&tid[k], NULL, work, &w[k]))
+			break;
+		started = k;
+	}
+	work(&w[0]);
+	for (unsigned k = 1; k <= started; k++)
+		pthread_join(tid[k], NULL);
+	/* Ranges whose thread could not start run here. */
+	for (unsigned k = started + 1; k < threads; k++)
+		work(&w[k]);
+	merge(x, w, threads, cdg_bits, a2a_load, min_total, errs, res);
+	if (a2a_load)
+		for (uint32_t i = 0; i < x->nterm; i++)
+			if (x->term_sw[i] != FAB_NONE)
+				a2a_load[x->term[i]] += w[0].reach[x->term_sw[i]] -
+							self_ok[i];
+out:
+	for (unsigned k = 0; w && k < threads; k++)
+		worker_free(&w[k]);
+	free(w);
+	free(tid);
+	free(self_ok);
+	return rc;
+}

@@ -1,0 +1,550 @@
+/* The route verifier on hand-made fabrics and tables: it must catch a
+ * forwarding loop, a missing entry, a bad port, a misdelivery, duplicate
+ * LIDs and a credit loop (a 4-switch ring routed clockwise), must pass a
+ * correct tree, and must give exact link-load numbers on a tiny fat-tree
+ * (counted by hand in the comments). Results must not depend on the thread
+ * count. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/fabric.h"
+#include "core/lid_assign.h"
+#include "routing/engine.h"
+#include "routing/lft.h"
+#include "routing/verify.h"
+#include "sim/topo_gen.h"
+
+/* ---- building blocks ---- */
+
+static uint32_t add_sw(struct fabric *f, uint8_t nports, const char *name,
+		       uint32_t lid)
+{
+	static uint64_t guid = 0x1000;
+	uint32_t n = fab_add_node(f, FAB_SWITCH, nports, ++guid, name);
+	assert_int_not_equal(n, FAB_NONE);
+	fab_port(f, n, 0)->lid = lid;
+	return n;
+}
+
+static uint32_t add_ca(struct fabric *f, const char *name, uint32_t lid,
+		       uint8_t lmc)
+{
+	static uint64_t guid = 0x9000;
+	uint32_t n = fab_add_node(f, FAB_CA, 1, ++guid, name);
+	assert_int_not_equal(n, FAB_NONE);
+	fab_port(f, n, 1)->lid = lid;
+	fab_port(f, n, 1)->lmc = lmc;
+	fab_port(f, n, 1)->guid = guid;
+	return n;
+}
+
+static void link_nodes(struct fabric *f, uint32_t a, unsigned pa, uint32_t b,
+		       unsigned pb)
+{
+	assert_int_equal(fab_link(f, fab_port_idx(f, a, pa), fab_port_idx(f, b, pb)), 0);
+}
+
+static uint32_t sw_of(const struct fabric *f, uint32_t n)
+{
+	return f->nodes[n].sw_index;
+}
+
+/* Shortest-path tables, lowest port number among the minimal ones: a
+ * reference "minhop" kept here so these tests need no engine. */
+static void route_min(const struct fabric *f, struct lft_set *t)
+{
+	uint32_t nsw = f->num_switches;
+	uint32_t *dist = malloc(nsw * sizeof(uint32_t));
+	uint32_t *q = malloc(nsw * sizeof(uint32_t));
+	assert_int_equal(lft_alloc(t, nsw, fab_max_lid(f)), 0);
+	lft_fill_local(f, t);
+	for (uint32_t d = 0; d < nsw; d++) {
+		uint32_t h = 0, tl = 0;
+		for (uint32_t s = 0; s < nsw; s++)
+			dist[s] = UINT32_MAX;
+		dist[d] = 0;
+		q[tl++] = d;
+		while (h < tl) {
+			uint32_t s = q[h++], n = f->switches[s];
+			for (unsigned p = 1; p <= f->nodes[n].num_ports; p++) {
+				uint32_t o = fab_peer_node(f, fab_port_idx(f, n, p));
+				if (o == FAB_NONE || !fab_is_switch(f, o))
+					continue;
+				if (dist[sw_of(f, o)] == UINT32_MAX) {
+					dist[sw_of(f, o)] = dist[s] + 1;
+					q[tl++] = sw_of(f, o);
+				}
+			}
+		}
+		/* LIDs of switch d: its own and its CAs'. */
+		uint32_t dn = f->switches[d];
+		for (uint32_t s = 0; s < nsw; s++) {
+			if (s == d || dist[s] == UINT32_MAX)
+				continue;
+			uint32_t n = f->switches[s];
+			uint8_t best = 0;
+			for (unsigned p = 1; p <= f->nodes[n].num_ports && !best; p++) {
+				uint32_t o = fab_peer_node(f, fab_port_idx(f, n, p));
+				if (o != FAB_NONE && fab_is_switch(f, o) &&
+				    dist[sw_of(f, o)] + 1 == dist[s])
+					best = (uint8_t)p;
+			}
+			for (unsigned p = 0; p <= f->nodes[dn].num_ports; p++) {
+				uint32_t pi = fab_port_idx(f, dn, p);
+				const struct fab_port *ep = &f->ports[pi];
+				if (p) {
+					if (ep->peer == FAB_NONE ||
+					    fab_is_switch(f, f->ports[ep->peer].node))
+						continue;
+					ep = &f->ports[ep->peer];
+				}
+				for (uint32_t k = 0; k < (1u << ep->lmc); k++)
+					lft_set_port(t, s, ep->lid + k, best);
+			}
+		}
+	}
+	free(dist);
+	free(q);
+}
+
+static void verify(const struct fabric *f, const struct lft_set *t,
+		   struct verify_result *r, unsigned threads)
+{
+	struct verify_opts o = { .check_credit_loops = 1, .link_load = 1,
+				 .path_diversity = 1, .threads = threads };
+	assert_int_equal(verify_routes(f, t, &o, r), 0);
+}
+
+/* A line of three switches S1 - S2 - S3, one CA on each end switch:
+ *   ca1 - S1[1]  S1[2] - S2[1]  S2[2] - S3[1]  S3[2] - ca3
+ * LIDs: S1 1, S2 2, S3 3, ca1 10, ca3 11. */
+struct line {
+	struct fabric f;
+	uint32_t s1, s2, s3, ca1, ca3;
+};
+
+static void make_line(struct line *l)
+{
+	fab_init(&l->f);
+	l->ca1 = add_ca(&l->f, "ca1", 10, 0);
+	l->s1 = add_sw(&l->f, 4, "S1", 1);
+	l->s2 = add_sw(&l->f, 4, "S2", 2);
+	l->s3 = add_sw(&l->f, 4, "S3", 3);
+	l->ca3 = add_ca(&l->f, "ca3", 11, 0);
+	link_nodes(&l->f, l->ca1, 1, l->s1, 1);
+	link_nodes(&l->f, l->s1, 2, l->s2, 1);
+	link_nodes(&l->f, l->s2, 2, l->s3, 1);
+	link_nodes(&l->f, l->s3, 2, l->ca3, 1);
+}
+
+/* ---- the verdicts ---- */
+
+static void correct_line_passes(void **state)
+{
+	(void)state;
+	struct line l;
+	struct lft_set t;
+	struct verify_result r;
+	make_line(&l);
+	route_min(&l.f, &t);
+	verify(&l.f, &t, &r, 1);
+	if (!r.ok)
+		fprintf(stderr, "%s\n", r.first_error);
+	assert_true(r.ok);
+	assert_int_equal(r.lids_total, 5);
+	assert_int_equal(r.num_terminals, 2);
+	/* 2 CAs x (5 LIDs - their own) */
+	assert_int_equal(r.pairs_checked, 8);
+	assert_int_equal(r.pairs_unreachable, 0);
+	/* ca1 -> ca3: ca1-S1-S2-S3-ca3 = 4 links */
+	assert_int_equal(r.max_hops, 4);
+	assert_true(r.max_stretch == 1.0);
+	assert_int_equal(r.credit_loop, 0);
+	assert_string_equal(r.first_error, "");
+	lft_free(&t);
+	fab_free(&l.f);
+}
+
+static void loop_is_caught(void **state)
+{
+	(void)state;
+	struct line l;
+	struct lft_set t;
+	struct verify_result r;
+	make_line(&l);
+	route_min(&l.f, &t);
+	/* S2 sends ca3's LID back to S1, which sends it to S2. */
+	lft_set_port(&t, sw_of(&l.f, l.s2), 11, 1);
+	verify(&l.f, &t, &r, 1);
+	assert_false(r.ok);
+	/* ca1 loops; ca3 is delivered by S3 directly. */
+	assert_int_equal(r.pairs_looping, 1);
+	assert_int_equal(r.missing_entries, 0);
+	assert_int_equal(r.bad_port_entries, 0);
+	assert_non_null(strstr(r.first_error, "LID 11: forwarding loop"));
+	assert_non_null(strstr(r.first_error, "'S1'"));
+	assert_non_null(strstr(r.first_error, "'S2'"));
+	lft_free(&t);
+	fab_free(&l.f);
+}
+
+static void missing_entry_is_caught(void **state)
+{
+	(void)state;
+	struct line l;
+	struct lft_set t;
+	struct verify_result r;
+	make_line(&l);
+	route_min(&l.f, &t);
+	/* S1 loses the entry for S3's LID (3). */
+	lft_set_port(&t, sw_of(&l.f, l.s1), 3, LFT_NO_PATH);
+	verify(&l.f, &t, &r, 1);
+	assert_false(r.ok);
+	assert_int_equal(r.missing_entries, 1);
+	assert_int_equal(r.pairs_unreachable, 1);      /* ca1 -> LID 3 */
+	assert_int_equal(r.pairs_looping, 0);
+	assert_string_equal(r.first_error, "switch 'S1' has no entry for LID 3");
+	lft_free(&t);
+	fab_free(&l.f);
+}
+
+static void bad_ports_are_caught(void **state)
+{
+	(void)state;
+	struct line l;
+	struct lft_set t;
+	struct verify_result r;
+	make_line(&l);
+	route_min(&l.f, &t);
+	lft_set_port(&t, sw_of(&l.f, l.s1), 11, 3);     /* unlinked */
+	lft_set_port(&t, sw_of(&l.f, l.s2), 10, 9);     /* beyond 4 ports */
+	lft_set_port(&t, sw_of(&l.f, l.s3), 1, 0);      /* port 0, not its LID */
+	verify(&l.f, &t, &r, 1);
+	assert_false(r.ok);
+	assert_int_equal(r.bad_port_entries, 3);
+	assert_int_equal(r.missing_entries, 0);
+	/* ca1 -> 11 dies at S1; ca3 -> 10 at S2 and ca3 -> 1 at S3. */
+	assert_int_equal(r.pairs_unreachable, 3);
+	assert_true(r.num_errors == 3);
+	lft_free(&t);
+	fab_free(&l.f);
+}
+
+static void misdelivery_and_duplicates_are_caught(void **state)
+{
+	(void)state;
+	struct line l;
+	struct lft_set t;
+	struct verify_result r;
+	make_line(&l);
+	route_min(&l.f, &t);
+	/* S1 hands S3's LID to ca1. */
+	lft_set_port(&t, sw_of(&l.f, l.s1), 3, 1);
+	verify(&l.f, &t, &r, 1);
+	assert_false(r.ok);
+	assert_int_equal(r.misdelivered_entries, 1);
+	assert_int_equal(r.pairs_unreachable, 1);
+	lft_free(&t);
+
+	fab_port(&l.f, l.ca3, 1)->lid = 10;             /* same as ca1 */
+	route_min(&l.f, &t);
+	verify(&l.f, &t, &r, 1);
+	assert_false(r.ok);
+	assert_int_equal(r.duplicate_lids, 1);
+	assert_non_null(strstr(r.first_error, "LID 10 is claimed by"));
+	lft_free(&t);
+	fab_free(&l.f);
+}
+
+/* Four switches in a ring R0 - R1 - R2 - R3 - R0 (port 1 clockwise, port 2
+ * counter-clockwise), one CA on port 3 of each. Every LID is routed
+ * clockwise: no forwarding loop, every route complete, but the four
+ * clockwise channels wait on each other: a credit loop. */
+static void credit_loop_is_caught(void **state)
+{
+	(void)state;
+	struct fabric f;
+	struct lft_set t;
+	struct verify_result r;
+	uint32_t sw[4], ca[4];
+	char name[8];
+	fab_init(&f);
+	for (int i = 0; i < 4; i++) {
+		snprintf(name, sizeof(name), "R%d", i);
+		sw[i] = add_sw(&f, 4, name, 1 + i);
+		snprintf(name, sizeof(name), "c%d", i);
+		ca[i] = add_ca(&f, name, 10 + i, 0);
+		link_nodes(&f, ca[i], 1, sw[i], 3);
+	}
+	for (int i = 0; i < 4; i++)
+		link_nodes(&f, sw[i], 1, sw[(i + 1) % 4], 2);
+	assert_int_equal(lft_alloc(&t, 4, fab_max_lid(&f)), 0);
+	lft_fill_local(&f, &t);
+	for (int s = 0; s < 4; s++)
+		for (int d = 0; d < 4; d++)
+			if (s != d) {
+				lft_set_port(&t, s, 1 + d, 1);
+				lft_set_port(&t, s, 10 + d, 1);
+			}
+	verify(&f, &t, &r, 1);
+	assert_false(r.ok);
+	assert_int_equal(r.credit_loop, 1);
+	assert_int_equal(r.pairs_looping, 0);
+	assert_int_equal(r.pairs_unreachable, 0);
+	assert_int_equal(r.missing_entries, 0);
+	assert_int_equal(r.cdg_channels, 8);
+	/* R_i's clockwise channel waits on R_(i+1)'s, for every i. */
+	assert_int_equal(r.cdg_edges, 4);
+	assert_non_null(strstr(r.cdg_cycle, "'R0'[1]"));
+	assert_non_null(strstr(r.cdg_cycle, "'R3'[1]"));
+	assert_non_null(strstr(r.first_error, "credit loop"));
+	assert_int_equal(r.max_hops, 5);        /* c1 -> c0: 3 ring hops + 2 */
+	lft_free(&t);
+
+	/* Shortest paths on a 4-ring with ties to port 1 still close a loop
+	 * (R0->R1->R2 and R2->R3->R0 plus the 1-hop ones), so instead check
+	 * that routes cut at R3-R0 (a line) are credit-loop free. */
+	assert_int_equal(lft_alloc(&t, 4, fab_max_lid(&f)), 0);
+	lft_fill_local(&f, &t);
+	for (int s = 0; s < 4; s++)
+		for (int d = 0; d < 4; d++)
+			if (s != d) {
+				uint8_t p = d > s ? 1 : 2;
+				lft_set_port(&t, s, 1 + d, p);
+				lft_set_port(&t, s, 10 + d, p);
+			}
+	verify(&f, &t, &r, 2);
+	assert_true(r.ok);
+	assert_int_equal(r.credit_loop, 0);
+	lft_free(&t);
+	fab_free(&f);
+}
+
+/* The tiny fat-tree: leaves A, B (ports 1-2 CAs, 3 to spine S0, 4 to S1),
+ * spines S0, S1 (port 1 to A, 2 to B). CAs in node order a0 a1 b0 b1.
+ * LIDs: A 1, B 2, S0 3, S1 4, CAs from 16 (aligned to the LMC). */
+struct ftree {
+	struct fabric f;
+	uint32_t A, B, S0, S1, ca[4];
+};
+
+static void make_tiny_tree(struct ftree *x, uint8_t lmc)
+{
+	fab_init(&x->f);
+	const char *names[4] = { "a0", "a1", "b0", "b1" };
+	uint32_t step = lmc ? 2 : 1;
+	for (int i = 0; i < 4; i++)
+		x->ca[i] = add_ca(&x->f, names[i], 16 + step * i, lmc);
+	x->A = add_sw(&x->f, 4, "A", 1);
+	x->B = add_sw(&x->f, 4, "B", 2);
+	x->S0 = add_sw(&x->f, 2, "S0", 3);
+	x->S1 = add_sw(&x->f, 2, "S1", 4);
+	link_nodes(&x->f, x->ca[0], 1, x->A, 1);
+	link_nodes(&x->f, x->ca[1], 1, x->A, 2);
+	link_nodes(&x->f, x->ca[2], 1, x->B, 1);
+	link_nodes(&x->f, x->ca[3], 1, x->B, 2);
+	link_nodes(&x->f, x->A, 3, x->S0, 1);
+	link_nodes(&x->f, x->A, 4, x->S1, 1);
+	link_nodes(&x->f, x->B, 3, x->S0, 2);
+	link_nodes(&x->f, x->B, 4, x->S1, 2);
+}
+
+/* CA i's LID k goes up through spine (i + k) % 2 (or spine 0 for all if
+ * `one_spine`); switch LIDs go through spine 0. */
+static void route_tree(struct ftree *x, struct lft_set *t, int one_spine)
+{
+	const struct fabric *f = &x->f;
+	uint32_t A = sw_of(f, x->A), B = sw_of(f, x->B);
+	uint32_t S0 = sw_of(f, x->S0), S1 = sw_of(f, x->S1);
+	assert_int_equal(lft_alloc(t, 4, fab_max_lid(f)), 0);
+	lft_fill_local(f, t);
+	for (int i = 0; i < 4; i++) {
+		const struct fab_port *p = fab_port(f, x->ca[i], 1);
+		int on_a = i < 2;
+		for (uint32_t k = 0; k < (1u << p->lmc); k++) {
+			uint32_t lid = p->lid + k;
+			unsigned up = one_spine ? 3 : 3 + (i + k) % 2;
+			lft_set_port(t, on_a ? B : A, lid, (uint8_t)up);
+			lft_set_port(t, S0, lid, on_a ? 1 : 2);
+			lft_set_port(t, S1, lid, on_a ? 1 : 2);
+		}
+	}
+	lft_set_port(t, A, 2, 3);
+	lft_set_port(t, B, 1, 3);
+	lft_set_port(t, A, 3, 3);
+	lft_set_port(t, B, 3, 3);
+	lft_set_port(t, A, 4, 4);
+	lft_set_port(t, B, 4, 4);
+	lft_set_port(t, S0, 1, 1);
+	lft_set_port(t, S0, 2, 2);
+	lft_set_port(t, S0, 4, 1);      /* S0 -> A -> S1 */
+	lft_set_port(t, S1, 1, 1);
+	lft_set_port(t, S1, 2, 2);
+	lft_set_port(t, S1, 3, 1);      /* S1 -> A -> S0 */
+}
+
+static void tiny_tree_exact_loads(void **state)
+{
+	(void)state;
+	struct ftree x;
+	struct lft_set t;
+	struct verify_result r;
+	make_tiny_tree(&x, 0);
+	route_tree(&x, &t, 0);
+	verify(&x.f, &t, &r, 1);
+	if (!r.ok)
+		fprintf(stderr, "%s\n", r.first_error);
+	assert_true(r.ok);
+	assert_int_equal(r.lids_total, 8);
+	assert_int_equal(r.pairs_checked, 4 * 7);
+	assert_int_equal(r.max_hops, 4);
+	/* Each CA link carries N-1 = 3 routes each way. A->S0 carries the
+	 * two routes from a0, a1 to b0; A->S1 the two to b1; likewise down. */
+	assert_int_equal(r.a2a_max_link_load, 3);
+	assert_int_equal(r.a2a_max_switch_link_load, 2);
+	/* Bounds: terminal 3; cut at a leaf 2 x 2 / 2 = 2; average: 8 cross
+	 * pairs x 2 switch links / 8 directed switch links = 2. */
+	assert_true(r.a2a_lower_bound == 3.0);
+	assert_true(r.a2a_switch_bound == 2.0);
+	assert_true(r.a2a_ratio == 1.0);
+	assert_true(r.a2a_switch_ratio == 1.0);
+	/* Shifts 1..3 each put at most one route on a link. */
+	assert_int_equal(r.shifts_checked, 3);
+	assert_int_equal(r.shift_worst_load, 1);
+	assert_int_equal(r.shifts_congested, 0);
+	assert_int_equal(r.credit_loop, 0);
+	/* CA traffic makes one dependency per leaf-spine-leaf turn: A->S0
+	 * then S0->B, B->S0 then S0->A, and the same through S1 (routes to
+	 * switch LIDs, such as S0 -> A -> S1, are left out by default). */
+	assert_int_equal(r.cdg_channels, 8);
+	assert_int_equal(r.cdg_edges, 4);
+	lft_free(&t);
+
+	/* Everything through spine 0: A->S0 carries all 4 routes from a0, a1
+	 * to b0, b1. Shift 2 (a0->b0, a1->b1) puts 2 routes on it. */
+	route_tree(&x, &t, 1);
+	verify(&x.f, &t, &r, 1);
+	assert_true(r.ok);
+	assert_int_equal(r.a2a_max_link_load, 4);
+	assert_int_equal(r.a2a_max_switch_link_load, 4);
+	assert_true(r.a2a_ratio > 1.333 && r.a2a_ratio < 1.334);
+	assert_true(r.a2a_switch_ratio == 2.0);
+	assert_int_equal(r.shift_worst_load, 2);
+	assert_int_equal(r.shift_worst, 2);
+	assert_int_equal(r.shifts_congested, 1);
+	lft_free(&t);
+	fab_free(&x.f);
+}
+
+static void lmc_paths_are_disjoint(void **state)
+{
+	(void)state;
+	struct ftree x;
+	struct lft_set t;
+	struct verify_result r;
+	make_tiny_tree(&x, 1);
+	route_tree(&x, &t, 0);
+	verify(&x.f, &t, &r, 1);
+	if (!r.ok)
+		fprintf(stderr, "%s\n", r.first_error);
+	assert_true(r.ok);
+	assert_int_equal(r.lids_total, 12);
+	/* 8 ordered pairs across leaves, each LID over its own spine. */
+	assert_int_equal(r.diversity_pairs, 8);
+	assert_true(r.min_disjoint_paths == 2.0);
+	lft_free(&t);
+	route_tree(&x, &t, 1);
+	verify(&x.f, &t, &r, 1);
+	assert_true(r.min_disjoint_paths == 1.0);
+	lft_free(&t);
+	fab_free(&x.f);
+}
+
+/* A generated 3-level fat-tree with the reference router: same verdict and
+ * numbers with 1 and 2 threads. */
+static void threads_do_not_change_results(void **state)
+{
+	(void)state;
+	struct fabric f;
+	struct lft_set t;
+	struct verify_result r1, r2;
+	struct fattree_params p = { .levels = 3, .radix = 8, .oversub = 1 };
+	char err[256];
+	assert_int_equal(gen_fattree(&f, &p, err), 0);
+	struct lid_assign_opts lo = { .lmc = 1 };
+	assert_true(lid_assign(&f, &lo, NULL) >= 0);
+	route_min(&f, &t);
+	verify(&f, &t, &r1, 1);
+	verify(&f, &t, &r2, 2);
+	assert_true(r1.ok);
+	assert_int_equal(r1.pairs_checked, r2.pairs_checked);
+	assert_int_equal(r1.cdg_edges, r2.cdg_edges);
+	assert_int_equal(r1.a2a_max_link_load, r2.a2a_max_link_load);
+	assert_true(r1.avg_stretch == r2.avg_stretch);
+	assert_true(r1.avg_hops == r2.avg_hops);
+	assert_int_equal(r1.shift_worst_load, r2.shift_worst_load);
+	assert_int_equal(r1.shifts_congested, r2.shifts_congested);
+	assert_int_equal(r2.threads, 2);
+	/* Shortest paths: stretch 1 everywhere. */
+	assert_true(r1.max_stretch == 1.0);
+	/* Break one entry deep in the list: the first error is the same. */
+	lft_set_port(&t, f.num_switches - 1, 5, LFT_NO_PATH);
+	lft_set_port(&t, 0, f.ports[f.nodes[f.switches[f.num_switches - 1]].first_port].lid, 0);
+	verify(&f, &t, &r1, 1);
+	verify(&f, &t, &r2, 2);
+	assert_false(r1.ok);
+	assert_string_equal(r1.first_error, r2.first_error);
+	assert_int_equal(r1.num_errors, r2.num_errors);
+	for (uint32_t i = 0; i < r1.num_errors; i++)
+		assert_string_equal(r1.errors[i], r2.errors[i]);
+	lft_free(&t);
+	fab_free(&f);
+}
+
+static void json_has_stable_keys(void **state)
+{
+	(void)state;
+	struct line l;
+	struct lft_set t;
+	struct verify_result r;
+	char buf[8192];
+	make_line(&l);
+	route_min(&l.f, &t);
+	lft_set_port(&t, sw_of(&l.f, l.s1), 3, LFT_NO_PATH);
+	verify(&l.f, &t, &r, 1);
+	FILE *m = fmemopen(buf, sizeof(buf), "w");
+	assert_non_null(m);
+	verify_print_json(m, &r);
+	fclose(m);
+	assert_true(!strncmp(buf, "{\n  \"ok\": false,\n", 17));
+	assert_non_null(strstr(buf, "\"missing_entries\": 1,\n"));
+	assert_non_null(strstr(buf, "\"a2a_ratio\": "));
+	assert_non_null(strstr(buf, "\"first_error\": \"switch 'S1' has no entry for LID 3\""));
+	assert_string_equal(buf + strlen(buf) - 2, "}\n");
+	lft_free(&t);
+	fab_free(&l.f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(correct_line_passes),
+		cmocka_unit_test(loop_is_caught),
+		cmocka_unit_test(missing_entry_is_caught),
+		cmocka_unit_test(bad_ports_are_caught),
+		cmocka_unit_test(misdelivery_and_duplicates_are_caught),
+		cmocka_unit_test(credit_loop_is_caught),
+		cmocka_unit_test(tiny_tree_exact_loads),
+		cmocka_unit_test(lmc_paths_are_disjoint),
+		cmocka_unit_test(threads_do_not_change_results),
+		cmocka_unit_test(json_has_stable_keys),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
