@@ -1,0 +1,98 @@
+#!/bin/sh
+# ftree benchmark (issue 4): ftree and updn on generated 3-level fat-trees of
+# 2,000 (radix 20), 11,664 (radix 36) and 65,536 (radix 64) CAs, plus a 5%
+# degraded radix-20 tree. Prints route time, peak memory and, with the
+# verifier (--check), the all-to-all balance (max link load / lower bound).
+# The radix-64 tree has LIDs above 0xBFFF: it is an analysis-only size.
+#
+#   sh bench/ftree_bench.sh [BUILD_DIR]
+#   FTREE_BENCH_SIZES="ft3-r20 ft3-r36"   subset (default: all)
+#   FTREE_BENCH_ENGINES="ftree"           subset (default: ftree updn)
+#   FTREE_BENCH_CHECK_MAX=12000           verify only up to this many CAs
+# OpenSM's ftree on the sizes ibsim holds: bench/opensm_route_time.sh (later).
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+B=${1:-${IBSM_BUILD:-build}}
+case $B in /*) ;; *) B=$top/$B ;; esac
+ROUTE=$B/bin/ibsm-route
+TOPO=$B/bin/ibsm-topo
+for p in "$ROUTE" "$TOPO"; do
+	[ -x "$p" ] || { echo "ftree_bench: $p is not built"; exit 77; }
+done
+SIZES=${FTREE_BENCH_SIZES:-ft3-r20 ft3-r20-d5 ft3-r36 ft3-r64}
+ENGINES=${FTREE_BENCH_ENGINES:-ftree updn}
+CHECK_MAX=${FTREE_BENCH_CHECK_MAX:-12000}
+FABDIR=$B/bench-fabrics
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/ibsm-ftree-bench.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+trap 'exit 130' INT TERM HUP PIPE
+TIME=/usr/bin/time
+[ -x $TIME ] || TIME=""
+
+topo_args() {
+	case $1 in
+	ft3-r20) echo "fattree --levels 3 --radix 20" ;;
+	ft3-r20-d5) echo "fattree --levels 3 --radix 20 --remove 0.05 --seed 1" ;;
+	ft3-r36) echo "fattree --levels 3 --radix 36" ;;
+	ft3-r64) echo "fattree --levels 3 --radix 64" ;;
+	*) return 1 ;;
+	esac
+}
+
+mkdir -p "$FABDIR"
+fabric() {
+	f=$FABDIR/$1.net
+	if [ ! -s "$f" ]; then
+		args=$(topo_args "$1") || return 1
+		# shellcheck disable=SC2086
+		"$TOPO" $args -o "$f.tmp" >"$WORK/topo.log" 2>&1 || {
+			echo "ftree_bench: ibsm-topo $args failed:" >&2
+			tail -3 "$WORK/topo.log" >&2
+			rm -f "$f.tmp"
+			return 1
+		}
+		mv "$f.tmp" "$f"
+	fi
+	echo "$f"
+}
+
+json_field() { # key file
+	sed -n "s/.*\"$1\"[[:space:]]*:[[:space:]]*\"\{0,1\}\([^,}\"]*\).*/\1/p" "$2" | head -1
+}
+row() { printf '%-11s %7s %6s  %-6s %8s %8s %8s  %s\n' "$@"; }
+
+echo "ftree bench ($(nproc) CPUs, $(uname -m))"
+row fabric CAs sw engine "route s" "total s" "peak MB" "balance"
+failures=0
+for size in $SIZES; do
+	net=$(fabric "$size") || { failures=$((failures + 1)); continue; }
+	n_ca=$(grep -cE '^(Ca|Hca)[[:space:]]' "$net")
+	n_sw=$(grep -cE '^Switch[[:space:]]' "$net")
+	check=""
+	[ "$n_ca" -le "$CHECK_MAX" ] && check=--check
+	for eng in $ENGINES; do
+		log=$WORK/$size.$eng.log
+		t0=$(date +%s.%N)
+		# shellcheck disable=SC2086
+		${TIME:+$TIME -f 'PEAK_KB %M' -o "$WORK/time"} \
+			"$ROUTE" --topo "$net" --engine "$eng" -v $check \
+			>"$WORK/out.json" 2>"$log"
+		rc=$?
+		t1=$(date +%s.%N)
+		total=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
+		peak=n/a
+		[ -n "$TIME" ] && peak=$(awk '/PEAK_KB/ { printf "%.0f", $2 / 1024 }' "$WORK/time")
+		secs=$(grep -E 'routed [0-9]+ destinations in|route.* s' "$log" |
+			grep -oE '[0-9]+\.[0-9]+ ?s' | tail -1 | tr -d ' s')
+		if [ $rc -ne 0 ]; then
+			row "$size" "$n_ca" "$n_sw" "$eng" - "$total" "$peak" \
+				"exit $rc: $(grep -iE 'error|refus|why' "$log" | tail -1 | cut -c1-50)"
+			failures=$((failures + 1))
+			continue
+		fi
+		bal="(not verified)"
+		[ -n "$check" ] && bal="ok=$(json_field ok "$WORK/out.json") a2a=$(json_field a2a_ratio "$WORK/out.json")x shifts_congested=$(json_field shifts_congested "$WORK/out.json")"
+		row "$size" "$n_ca" "$n_sw" "$eng" "${secs:-?}" "$total" "$peak" "$bal"
+	done
+done
+[ $failures -eq 0 ]

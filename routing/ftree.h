@@ -1,0 +1,118 @@
+/* The `ftree` routing engine: fat-tree aware, up-then-down paths only (deadlock-free
+ * with one VL), d-mod-k balanced on intact trees, rebalancing on degraded
+ * ones, LMC multipath and minimal-change re-routing. Internal to routing/:
+ * the rest of ibsm only sees `route_ftree` (engine.h).
+ *
+ * References:
+ *  - E. Zahavi et al., "Optimized InfiniBand fat-tree routing for shift
+ *    all-to-all communication patterns", CCPE 2010 (d-mod-k, cabled order).
+ *  - S. Ohring et al., "On generalized fat trees", IPPS 1995 (XGFT levels).
+ *  - Schroeder et al., "Autonet", 1991 (up-down routing is deadlock-free).
+ *
+ * Files: ftree_levels.c (tree shape from the graph), ftree_route.c (the
+ * per-destination assignment and the engine), ftree_degraded.c (load caps
+ * and source spilling on degraded trees), ftree_reroute.c (keep previous
+ * entries where still valid). */
+#ifndef IBSM_ROUTING_FTREE_H
+#define IBSM_ROUTING_FTREE_H
+
+#include <stdint.h>
+#include "../core/fabric.h"
+#include "engine.h"
+#include "lft.h"
+
+#define FT_MAX_LEVELS 16
+
+/* One switch-to-switch link seen from one end. */
+struct ft_link {
+	uint32_t peer;          /* switch ordinal at the far end */
+	uint32_t egress;        /* fabric port index of this end (load slot) */
+	uint32_t rev_egress;    /* fabric port index of the far end */
+	uint8_t port;           /* port number at this end */
+	uint8_t rport;          /* port number at the far end */
+};
+
+/* One destination endpoint: a CA/router port or a switch (port 0). */
+struct ft_dest {
+	uint32_t sw;            /* switch the endpoint hangs off (or is) */
+	uint32_t lid;           /* base LID */
+	uint8_t port;           /* egress port at sw (0: the switch itself) */
+	uint8_t nlids;          /* 1 << LMC */
+	uint8_t weighted;       /* a compute node: counts in load balancing */
+};
+
+/* The tree as the engine sees it; built once per fabric by ft_build. */
+struct ftree {
+	const struct fabric *fab;
+	uint32_t nsw;
+	uint8_t *level;         /* per switch ordinal: 0 = leaf */
+	uint32_t height;        /* highest level */
+	uint32_t *order;        /* tie-break rank per switch (column order) */
+	uint32_t *up_off, *dn_off;      /* CSR offsets, nsw + 1 each */
+	struct ft_link *up, *dn;        /* links to level + 1 / level - 1 */
+	uint32_t *by_level;     /* switch ordinals sorted by level, ascending */
+	uint32_t lvl_off[FT_MAX_LEVELS + 2];
+	uint32_t *peer_sw;      /* per fabric port index: peer switch or FAB_NONE */
+	uint32_t *fport;        /* per switch: fabric index of its port 0 */
+	uint32_t *weight;       /* per switch: compute-node ports attached */
+	uint64_t total_weight;
+	struct ft_dest *dest;   /* CAs in cabled order, then switches */
+	uint32_t ndest, nca_dest;
+	uint64_t cap;           /* target max link load (degraded rebalancing) */
+	uint32_t max_lid;
+};
+
+/* ftree_levels.c: build the tree view. Returns 0, -ENOMEM, or -ENOTSUP
+ * with `why` (256 bytes) saying why f is not a fat-tree. */
+int ft_build(struct ftree *t, const struct fabric *f,
+	     const struct route_options *opt, char *why);
+void ft_free(struct ftree *t);
+
+/* ftree_degraded.c: the load cap, the largest per-link all-to-all lower
+ * bound over leaves (traffic into a leaf over its up-links). */
+uint64_t ft_load_cap(const struct ftree *t);
+
+/* Per-destination routing scratch, shared by ftree_route.c and helpers. */
+struct ft_work {
+	const struct ftree *t;
+	uint64_t *load;         /* [plane * num_ports + egress] */
+	uint32_t num_ports;
+	/* per switch scratch */
+	uint32_t *anc_mark, *good_mark, *assigned, *ng_dist;
+	uint32_t epoch_grp, epoch_dst;
+	uint8_t *nh;            /* next-hop port per switch for this LID */
+	uint8_t *ng_nh;         /* per group: next hop of non-good switches */
+	uint64_t *flow;
+	uint32_t *queue, *anc_list, nanc;
+	uint32_t chain[FT_MAX_LEVELS + 1];
+	uint8_t chain_port[FT_MAX_LEVELS + 1];  /* port at chain[i] toward chain[i-1] */
+	uint32_t nchain;
+	uint32_t *used_sw;      /* LMC: chain switches used by earlier LIDs */
+	uint32_t nused;
+	/* re-routing */
+	const struct lft_set *prev;
+	uint32_t *prev_sw;      /* new ordinal -> previous ordinal or FAB_NONE */
+	/* statistics */
+	uint64_t spilled_dests, spilled_sources;
+};
+
+/* ftree_degraded.c: called after the default assignment of a weighted
+ * destination LID; re-chooses source leaves' up-links so no link exceeds
+ * the cap when avoidable, and commits the flows. Returns 1 if it committed
+ * the flows (slow path), 0 if the default assignment fits (caller commits). */
+int ft_spill(struct ft_work *w, uint32_t target, uint32_t plane);
+
+/* ftree_reroute.c: previous-table support. */
+int ft_reroute_init(struct ft_work *w, const struct route_options *opt,
+		    const struct fabric *f);
+void ft_reroute_free(struct ft_work *w);
+/* Previous egress port of switch sw for lid, or LFT_NO_PATH. */
+uint8_t ft_prev_port(const struct ft_work *w, uint32_t sw, uint32_t lid);
+/* Log how many entries and 64-entry blocks differ from the previous tables. */
+void ft_reroute_report(const struct ft_work *w, const struct fabric *f,
+		       const struct lft_set *now);
+
+/* Engine entry points (ftree_route.c). */
+extern const struct route_engine route_ftree;
+
+#endif

@@ -1,0 +1,561 @@
+/* ftree: the per-destination assignment and the engine entry points.
+ *
+ * Destinations are routed one LID at a time in cabled order (leaf, then
+ * port), CAs first, switches last. For a destination hanging off switch T:
+ *  1. ancestors: switches that reach T going only down (per T, cached);
+ *     "good" switches: ancestors, and switches with a good up-neighbour,
+ *     i.e. those with an up-then-down path to T.
+ *  2. the chain: from T upward, at each level the up-neighbour whose link
+ *     down to the chain carries the least load (ties: column order). With
+ *     destinations taken in cabled order this is d-mod-k (Zahavi 2010):
+ *     CA i of a leaf goes down through the i-th spine, and so on upward,
+ *     so on an intact tree every down-link carries one destination and
+ *     every shift permutation is congestion-free.
+ *  3. switches below a chain switch go up to the lowest chain switch they
+ *     reach (breadth first down from the chain); ancestors off the chain
+ *     go down; other good switches go up to the least-loaded good
+ *     neighbour; the rest (only switch-sourced traffic ever starts there)
+ *     take a shortest path to the good set.
+ *  4. the all-to-all flow of the destination (one unit per compute node)
+ *     is added to per-link loads, which steer the next destinations; on
+ *     degraded trees ft_spill moves source leaves off overloaded links.
+ * Every compute-node path is up*-then-down*, so one VL is deadlock-free. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/log.h"
+#include "ftree.h"
+
+#define FT_WINDOW 64            /* LIDs buffered before writing rows */
+
+struct ft_group {               /* cached per target switch */
+	uint32_t *cand_off;     /* per anc_list index: candidates in cand[] */
+	uint32_t *cand;         /* indices into t->dn */
+	uint32_t ncand_cap;
+	int has_nongood;
+};
+
+struct ft_batch {               /* LIDs decided but not yet in the tables */
+	uint8_t *nh;            /* [sw * FT_WINDOW + k] */
+	uint32_t lid[FT_WINDOW];
+	uint32_t count;
+};
+
+static uint32_t first_port(const struct ftree *t, uint32_t s)
+{
+	return t->fport[s];
+}
+
+/* Is port p of switch x an up-link to a good switch? */
+static int good_up_port(const struct ft_work *w, uint32_t x, uint8_t p)
+{
+	const struct ftree *t = w->t;
+	if (p == 0 || p == LFT_NO_PATH || p > t->fab->nodes[t->fab->switches[x]].num_ports)
+		return 0;
+	uint32_t o = t->peer_sw[first_port(t, x) + p];
+	return o != FAB_NONE && t->level[o] > t->level[x] &&
+	       w->good_mark[o] == w->epoch_grp;
+}
+
+static int group_setup(struct ft_work *w, struct ft_group *g, uint32_t tg)
+{
+	const struct ftree *t = w->t;
+	uint32_t grp = ++w->epoch_grp;
+	/* Ancestors: breadth first up from T, so anc_list is by level. */
+	w->anc_list[0] = tg;
+	w->anc_mark[tg] = grp;
+	w->nanc = 1;
+	for (uint32_t i = 0; i < w->nanc; i++) {
+		uint32_t s = w->anc_list[i];
+		for (uint32_t k = t->up_off[s]; k < t->up_off[s + 1]; k++) {
+			uint32_t u = t->up[k].peer;
+			if (w->anc_mark[u] != grp) {
+				w->anc_mark[u] = grp;
+				w->anc_list[w->nanc++] = u;
+			}
+		}
+	}
+	/* Down candidates of each ancestor: links to ancestors (or T). */
+	uint32_t need = 0;
+	for (uint32_t i = 1; i < w->nanc; i++) {
+		uint32_t s = w->anc_list[i];
+		need += t->dn_off[s + 1] - t->dn_off[s];
+	}
+	if (need > g->ncand_cap) {
+		free(g->cand);
+		g->cand = malloc((need ? need : 1) * sizeof(uint32_t));
+		if (!g->cand)
+			return -ENOMEM;
+		g->ncand_cap = need;
+	}
+	uint32_t n = 0;
+	g->cand_off[0] = g->cand_off[1] = 0;
+	for (uint32_t i = 1; i < w->nanc; i++) {
+		uint32_t s = w->anc_list[i];
+		for (uint32_t k = t->dn_off[s]; k < t->dn_off[s + 1]; k++)
+			if (w->anc_mark[t->dn[k].peer] == grp)
+				g->cand[n++] = k;
+		g->cand_off[i + 1] = n;
+	}
+	/* Good switches, top-down. */
+	g->has_nongood = 0;
+	for (int l = (int)t->height; l >= 0; l--)
+		for (uint32_t i = t->lvl_off[l]; i < t->lvl_off[l + 1]; i++) {
+			uint32_t s = t->by_level[i];
+			int good = w->anc_mark[s] == grp;
+			for (uint32_t k = t->up_off[s]; !good && k < t->up_off[s + 1]; k++)
+				good = w->good_mark[t->up[k].peer] == grp;
+			if (good)
+				w->good_mark[s] = grp;
+			else
+				g->has_nongood = 1;
+		}
+	if (!g->has_nongood)
+		return 0;
+	/* Others: breadth first from the good set over all switch links; the
+	 * next hop is a neighbour one step closer. Only traffic that starts at
+	 * such a switch uses these entries (it has no up-then-down path). */
+	uint32_t head = 0, tail = 0;
+	for (uint32_t s = 0; s < t->nsw; s++) {
+		if (w->good_mark[s] == grp) {
+			w->ng_dist[s] = 0;
+			w->queue[tail++] = s;
+		} else {
+			w->ng_dist[s] = UINT32_MAX;
+			w->ng_nh[s] = LFT_NO_PATH;
+		}
+	}
+	while (head < tail) {
+		uint32_t s = w->queue[head++];
+		for (int pass = 0; pass < 2; pass++) {
+			const struct ft_link *L = pass ? t->dn : t->up;
+			const uint32_t *off = pass ? t->dn_off : t->up_off;
+			for (uint32_t k = off[s]; k < off[s + 1]; k++) {
+				uint32_t o = L[k].peer;
+				if (w->ng_dist[o] != UINT32_MAX)
+					continue;
+				w->ng_dist[o] = w->ng_dist[s] + 1;
+				w->ng_nh[o] = L[k].rport;
+				w->queue[tail++] = o;
+			}
+		}
+	}
+	return 0;
+}
+
+static uint32_t used_count(const struct ft_work *w, uint32_t s)
+{
+	uint32_t c = 0;
+	for (uint32_t i = 0; i < w->nused; i++)
+		c += w->used_sw[i] == s;
+	return c;
+}
+
+static int key_less(const uint64_t *a, const uint64_t *b)
+{
+	for (int i = 0; i < 4; i++)
+		if (a[i] != b[i])
+			return a[i] < b[i];
+	return 0;
+}
+
+/* Re-route: how much the previous tables used u as the chain switch above
+ * cur: u led down to cur, and u's other down-neighbours came up to u. Lower
+ * is better (0: clearly the previous chain). */
+static uint64_t prev_chain_rank(const struct ft_work *w, const struct ft_link *l,
+				uint32_t cur, uint32_t lid)
+{
+	const struct ftree *t = w->t;
+	uint32_t u = l->peer;
+	if (ft_prev_port(w, u, lid) != l->rport)
+		return UINT32_MAX;
+	uint32_t fed = 0;
+	for (uint32_t k = t->dn_off[u]; k < t->dn_off[u + 1]; k++) {
+		const struct ft_link *d = &t->dn[k];
+		if (d->peer != cur && ft_prev_port(w, d->peer, lid) == d->rport)
+			fed++;
+	}
+	return UINT32_MAX - 1 - fed;
+}
+
+/* Step 2: the chain from T to the top. */
+static void build_chain(struct ft_work *w, uint32_t tg, uint32_t lid,
+			const uint64_t *L)
+{
+	const struct ftree *t = w->t;
+	uint32_t cur = tg, dst = w->epoch_dst;
+	w->chain[0] = tg;
+	w->nchain = 1;
+	while (t->up_off[cur] < t->up_off[cur + 1] && w->nchain <= t->height) {
+		uint32_t best = FAB_NONE;
+		uint64_t bk[4] = { 0 };
+		for (uint32_t k = t->up_off[cur]; k < t->up_off[cur + 1]; k++) {
+			const struct ft_link *l = &t->up[k];
+			/* prefer: the previous route, a switch no other LID of
+			 * this CA uses (LMC), the least-loaded link, column order */
+			uint64_t key[4] = {
+				w->prev ? prev_chain_rank(w, l, cur, lid) : 0,
+				w->nused ? used_count(w, l->peer) : 0,
+				L[l->rev_egress],
+				t->order[l->peer],
+			};
+			if (best == FAB_NONE || key_less(key, bk)) {
+				best = k;
+				memcpy(bk, key, sizeof(bk));
+			}
+		}
+		const struct ft_link *l = &t->up[best];
+		w->chain[w->nchain] = l->peer;
+		w->chain_port[w->nchain] = l->rport;
+		w->nchain++;
+		w->assigned[l->peer] = dst;
+		w->nh[l->peer] = l->rport;
+		cur = l->peer;
+	}
+}
+
+/* Step 3a: ancestors off the chain go down, least-loaded candidate. */
+static void route_ancestors(struct ft_work *w, const struct ft_group *g,
+			    uint32_t lid, const uint64_t *L)
+{
+	const struct ftree *t = w->t;
+	for (uint32_t i = 1; i < w->nanc; i++) {
+		uint32_t s = w->anc_list[i];
+		if (w->assigned[s] == w->epoch_dst)
+			continue;
+		uint32_t a = g->cand_off[i], b = g->cand_off[i + 1];
+		uint32_t best = g->cand[a];
+		uint8_t pp = w->prev ? ft_prev_port(w, s, lid) : LFT_NO_PATH;
+		for (uint32_t c = a; c < b; c++) {
+			const struct ft_link *l = &t->dn[g->cand[c]];
+			if (l->port == pp) {
+				best = g->cand[c];
+				break;
+			}
+			const struct ft_link *bl = &t->dn[best];
+			if (L[l->egress] < L[bl->egress] ||
+			    (L[l->egress] == L[bl->egress] &&
+			     t->order[l->peer] < t->order[bl->peer]))
+				best = g->cand[c];
+		}
+		w->nh[s] = t->dn[best].port;
+		w->assigned[s] = w->epoch_dst;
+	}
+}
+
+/* Step 3b: breadth first down from each chain switch, lowest first. */
+static void route_below_chain(struct ft_work *w, uint32_t lid, const uint64_t *L)
+{
+	const struct ftree *t = w->t;
+	uint32_t grp = w->epoch_grp, dst = w->epoch_dst;
+	for (uint32_t i = 0; i < w->nchain; i++) {
+		uint32_t head = 0, tail = 0;
+		w->queue[tail++] = w->chain[i];
+		while (head < tail) {
+			uint32_t s = w->queue[head++];
+			for (uint32_t k = t->dn_off[s]; k < t->dn_off[s + 1]; k++) {
+				const struct ft_link *l = &t->dn[k];
+				uint32_t x = l->peer;
+				if (w->anc_mark[x] == grp)
+					continue;
+				if (w->assigned[x] == dst) {
+					/* A parallel link to the same parent. */
+					uint32_t cur = first_port(t, x) + w->nh[x];
+					if (t->peer_sw[cur] == s && !w->prev &&
+					    L[l->rev_egress] < L[cur])
+						w->nh[x] = l->rport;
+					continue;
+				}
+				w->assigned[x] = dst;
+				w->nh[x] = l->rport;
+				if (w->prev) {
+					uint8_t pp = ft_prev_port(w, x, lid);
+					if (pp != l->rport && good_up_port(w, x, pp))
+						w->nh[x] = pp;
+				}
+				w->queue[tail++] = x;
+			}
+		}
+	}
+}
+
+/* Step 3c/3d: the remaining switches, bottom-up so flows are known. */
+static void route_rest(struct ft_work *w, const struct ft_group *g,
+		       uint32_t lid, const uint64_t *L, int weighted)
+{
+	const struct ftree *t = w->t;
+	uint32_t grp = w->epoch_grp, dst = w->epoch_dst;
+	for (uint32_t i = 0; i < t->nsw; i++) {
+		uint32_t x = t->by_level[i];
+		if (w->assigned[x] == dst)
+			continue;
+		if (w->good_mark[x] != grp) {
+			uint8_t pp = w->prev ? ft_prev_port(w, x, lid) : LFT_NO_PATH;
+			uint32_t o = pp != LFT_NO_PATH && pp && pp <=
+				t->fab->nodes[t->fab->switches[x]].num_ports ?
+				t->peer_sw[first_port(t, x) + pp] : FAB_NONE;
+			w->nh[x] = o != FAB_NONE && w->ng_dist[o] < w->ng_dist[x] ?
+				pp : w->ng_nh[x];
+			w->flow[x] = 0;
+			continue;
+		}
+		uint64_t f = weighted ? w->flow[x] + t->weight[x] : 0;
+		uint8_t pp = w->prev ? ft_prev_port(w, x, lid) : LFT_NO_PATH;
+		if (pp != LFT_NO_PATH && good_up_port(w, x, pp)) {
+			w->nh[x] = pp;
+		} else {
+			uint32_t best = FAB_NONE;
+			for (uint32_t k = t->up_off[x]; k < t->up_off[x + 1]; k++) {
+				const struct ft_link *l = &t->up[k];
+				if (w->good_mark[l->peer] != grp)
+					continue;
+				if (best == FAB_NONE) {
+					best = k;
+					if (!f)
+						break;  /* carries nothing: any will do */
+					continue;
+				}
+				const struct ft_link *bl = &t->up[best];
+				if (L[l->egress] < L[bl->egress] ||
+				    (L[l->egress] == L[bl->egress] &&
+				     t->order[l->peer] < t->order[bl->peer]))
+					best = k;
+			}
+			w->nh[x] = t->up[best].port;
+		}
+		if (f) {
+			uint32_t o = t->peer_sw[first_port(t, x) + w->nh[x]];
+			if (w->assigned[o] != dst)
+				w->flow[o] += f;
+		}
+		w->flow[x] = 0;
+		w->assigned[x] = dst;
+	}
+	(void)g;
+}
+
+/* Step 4: add this destination's all-to-all flow to the link loads. */
+static void commit_flows(struct ft_work *w, uint32_t tg, uint64_t *L)
+{
+	const struct ftree *t = w->t;
+	uint32_t grp = w->epoch_grp;
+	for (uint32_t i = 0; i < t->nsw; i++)
+		w->flow[i] = 0;
+	for (uint32_t i = 0; i < t->nsw; i++) {
+		uint32_t x = t->by_level[i];
+		if (w->anc_mark[x] == grp || w->good_mark[x] != grp)
+			continue;
+		uint64_t f = w->flow[x] + t->weight[x];
+		if (!f)
+			continue;
+		uint32_t e = first_port(t, x) + w->nh[x];
+		L[e] += f;
+		w->flow[t->peer_sw[e]] += f;
+	}
+	for (uint32_t i = w->nanc; i-- > 1;) {
+		uint32_t x = w->anc_list[i];
+		uint64_t f = w->flow[x] + t->weight[x];
+		if (!f)
+			continue;
+		uint32_t e = first_port(t, x) + w->nh[x];
+		L[e] += f;
+		w->flow[t->peer_sw[e]] += f;
+	}
+	for (uint32_t i = 0; i < t->nsw; i++)
+		w->flow[i] = 0;
+	(void)tg;
+}
+
+static void route_lid(struct ft_work *w, const struct ft_group *g,
+		      const struct ft_dest *d, uint32_t lid, uint32_t plane)
+{
+	const struct ftree *t = w->t;
+	uint64_t *L = w->load + (size_t)plane * w->num_ports;
+	w->epoch_dst++;
+	w->nh[d->sw] = d->port;
+	w->assigned[d->sw] = w->epoch_dst;
+	build_chain(w, d->sw, lid, L);
+	route_ancestors(w, g, lid, L);
+	route_below_chain(w, lid, L);
+	route_rest(w, g, lid, L, d->weighted);
+	if (d->weighted && !ft_spill(w, d->sw, plane))
+		commit_flows(w, d->sw, L);
+	for (uint32_t i = 1; i < w->nchain; i++)
+		if (d->nlids > 1)
+			w->used_sw[w->nused++] = w->chain[i];
+	(void)t;
+}
+
+static void batch_flush(const struct ftree *t, struct ft_batch *b,
+			struct lft_set *lft)
+{
+	for (uint32_t s = 0; s < t->nsw; s++) {
+		uint8_t *row = lft_row(lft, s);
+		const uint8_t *src = b->nh + (size_t)s * FT_WINDOW;
+		for (uint32_t k = 0; k < b->count; k++)
+			row[b->lid[k]] = src[k];
+	}
+	b->count = 0;
+}
+
+static void batch_add(const struct ftree *t, struct ft_batch *b,
+		      const uint8_t *nh, uint32_t lid, struct lft_set *lft)
+{
+	uint32_t k = b->count++;
+	b->lid[k] = lid;
+	for (uint32_t s = 0; s < t->nsw; s++)
+		b->nh[(size_t)s * FT_WINDOW + k] = nh[s];
+	if (b->count == FT_WINDOW)
+		batch_flush(t, b, lft);
+}
+
+static void work_free(struct ft_work *w)
+{
+	free(w->load);
+	free(w->anc_mark);
+	free(w->good_mark);
+	free(w->assigned);
+	free(w->ng_dist);
+	free(w->nh);
+	free(w->ng_nh);
+	free(w->flow);
+	free(w->queue);
+	free(w->anc_list);
+	free(w->used_sw);
+	ft_reroute_free(w);
+}
+
+static int work_init(struct ft_work *w, const struct ftree *t, uint32_t planes)
+{
+	memset(w, 0, sizeof(*w));
+	w->t = t;
+	w->num_ports = t->fab->num_ports;
+	size_t n = t->nsw;
+	w->load = calloc((size_t)planes * w->num_ports + 1, sizeof(uint64_t));
+	w->anc_mark = calloc(n, sizeof(uint32_t));
+	w->good_mark = calloc(n, sizeof(uint32_t));
+	w->assigned = calloc(n, sizeof(uint32_t));
+	w->ng_dist = calloc(n, sizeof(uint32_t));
+	w->nh = calloc(n, 1);
+	w->ng_nh = calloc(n, 1);
+	w->flow = calloc(n, sizeof(uint64_t));
+	w->queue = calloc(n, sizeof(uint32_t));
+	w->anc_list = calloc(n, sizeof(uint32_t));
+	w->used_sw = calloc((size_t)(FT_MAX_LEVELS + 1) * 256, sizeof(uint32_t));
+	if (!w->load || !w->anc_mark || !w->good_mark || !w->assigned ||
+	    !w->ng_dist || !w->nh || !w->ng_nh || !w->flow || !w->queue ||
+	    !w->anc_list || !w->used_sw) {
+		work_free(w);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int ft_prepare(struct route_ctx *ctx)
+{
+	struct ftree *t = calloc(1, sizeof(*t));
+	if (!t) {
+		snprintf(ctx->why, sizeof(ctx->why), "out of memory");
+		return -ENOMEM;
+	}
+	double t0 = now_seconds();
+	int r = ft_build(t, ctx->fab, ctx->opt, ctx->why);
+	if (r) {
+		free(t);
+		return r;
+	}
+	ctx->priv = t;
+	log_info("ftree: %u levels, %u switches, %u CA LIDs + %u switch LIDs, "
+		 "load cap %llu, shape in %.3f s", t->height + 1, t->nsw,
+		 t->nca_dest, t->ndest - t->nca_dest,
+		 (unsigned long long)t->cap, now_seconds() - t0);
+	return 0;
+}
+
+static int ft_route(struct route_ctx *ctx, struct lft_set *lft)
+{
+	struct ftree *t = ctx->priv;
+	if (!t) {
+		int r = ft_prepare(ctx);
+		if (r)
+			return r;
+		t = ctx->priv;
+	}
+	if (lft->max_lid < t->max_lid || lft->num_switches != t->nsw) {
+		snprintf(ctx->why, sizeof(ctx->why), "tables cover LIDs up to %u "
+			 "for %u switches; fabric needs %u and %u", lft->max_lid,
+			 lft->num_switches, t->max_lid, t->nsw);
+		return -EINVAL;
+	}
+	double t0 = now_seconds();
+	uint32_t planes = 1;
+	for (uint32_t i = 0; i < t->nca_dest; i++)
+		if (t->dest[i].weighted && t->dest[i].nlids > planes)
+			planes = t->dest[i].nlids;
+	struct ft_work w;
+	struct ft_group g = { 0 };
+	struct ft_batch b = { 0 };
+	int r = work_init(&w, t, planes);
+	if (r)
+		goto nomem;
+	g.cand_off = malloc((t->nsw + 2) * sizeof(uint32_t));
+	b.nh = malloc((size_t)t->nsw * FT_WINDOW);
+	if (!g.cand_off || !b.nh || (r = ft_reroute_init(&w, ctx->opt, ctx->fab))) {
+		r = r ? r : -ENOMEM;
+		goto out;
+	}
+	uint32_t cur_grp = FAB_NONE;
+	for (uint32_t i = 0; i < t->ndest; i++) {
+		const struct ft_dest *d = &t->dest[i];
+		if (d->sw != cur_grp) {
+			if ((r = group_setup(&w, &g, d->sw)))
+				goto out;
+			cur_grp = d->sw;
+		}
+		w.nused = 0;
+		for (uint32_t j = 0; j < d->nlids; j++) {
+			route_lid(&w, &g, d, d->lid + j, d->weighted ? j : 0);
+			batch_add(t, &b, w.nh, d->lid + j, lft);
+		}
+	}
+	batch_flush(t, &b, lft);
+	if (w.prev)
+		ft_reroute_report(&w, ctx->fab, lft);
+	log_info("ftree: routed %u destinations in %.3f s (%llu spilled, "
+		 "%llu source leaves moved)", t->ndest, now_seconds() - t0,
+		 (unsigned long long)w.spilled_dests,
+		 (unsigned long long)w.spilled_sources);
+out:
+	work_free(&w);
+	free(g.cand_off);
+	free(g.cand);
+	free(b.nh);
+	if (r == -ENOMEM)
+		goto nomem;
+	return r;
+nomem:
+	snprintf(ctx->why, sizeof(ctx->why), "out of memory");
+	return -ENOMEM;
+}
+
+static void ft_release(struct route_ctx *ctx)
+{
+	struct ftree *t = ctx->priv;
+	if (t) {
+		ft_free(t);
+		free(t);
+	}
+	ctx->priv = NULL;
+}
+
+const struct route_engine route_ftree = {
+	.name = "ftree",
+	.summary = "fat-tree: d-mod-k balanced, degraded-tree rebalancing, "
+		   "LMC multipath, minimal-change re-route (1 VL)",
+	.prepare = ft_prepare,
+	.route = ft_route,
+	.release = ft_release,
+};

@@ -1,0 +1,613 @@
+/* ftree engine: generated fat-trees routed and judged by an evaluator kept
+ * here (independent of the engine's own bookkeeping), and by the shared
+ * verifier (routing/verify.h) where noted.
+ *  - intact 2- and 3-level trees, several radices, full and 3:1: complete,
+ *    up-then-down, all-to-all max link load at the lower bound, every
+ *    shift at the best possible load (1, or X on an X:1 tree);
+ *  - degraded trees (5% of links removed, several seeds): complete,
+ *    up-then-down, credit-loop free, within 1.25x of the lower bound;
+ *  - LMC 1 and 2: the LIDs of a CA are reached over disjoint links;
+ *  - re-route after one link loss: complete, and few 64-entry blocks move;
+ *  - tori, dragonflies and random graphs are refused with a reason. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/fabric.h"
+#include "core/lid_assign.h"
+#include "core/log.h"
+#include "routing/engine.h"
+#include "routing/ftree.h"
+#include "routing/lft.h"
+#include "routing/verify.h"
+#include "sim/topo_gen.h"
+
+/* ---- fabrics ---- */
+
+static void make_tree(struct fabric *f, unsigned levels, unsigned radix,
+		      unsigned oversub, double remove, uint64_t seed, uint8_t lmc)
+{
+	struct fattree_params p = { levels, radix, oversub, remove, seed, 0 };
+	char err[256];
+	assert_int_equal(gen_fattree(f, &p, err), 0);
+	struct lid_assign_opts lo = { .lmc = lmc };
+	assert_true(lid_assign(f, &lo, NULL) >= 0);
+}
+
+static int route_ftree_on(const struct fabric *f, const struct route_options *opt,
+			  struct lft_set *t, char *why)
+{
+	struct route_options none = { 0 };
+	struct route_ctx ctx = { .fab = f, .opt = opt ? opt : &none };
+	int r = lft_alloc(t, f->num_switches, fab_max_lid(f));
+	if (r)
+		return r;
+	r = route_ftree.prepare(&ctx);
+	if (!r)
+		r = route_ftree.route(&ctx, t);
+	route_ftree.release(&ctx);
+	if (why)
+		snprintf(why, 256, "%s", ctx.why);
+	if (r)
+		lft_free(t);
+	return r;
+}
+
+/* ---- an independent evaluator ---- */
+
+struct eval {
+	uint32_t nca;           /* CA ports, node order */
+	uint32_t *ca_port;      /* fabric port index of each CA port */
+	uint32_t *lvl;          /* per node: switch level (BFS from leaves) */
+	uint64_t *load;         /* per fabric port: routes leaving it */
+	uint64_t bound;         /* max over leaves of ceil(w (N - w) / up) */
+	uint64_t a2a_max;
+	uint64_t shift_worst;
+	uint32_t shifts_over;   /* shifts above shift_limit */
+	uint64_t missing, loops, not_updown;
+	uint64_t sw_not_updown; /* CA -> switch LID paths with a down-up turn */
+	int credit_loop;        /* CDG of CA -> CA routes has a cycle */
+	int credit_loop_sw;     /* ... once CA -> switch-LID routes are added */
+	uint64_t *dep;          /* CDG edges (from << 32 | to), growing */
+	size_t ndep, capdep;
+};
+
+static void eval_init(struct eval *e, const struct fabric *f)
+{
+	memset(e, 0, sizeof(*e));
+	e->ca_port = malloc(f->num_ports * sizeof(uint32_t));
+	e->lvl = malloc(f->num_nodes * sizeof(uint32_t));
+	e->load = calloc(f->num_ports, sizeof(uint64_t));
+	uint32_t *q = malloc(f->num_nodes * sizeof(uint32_t)), h = 0, tl = 0;
+	for (uint32_t n = 0; n < f->num_nodes; n++)
+		e->lvl[n] = UINT32_MAX;
+	for (uint32_t n = 0; n < f->num_nodes; n++) {
+		const struct fab_node *nd = &f->nodes[n];
+		if (nd->type != FAB_CA)
+			continue;
+		for (unsigned p = 1; p <= nd->num_ports; p++) {
+			uint32_t pi = nd->first_port + p, o = fab_peer_node(f, pi);
+			if (o == FAB_NONE)
+				continue;
+			e->ca_port[e->nca++] = pi;
+			if (e->lvl[o] == UINT32_MAX) {
+				e->lvl[o] = 0;
+				q[tl++] = o;
+			}
+		}
+	}
+	uint64_t N = e->nca;
+	while (h < tl) {
+		uint32_t s = q[h++];
+		const struct fab_node *nd = &f->nodes[s];
+		uint64_t w = 0, up = 0;
+		for (unsigned p = 1; p <= nd->num_ports; p++) {
+			uint32_t o = fab_peer_node(f, nd->first_port + p);
+			if (o == FAB_NONE)
+				continue;
+			if (!fab_is_switch(f, o)) {
+				w++;
+				continue;
+			}
+			if (e->lvl[o] == UINT32_MAX) {
+				e->lvl[o] = e->lvl[s] + 1;
+				q[tl++] = o;
+			}
+			up += e->lvl[o] == e->lvl[s] + 1;
+		}
+		if (e->lvl[s] == 0 && up) {
+			uint64_t b = (w * (N - w) + up - 1) / up;
+			if (b > e->bound)
+				e->bound = b;
+		}
+	}
+	free(q);
+}
+
+static void eval_free(struct eval *e)
+{
+	free(e->dep);
+	free(e->ca_port);
+	free(e->lvl);
+	free(e->load);
+}
+
+/* Walk from CA port src to LID lid; add 1 to each switch-egress load if
+ * `load` is non-NULL. Returns 0 delivered, 1 missing, 2 loop. Sets
+ * *updown to 0 if the path goes down then up. Records the links used. */
+static int walk(const struct fabric *f, const struct lft_set *t,
+		const struct eval *e, uint32_t src, uint32_t lid,
+		uint64_t *load, int *updown, uint32_t *used, uint32_t *nused)
+{
+	uint32_t sw = fab_peer_node(f, src);
+	int went_down = 0;
+	*updown = 1;
+	for (unsigned hops = 0; hops < 64; hops++) {
+		uint8_t p = lft_get(t, f->nodes[sw].sw_index, lid);
+		if (p == LFT_NO_PATH || p > f->nodes[sw].num_ports)
+			return 1;
+		if (p == 0)
+			return f->ports[f->nodes[sw].first_port].lid == lid ? 0 : 1;
+		uint32_t pi = fab_port_idx(f, sw, p);
+		uint32_t o = fab_peer_node(f, pi);
+		if (o == FAB_NONE)
+			return 1;
+		if (!fab_is_switch(f, o)) {
+			const struct fab_port *cp = &f->ports[f->ports[pi].peer];
+			return lid >= cp->lid && lid < cp->lid + (1u << cp->lmc) ? 0 : 1;
+		}
+		if (load)
+			load[pi]++;
+		if (used)
+			used[(*nused)++] = pi;
+		if (e->lvl[o] > e->lvl[sw]) {
+			if (went_down)
+				*updown = 0;
+		} else {
+			went_down = 1;
+		}
+		sw = o;
+	}
+	return 2;
+}
+
+static void add_dep(struct eval *e, uint32_t a, uint32_t b)
+{
+	if (e->ndep == e->capdep) {
+		e->capdep = e->capdep ? 2 * e->capdep : 1 << 16;
+		e->dep = realloc(e->dep, e->capdep * sizeof(uint64_t));
+	}
+	e->dep[e->ndep++] = (uint64_t)a << 32 | b;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Kahn's algorithm on the deduplicated channel dependency graph. */
+static int cdg_has_cycle(struct eval *e, uint32_t nchan)
+{
+	qsort(e->dep, e->ndep, sizeof(uint64_t), cmp_u64);
+	size_t n = 0;
+	for (size_t i = 0; i < e->ndep; i++)
+		if (!n || e->dep[i] != e->dep[n - 1])
+			e->dep[n++] = e->dep[i];
+	e->ndep = n;
+	uint32_t *indeg = calloc(nchan, sizeof(uint32_t));
+	size_t *first = calloc(nchan + 1, sizeof(size_t));
+	uint32_t *q = malloc(nchan * sizeof(uint32_t)), h = 0, tl = 0;
+	for (size_t i = 0; i < n; i++) {
+		indeg[(uint32_t)e->dep[i]]++;
+		first[(e->dep[i] >> 32) + 1]++;
+	}
+	for (uint32_t c = 0; c < nchan; c++)
+		first[c + 1] += first[c];
+	for (uint32_t c = 0; c < nchan; c++)
+		if (!indeg[c])
+			q[tl++] = c;
+	while (h < tl) {
+		uint32_t c = q[h++];
+		for (size_t i = first[c]; i < first[c + 1]; i++)
+			if (!--indeg[(uint32_t)e->dep[i]])
+				q[tl++] = (uint32_t)e->dep[i];
+	}
+	free(indeg);
+	free(first);
+	free(q);
+	return tl != nchan;
+}
+
+static uint64_t max_load(const struct fabric *f, const uint64_t *load)
+{
+	uint64_t m = 0;
+	for (uint32_t p = 0; p < f->num_ports; p++)
+		if (load[p] > m)
+			m = load[p];
+	return m;
+}
+
+/* Every CA to every endpoint LID (switches too): complete, loop-free,
+ * up-then-down; all-to-all CA base-LID loads; every shift. */
+static void evaluate(const struct fabric *f, const struct lft_set *t,
+		     struct eval *e, uint64_t shift_limit, int shifts)
+{
+	uint32_t nep = fab_endpoint_ports(f, NULL);
+	uint32_t *eps = malloc(nep * sizeof(*eps));
+	fab_endpoint_ports(f, eps);
+	uint32_t used[64];
+	for (uint32_t i = 0; i < e->nca; i++)
+		for (uint32_t j = 0; j < nep; j++) {
+			const struct fab_port *dp = &f->ports[eps[j]];
+			if (eps[j] == e->ca_port[i])
+				continue;
+			for (uint32_t k = 0; k < (1u << dp->lmc); k++) {
+				int ud, is_ca = !fab_is_switch(f, dp->node);
+				uint32_t n = 0;
+				int r = walk(f, t, e, e->ca_port[i], dp->lid + k,
+					     is_ca && k == 0 ? e->load : NULL, &ud, used, &n);
+				e->missing += r == 1;
+				e->loops += r == 2;
+				if (is_ca)
+					e->not_updown += !ud;
+				else
+					e->sw_not_updown += !ud;
+				for (uint32_t h = 1; is_ca && r == 0 && h < n; h++)
+					add_dep(e, used[h - 1], used[h]);
+			}
+		}
+	e->credit_loop = cdg_has_cycle(e, f->num_ports);
+	/* Then with CA -> switch-LID traffic added (reported, see docs). */
+	for (uint32_t i = 0; i < e->nca; i++)
+		for (uint32_t j = 0; j < nep; j++) {
+			const struct fab_port *dp = &f->ports[eps[j]];
+			if (!fab_is_switch(f, dp->node))
+				continue;
+			int ud;
+			uint32_t n = 0;
+			if (walk(f, t, e, e->ca_port[i], dp->lid, NULL, &ud, used, &n) == 0)
+				for (uint32_t h = 1; h < n; h++)
+					add_dep(e, used[h - 1], used[h]);
+		}
+	e->credit_loop_sw = cdg_has_cycle(e, f->num_ports);
+	e->a2a_max = max_load(f, e->load);
+	if (getenv("FT_DEBUG"))
+		for (uint32_t p = 0; p < f->num_ports; p++)
+			if (e->load[p] == e->a2a_max)
+				fprintf(stderr, "  max load %llu at %s port %u -> %s\n",
+					(unsigned long long)e->a2a_max,
+					f->nodes[f->ports[p].node].desc, f->ports[p].num,
+					f->nodes[fab_peer_node(f, p)].desc);
+	uint64_t *sl = calloc(f->num_ports, sizeof(uint64_t));
+	for (uint32_t s = 1; shifts && s < e->nca; s++) {
+		memset(sl, 0, f->num_ports * sizeof(uint64_t));
+		for (uint32_t i = 0; i < e->nca; i++) {
+			int ud;
+			uint32_t d = e->ca_port[(i + s) % e->nca];
+			walk(f, t, e, e->ca_port[i], f->ports[d].lid, sl, &ud, NULL, NULL);
+		}
+		uint64_t m = max_load(f, sl);
+		if (m > e->shift_worst)
+			e->shift_worst = m;
+		e->shifts_over += m > shift_limit;
+	}
+	free(sl);
+	free(eps);
+}
+
+static void check_verifier(const struct fabric *f, const struct lft_set *t,
+			   double max_ratio)
+{
+	struct verify_opts vo = { .check_credit_loops = 1, .link_load = 1 };
+	struct verify_result res;
+	assert_int_equal(verify_routes(f, t, &vo, &res), 0);
+	if (!res.ok)
+		fprintf(stderr, "verifier: %s\n", res.first_error);
+	assert_true(res.ok);
+	assert_int_equal(res.credit_loop, 0);
+	assert_int_equal(res.missing_entries, 0);
+	assert_int_equal(res.pairs_unreachable, 0);
+	assert_int_equal(res.pairs_looping, 0);
+	fprintf(stderr, "  verifier: a2a %llu / bound %.1f = %.3fx\n",
+		(unsigned long long)res.a2a_max_link_load, res.a2a_lower_bound,
+		res.a2a_ratio);
+	assert_true(res.a2a_ratio <= max_ratio + 1e-9);
+}
+
+/* ---- intact trees ---- */
+
+static void intact_case(unsigned levels, unsigned radix, unsigned oversub)
+{
+	struct fabric f;
+	struct lft_set t;
+	struct eval e;
+	make_tree(&f, levels, radix, oversub, 0, 0, 0);
+	assert_int_equal(route_ftree_on(&f, NULL, &t, NULL), 0);
+	eval_init(&e, &f);
+	unsigned x = oversub ? oversub : 1;
+	evaluate(&f, &t, &e, x, 1);
+	fprintf(stderr, "  ft%u radix %u %u:1: %u CAs, a2a %llu bound %llu, "
+		"worst shift %llu\n", levels, radix, x, e.nca,
+		(unsigned long long)e.a2a_max, (unsigned long long)e.bound,
+		(unsigned long long)e.shift_worst);
+	assert_int_equal(e.missing, 0);
+	assert_int_equal(e.loops, 0);
+	assert_int_equal(e.not_updown, 0);
+	assert_int_equal(e.sw_not_updown, 0);
+	assert_int_equal(e.credit_loop, 0);
+	assert_int_equal(e.credit_loop_sw, 0);
+	assert_int_equal(e.a2a_max, e.bound);
+	assert_int_equal(e.shifts_over, 0);
+	assert_int_equal(e.shift_worst, x);
+	check_verifier(&f, &t, 1.0);
+	eval_free(&e);
+	lft_free(&t);
+	fab_free(&f);
+}
+
+static void test_intact_2level(void **state)
+{
+	(void)state;
+	intact_case(2, 4, 1);
+	intact_case(2, 8, 1);
+	intact_case(2, 16, 1);
+	intact_case(2, 36, 1);
+	intact_case(2, 16, 3);
+}
+
+static void test_intact_3level(void **state)
+{
+	(void)state;
+	intact_case(3, 4, 1);
+	intact_case(3, 8, 1);
+	intact_case(3, 12, 1);
+	intact_case(3, 8, 3);
+	intact_case(3, 16, 1);
+}
+
+/* ---- degraded trees ---- */
+
+static double degraded_case(unsigned levels, unsigned radix, uint64_t seed)
+{
+	struct fabric f;
+	struct lft_set t;
+	struct eval e;
+	make_tree(&f, levels, radix, 1, 0.05, seed, 0);
+	assert_int_equal(route_ftree_on(&f, NULL, &t, NULL), 0);
+	eval_init(&e, &f);
+	evaluate(&f, &t, &e, 1, 0);
+	double ratio = (double)e.a2a_max / (double)e.bound;
+	fprintf(stderr, "  ft%u radix %u 5%% removed seed %llu: a2a %llu bound "
+		"%llu = %.3fx\n", levels, radix, (unsigned long long)seed,
+		(unsigned long long)e.a2a_max, (unsigned long long)e.bound, ratio);
+	assert_int_equal(e.missing, 0);
+	assert_int_equal(e.loops, 0);
+	assert_int_equal(e.not_updown, 0);
+	assert_int_equal(e.credit_loop, 0);
+	if (e.sw_not_updown)
+		fprintf(stderr, "  (%llu CA-to-switch-LID paths need a down-up turn;"
+			" CDG with them: %s)\n", (unsigned long long)e.sw_not_updown,
+			e.credit_loop_sw ? "cycle" : "acyclic");
+	assert_true(ratio <= 1.4);
+	check_verifier(&f, &t, 1.4);
+	eval_free(&e);
+	lft_free(&t);
+	fab_free(&f);
+	return ratio;
+}
+
+/* Target: within 1.25x of the bound on average; no tree above 1.4x. */
+static void test_degraded(void **state)
+{
+	(void)state;
+	double sum = 0;
+	unsigned n = 0;
+	for (uint64_t seed = 1; seed <= 3; seed++) {
+		sum += degraded_case(2, 16, seed);
+		sum += degraded_case(3, 12, seed);
+		sum += degraded_case(3, 16, seed);
+		n += 3;
+	}
+	fprintf(stderr, "  degraded mean %.3fx over %u trees\n", sum / n, n);
+	assert_true(sum / n <= 1.25);
+}
+
+/* ---- LMC ---- */
+
+static void lmc_case(unsigned levels, unsigned radix, uint8_t lmc)
+{
+	struct fabric f;
+	struct lft_set t;
+	struct eval e;
+	make_tree(&f, levels, radix, 1, 0, 0, lmc);
+	struct route_options o = { .lmc = lmc };
+	assert_int_equal(route_ftree_on(&f, &o, &t, NULL), 0);
+	eval_init(&e, &f);
+	evaluate(&f, &t, &e, 1, 0);
+	assert_int_equal(e.missing, 0);
+	assert_int_equal(e.loops, 0);
+	assert_int_equal(e.not_updown, 0);
+	assert_int_equal(e.a2a_max, e.bound);   /* base LIDs stay optimal */
+	/* For CAs on different leaves, the 2^lmc paths share no link. */
+	uint32_t nl = 1u << lmc, shared = 0, pairs = 0;
+	uint32_t *used = malloc(nl * 64 * sizeof(uint32_t));
+	for (uint32_t i = 0; i < e.nca; i += 3)
+		for (uint32_t j = 0; j < e.nca; j += 5) {
+			uint32_t si = e.ca_port[i], dj = e.ca_port[j];
+			if (fab_peer_node(&f, si) == fab_peer_node(&f, dj))
+				continue;
+			uint32_t n = 0, start[9];
+			for (uint32_t k = 0; k < nl; k++) {
+				int ud;
+				start[k] = n;
+				assert_int_equal(walk(&f, &t, &e, si, f.ports[dj].lid + k,
+						      NULL, &ud, used, &n), 0);
+			}
+			start[nl] = n;
+			pairs++;
+			for (uint32_t a = 0; a < n; a++)
+				for (uint32_t b = a + 1; b < n; b++) {
+					uint32_t ka = 0, kb = 0;
+					while (start[ka + 1] <= a)
+						ka++;
+					while (start[kb + 1] <= b)
+						kb++;
+					shared += ka != kb && used[a] == used[b];
+				}
+		}
+	fprintf(stderr, "  ft%u radix %u LMC %u: %u pairs, %u shared links\n",
+		levels, radix, lmc, pairs, shared);
+	assert_int_equal(shared, 0);
+	free(used);
+	eval_free(&e);
+	lft_free(&t);
+	fab_free(&f);
+}
+
+static void test_lmc(void **state)
+{
+	(void)state;
+	lmc_case(2, 8, 1);
+	lmc_case(2, 8, 2);
+	lmc_case(3, 8, 1);
+	lmc_case(3, 8, 2);
+}
+
+/* ---- re-route ---- */
+
+static void reroute_case(unsigned levels, unsigned radix)
+{
+	struct fabric f, g;
+	struct lft_set t0, t1, t2;
+	struct eval e;
+	make_tree(&f, levels, radix, 1, 0, 0, 0);
+	assert_int_equal(route_ftree_on(&f, NULL, &t0, NULL), 0);
+	assert_int_equal(fab_clone(&g, &f), 0);
+	/* Lose the first up-link of the second leaf. */
+	uint32_t leaf = g.switches[1];
+	uint32_t lost = FAB_NONE;
+	for (unsigned p = 1; p <= g.nodes[leaf].num_ports && lost == FAB_NONE; p++) {
+		uint32_t pi = fab_port_idx(&g, leaf, p), o = fab_peer_node(&g, pi);
+		if (o != FAB_NONE && fab_is_switch(&g, o))
+			lost = pi;
+	}
+	fab_unlink(&g, lost);
+	struct route_options o = { .prev = &t0, .prev_fab = &f };
+	assert_int_equal(route_ftree_on(&g, &o, &t1, NULL), 0);
+	assert_int_equal(route_ftree_on(&g, NULL, &t2, NULL), 0);
+	eval_init(&e, &g);
+	evaluate(&g, &t1, &e, 1, 0);
+	assert_int_equal(e.missing, 0);
+	assert_int_equal(e.loops, 0);
+	assert_int_equal(e.not_updown, 0);
+	assert_int_equal(e.credit_loop, 0);
+	uint64_t moved = 0, scratch = 0, total = 0;
+	for (uint32_t s = 0; s < g.num_switches; s++) {
+		moved += lft_blocks_differ(&t0, s, &t1, s);
+		scratch += lft_blocks_differ(&t0, s, &t2, s);
+		total += t1.stride / LFT_BLOCK;
+	}
+	double ratio = (double)e.a2a_max / (double)e.bound;
+	fprintf(stderr, "  ft%u radix %u, one link lost: %llu of %llu blocks "
+		"changed (from scratch %llu), a2a %.3fx bound\n", levels, radix,
+		(unsigned long long)moved, (unsigned long long)total,
+		(unsigned long long)scratch, ratio);
+	/* One moved LID touches a block on every switch, so on tiny trees a
+	 * good share of blocks moves; it must beat routing from scratch. */
+	assert_true(moved * 2 <= scratch);
+	assert_true(moved * 4 <= total);
+	assert_true(ratio <= 1.25);
+	check_verifier(&g, &t1, 1.25);
+	eval_free(&e);
+	lft_free(&t0);
+	lft_free(&t1);
+	lft_free(&t2);
+	fab_free(&g);
+	fab_free(&f);
+}
+
+static void test_reroute(void **state)
+{
+	(void)state;
+	reroute_case(2, 36);
+	reroute_case(3, 12);
+	reroute_case(3, 16);
+}
+
+/* ---- refusals ---- */
+
+static void expect_refused(struct fabric *f, const char *what)
+{
+	struct lid_assign_opts lo = { 0 };
+	assert_true(lid_assign(f, &lo, NULL) >= 0);
+	struct lft_set t;
+	char why[256] = "";
+	assert_int_equal(route_ftree_on(f, NULL, &t, why), -ENOTSUP);
+	fprintf(stderr, "  %s refused: %s\n", what, why);
+	assert_true(strlen(why) > 10);
+	fab_free(f);
+}
+
+static void test_not_a_tree(void **state)
+{
+	(void)state;
+	struct fabric f;
+	char err[256];
+	struct torus_params tp = { 2, { 4, 4, 1 }, 1, 2 };
+	assert_int_equal(gen_torus(&f, &tp, err), 0);
+	expect_refused(&f, "torus");
+	struct dragonfly_params dp = { 5, 4, 2, 1 };
+	assert_int_equal(gen_dragonfly(&f, &dp, err), 0);
+	expect_refused(&f, "dragonfly");
+	struct random_params rp = { 16, 3, 2, 7 };
+	assert_int_equal(gen_random(&f, &rp, err), 0);
+	expect_refused(&f, "random");
+}
+
+/* Root GUIDs: the tree seen from given roots routes the same as detected. */
+static void test_roots(void **state)
+{
+	(void)state;
+	struct fabric f;
+	struct lft_set a, b;
+	make_tree(&f, 3, 8, 1, 0, 0, 0);
+	uint64_t roots[64];
+	uint32_t n = 0;
+	for (uint32_t s = 0; s < f.num_switches; s++)
+		if (strncmp(f.nodes[f.switches[s]].desc, "core", 4) == 0)
+			roots[n++] = f.nodes[f.switches[s]].guid;
+	struct route_options o = { .root_guids = roots, .num_root_guids = n };
+	assert_int_equal(route_ftree_on(&f, NULL, &a, NULL), 0);
+	assert_int_equal(route_ftree_on(&f, &o, &b, NULL), 0);
+	for (uint32_t s = 0; s < f.num_switches; s++)
+		assert_int_equal(lft_blocks_differ(&a, s, &b, s), 0);
+	/* A leaf named as root makes other leaves sit at different depths. */
+	uint64_t bad = f.nodes[f.switches[0]].guid;
+	struct route_options o2 = { .root_guids = &bad, .num_root_guids = 1 };
+	char why[256];
+	assert_int_equal(route_ftree_on(&f, &o2, &b, why), -ENOTSUP);
+	lft_free(&a);
+	fab_free(&f);
+}
+
+int main(void)
+{
+	log_set_level(getenv("FT_DEBUG") ? LOG_INFO : LOG_WARN);
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_intact_2level),
+		cmocka_unit_test(test_intact_3level),
+		cmocka_unit_test(test_degraded),
+		cmocka_unit_test(test_lmc),
+		cmocka_unit_test(test_reroute),
+		cmocka_unit_test(test_not_a_tree),
+		cmocka_unit_test(test_roots),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
