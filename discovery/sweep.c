@@ -1,0 +1,482 @@
+/* Breadth-first directed-route discovery (see sweep.h).
+ *
+ * Every request carries a cookie (what was asked, of which node and port);
+ * answers arrive in any order and each may queue more requests:
+ *   NodeInfo answer  -> new node: NodeDescription, SwitchInfo, PortInfo of
+ *                       every port (CAs: the port we came in by);
+ *                       known node: just record the link (a loop, or the
+ *                       second port of a dual-port HCA);
+ *   PortInfo answer  -> port up and not yet linked: NodeInfo one hop
+ *                       further out of it.
+ * The link we arrived by is recorded with the NodeInfo answer, so a switch
+ * never probes back towards its parent. */
+#include "sweep.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <infiniband/mad.h>
+
+#include "../core/log.h"
+
+enum sweep_kind { K_NODEINFO = 1, K_NODEDESC, K_SWITCHINFO, K_PORTINFO };
+enum { PI_NONE = 0, PI_VALID = 1, PI_ASKED = 2 };
+
+struct sweep {
+	struct mad_transport *t;
+	struct sweep_result *r;
+	/* open-addressing GUID -> node index (the fabric's own index is
+	 * dropped on every add, which would make discovery quadratic) */
+	uint64_t *hkeys;
+	uint32_t *hvals;
+	uint32_t hcap, hcount;
+	int nomem;
+};
+
+static uint64_t cookie_make(enum sweep_kind k, uint32_t node, uint8_t port)
+{
+	return ((uint64_t)k << 48) | ((uint64_t)port << 32) | node;
+}
+
+static void cookie_split(uint64_t c, enum sweep_kind *k, uint32_t *node,
+			 uint8_t *port)
+{
+	*k = (enum sweep_kind)(c >> 48);
+	*port = (uint8_t)(c >> 32);
+	*node = (uint32_t)c;
+}
+
+static uint32_t hslot(uint64_t guid, uint32_t cap)
+{
+	guid ^= guid >> 33;
+	guid *= 0xff51afd7ed558ccdULL;
+	guid ^= guid >> 33;
+	return (uint32_t)guid & (cap - 1);
+}
+
+static uint32_t guid_lookup(const struct sweep *s, uint64_t guid)
+{
+	if (!s->hcap)
+		return FAB_NONE;
+	for (uint32_t i = hslot(guid, s->hcap);; i = (i + 1) & (s->hcap - 1)) {
+		if (s->hvals[i] == FAB_NONE)
+			return FAB_NONE;
+		if (s->hkeys[i] == guid)
+			return s->hvals[i];
+	}
+}
+
+static int guid_insert(struct sweep *s, uint64_t guid, uint32_t node)
+{
+	if ((s->hcount + 1) * 2 > s->hcap) {
+		uint32_t ncap = s->hcap ? s->hcap * 2 : 1024;
+		uint64_t *nk = malloc(ncap * sizeof(*nk));
+		uint32_t *nv = malloc(ncap * sizeof(*nv));
+
+		if (!nk || !nv) {
+			free(nk);
+			free(nv);
+			return -ENOMEM;
+		}
+		memset(nv, 0xff, ncap * sizeof(*nv));
+		for (uint32_t i = 0; i < s->hcap; i++) {
+			if (s->hvals[i] == FAB_NONE)
+				continue;
+			uint32_t j = hslot(s->hkeys[i], ncap);
+			while (nv[j] != FAB_NONE)
+				j = (j + 1) & (ncap - 1);
+			nk[j] = s->hkeys[i];
+			nv[j] = s->hvals[i];
+		}
+		free(s->hkeys);
+		free(s->hvals);
+		s->hkeys = nk;
+		s->hvals = nv;
+		s->hcap = ncap;
+	}
+	uint32_t i = hslot(guid, s->hcap);
+	while (s->hvals[i] != FAB_NONE)
+		i = (i + 1) & (s->hcap - 1);
+	s->hkeys[i] = guid;
+	s->hvals[i] = node;
+	s->hcount++;
+	return 0;
+}
+
+void sweep_result_init(struct sweep_result *r)
+{
+	memset(r, 0, sizeof(*r));
+	fab_init(&r->fab);
+	r->sm_node = FAB_NONE;
+	r->sm_port = FAB_NONE;
+}
+
+void sweep_result_free(struct sweep_result *r)
+{
+	fab_free(&r->fab);
+	free(r->node_path);
+	free(r->sw_info);
+	free(r->port_path);
+	free(r->port_info);
+	free(r->port_info_ok);
+	sweep_result_init(r);
+}
+
+/* Keep the side arrays as large as the fabric's. */
+static int grow_side(struct sweep_result *r)
+{
+	if (r->fab.num_nodes > r->cap_nodes) {
+		uint32_t n = r->cap_nodes ? r->cap_nodes : 256;
+		while (n < r->fab.num_nodes)
+			n *= 2;
+		void *a = realloc(r->node_path, n * sizeof(*r->node_path));
+		if (!a)
+			return -ENOMEM;
+		r->node_path = a;
+		a = realloc(r->sw_info, n * sizeof(*r->sw_info));
+		if (!a)
+			return -ENOMEM;
+		r->sw_info = a;
+		r->cap_nodes = n;
+	}
+	if (r->fab.num_ports > r->cap_ports) {
+		uint32_t n = r->cap_ports ? r->cap_ports : 1024;
+		uint32_t old = r->cap_ports;
+		while (n < r->fab.num_ports)
+			n *= 2;
+		void *a = realloc(r->port_path, n * sizeof(*r->port_path));
+		if (!a)
+			return -ENOMEM;
+		r->port_path = a;
+		a = realloc(r->port_info, n * sizeof(*r->port_info));
+		if (!a)
+			return -ENOMEM;
+		r->port_info = a;
+		a = realloc(r->port_info_ok, n);
+		if (!a)
+			return -ENOMEM;
+		r->port_info_ok = a;
+		memset(r->port_info_ok + old, 0, n - old);
+		r->cap_ports = n;
+	}
+	return 0;
+}
+
+static void on_answer(void *ctx, uint64_t cookie, const uint8_t *req,
+		      const uint8_t *resp);
+
+static void submit(struct sweep *s, const struct smp_path *path,
+		   uint16_t attr, uint32_t mod, enum sweep_kind k,
+		   uint32_t node, uint8_t port)
+{
+	if (mt_submit_dr(s->t, path, IB_MAD_METHOD_GET, attr, mod, NULL,
+			 on_answer, s, cookie_make(k, node, port)) < 0)
+		s->nomem = 1;
+}
+
+/* The DR path a request was sent on, from the request itself. */
+static void req_path(const uint8_t *req, struct smp_path *p)
+{
+	uint8_t initial[64];
+
+	p->hops = (uint8_t)mad_get_field((void *)(uintptr_t)req, 0,
+					 IB_DRSMP_HOPCNT_F);
+	mad_get_array((void *)(uintptr_t)req, 0, IB_DRSMP_PATH_F, initial);
+	memcpy(p->port, initial, sizeof(p->port));
+}
+
+static void link_ports(struct sweep *s, uint32_t from_node, uint8_t from_port,
+		       uint32_t node, uint8_t port)
+{
+	struct fabric *f = &s->r->fab;
+	uint32_t a, b;
+
+	if (from_node == FAB_NONE)
+		return;
+	a = fab_port_idx(f, from_node, from_port);
+	b = fab_port_idx(f, node, port);
+	if (a == FAB_NONE || b == FAB_NONE || port == 0) {
+		log_warn("sweep: node 0x%016llx reports local port %u out of range",
+			 (unsigned long long)f->nodes[node].guid, port);
+		return;
+	}
+	if (fab_link(f, a, b) == -EEXIST)
+		log_warn("sweep: inconsistent link 0x%016llx[%u] <-> 0x%016llx[%u]: a port is already linked elsewhere",
+			 (unsigned long long)f->nodes[from_node].guid, from_port,
+			 (unsigned long long)f->nodes[node].guid, port);
+}
+
+static void got_nodeinfo(struct sweep *s, uint32_t from_node,
+			 uint8_t from_port, const struct smp_path *path,
+			 const uint8_t *data)
+{
+	struct sweep_result *r = s->r;
+	struct smp_nodeinfo ni;
+	uint32_t n;
+
+	smp_get_nodeinfo(data, &ni);
+	if (ni.type < FAB_CA || ni.type > FAB_ROUTER || !ni.num_ports ||
+	    ni.local_port > ni.num_ports) {
+		log_warn("sweep: bad NodeInfo (type %u, %u ports, local port %u) at path %s: left out",
+			 ni.type, ni.num_ports, ni.local_port,
+			 smp_path_str(path, (char[200]){0}, 200));
+		return;
+	}
+	n = guid_lookup(s, ni.node_guid);
+	if (n != FAB_NONE) {
+		struct fab_node *node = &r->fab.nodes[n];
+
+		if (node->type != ni.type || node->num_ports != ni.num_ports) {
+			log_warn("sweep: node 0x%016llx answers differently at path %s: ignored",
+				 (unsigned long long)ni.node_guid,
+				 smp_path_str(path, (char[200]){0}, 200));
+			return;
+		}
+		link_ports(s, from_node, from_port, n, ni.local_port);
+		if (node->type != FAB_SWITCH) {
+			uint32_t p = fab_port_idx(&r->fab, n, ni.local_port);
+
+			if (r->port_info_ok[p] == PI_NONE) {
+				/* second port of a CA, reached another way */
+				r->port_info_ok[p] = PI_ASKED;
+				r->port_path[p] = *path;
+				r->fab.ports[p].guid = ni.port_guid;
+				submit(s, path, IB_ATTR_PORT_INFO, ni.local_port,
+				       K_PORTINFO, n, ni.local_port);
+			}
+		}
+		return;
+	}
+	n = fab_add_node(&r->fab, (enum fab_node_type)ni.type, ni.num_ports,
+			 ni.node_guid, NULL);
+	if (n == FAB_NONE || grow_side(r) < 0 ||
+	    guid_insert(s, ni.node_guid, n) < 0) {
+		s->nomem = 1;
+		return;
+	}
+	r->fab.nodes[n].sys_guid = ni.sys_guid;
+	r->fab.nodes[n].vendor_id = ni.vendor_id;
+	r->fab.nodes[n].device_id = ni.device_id;
+	r->node_path[n] = *path;
+	memset(r->sw_info[n], 0, 64);
+	for (unsigned i = 0; i <= ni.num_ports; i++) {
+		uint32_t p = fab_port_idx(&r->fab, n, i);
+
+		r->port_path[p] = *path;
+		r->port_info_ok[p] = 0;
+	}
+	if (path->hops == 0) {
+		r->sm_node = n;
+		r->sm_port = fab_port_idx(&r->fab, n, ni.local_port);
+	}
+	link_ports(s, from_node, from_port, n, ni.local_port);
+	submit(s, path, IB_ATTR_NODE_DESC, 0, K_NODEDESC, n, 0);
+	if (ni.type == FAB_SWITCH) {
+		submit(s, path, IB_ATTR_SWITCH_INFO, 0, K_SWITCHINFO, n, 0);
+		for (unsigned i = 0; i <= ni.num_ports; i++) {
+			r->port_info_ok[fab_port_idx(&r->fab, n, i)] = PI_ASKED;
+			submit(s, path, IB_ATTR_PORT_INFO, i, K_PORTINFO, n,
+			       (uint8_t)i);
+		}
+	} else {
+		fab_port(&r->fab, n, ni.local_port)->guid = ni.port_guid;
+		r->port_info_ok[fab_port_idx(&r->fab, n, ni.local_port)] = PI_ASKED;
+		submit(s, path, IB_ATTR_PORT_INFO, ni.local_port, K_PORTINFO, n,
+		       ni.local_port);
+	}
+}
+
+static void got_portinfo(struct sweep *s, uint32_t n, uint8_t num,
+			 const uint8_t *data)
+{
+	struct sweep_result *r = s->r;
+	struct fabric *f = &r->fab;
+	uint32_t p = fab_port_idx(f, n, num);
+	struct fab_port *port = &f->ports[p];
+	struct smp_portinfo pi;
+	int sw = fab_is_switch(f, n);
+
+	smp_get_portinfo(data, &pi);
+	memcpy(r->port_info[p], data, 64);
+	r->port_info_ok[p] = PI_VALID;
+	/* Switch external ports have no LID of their own (IBA 14.2.5.6). */
+	port->lid = (!sw || num == 0) ? pi.lid : 0;
+	port->lmc = (!sw || num == 0) ? pi.lmc : 0;
+	port->state = pi.state;
+	port->phys_state = pi.phys_state;
+	port->width = pi.width_active;
+	port->speed = pi.speed_active;
+	port->mtu = pi.neighbor_mtu ? pi.neighbor_mtu : pi.mtu_cap;
+	port->vls = pi.oper_vls;
+	if (num == 0 || pi.state < FAB_PORT_INIT || port->peer != FAB_NONE)
+		return;
+	/* Probe one hop further: out of any switch port, and out of our own
+	 * CA port (the only place a DR path may start at a CA). */
+	if (sw || (n == r->sm_node && r->node_path[n].hops == 0)) {
+		struct smp_path next;
+
+		if (smp_path_extend(&next, &r->node_path[n], num) < 0) {
+			log_warn("sweep: path too long beyond node 0x%016llx port %u",
+				 (unsigned long long)f->nodes[n].guid, num);
+			return;
+		}
+		submit(s, &next, IB_ATTR_NODE_INFO, 0, K_NODEINFO, n, num);
+	}
+}
+
+static void on_answer(void *ctx, uint64_t cookie, const uint8_t *req,
+		      const uint8_t *resp)
+{
+	struct sweep *s = ctx;
+	struct sweep_result *r = s->r;
+	enum sweep_kind k;
+	uint32_t node;
+	uint8_t port;
+	struct smp_path path;
+	char buf[200];
+
+	cookie_split(cookie, &k, &node, &port);
+	if (!resp || smp_status(resp)) {
+		req_path(req, &path);
+		if (k == K_NODEINFO) {
+			r->lost_probes++;
+			log_warn("sweep: no NodeInfo at path %s%s: left out",
+				 smp_path_str(&path, buf, sizeof(buf)),
+				 resp ? " (error status)" : "");
+		} else {
+			r->lost_attrs++;
+			log_warn("sweep: no answer for attribute 0x%x mod %u at path %s",
+				 smp_attr(req), smp_mod(req),
+				 smp_path_str(&path, buf, sizeof(buf)));
+		}
+		return;
+	}
+	/* Node indices stay valid; pointers into the fabric may not. */
+	const uint8_t *data = resp + 64;
+	switch (k) {
+	case K_NODEINFO:
+		req_path(req, &path);
+		got_nodeinfo(s, path.hops ? node : FAB_NONE, port, &path, data);
+		break;
+	case K_NODEDESC:
+		smp_get_nodedesc(data, r->fab.nodes[node].desc);
+		break;
+	case K_SWITCHINFO: {
+		struct smp_switchinfo si;
+
+		memcpy(r->sw_info[node], data, 64);
+		smp_get_switchinfo(data, &si);
+		r->fab.nodes[node].enhanced_sp0 = si.enhanced_port0;
+		break;
+	}
+	case K_PORTINFO:
+		got_portinfo(s, node, port, data);
+		break;
+	}
+}
+
+struct guid_idx {
+	uint64_t guid;
+	uint32_t idx;
+};
+
+static int cmp_node_guid(const void *a, const void *b)
+{
+	uint64_t ga = ((const struct guid_idx *)a)->guid;
+	uint64_t gb = ((const struct guid_idx *)b)->guid;
+
+	return ga < gb ? -1 : ga > gb;
+}
+
+/* Renumber nodes in GUID order. Answers arrive in any order (retries,
+ * several MADs in flight), and node order feeds the routing engines'
+ * tie-breaks: a canonical order makes the routes, and so a restart's
+ * "nothing to write", independent of timing. */
+static int canonicalize(struct sweep_result *r)
+{
+	struct sweep_result c;
+	const struct fabric *f = &r->fab;
+	struct guid_idx *gi = malloc((f->num_nodes + 1) * sizeof(*gi));
+	uint32_t *order = malloc((f->num_nodes + 1) * sizeof(*order));
+	uint32_t *new_of = malloc((f->num_nodes + 1) * sizeof(*new_of));
+	uint32_t *port_map = malloc((f->num_ports + 1) * sizeof(*port_map));
+	int rc = -ENOMEM;
+
+	sweep_result_init(&c);
+	if (!gi || !order || !new_of || !port_map)
+		goto out;
+	for (uint32_t i = 0; i < f->num_nodes; i++)
+		gi[i] = (struct guid_idx){ f->nodes[i].guid, i };
+	qsort(gi, f->num_nodes, sizeof(*gi), cmp_node_guid);
+	for (uint32_t i = 0; i < f->num_nodes; i++)
+		order[i] = gi[i].idx;
+	for (uint32_t i = 0; i < f->num_nodes; i++) {
+		const struct fab_node *o = &f->nodes[order[i]];
+		uint32_t n = fab_add_node(&c.fab, (enum fab_node_type)o->type,
+					  o->num_ports, o->guid, NULL);
+
+		if (n == FAB_NONE || grow_side(&c) < 0)
+			goto out;
+		new_of[order[i]] = n;
+		{
+			uint32_t first = c.fab.nodes[n].first_port;
+			uint32_t sw_index = c.fab.nodes[n].sw_index;
+
+			c.fab.nodes[n] = *o;
+			c.fab.nodes[n].first_port = first;
+			c.fab.nodes[n].sw_index = sw_index;
+		}
+		c.node_path[n] = r->node_path[order[i]];
+		memcpy(c.sw_info[n], r->sw_info[order[i]], 64);
+		for (unsigned k = 0; k <= o->num_ports; k++)
+			port_map[o->first_port + k] = c.fab.nodes[n].first_port + k;
+	}
+	for (uint32_t p = 0; p < f->num_ports; p++) {
+		uint32_t q = port_map[p];
+		struct fab_port *np = &c.fab.ports[q];
+
+		*np = f->ports[p];
+		np->node = new_of[f->ports[p].node];
+		np->peer = f->ports[p].peer == FAB_NONE ? FAB_NONE : port_map[f->ports[p].peer];
+		c.port_path[q] = r->port_path[p];
+		memcpy(c.port_info[q], r->port_info[p], 64);
+		c.port_info_ok[q] = r->port_info_ok[p];
+	}
+	c.sm_node = new_of[r->sm_node];
+	c.sm_port = port_map[r->sm_port];
+	c.lost_probes = r->lost_probes;
+	c.lost_attrs = r->lost_attrs;
+	sweep_result_free(r);
+	*r = c;
+	sweep_result_init(&c);
+	rc = 0;
+out:
+	sweep_result_free(&c);
+	free(gi);
+	free(order);
+	free(new_of);
+	free(port_map);
+	return rc;
+}
+
+int sweep_discover(struct mad_transport *t, struct sweep_result *r)
+{
+	struct sweep s = { .t = t, .r = r };
+	struct smp_path root = { 0 };
+	int rc;
+
+	sweep_result_free(r);
+	submit(&s, &root, IB_ATTR_NODE_INFO, 0, K_NODEINFO, FAB_NONE, 0);
+	rc = mt_drain(t);
+	free(s.hkeys);
+	free(s.hvals);
+	if (rc < 0)
+		return rc;
+	if (s.nomem)
+		return -ENOMEM;
+	if (r->sm_node == FAB_NONE) {
+		log_err("sweep: the local port does not answer NodeInfo");
+		return -EIO;
+	}
+	return canonicalize(r);
+}

@@ -1,0 +1,45 @@
+/* Live discovery: a breadth-first sweep of the subnet with directed-route
+ * SMPs (IBA 14.2.2: NodeInfo, NodeDescription, SwitchInfo, PortInfo of
+ * every port), building the same fabric graph the offline readers build,
+ * plus what the SM needs to program the fabric afterwards (the route to
+ * every node and port, and the raw PortInfo/SwitchInfo as read, so Sets
+ * can start from them).
+ *
+ * Nodes are deduplicated by NodeGUID, so loops in the cabling and
+ * dual-port HCAs reached twice end up as one node. A node that never
+ * answers is logged and left out; nothing here is fatal but memory. */
+#ifndef IBSM_DISCOVERY_SWEEP_H
+#define IBSM_DISCOVERY_SWEEP_H
+
+#include <stdint.h>
+#include "../core/fabric.h"
+#include "../sm/smp.h"
+#include "../sm/mad_transport.h"
+
+struct sweep_result {
+	struct fabric fab;
+	/* Indexed like fab.nodes: the DR path that reached each node. */
+	struct smp_path *node_path;
+	uint8_t (*sw_info)[64];         /* raw SwitchInfo (switches only) */
+	/* Indexed like fab.ports: the path whose SMA answers for that port
+	 * (a CA port is set through the path that enters by it) and the raw
+	 * PortInfo as read (valid when port_info_ok[p] == 1). */
+	struct smp_path *port_path;
+	uint8_t (*port_info)[64];
+	uint8_t *port_info_ok;
+	uint32_t cap_nodes, cap_ports;  /* sizes of the side arrays */
+	uint32_t sm_node;               /* our node, FAB_NONE if unknown */
+	uint32_t sm_port;               /* our port (index into fab.ports) */
+	uint32_t lost_probes;           /* NodeInfo probes that never answered */
+	uint32_t lost_attrs;            /* other attributes that never answered */
+};
+
+void sweep_result_init(struct sweep_result *r);
+void sweep_result_free(struct sweep_result *r);
+
+/* Sweep from the local port of t. Returns 0 (even if parts of the fabric
+ * did not answer; see lost_*), -EIO if even the local node did not answer,
+ * or -ENOMEM. */
+int sweep_discover(struct mad_transport *t, struct sweep_result *r);
+
+#endif

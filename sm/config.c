@@ -1,0 +1,517 @@
+/* ibsm daemon configuration: one table of keys drives the YAML loader,
+ * config_set (command-line overrides), validation and printing, so a key
+ * cannot be accepted by one and forgotten by another. */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <yaml.h>
+
+#include "../core/log.h"
+
+enum key_kind {
+	K_STR,          /* char[] */
+	K_LIST,         /* char[]; a YAML sequence is joined with `sep` */
+	K_INT,          /* int, range lo..hi */
+	K_UNSIGNED,     /* unsigned, range lo..hi */
+	K_U8,           /* uint8_t, range lo..hi */
+	K_U64,          /* uint64_t, any value, hex or decimal */
+	K_BOOL,         /* int 0/1 */
+	K_LOG_LEVEL,    /* int, enum log_level by name or number */
+};
+
+struct key_desc {
+	const char *name;
+	enum key_kind kind;
+	size_t offset;
+	size_t size;            /* of the char[] for K_STR/K_LIST */
+	unsigned long lo, hi;   /* inclusive range for numbers */
+	char sep;               /* K_LIST joiner */
+};
+
+#define STR(f) K_STR, offsetof(struct ibsm_config, f), \
+	sizeof(((struct ibsm_config *)0)->f), 0, 0, 0
+#define LIST(f, s) K_LIST, offsetof(struct ibsm_config, f), \
+	sizeof(((struct ibsm_config *)0)->f), 0, 0, s
+#define NUM(k, f, l, h) k, offsetof(struct ibsm_config, f), 0, l, h, 0
+
+/* Ranges: LMC 0..7 and SM priority 0..15 are the widths of the PortInfo
+ * and SMInfo fields (IBA 14.2.5.6, 14.2.5.13); SubnetTimeOut is 5 bits
+ * (4.096 us * 2^n). A port number is a byte; 255 is reserved. */
+static const struct key_desc keys[] = {
+	{ "ca_name",        STR(ca_name) },
+	{ "port_num",       NUM(K_INT, port_num, 0, 254) },
+	{ "port_guid",      NUM(K_U64, port_guid, 0, 0) },
+	{ "routing_engine", LIST(routing_engine, ',') },
+	{ "engine_paths",   LIST(engine_paths, ':') },
+	{ "root_guid_file", STR(root_guid_file) },
+	{ "cn_guid_file",   STR(cn_guid_file) },
+	{ "lmc",            NUM(K_U8, lmc, 0, 7) },
+	{ "sm_priority",    NUM(K_U8, sm_priority, 0, 15) },
+	{ "subnet_prefix",  NUM(K_U64, subnet_prefix, 0, 0) },
+	{ "subnet_timeout", NUM(K_U8, subnet_timeout, 0, 31) },
+	{ "sweep_interval", NUM(K_UNSIGNED, sweep_interval_s, 0, 86400) },
+	{ "once",           NUM(K_BOOL, once, 0, 1) },
+	{ "mad_window",     NUM(K_UNSIGNED, mad_window, 1, 4096) },
+	{ "mad_timeout_ms", NUM(K_UNSIGNED, mad_timeout_ms, 1, 60000) },
+	{ "mad_retries",    NUM(K_UNSIGNED, mad_retries, 0, 100) },
+	{ "cache_dir",      STR(cache_dir) },
+	{ "guid2lid_file",  STR(guid2lid_file) },
+	{ "log_level",      NUM(K_LOG_LEVEL, log_level, 0, 3) },
+	{ "log_file",       STR(log_file) },
+	{ "dump_dir",       STR(dump_dir) },
+};
+#define NUM_KEYS (sizeof(keys) / sizeof(keys[0]))
+
+void config_defaults(struct ibsm_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	/* ftree goes first once its engine lands (another helper's work):
+	 * "ftree,updn,minhop". */
+	snprintf(c->routing_engine, sizeof(c->routing_engine), "updn,minhop");
+	c->lmc = 0;
+	c->sm_priority = 0;
+	c->subnet_prefix = 0xfe80000000000000ull;  /* default GID prefix */
+	/* 18: 4.096 us * 2^18 = ~1 s, OpenSM's default subnet timeout. */
+	c->subnet_timeout = 18;
+	c->sweep_interval_s = 10;
+	c->mad_window = 32;         /* OpenSM keeps only 4 SMPs in flight */
+	c->mad_timeout_ms = 200;
+	c->mad_retries = 3;
+	snprintf(c->cache_dir, sizeof(c->cache_dir), "/var/cache/ibsm");
+	c->log_level = LOG_INFO;
+}
+
+static const struct key_desc *key_find(const char *name)
+{
+	for (size_t i = 0; i < NUM_KEYS; i++)
+		if (!strcmp(keys[i].name, name))
+			return &keys[i];
+	return NULL;
+}
+
+/* Whole-string unsigned number, decimal or 0x-hex; no sign, no spaces. */
+static int parse_u64(const char *s, uint64_t *out)
+{
+	if (!isdigit((unsigned char)s[0]))
+		return -1;
+	errno = 0;
+	char *end;
+	unsigned long long v = strtoull(s, &end, 0);
+	if (errno || *end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int parse_bool(const char *s)
+{
+	static const char *const yes[] = { "true", "yes", "on", "1" };
+	static const char *const no[] = { "false", "no", "off", "0" };
+	for (size_t i = 0; i < 4; i++) {
+		if (!strcasecmp(s, yes[i]))
+			return 1;
+		if (!strcasecmp(s, no[i]))
+			return 0;
+	}
+	return -1;
+}
+
+/* An engine list is names of [a-z0-9_-] separated by single commas. */
+static int engine_list_ok(const char *s)
+{
+	if (!*s)
+		return 0;
+	for (const char *p = s; *p; p++) {
+		if (*p == ',') {
+			if (p == s || !p[1] || p[1] == ',')
+				return 0;
+		} else if (!isalnum((unsigned char)*p) && *p != '_' && *p != '-') {
+			return 0;
+		}
+	}
+	return 1;
+}
+
+static int bad_value(const char *origin, const struct key_desc *k,
+		     const char *value, const char *expect)
+{
+	log_err("%s: bad value for '%s': '%s' (%s)", origin, k->name, value,
+		expect);
+	return -EINVAL;
+}
+
+static int set_number(struct ibsm_config *c, const struct key_desc *k,
+		      const char *value, const char *origin)
+{
+	char range[64];
+	snprintf(range, sizeof(range), "%lu..%lu", k->lo, k->hi);
+	void *field = (char *)c + k->offset;
+	uint64_t v;
+	int b;
+
+	switch (k->kind) {
+	case K_U64:
+		if (parse_u64(value, &v))
+			return bad_value(origin, k, value,
+					 "a 64-bit number, e.g. 0xfe80000000000000");
+		*(uint64_t *)field = v;
+		return 0;
+	case K_BOOL:
+		b = parse_bool(value);
+		if (b < 0)
+			return bad_value(origin, k, value, "true or false");
+		*(int *)field = b;
+		return 0;
+	case K_LOG_LEVEL:
+		b = log_level_parse(value);
+		if (b < 0)
+			return bad_value(origin, k, value,
+					 "error, warn, info, debug or 0..3");
+		*(int *)field = b;
+		return 0;
+	default:
+		break;
+	}
+	if (parse_u64(value, &v) || v < k->lo || v > k->hi)
+		return bad_value(origin, k, value, range);
+	if (k->kind == K_INT)
+		*(int *)field = (int)v;
+	else if (k->kind == K_UNSIGNED)
+		*(unsigned *)field = (unsigned)v;
+	else
+		*(uint8_t *)field = (uint8_t)v;
+	return 0;
+}
+
+int config_set(struct ibsm_config *c, const char *key, const char *value,
+	       const char *origin)
+{
+	const struct key_desc *k = key_find(key);
+	if (!k) {
+		log_err("%s: unknown key '%s'", origin, key);
+		return -EINVAL;
+	}
+	if (k->kind != K_STR && k->kind != K_LIST)
+		return set_number(c, k, value, origin);
+	size_t len = strlen(value);
+	if (len >= k->size) {
+		char limit[48];
+		snprintf(limit, sizeof(limit), "at most %zu characters",
+			 k->size - 1);
+		return bad_value(origin, k, value, limit);
+	}
+	if (!strcmp(k->name, "routing_engine") && !engine_list_ok(value))
+		return bad_value(origin, k, value,
+				 "engine names separated by commas, e.g. updn,minhop");
+	memcpy((char *)c + k->offset, value, len + 1);
+	return 0;
+}
+
+int config_validate(const struct ibsm_config *c)
+{
+	int bad = 0;
+	/* Ranges are checked when a key is set; these catch fields filled
+	 * directly by code (command-line parsers, tests). */
+	if (c->lmc > 7 && ++bad)
+		log_err("config: lmc %u out of range 0..7", c->lmc);
+	if (c->sm_priority > 15 && ++bad)
+		log_err("config: sm_priority %u out of range 0..15", c->sm_priority);
+	if (c->subnet_timeout > 31 && ++bad)
+		log_err("config: subnet_timeout %u out of range 0..31",
+			c->subnet_timeout);
+	if ((c->port_num < 0 || c->port_num > 254) && ++bad)
+		log_err("config: port_num %d out of range 0..254", c->port_num);
+	if ((c->mad_window < 1 || c->mad_window > 4096) && ++bad)
+		log_err("config: mad_window %u out of range 1..4096", c->mad_window);
+	if ((c->mad_timeout_ms < 1 || c->mad_timeout_ms > 60000) && ++bad)
+		log_err("config: mad_timeout_ms %u out of range 1..60000",
+			c->mad_timeout_ms);
+	if (c->mad_retries > 100 && ++bad)
+		log_err("config: mad_retries %u out of range 0..100", c->mad_retries);
+	if (c->log_level < LOG_ERR || c->log_level > LOG_DEBUG) {
+		bad++;
+		log_err("config: log_level %d out of range 0..3", c->log_level);
+	}
+	if (!engine_list_ok(c->routing_engine) && ++bad)
+		log_err("config: routing_engine '%s' is not a comma-separated "
+			"list of engine names", c->routing_engine);
+	/* A port chosen both by GUID and by CA/port number is ambiguous. */
+	if (c->port_guid && (c->ca_name[0] || c->port_num) && ++bad)
+		log_err("config: port_guid excludes ca_name and port_num");
+	if (!c->guid2lid_file[0] && !c->cache_dir[0] && ++bad)
+		log_err("config: cache_dir or guid2lid_file must be set "
+			"(LIDs must persist across restarts)");
+	if (!c->guid2lid_file[0] &&
+	    strlen(c->cache_dir) + sizeof("/guid2lid") > sizeof(c->guid2lid_file)
+	    && ++bad)
+		log_err("config: cache_dir too long");
+	return bad ? -EINVAL : 0;
+}
+
+int config_guid2lid_path(const struct ibsm_config *c, char *buf, size_t len)
+{
+	int n = c->guid2lid_file[0]
+		? snprintf(buf, len, "%s", c->guid2lid_file)
+		: snprintf(buf, len, "%s/guid2lid", c->cache_dir);
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+int config_dump_path(const struct ibsm_config *c, char *buf, size_t len)
+{
+	int n = c->dump_dir[0]
+		? snprintf(buf, len, "%s", c->dump_dir)
+		: snprintf(buf, len, "%s/dump", c->cache_dir);
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+/* A YAML double-quoted scalar: only '"' and '\' need escaping here. */
+static void print_quoted(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fputc('\\', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+void config_print(const struct ibsm_config *c, FILE *out)
+{
+	static const char *const levels[] = { "error", "warn", "info", "debug" };
+	for (size_t i = 0; i < NUM_KEYS; i++) {
+		const struct key_desc *k = &keys[i];
+		const void *field = (const char *)c + k->offset;
+		fprintf(out, "%s: ", k->name);
+		switch (k->kind) {
+		case K_STR:
+		case K_LIST:
+			print_quoted(out, field);
+			break;
+		case K_INT:
+			fprintf(out, "%d", *(const int *)field);
+			break;
+		case K_UNSIGNED:
+			fprintf(out, "%u", *(const unsigned *)field);
+			break;
+		case K_U8:
+			fprintf(out, "%u", *(const uint8_t *)field);
+			break;
+		case K_U64:
+			fprintf(out, "0x%016" PRIx64, *(const uint64_t *)field);
+			break;
+		case K_BOOL:
+			fputs(*(const int *)field ? "true" : "false", out);
+			break;
+		case K_LOG_LEVEL: {
+			int l = *(const int *)field;
+			if (l >= 0 && l <= 3)
+				fputs(levels[l], out);
+			else
+				fprintf(out, "%d", l);
+			break;
+		}
+		}
+		fputc('\n', out);
+	}
+}
+
+/* ---- YAML: one document holding one mapping of scalar keys ----
+ * The document API parses the whole file first, so a syntax error is
+ * reported alone, not after half-applied lines before it. */
+
+struct yaml_load {
+	const char *path;
+	yaml_document_t *doc;
+	struct ibsm_config *c;
+	unsigned first_line[NUM_KEYS];  /* 0 = key not seen yet */
+};
+
+static unsigned line_of(const yaml_node_t *n)
+{
+	return (unsigned)n->start_mark.line + 1;
+}
+
+/* A plain "~", "null" or empty scalar is YAML's null: an empty string. */
+static const char *scalar_text(const yaml_node_t *n)
+{
+	const char *s = (const char *)n->data.scalar.value;
+	if (n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+	    (!strcmp(s, "~") || !strcmp(s, "null") || !strcmp(s, "Null") ||
+	     !strcmp(s, "NULL")))
+		return "";
+	return s;
+}
+
+/* A list key given as a YAML sequence of scalars: join with k->sep.
+ * Returns 0 or 1 after logging. */
+static int join_list(struct yaml_load *ld, const struct key_desc *k,
+		     const yaml_node_t *seq, unsigned line, char *buf, size_t len)
+{
+	size_t used = 0;
+	buf[0] = 0;
+	for (yaml_node_item_t *it = seq->data.sequence.items.start;
+	     it < seq->data.sequence.items.top; it++) {
+		const yaml_node_t *n = yaml_document_get_node(ld->doc, *it);
+		if (n->type != YAML_SCALAR_NODE) {
+			log_err("%s:%u: '%s' must be a list of plain values",
+				ld->path, line_of(n), k->name);
+			return 1;
+		}
+		char sep[2] = { used ? k->sep : 0, 0 };
+		int w = snprintf(buf + used, len - used, "%s%s", sep,
+				 scalar_text(n));
+		if (w < 0 || (size_t)w >= len - used) {
+			log_err("%s:%u: bad value for '%s': list too long (at "
+				"most %zu characters)", ld->path, line, k->name,
+				len - 1);
+			return 1;
+		}
+		used += (size_t)w;
+	}
+	return 0;
+}
+
+/* One "key: value" pair. Returns 0, or 1 if it was bad (logged). */
+static int load_pair(struct yaml_load *ld, const yaml_node_pair_t *pair)
+{
+	const yaml_node_t *kn = yaml_document_get_node(ld->doc, pair->key);
+	const yaml_node_t *vn = yaml_document_get_node(ld->doc, pair->value);
+	unsigned line = line_of(kn);
+	if (kn->type != YAML_SCALAR_NODE) {
+		log_err("%s:%u: keys must be plain names", ld->path, line);
+		return 1;
+	}
+	const char *key = (const char *)kn->data.scalar.value;
+	const struct key_desc *k = key_find(key);
+	if (!k) {
+		log_err("%s:%u: unknown key '%s'", ld->path, line, key);
+		return 1;
+	}
+	if (ld->first_line[k - keys]) {
+		log_err("%s:%u: duplicate key '%s' (first set at line %u)",
+			ld->path, line, key, ld->first_line[k - keys]);
+		return 1;
+	}
+	ld->first_line[k - keys] = line;
+
+	char origin[600];
+	if (vn->type == YAML_SCALAR_NODE) {
+		/* The value's own line: it may sit below its key. */
+		snprintf(origin, sizeof(origin), "%s:%u", ld->path, line_of(vn));
+		return config_set(ld->c, key, scalar_text(vn), origin) ? 1 : 0;
+	}
+	if (vn->type == YAML_SEQUENCE_NODE && k->kind == K_LIST) {
+		char joined[sizeof(((struct ibsm_config *)0)->engine_paths)];
+		size_t cap = k->size < sizeof(joined) ? k->size : sizeof(joined);
+		if (join_list(ld, k, vn, line, joined, cap))
+			return 1;
+		snprintf(origin, sizeof(origin), "%s:%u", ld->path, line);
+		return config_set(ld->c, key, joined, origin) ? 1 : 0;
+	}
+	log_err("%s:%u: value of '%s' must be a single value, not %s",
+		ld->path, line, key,
+		vn->type == YAML_MAPPING_NODE ? "a mapping" : "a list");
+	return 1;
+}
+
+/* Returns 0, or -EINVAL after logging every bad line. */
+static int load_document(struct yaml_load *ld)
+{
+	const yaml_node_t *root = yaml_document_get_root_node(ld->doc);
+	if (!root)
+		return 0;               /* empty or comment-only file */
+	if (root->type == YAML_SCALAR_NODE && !root->data.scalar.value[0])
+		return 0;               /* "---" with nothing under it */
+	if (root->type != YAML_MAPPING_NODE) {
+		log_err("%s:%u: expected 'key: value' lines", ld->path,
+			line_of(root));
+		return -EINVAL;
+	}
+	int errors = 0;
+	for (yaml_node_pair_t *p = root->data.mapping.pairs.start;
+	     p < root->data.mapping.pairs.top; p++)
+		errors += load_pair(ld, p);
+	return errors ? -EINVAL : 0;
+}
+
+static int syntax_error(const char *path, const yaml_parser_t *p)
+{
+	size_t line = (p->problem_mark.line ? p->problem_mark.line
+		       : p->context_mark.line) + 1;
+	log_err("%s:%zu: YAML syntax error: %s%s%s", path, line,
+		p->problem ? p->problem : "unknown",
+		p->context ? " " : "", p->context ? p->context : "");
+	return -EINVAL;
+}
+
+/* Parse the whole stream: exactly zero or one document. */
+static int load_stream(struct yaml_load *ld, yaml_parser_t *parser)
+{
+	yaml_document_t doc, extra;
+	if (!yaml_parser_load(parser, &doc))
+		return syntax_error(ld->path, parser);
+	if (!yaml_parser_load(parser, &extra)) {
+		yaml_document_delete(&doc);
+		return syntax_error(ld->path, parser);
+	}
+	int rc = 0;
+	const yaml_node_t *second = yaml_document_get_root_node(&extra);
+	if (second) {
+		log_err("%s:%zu: only one YAML document is allowed", ld->path,
+			extra.start_mark.line + 1);
+		rc = -EINVAL;
+	}
+	yaml_document_delete(&extra);
+	if (rc == 0) {
+		ld->doc = &doc;
+		rc = load_document(ld);
+	}
+	yaml_document_delete(&doc);
+	return rc;
+}
+
+int config_load_yaml(struct ibsm_config *c, const char *path)
+{
+	FILE *in = fopen(path, "r");
+	if (!in) {
+		int e = errno;
+		/* A missing file is the caller's call (the default path may be
+		 * absent); anything else is reported here. */
+		if (e != ENOENT)
+			log_err("%s: %s", path, strerror(e));
+		return -e;
+	}
+	struct stat st;
+	if (fstat(fileno(in), &st) == 0 && S_ISDIR(st.st_mode)) {
+		fclose(in);
+		log_err("%s: %s", path, strerror(EISDIR));
+		return -EISDIR;
+	}
+	yaml_parser_t parser;
+	if (!yaml_parser_initialize(&parser)) {
+		fclose(in);
+		log_err("%s: cannot initialise the YAML parser", path);
+		return -ENOMEM;
+	}
+	yaml_parser_set_input_file(&parser, in);
+	/* Parse into a copy: a file with errors changes nothing. */
+	struct ibsm_config tmp = *c;
+	struct yaml_load ld = { .path = path, .c = &tmp };
+	int rc = load_stream(&ld, &parser);
+	yaml_parser_delete(&parser);
+	if (rc == 0 && ferror(in)) {
+		log_err("%s: read error", path);
+		rc = -EIO;
+	}
+	fclose(in);
+	if (rc == 0)
+		*c = tmp;
+	return rc;
+}

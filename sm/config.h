@@ -1,0 +1,66 @@
+/* ibsm daemon configuration: defaults, the YAML file, then command-line
+ * overrides, in that order. Every bad key or value names the file and line. */
+#ifndef IBSM_SM_CONFIG_H
+#define IBSM_SM_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define IBSM_DEFAULT_CONFIG "/etc/ibsm/ibsm.yaml"
+
+struct ibsm_config {
+	/* local port */
+	char ca_name[64];           /* "" = first with an active port */
+	int port_num;               /* 0 = first active port */
+	uint64_t port_guid;         /* 0 = not selected by GUID */
+	/* routing */
+	char routing_engine[256];   /* ordered fallback list "ftree,updn,minhop" */
+	char engine_paths[1024];    /* ':'-separated .so files to dlopen */
+	char root_guid_file[512];
+	char cn_guid_file[512];
+	uint8_t lmc;
+	/* SM behaviour */
+	uint8_t sm_priority;        /* 0..15 */
+	uint64_t subnet_prefix;     /* default 0xfe80000000000000 */
+	uint8_t subnet_timeout;     /* PortInfo.SubnetTimeOut, 0..31 */
+	unsigned sweep_interval_s;  /* light sweep period, 0 = no periodic sweep */
+	int once;                   /* exit after the fabric is up */
+	/* MAD transport */
+	unsigned mad_window;        /* SMPs in flight */
+	unsigned mad_timeout_ms;
+	unsigned mad_retries;
+	/* state */
+	char cache_dir[512];        /* guid2lid lives here */
+	char guid2lid_file[512];    /* "" = <cache_dir>/guid2lid */
+	/* logging */
+	int log_level;              /* enum log_level */
+	char log_file[512];         /* "" = stderr */
+	/* dumps */
+	char dump_dir[512];         /* where SIGUSR1 / --dump write;
+	                               "" = <cache_dir>/dump */
+};
+
+void config_defaults(struct ibsm_config *c);
+/* Load a YAML file over c. Returns 0, or -EINVAL after logging
+ * "FILE:LINE: reason" for unknown keys, bad values, YAML syntax errors
+ * (every bad line is reported; on any error c is left unchanged);
+ * -ENOENT if the file is missing (not logged: whether a missing default
+ * file matters is the caller's call). List keys (routing_engine,
+ * engine_paths) also accept a YAML sequence. */
+int config_load_yaml(struct ibsm_config *c, const char *path);
+/* Apply one "key=value" setting as if from the YAML file (used by tests
+ * and by --set on the command line). `origin` names where it came from in
+ * error messages. Returns 0 or -EINVAL. */
+int config_set(struct ibsm_config *c, const char *key, const char *value,
+	       const char *origin);
+/* Sanity checks across keys (e.g. lmc <= 7). Returns 0 or -EINVAL. */
+int config_validate(const struct ibsm_config *c);
+/* The effective guid2lid path (guid2lid_file, or <cache_dir>/guid2lid) and
+ * dump directory (dump_dir, or <cache_dir>/dump). 0 or -ENAMETOOLONG. */
+int config_guid2lid_path(const struct ibsm_config *c, char *buf, size_t len);
+int config_dump_path(const struct ibsm_config *c, char *buf, size_t len);
+/* Print the effective configuration as YAML (ibsm --dump-config). */
+void config_print(const struct ibsm_config *c, FILE *out);
+
+#endif

@@ -1,0 +1,366 @@
+/* ibsm: the subnet manager daemon. Configuration (defaults, YAML file,
+ * command line), engine checks, the local port, signals, then sm_run. */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../core/log.h"
+#include "../routing/engine.h"
+#include "config.h"
+#include "mad_transport.h"
+#include "sm_state.h"
+
+/* Signal flags: the only mutable globals, as signal handlers need them. */
+static volatile sig_atomic_t sig_stop, sig_dump, sig_hup;
+
+static void on_signal(int sig)
+{
+	if (sig == SIGUSR1)
+		sig_dump = 1;
+	else if (sig == SIGHUP)
+		sig_hup = 1;
+	else
+		sig_stop = 1;
+}
+
+static void usage(FILE *out)
+{
+	const struct route_engine *const *e;
+
+	fprintf(out,
+"usage: ibsm [options]\n"
+"InfiniBand subnet manager: discovers the fabric, assigns LIDs, routes,\n"
+"programs the switches and activates the ports, then watches for changes.\n"
+"Options override the configuration file (see ibsm(8), contrib/ibsm.yaml).\n"
+"\n"
+"  -c, --config FILE        configuration file (default " IBSM_DEFAULT_CONFIG ")\n"
+"  -C, --ca NAME            local device                     [ca_name]\n"
+"  -P, --port NUM           local port number                [port_num]\n"
+"  -g, --guid GUID          local port by port GUID          [port_guid]\n"
+"  -R, --routing-engine L   engines to try in order, e.g. updn,minhop\n"
+"                                                            [routing_engine]\n"
+"      --lmc N              LID mask control 0..7            [lmc]\n"
+"      --once               bring the fabric up, then exit   [once]\n"
+"      --sweep S            light sweep period, 0 = none     [sweep_interval]\n"
+"      --window N           SMPs in flight 1..4096           [mad_window]\n"
+"      --timeout MS         per-MAD timeout                  [mad_timeout_ms]\n"
+"      --retries N          retries after a timeout          [mad_retries]\n"
+"      --cache-dir DIR      persistent state (guid2lid)      [cache_dir]\n"
+"      --log-file FILE      log here instead of stderr       [log_file]\n"
+"      --dump DIR           write dumps here when up; SIGUSR1 rewrites them\n"
+"                                                            [dump_dir]\n"
+"      --set KEY=VALUE      set any configuration key\n"
+"      --dump-config        print the effective configuration and exit\n"
+"  -v, --verbose            more log (repeat for debug)\n"
+"  -q, --quiet              less log (repeat for errors only)\n"
+"  -h, --help               this text\n"
+"\n"
+"Signals: SIGUSR1 writes dumps, SIGHUP starts a heavy sweep, SIGTERM/SIGINT stop.\n"
+"Exit status: 0 ok, 1 bad configuration / port / engine, 2 --once could not\n"
+"bring the fabric up.\n"
+"\nRouting engines:\n");
+	for (e = route_builtin_engines(); e && *e; e++)
+		fprintf(out, "  %-10s %s\n", (*e)->name, (*e)->summary ? (*e)->summary : "");
+}
+
+enum {
+	OPT_LMC = 256, OPT_ONCE, OPT_SWEEP, OPT_WINDOW, OPT_TIMEOUT, OPT_RETRIES,
+	OPT_CACHE, OPT_LOGFILE, OPT_DUMP, OPT_SET, OPT_DUMPCFG,
+};
+
+static const struct option long_opts[] = {
+	{ "config", required_argument, NULL, 'c' },
+	{ "ca", required_argument, NULL, 'C' },
+	{ "port", required_argument, NULL, 'P' },
+	{ "guid", required_argument, NULL, 'g' },
+	{ "routing-engine", required_argument, NULL, 'R' },
+	{ "lmc", required_argument, NULL, OPT_LMC },
+	{ "once", no_argument, NULL, OPT_ONCE },
+	{ "sweep", required_argument, NULL, OPT_SWEEP },
+	{ "window", required_argument, NULL, OPT_WINDOW },
+	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "retries", required_argument, NULL, OPT_RETRIES },
+	{ "cache-dir", required_argument, NULL, OPT_CACHE },
+	{ "log-file", required_argument, NULL, OPT_LOGFILE },
+	{ "dump", required_argument, NULL, OPT_DUMP },
+	{ "set", required_argument, NULL, OPT_SET },
+	{ "dump-config", no_argument, NULL, OPT_DUMPCFG },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* Command-line settings are applied after the file, in order. */
+struct cli_set {
+	const char *key;
+	const char *value;
+};
+
+static const char *key_of(int opt)
+{
+	switch (opt) {
+	case 'C': return "ca_name";
+	case 'P': return "port_num";
+	case 'g': return "port_guid";
+	case 'R': return "routing_engine";
+	case OPT_LMC: return "lmc";
+	case OPT_ONCE: return "once";
+	case OPT_SWEEP: return "sweep_interval";
+	case OPT_WINDOW: return "mad_window";
+	case OPT_TIMEOUT: return "mad_timeout_ms";
+	case OPT_RETRIES: return "mad_retries";
+	case OPT_CACHE: return "cache_dir";
+	case OPT_LOGFILE: return "log_file";
+	case OPT_DUMP: return "dump_dir";
+	default: return NULL;
+	}
+}
+
+/* One 0x GUID per line, '#' comments. */
+static int load_guids(const char *path, uint64_t **out, uint32_t *count)
+{
+	FILE *f = fopen(path, "r");
+	char line[256];
+	unsigned lineno = 0;
+	uint32_t cap = 0;
+
+	*out = NULL;
+	*count = 0;
+	if (!f) {
+		log_err("%s: %s", path, strerror(errno));
+		return -errno;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		char *s = line, *end;
+		unsigned long long g;
+
+		lineno++;
+		s += strspn(s, " \t");
+		if (*s == '#' || *s == '\n' || !*s)
+			continue;
+		errno = 0;
+		g = strtoull(s, &end, 0);
+		end += strspn(end, " \t\r\n");
+		if (errno || end == s || (*end && *end != '#')) {
+			log_err("%s:%u: not a GUID: %.40s", path, lineno, s);
+			fclose(f);
+			free(*out);
+			*out = NULL;
+			return -EINVAL;
+		}
+		if (*count == cap) {
+			uint64_t *n = realloc(*out, (cap = cap ? cap * 2 : 64) * sizeof(*n));
+			if (!n) {
+				fclose(f);
+				return -ENOMEM;
+			}
+			*out = n;
+		}
+		(*out)[(*count)++] = g;
+	}
+	fclose(f);
+	return 0;
+}
+
+/* Every engine named in the list must exist before we touch the fabric. */
+static int check_engines(const struct ibsm_config *cfg)
+{
+	char list[sizeof(cfg->routing_engine)], paths[sizeof(cfg->engine_paths)];
+	char *save = NULL, *name;
+	int bad = 0;
+
+	snprintf(paths, sizeof(paths), "%s", cfg->engine_paths);
+	for (name = strtok_r(paths, ":", &save); name; name = strtok_r(NULL, ":", &save))
+		if (!route_engine_load(name))
+			bad++;
+	snprintf(list, sizeof(list), "%s", cfg->routing_engine);
+	for (name = strtok_r(list, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+		name += strspn(name, " ");
+		if (!route_engine_find(name)) {
+			log_err("unknown routing engine '%s' (ibsm --help lists them)", name);
+			bad++;
+		}
+	}
+	return bad ? -EINVAL : 0;
+}
+
+static int mkdir_p(const char *dir)
+{
+	char buf[1024];
+	size_t n = strlen(dir);
+
+	if (!n || n >= sizeof(buf))
+		return -ENAMETOOLONG;
+	memcpy(buf, dir, n + 1);
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = 0;
+		if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct ibsm_config cfg;
+	struct cli_set *sets = calloc((size_t)argc + 1, sizeof(*sets));
+	const char *config_file = NULL;
+	int nsets = 0, verbose = 0, dump_config = 0, opt, rc;
+	FILE *logf = NULL;
+
+	log_set_prog("ibsm");
+	if (!sets)
+		return 1;
+	config_defaults(&cfg);
+	while ((opt = getopt_long(argc, argv, "c:C:P:g:R:vqh", long_opts, NULL)) != -1) {
+		switch (opt) {
+		case 'c':
+			config_file = optarg;
+			break;
+		case 'v':
+			verbose++;
+			break;
+		case 'q':
+			verbose--;
+			break;
+		case 'h':
+			usage(stdout);
+			free(sets);
+			return 0;
+		case OPT_DUMPCFG:
+			dump_config = 1;
+			break;
+		case OPT_SET: {
+			char *eq = strchr(optarg, '=');
+
+			if (!eq) {
+				log_err("--set wants KEY=VALUE, not '%s'", optarg);
+				free(sets);
+				return 1;
+			}
+			*eq = 0;
+			sets[nsets].key = optarg;
+			sets[nsets++].value = eq + 1;
+			break;
+		}
+		case '?':
+			usage(stderr);
+			free(sets);
+			return 1;
+		default:
+			sets[nsets].key = key_of(opt);
+			sets[nsets++].value = opt == OPT_ONCE ? "true" : optarg;
+			break;
+		}
+	}
+	if (optind < argc) {
+		log_err("unexpected argument '%s' (ibsm --help)", argv[optind]);
+		free(sets);
+		return 1;
+	}
+
+	rc = config_load_yaml(&cfg, config_file ? config_file : IBSM_DEFAULT_CONFIG);
+	if (rc == -ENOENT && config_file) {
+		log_err("%s: no such configuration file", config_file);
+		free(sets);
+		return 1;
+	}
+	if (rc < 0 && rc != -ENOENT) {
+		free(sets);
+		return 1;
+	}
+	for (int i = 0; i < nsets; i++) {
+		char origin[64];
+
+		snprintf(origin, sizeof(origin), "command line (%s)", sets[i].key);
+		if (config_set(&cfg, sets[i].key, sets[i].value, origin) < 0) {
+			free(sets);
+			return 1;
+		}
+	}
+	free(sets);
+	cfg.log_level += verbose;
+	if (cfg.log_level < LOG_ERR)
+		cfg.log_level = LOG_ERR;
+	if (cfg.log_level > LOG_DEBUG)
+		cfg.log_level = LOG_DEBUG;
+	if (config_validate(&cfg) < 0)
+		return 1;
+	if (dump_config) {
+		config_print(&cfg, stdout);
+		return 0;
+	}
+	log_set_level((enum log_level)cfg.log_level);
+	if (cfg.log_file[0]) {
+		logf = fopen(cfg.log_file, "a");
+		if (!logf) {
+			log_err("cannot open log file %s: %s", cfg.log_file, strerror(errno));
+			return 1;
+		}
+		setvbuf(logf, NULL, _IOLBF, 0);
+		log_set_stream(logf);
+	}
+	if (check_engines(&cfg) < 0)
+		return 1;
+
+	struct sm sm;
+	struct mad_transport *t = NULL;
+	struct mt_port_sel sel = { .ca = cfg.ca_name, .port = cfg.port_num,
+				   .guid = cfg.port_guid };
+	struct mt_opts mo = { .window = cfg.mad_window,
+			      .timeout_ms = cfg.mad_timeout_ms,
+			      .retries = cfg.mad_retries };
+	struct sm_signals sig = { &sig_stop, &sig_dump, &sig_hup };
+	struct sigaction sa;
+	int status;
+
+	if (cfg.cache_dir[0] && mkdir_p(cfg.cache_dir) < 0)
+		log_warn("cannot create cache directory %s: %s", cfg.cache_dir,
+			 strerror(errno));
+	if (mt_open(&t, &sel, &mo) < 0)
+		return 1;
+	log_info("attached to %s port %d, port GUID 0x%016llx; engines \"%s\", window %u, timeout %u ms, %u retries",
+		 mt_ca_name(t), mt_port_num(t), (unsigned long long)mt_port_guid(t),
+		 cfg.routing_engine, cfg.mad_window, cfg.mad_timeout_ms, cfg.mad_retries);
+	if (sm_init(&sm, &cfg, t) < 0) {
+		log_err("paths in the configuration are too long");
+		mt_close(t);
+		return 1;
+	}
+	if ((cfg.root_guid_file[0] &&
+	     load_guids(cfg.root_guid_file, &sm.root_guids, &sm.num_root_guids) < 0) ||
+	    (cfg.cn_guid_file[0] &&
+	     load_guids(cfg.cn_guid_file, &sm.cn_guids, &sm.num_cn_guids) < 0)) {
+		sm_free(&sm);
+		mt_close(t);
+		return 1;
+	}
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGUSR1, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+
+	status = sm_run(&sm, &sig);
+	sm_free(&sm);
+	mt_close(t);
+	if (logf) {
+		log_set_stream(NULL);
+		fclose(logf);
+	}
+	return status;
+}

@@ -1,0 +1,45 @@
+/* Programming linear forwarding tables (IBA 14.2.5.10): SwitchInfo
+ * LinearFDBTop, then the 64-entry LinearForwardingTable blocks, sending
+ * only the blocks that differ from what each switch holds. What a switch
+ * holds is known from the last programming of this process (when the
+ * switch still reports the LinearFDBTop we set), or else read back from the
+ * switch up to its LinearFDBTop; blocks above it are unknown and written. */
+#ifndef IBSM_SM_LFT_PROGRAM_H
+#define IBSM_SM_LFT_PROGRAM_H
+
+#include <stdint.h>
+#include "../discovery/sweep.h"
+#include "../routing/lft.h"
+#include "mad_transport.h"
+
+/* What the SM believes the switches hold: tables and the fabric they were
+ * programmed on (switches matched by GUID). */
+struct lft_held {
+	struct fabric fab;
+	struct lft_set lft;
+	uint8_t *ok;                /* per switch ordinal of fab: all in */
+	int valid;
+};
+
+struct lftprog_stats {
+	uint64_t blocks_written;
+	uint64_t blocks_unchanged;
+	uint64_t blocks_read;
+	uint32_t swinfo_sets;
+	uint32_t failed;            /* MADs refused or unanswered */
+	uint32_t switches_failed;
+};
+
+void lft_held_init(struct lft_held *h);
+void lft_held_free(struct lft_held *h);
+/* Replace h with (a copy of) fabric f, tables t and per-switch ok flags. */
+int lft_held_set(struct lft_held *h, const struct fabric *f,
+		 const struct lft_set *t, const uint8_t *sw_ok);
+
+/* Program `want` (tables for r->fab) into the switches. sw_ok (one per
+ * switch ordinal of r->fab) says which switches took everything. */
+int lftprog_program(struct mad_transport *t, const struct sweep_result *r,
+		    const struct lft_set *want, struct lft_held *held,
+		    uint8_t *sw_ok, struct lftprog_stats *st);
+
+#endif

@@ -1,0 +1,40 @@
+/* LID manager: guid2lid in, lid_assign, guid2lid out. */
+#include "lid_manager.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "../core/lid_assign.h"
+#include "../core/log.h"
+
+int lidmgr_assign(struct fabric *f, uint8_t lmc, const char *guid2lid)
+{
+	struct lid_map in, out;
+	struct lid_assign_opts o = { .lmc = lmc, .keep_existing = 1 };
+	int use_file = guid2lid && *guid2lid;
+	int rc, changed;
+
+	lid_map_init(&in);
+	lid_map_init(&out);
+	if (use_file) {
+		rc = lid_map_load(&in, guid2lid);
+		if (rc == -EINVAL) {
+			lid_map_free(&in);
+			return rc;
+		}
+		if (rc == 0)
+			o.map = &in;
+	}
+	changed = lid_assign(f, &o, &out);
+	if (changed >= 0 && use_file) {
+		rc = lid_map_save(&out, guid2lid);
+		if (rc < 0)
+			log_warn("cannot save %s: %s (LIDs may change on restart)",
+				 guid2lid, strerror(-rc));
+	}
+	if (changed == -ENOSPC)
+		log_err("out of LIDs: the fabric needs more than the unicast range holds");
+	lid_map_free(&in);
+	lid_map_free(&out);
+	return changed;
+}

@@ -1,0 +1,531 @@
+/* MAD transport over libibumad: a FIFO of queued SMPs, a window of slots
+ * in flight, and our own timeouts (each send goes out with timeout_ms 0, so
+ * the kernel does not track it; responses still reach the agent by TID).
+ *
+ * Transaction ids: only the low 32 bits are ours. The kernel puts the agent
+ * id in the high half (ibsim's umad2sim and ibsim itself overwrite bits
+ * 32..63 likewise), so responses are matched on the low 32 bits:
+ * slot number in the low 12 bits, a per-send sequence above it, so a late
+ * answer to an earlier try never completes a newer one. */
+#include "mad_transport.h"
+
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <infiniband/umad.h>
+#include <infiniband/mad.h>
+
+#include "../core/log.h"
+
+#define SLOT_BITS 12
+#define MAX_WINDOW (1u << SLOT_BITS)
+
+struct mt_req {
+	uint8_t mad[SMP_SIZE];
+	uint16_t dlid;              /* 0xffff for directed route */
+	uint16_t tries;             /* sends so far */
+	mt_done_fn done;
+	void *ctx;
+	uint64_t cookie;
+	double deadline;            /* in flight: when this try expires */
+	uint32_t tid32;             /* in flight: low TID bits */
+	int busy;
+};
+
+struct mad_transport {
+	int portid;
+	int agent_lid, agent_dr;
+	int issm_fd;
+	char ca[UMAD_CA_NAME_LEN];
+	int port_num;
+	uint64_t port_guid;
+	struct mt_opts opt;
+	/* queue: ring buffer of requests not yet sent */
+	struct mt_req *queue;
+	size_t q_head, q_len, q_cap;
+	/* in flight */
+	struct mt_req *slots;
+	uint32_t *free_slots;
+	unsigned num_free;
+	unsigned in_flight;
+	uint32_t seq;
+	double next_expiry;
+	void *umad;                 /* one send/recv buffer */
+	mt_request_fn on_request;
+	void *on_request_ctx;
+	struct mt_stats st;
+};
+
+static void copy_name(char *dst, const char *src)
+{
+	size_t n = strnlen(src, UMAD_CA_NAME_LEN - 1);
+
+	memcpy(dst, src, n);
+	dst[n] = 0;
+}
+
+static int find_port_by_guid(uint64_t guid, char *ca, int *port)
+{
+	char names[32][UMAD_CA_NAME_LEN];
+	int n = umad_get_cas_names(names, 32);
+
+	for (int i = 0; i < n; i++) {
+		__be64 guids[64];
+		int np = umad_get_ca_portguids(names[i], guids, 64);
+
+		for (int p = 0; p < np; p++) {
+			if (guids[p] && be64toh(guids[p]) == guid) {
+				copy_name(ca, names[i]);
+				*port = p;
+				return 0;
+			}
+		}
+	}
+	return -ENODEV;
+}
+
+/* ibsim's client shim (libumad2sim) holds one lock while it writes a MAD
+ * to the simulator's socket, and its receiver thread needs the same lock
+ * to drain answers: with more MADs in flight than the socket buffers hold
+ * (a few hundred), client and simulator block on each other for good.
+ * Under the shim, keep the window below that. */
+#define SIM_MAX_WINDOW 128
+
+static unsigned sim_window_cap(unsigned window)
+{
+	const char *preload = getenv("LD_PRELOAD");
+
+	if (window <= SIM_MAX_WINDOW || !preload || !strstr(preload, "umad2sim"))
+		return window;
+	log_warn("window %u lowered to %u under ibsim's libumad2sim (it deadlocks when its socket fills)",
+		 window, SIM_MAX_WINDOW);
+	return SIM_MAX_WINDOW;
+}
+
+static int open_issm(struct mad_transport *t)
+{
+	char path[256];
+
+	/* Holding the issm device open sets PortInfo.CapabilityMask.IsSM, so
+	 * SMInfo queries and traps are delivered to us (IBA 14.4.1; ibsim
+	 * routes them to "issm" clients only). */
+	if (umad_get_issm_path(t->ca, t->port_num, path, sizeof(path)) < 0)
+		return -ENOENT;
+	t->issm_fd = open(path, O_RDWR | O_CLOEXEC);
+	return t->issm_fd < 0 ? -errno : 0;
+}
+
+int mt_open(struct mad_transport **out, const struct mt_port_sel *sel,
+	     const struct mt_opts *opts)
+{
+	struct mad_transport *t;
+	umad_port_t port;
+	const char *ca = sel->ca && *sel->ca ? sel->ca : NULL;
+	int portnum = sel->port;
+	char guid_ca[UMAD_CA_NAME_LEN];
+	long method_mask[16 / sizeof(long)];
+
+	*out = NULL;
+	if (opts->window < 1 || opts->window > MAX_WINDOW)
+		return -EINVAL;
+	if (umad_init() < 0) {
+		log_err("umad_init failed: is the ib_umad module loaded?");
+		return -ENODEV;
+	}
+	if (sel->guid) {
+		if (find_port_by_guid(sel->guid, guid_ca, &portnum) < 0) {
+			log_err("no local port has GUID 0x%016llx",
+				(unsigned long long)sel->guid);
+			return -ENODEV;
+		}
+		ca = guid_ca;
+	}
+	if (umad_get_port(ca, portnum, &port) < 0) {
+		log_err("no local port %s%s%d", ca ? ca : "(default CA)",
+			" port ", portnum);
+		return -ENODEV;
+	}
+	t = calloc(1, sizeof(*t));
+	if (!t) {
+		umad_release_port(&port);
+		return -ENOMEM;
+	}
+	t->issm_fd = -1;
+	copy_name(t->ca, port.ca_name);
+	t->port_num = port.portnum;
+	t->port_guid = be64toh(port.port_guid);
+	umad_release_port(&port);
+	t->opt = *opts;
+
+	t->portid = umad_open_port(t->ca, t->port_num);
+	if (t->portid < 0) {
+		log_err("cannot open %s port %d: %s", t->ca, t->port_num,
+			strerror(-t->portid));
+		free(t);
+		return -ENODEV;
+	}
+	/* Requests we must see as the SM: Get/Set (SMInfo), Trap, TrapRepress. */
+	memset(method_mask, 0, sizeof(method_mask));
+	((uint8_t *)method_mask)[0] = (1 << IB_MAD_METHOD_GET) |
+		(1 << IB_MAD_METHOD_SET) | (1 << IB_MAD_METHOD_TRAP) |
+		(1 << IB_MAD_METHOD_TRAP_REPRESS);
+	t->agent_lid = umad_register(t->portid, SMP_CLASS_LID, 1, 0, method_mask);
+	t->agent_dr = umad_register(t->portid, SMP_CLASS_DR, 1, 0, method_mask);
+	if (t->agent_lid < 0 || t->agent_dr < 0) {
+		log_err("cannot register SMI agents on %s port %d (another SM running?)",
+			t->ca, t->port_num);
+		mt_close(t);
+		return -EBUSY;
+	}
+	if (open_issm(t) < 0)
+		log_warn("cannot open the issm device of %s port %d: SMInfo queries and traps will not reach us",
+			 t->ca, t->port_num);
+
+	t->opt.window = sim_window_cap(t->opt.window);
+	t->slots = calloc(t->opt.window, sizeof(*t->slots));
+	t->free_slots = calloc(t->opt.window, sizeof(*t->free_slots));
+	t->umad = calloc(1, umad_size() + SMP_SIZE);
+	if (!t->slots || !t->free_slots || !t->umad) {
+		mt_close(t);
+		return -ENOMEM;
+	}
+	for (unsigned i = 0; i < t->opt.window; i++)
+		t->free_slots[i] = t->opt.window - 1 - i;
+	t->num_free = t->opt.window;
+	t->seq = (uint32_t)getpid();
+	*out = t;
+	return 0;
+}
+
+void mt_close(struct mad_transport *t)
+{
+	if (!t)
+		return;
+	if (t->issm_fd >= 0)
+		close(t->issm_fd);
+	if (t->portid >= 0)
+		umad_close_port(t->portid);
+	free(t->queue);
+	free(t->slots);
+	free(t->free_slots);
+	free(t->umad);
+	free(t);
+}
+
+const char *mt_ca_name(const struct mad_transport *t) { return t->ca; }
+int mt_port_num(const struct mad_transport *t) { return t->port_num; }
+uint64_t mt_port_guid(const struct mad_transport *t) { return t->port_guid; }
+int mt_fd(const struct mad_transport *t) { return umad_get_fd(t->portid); }
+unsigned mt_window(const struct mad_transport *t) { return t->opt.window; }
+
+size_t mt_pending(const struct mad_transport *t)
+{
+	return t->q_len + t->in_flight;
+}
+
+const struct mt_stats *mt_get_stats(const struct mad_transport *t)
+{
+	return &t->st;
+}
+
+void mt_stats_diff(struct mt_stats *out, const struct mt_stats *a,
+		    const struct mt_stats *b)
+{
+	out->sent = b->sent - a->sent;
+	out->received = b->received - a->received;
+	out->timed_out = b->timed_out - a->timed_out;
+	out->retried = b->retried - a->retried;
+	out->failed = b->failed - a->failed;
+	out->unsolicited = b->unsolicited - a->unsolicited;
+	out->stray = b->stray - a->stray;
+}
+
+void mt_set_request_handler(struct mad_transport *t, mt_request_fn fn,
+			     void *ctx)
+{
+	t->on_request = fn;
+	t->on_request_ctx = ctx;
+}
+
+static struct mt_req *queue_push(struct mad_transport *t)
+{
+	if (t->q_len == t->q_cap) {
+		size_t ncap = t->q_cap ? t->q_cap * 2 : 256;
+		struct mt_req *nq = malloc(ncap * sizeof(*nq));
+
+		if (!nq)
+			return NULL;
+		for (size_t i = 0; i < t->q_len; i++)
+			nq[i] = t->queue[(t->q_head + i) % t->q_cap];
+		free(t->queue);
+		t->queue = nq;
+		t->q_cap = ncap;
+		t->q_head = 0;
+	}
+	return &t->queue[(t->q_head + t->q_len++) % t->q_cap];
+}
+
+static int submit(struct mad_transport *t, uint16_t dlid, mt_done_fn done,
+		  void *ctx, uint64_t cookie, struct mt_req **out)
+{
+	struct mt_req *r = queue_push(t);
+
+	if (!r)
+		return -ENOMEM;
+	memset(r, 0, offsetof(struct mt_req, dlid));
+	r->dlid = dlid;
+	r->tries = 0;
+	r->done = done;
+	r->ctx = ctx;
+	r->cookie = cookie;
+	r->busy = 0;
+	*out = r;
+	return 0;
+}
+
+int mt_submit_dr(struct mad_transport *t, const struct smp_path *path,
+		  uint8_t method, uint16_t attr, uint32_t mod,
+		  const uint8_t *data, mt_done_fn done, void *ctx,
+		  uint64_t cookie)
+{
+	struct mt_req *r;
+	int rc = submit(t, 0xffff, done, ctx, cookie, &r);
+
+	if (rc)
+		return rc;
+	smp_init_dr(r->mad, path, method, attr, mod, 0);
+	if (data)
+		memcpy(smp_data(r->mad), data, 64);
+	return 0;
+}
+
+int mt_submit_lid(struct mad_transport *t, uint16_t dlid, uint8_t method,
+		   uint16_t attr, uint32_t mod, const uint8_t *data,
+		   mt_done_fn done, void *ctx, uint64_t cookie)
+{
+	struct mt_req *r;
+	int rc = submit(t, dlid, done, ctx, cookie, &r);
+
+	if (rc)
+		return rc;
+	smp_init_lid(r->mad, method, attr, mod, 0);
+	if (data)
+		memcpy(smp_data(r->mad), data, 64);
+	return 0;
+}
+
+static int send_umad(struct mad_transport *t, const uint8_t *mad,
+		     uint16_t dlid, uint32_t dqp)
+{
+	int agent = smp_class(mad) == SMP_CLASS_DR ? t->agent_dr : t->agent_lid;
+
+	memset(t->umad, 0, umad_size());
+	memcpy(umad_get_mad(t->umad), mad, SMP_SIZE);
+	umad_set_addr(t->umad, dlid, (int)dqp, 0, 0);
+	if (umad_send(t->portid, agent, t->umad, SMP_SIZE, 0, 0) < 0)
+		return -EIO;
+	return 0;
+}
+
+int mt_respond(struct mad_transport *t, const uint8_t *mad, uint16_t dlid,
+		uint32_t dqp)
+{
+	return send_umad(t, mad, dlid, dqp);
+}
+
+/* Send slot s (first try or retry) with a fresh TID. */
+static int send_slot(struct mad_transport *t, uint32_t s)
+{
+	struct mt_req *r = &t->slots[s];
+
+	t->seq++;
+	r->tid32 = (t->seq << SLOT_BITS) | s;
+	mad_set_field64(r->mad, 0, IB_MAD_TRID_F, r->tid32);
+	r->deadline = now_seconds() + t->opt.timeout_ms / 1000.0;
+	if (r->deadline < t->next_expiry || t->in_flight == 0)
+		t->next_expiry = r->deadline;
+	r->tries++;
+	t->st.sent++;
+	return send_umad(t, r->mad, r->dlid, 0);
+}
+
+static void release_slot(struct mad_transport *t, uint32_t s)
+{
+	t->slots[s].busy = 0;
+	t->free_slots[t->num_free++] = s;
+	t->in_flight--;
+}
+
+static int fill_window(struct mad_transport *t)
+{
+	while (t->q_len && t->num_free) {
+		uint32_t s = t->free_slots[--t->num_free];
+
+		t->slots[s] = t->queue[t->q_head];
+		t->slots[s].busy = 1;
+		t->q_head = (t->q_head + 1) % t->q_cap;
+		t->q_len--;
+		t->in_flight++;
+		if (send_slot(t, s) < 0)
+			return -EIO;
+	}
+	return 0;
+}
+
+/* A try of slot s got no answer: resend or give up. */
+static int slot_timed_out(struct mad_transport *t, uint32_t s)
+{
+	struct mt_req *r = &t->slots[s];
+
+	t->st.timed_out++;
+	if (r->tries <= t->opt.retries) {
+		t->st.retried++;
+		return send_slot(t, s);
+	}
+	t->st.failed++;
+	{
+		struct mt_req done = *r;
+
+		release_slot(t, s);
+		if (done.done)
+			done.done(done.ctx, done.cookie, done.mad, NULL);
+	}
+	return 0;
+}
+
+static int expire(struct mad_transport *t)
+{
+	double now = now_seconds(), next = 0;
+
+	if (!t->in_flight || now < t->next_expiry)
+		return 0;
+	for (uint32_t s = 0; s < t->opt.window; s++) {
+		struct mt_req *r = &t->slots[s];
+
+		if (!r->busy)
+			continue;
+		if (r->deadline <= now) {
+			if (slot_timed_out(t, s) < 0)
+				return -EIO;
+		}
+		if (r->busy && (next == 0 || r->deadline < next))
+			next = r->deadline;
+	}
+	t->next_expiry = next;
+	return 0;
+}
+
+static struct mt_req *match(struct mad_transport *t, const uint8_t *mad,
+			     uint32_t *slot)
+{
+	uint32_t tid32 = (uint32_t)smp_tid(mad);
+	uint32_t s = tid32 & (MAX_WINDOW - 1);
+
+	if (s >= t->opt.window || !t->slots[s].busy ||
+	    t->slots[s].tid32 != tid32)
+		return NULL;
+	*slot = s;
+	return &t->slots[s];
+}
+
+static int handle_recv(struct mad_transport *t)
+{
+	uint8_t *mad = umad_get_mad(t->umad);
+	int status = umad_status(t->umad);
+	struct mt_req *r;
+	uint32_t s;
+
+	if (status) {
+		/* The request came back unsent or undelivered (ibsim returns a
+		 * dropped MAD at once with status ETIMEDOUT): a lost try. */
+		r = match(t, mad, &s);
+		if (r)
+			return slot_timed_out(t, s);
+		return 0;
+	}
+	if (smp_is_response(mad)) {
+		r = match(t, mad, &s);
+		if (!r) {
+			t->st.stray++;
+			return 0;
+		}
+		t->st.received++;
+		{
+			struct mt_req done = *r;
+			uint8_t resp[SMP_SIZE];
+
+			memcpy(resp, mad, SMP_SIZE);
+			release_slot(t, s);
+			if (done.done)
+				done.done(done.ctx, done.cookie, done.mad, resp);
+		}
+		return 0;
+	}
+	t->st.unsolicited++;
+	if (t->on_request) {
+		ib_mad_addr_t *a = umad_get_mad_addr(t->umad);
+		uint8_t req[SMP_SIZE];
+
+		memcpy(req, mad, SMP_SIZE);
+		t->on_request(t->on_request_ctx, req, be16toh(a->lid),
+			      be32toh(a->qpn));
+	}
+	return 0;
+}
+
+int mt_poll(struct mad_transport *t, int wait_ms)
+{
+	int got = 0;
+
+	if (fill_window(t) < 0)
+		return -EIO;
+	for (;;) {
+		int len = SMP_SIZE;
+		int rc = umad_recv(t->portid, t->umad, &len, 0);
+
+		if (rc < 0)
+			break;
+		got++;
+		if (handle_recv(t) < 0)
+			return -EIO;
+		if (fill_window(t) < 0)
+			return -EIO;
+	}
+	if (!got && wait_ms != 0) {
+		struct pollfd pfd = { .fd = umad_get_fd(t->portid), .events = POLLIN };
+		int ms = wait_ms;
+
+		if (t->in_flight) {
+			double left = t->next_expiry - now_seconds();
+			int lms = left <= 0 ? 0 : (int)(left * 1000) + 1;
+
+			if (ms < 0 || lms < ms)
+				ms = lms;
+		}
+		if (poll(&pfd, 1, ms) < 0 && errno != EINTR)
+			return -errno;
+	}
+	if (expire(t) < 0)
+		return -EIO;
+	return fill_window(t);
+}
+
+int mt_throttle(struct mad_transport *t, size_t limit)
+{
+	while (mt_pending(t) > limit) {
+		int rc = mt_poll(t, 100);
+
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+int mt_drain(struct mad_transport *t)
+{
+	return mt_throttle(t, 0);
+}

@@ -1,0 +1,97 @@
+/* MAD transport for the SM: one local port opened through libibumad, agents
+ * for the two SMI classes (0x01 LID routed, 0x81 directed route), a window
+ * of SMPs in flight, transaction ids matched to requests, a timeout and
+ * retries per MAD, and unsolicited requests (SMInfo queries, traps) handed
+ * to a callback.
+ *
+ * Nothing blocks except mt_poll()'s wait: requests are queued by
+ * mt_submit_*() and sent as the window allows; completions run from
+ * mt_poll() and may submit more requests. */
+#ifndef IBSM_SM_MAD_TRANSPORT_H
+#define IBSM_SM_MAD_TRANSPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "smp.h"
+
+struct mad_transport;
+
+struct mt_port_sel {
+	const char *ca;             /* NULL or "" = libibumad's default */
+	int port;                   /* 0 = default */
+	uint64_t guid;              /* nonzero: pick the port with this GUID */
+};
+
+struct mt_opts {
+	unsigned window;            /* SMPs in flight, 1..4096 */
+	unsigned timeout_ms;        /* per try */
+	unsigned retries;           /* extra tries after a timeout */
+};
+
+struct mt_stats {
+	uint64_t sent;              /* every send, retries included */
+	uint64_t received;          /* matched responses */
+	uint64_t timed_out;         /* tries that got no answer */
+	uint64_t retried;           /* re-sends after a timeout */
+	uint64_t failed;            /* requests that ran out of retries */
+	uint64_t unsolicited;       /* requests/traps received */
+	uint64_t stray;             /* responses matching nothing in flight */
+};
+
+/* Completion: resp is the 256-byte response (check smp_status), or NULL
+ * when every try timed out. req is the request as sent. */
+typedef void (*mt_done_fn)(void *ctx, uint64_t cookie, const uint8_t *req,
+			    const uint8_t *resp);
+/* Unsolicited request (SubnGet(SMInfo), SubnTrap, ...): mad is writable
+ * (turn it into the response and pass it to mt_respond). */
+typedef void (*mt_request_fn)(void *ctx, uint8_t *mad, uint16_t slid,
+			       uint32_t sqp);
+
+/* Open the port. Errors: -ENODEV (no such CA/port/GUID, logged), -EIO. */
+int mt_open(struct mad_transport **out, const struct mt_port_sel *sel,
+	     const struct mt_opts *opts);
+void mt_close(struct mad_transport *t);
+
+/* The opened port: CA name, port number, port GUID, and the LID / SM LID
+ * the port reports (from umad_get_port at open time). */
+const char *mt_ca_name(const struct mad_transport *t);
+int mt_port_num(const struct mad_transport *t);
+uint64_t mt_port_guid(const struct mad_transport *t);
+/* File descriptor to poll for incoming MADs. */
+int mt_fd(const struct mad_transport *t);
+
+void mt_set_request_handler(struct mad_transport *t, mt_request_fn fn,
+			     void *ctx);
+
+/* Queue a directed-route SMP (data: 64 bytes or NULL for zeros). */
+int mt_submit_dr(struct mad_transport *t, const struct smp_path *path,
+		  uint8_t method, uint16_t attr, uint32_t mod,
+		  const uint8_t *data, mt_done_fn done, void *ctx,
+		  uint64_t cookie);
+/* Queue a LID-routed SMP. */
+int mt_submit_lid(struct mad_transport *t, uint16_t dlid, uint8_t method,
+		   uint16_t attr, uint32_t mod, const uint8_t *data,
+		   mt_done_fn done, void *ctx, uint64_t cookie);
+/* Send a response or trap repress now, untracked. */
+int mt_respond(struct mad_transport *t, const uint8_t *mad, uint16_t dlid,
+		uint32_t dqp);
+
+/* One round: send what the window allows, receive what arrived (waiting
+ * up to wait_ms if nothing did), run completions, expire timeouts.
+ * Returns 0 or a negative errno (transport broken). */
+int mt_poll(struct mad_transport *t, int wait_ms);
+/* Poll until nothing is queued or in flight. */
+int mt_drain(struct mad_transport *t);
+/* Poll until at most `limit` requests are queued or in flight (flow
+ * control for producers of many MADs). */
+int mt_throttle(struct mad_transport *t, size_t limit);
+/* Requests queued or in flight. */
+size_t mt_pending(const struct mad_transport *t);
+unsigned mt_window(const struct mad_transport *t);
+
+const struct mt_stats *mt_get_stats(const struct mad_transport *t);
+/* Difference b - a, for per-sweep counts. */
+void mt_stats_diff(struct mt_stats *out, const struct mt_stats *a,
+		    const struct mt_stats *b);
+
+#endif

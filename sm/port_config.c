@@ -1,0 +1,219 @@
+/* PortInfo programming: read-modify-write from the PortInfo the sweep read,
+ * so capability fields the SMA checks (VLCap against OperationalVLs, ...)
+ * are what the port itself reported. */
+#include "port_config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <infiniband/mad.h>
+
+#include "../core/log.h"
+
+struct pc_ctx {
+	struct sweep_result *r;
+	struct portcfg_stats *st;
+	uint8_t want_state;         /* 3 in pass 1, 4 in pass 2 */
+};
+
+static uint8_t min_u8(uint8_t a, uint8_t b)
+{
+	return a < b ? a : b;
+}
+
+static int port_valid(const struct sweep_result *r, uint32_t p)
+{
+	return r->port_info_ok[p] == 1;
+}
+
+/* What the SM wants in port p's PortInfo. */
+static void desired(const struct sweep_result *r, uint32_t p,
+		    const struct portcfg_opts *o, struct smp_port_set *s)
+{
+	const struct fabric *f = &r->fab;
+	const struct fab_port *port = &f->ports[p];
+	struct smp_portinfo cur;
+	int sw = fab_is_switch(f, port->node);
+
+	smp_get_portinfo(r->port_info[p], &cur);
+	memset(s, 0, sizeof(*s));
+	if (sw && port->num != 0) {
+		/* Switch external ports: LID fields are not theirs; leave them. */
+		s->gid_prefix = cur.gid_prefix;
+		s->lid = cur.lid;
+		s->sm_lid = cur.sm_lid;
+		s->lmc = cur.lmc;
+		s->subnet_timeout = cur.subnet_timeout;
+	} else {
+		s->gid_prefix = o->gid_prefix;
+		s->lid = (uint16_t)port->lid;
+		s->sm_lid = o->sm_lid;
+		s->lmc = port->lmc;
+		s->subnet_timeout = o->subnet_timeout;
+	}
+	if (port->num != 0 && port->peer != FAB_NONE && port_valid(r, port->peer)) {
+		struct smp_portinfo peer;
+
+		/* IBA 14.2.5.6: NeighborMTU and OperationalVLs must not exceed
+		 * what either end of the link supports. */
+		smp_get_portinfo(r->port_info[port->peer], &peer);
+		if (cur.mtu_cap && peer.mtu_cap)
+			s->neighbor_mtu = min_u8(cur.mtu_cap, peer.mtu_cap);
+		if (cur.vl_cap && peer.vl_cap)
+			s->oper_vls = min_u8(cur.vl_cap, peer.vl_cap);
+	}
+}
+
+/* SubnetTimeOut alone does not cost a Set: some SMAs (ibsim's) do not
+ * keep it, so it would be rewritten on every sweep. It goes out with any
+ * other change. */
+static int same_config(const struct smp_portinfo *c, const struct smp_port_set *s)
+{
+	return c->gid_prefix == s->gid_prefix && c->lid == s->lid &&
+	       c->sm_lid == s->sm_lid && c->lmc == s->lmc &&
+	       (!s->neighbor_mtu || c->neighbor_mtu == s->neighbor_mtu) &&
+	       (!s->oper_vls || c->oper_vls == s->oper_vls);
+}
+
+static void describe(const struct sweep_result *r, uint32_t p, char *buf,
+		     size_t len)
+{
+	const struct fab_port *port = &r->fab.ports[p];
+	const struct fab_node *n = &r->fab.nodes[port->node];
+
+	snprintf(buf, len, "0x%016llx[%u] \"%s\"", (unsigned long long)n->guid,
+		 port->num, n->desc);
+}
+
+static void on_set(void *ctx, uint64_t cookie, const uint8_t *req,
+		   const uint8_t *resp)
+{
+	struct pc_ctx *c = ctx;
+	uint32_t p = (uint32_t)cookie;
+	char buf[160];
+
+	(void)req;
+	if (!resp) {
+		c->st->failed++;
+		describe(c->r, p, buf, sizeof(buf));
+		log_warn("PortInfo Set of %s: no answer", buf);
+		return;
+	}
+	const uint8_t *data = resp + 64;
+	struct smp_portinfo now;
+
+	smp_get_portinfo(data, &now);
+	if (smp_status(resp) && !(c->want_state && now.state >= c->want_state)) {
+		c->st->failed++;
+		describe(c->r, p, buf, sizeof(buf));
+		log_warn("PortInfo Set of %s refused (status 0x%x, port state %u)",
+			 buf, smp_status(resp), now.state);
+		return;
+	}
+	c->st->sets++;
+	memcpy(c->r->port_info[p], data, 64);
+	c->r->fab.ports[p].state = now.state;
+}
+
+static int send_set(struct mad_transport *t, struct pc_ctx *c, uint32_t p,
+		    const struct smp_port_set *s)
+{
+	uint8_t data[64];
+	const struct fab_port *port = &c->r->fab.ports[p];
+	int rc = mt_throttle(t, (size_t)mt_window(t) * 8);
+
+	if (rc < 0)
+		return rc;
+	smp_build_portinfo_set(data, c->r->port_info[p], s);
+	return mt_submit_dr(t, &c->r->port_path[p], IB_MAD_METHOD_SET,
+			    IB_ATTR_PORT_INFO, port->num, data, on_set, c, p);
+}
+
+/* Ports the SM programs: switch port 0, and every linked port. */
+static int programmable(const struct sweep_result *r, uint32_t p)
+{
+	const struct fab_port *port = &r->fab.ports[p];
+
+	if (!port_valid(r, p))
+		return 0;
+	if (port->num == 0)
+		return fab_is_switch(&r->fab, port->node);
+	return port->peer != FAB_NONE;
+}
+
+int portcfg_configure(struct mad_transport *t, struct sweep_result *r,
+		      const struct portcfg_opts *o, struct portcfg_stats *st)
+{
+	struct pc_ctx c = { .r = r, .st = st, .want_state = FAB_PORT_ARMED };
+	int rc;
+
+	for (uint32_t p = 0; p < r->fab.num_ports; p++) {
+		struct smp_port_set s;
+		struct smp_portinfo cur;
+
+		if (!programmable(r, p))
+			continue;
+		desired(r, p, o, &s);
+		smp_get_portinfo(r->port_info[p], &cur);
+		if (r->fab.ports[p].num != 0 && cur.state == FAB_PORT_INIT) {
+			s.state = FAB_PORT_ARMED;
+		} else if (same_config(&cur, &s)) {
+			st->unchanged++;
+			continue;
+		} else if (log_get_level() >= LOG_DEBUG) {
+			char buf[160];
+
+			describe(r, p, buf, sizeof(buf));
+			log_debug("PortInfo of %s: lid %u->%u smlid %u->%u lmc %u->%u timeout %u->%u mtu %u->%u vls %u->%u prefix %s",
+				  buf, cur.lid, s.lid, cur.sm_lid, s.sm_lid, cur.lmc,
+				  s.lmc, cur.subnet_timeout, s.subnet_timeout,
+				  cur.neighbor_mtu, s.neighbor_mtu, cur.oper_vls,
+				  s.oper_vls, cur.gid_prefix == s.gid_prefix ? "same" : "differs");
+		}
+		rc = send_set(t, &c, p, &s);
+		if (rc < 0)
+			return rc;
+	}
+	return mt_drain(t);
+}
+
+int portcfg_activate(struct mad_transport *t, struct sweep_result *r,
+		     struct portcfg_stats *st)
+{
+	struct pc_ctx c = { .r = r, .st = st, .want_state = FAB_PORT_ACTIVE };
+	int rc;
+
+	for (uint32_t p = 0; p < r->fab.num_ports; p++) {
+		struct smp_portinfo cur;
+		struct smp_port_set s;
+
+		if (!programmable(r, p) || r->fab.ports[p].num == 0)
+			continue;
+		smp_get_portinfo(r->port_info[p], &cur);
+		if (cur.state != FAB_PORT_ARMED)
+			continue;
+		/* Keep every field as it is now; only the state moves. */
+		memset(&s, 0, sizeof(s));
+		s.gid_prefix = cur.gid_prefix;
+		s.lid = cur.lid;
+		s.sm_lid = cur.sm_lid;
+		s.lmc = cur.lmc;
+		s.subnet_timeout = cur.subnet_timeout;
+		s.state = FAB_PORT_ACTIVE;
+		rc = send_set(t, &c, p, &s);
+		if (rc < 0)
+			return rc;
+	}
+	rc = mt_drain(t);
+	if (rc < 0)
+		return rc;
+	for (uint32_t p = 0; p < r->fab.num_ports; p++) {
+		if (!programmable(r, p) || r->fab.ports[p].num == 0)
+			continue;
+		if (r->fab.ports[p].state == FAB_PORT_ACTIVE)
+			st->active++;
+		else
+			st->not_active++;
+	}
+	return 0;
+}

@@ -1,0 +1,36 @@
+/* PortInfo programming (IBA 14.2.5.6, 14.2.5.6.1 and the port state machine
+ * of 7.2): every port that holds a LID gets LID, LMC, MasterSMLID, GID
+ * prefix and SubnetTimeOut; every linked port gets NeighborMTU and
+ * OperationalVLs agreed by both ends; then INIT -> ARMED, and once the
+ * forwarding tables are in, ARMED -> ACTIVE. A port already configured and
+ * ACTIVE is left alone (no MAD). */
+#ifndef IBSM_SM_PORT_CONFIG_H
+#define IBSM_SM_PORT_CONFIG_H
+
+#include <stdint.h>
+#include "../discovery/sweep.h"
+#include "mad_transport.h"
+
+struct portcfg_opts {
+	uint64_t gid_prefix;
+	uint16_t sm_lid;
+	uint8_t subnet_timeout;
+};
+
+struct portcfg_stats {
+	uint32_t sets;              /* PortInfo Sets answered */
+	uint32_t unchanged;         /* ports that needed nothing */
+	uint32_t failed;            /* Sets refused or unanswered */
+	uint32_t active;            /* linked ports ACTIVE at the end */
+	uint32_t not_active;        /* linked ports that are not */
+};
+
+/* Pass 1: configuration, and INIT ports to ARMED. The raw PortInfo in r is
+ * updated from the answers. */
+int portcfg_configure(struct mad_transport *t, struct sweep_result *r,
+		      const struct portcfg_opts *o, struct portcfg_stats *st);
+/* Pass 2: ARMED ports to ACTIVE; counts active / not_active. */
+int portcfg_activate(struct mad_transport *t, struct sweep_result *r,
+		     struct portcfg_stats *st);
+
+#endif

@@ -1,0 +1,424 @@
+/* The SM state machine, sweeps, and the SMInfo / trap responder. */
+#include "sm_state.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <infiniband/mad.h>
+
+#include "../core/log.h"
+#include "../discovery/topo_read.h"
+#include "../routing/engine.h"
+#include "../routing/verify.h"
+#include "lid_manager.h"
+#include "port_config.h"
+
+/* --- unsolicited MADs ------------------------------------------------- */
+
+static void answer_sminfo(struct sm *sm, uint8_t *mad, uint16_t slid,
+			  uint32_t sqp)
+{
+	struct smp_sminfo si = {
+		.guid = sm->guid,
+		.act_count = sm->act_count,
+		.priority = sm->cfg->sm_priority,
+		.state = sm->state,
+	};
+
+	if (smp_class(mad) == SMP_CLASS_DR) {
+		/* Answering needs the return path handling of IBA 14.2.2.3;
+		 * the diags query SMInfo LID-routed. */
+		log_debug("directed-route SMInfo query ignored");
+		return;
+	}
+	smp_make_response(mad, 0);
+	smp_set_sminfo(smp_data(mad), &si);
+	if (mt_respond(sm->t, mad, slid, sqp) < 0)
+		log_warn("cannot answer SMInfo query from LID %u", slid);
+}
+
+static void handle_trap(struct sm *sm, uint8_t *mad, uint16_t slid,
+			uint32_t sqp)
+{
+	uint16_t num = smp_notice_trap_num(smp_data(mad));
+	uint16_t issuer = smp_notice_issuer_lid(smp_data(mad));
+
+	log_info("trap %u from LID %u%s", num, issuer,
+		 num == 128 ? " (port state change): heavy sweep" : "");
+	/* IBA 14.2.5.1 / 13.4.9: acknowledge with TrapRepress, same TID. */
+	mad_set_field(mad, 0, IB_MAD_METHOD_F, IB_MAD_METHOD_TRAP_REPRESS);
+	mad_set_field(mad, 0, IB_MAD_RESPONSE_F, 0);
+	mt_respond(sm->t, mad, slid, sqp);
+	/* 128 port state change, 129-131 link errors, 144 capability change,
+	 * 64/65 GID in/out of service: all may change the topology. */
+	if (num == 128 || num == 144 || num == 64 || num == 65)
+		sm->heavy_wanted = 1;
+}
+
+static void on_request(void *ctx, uint8_t *mad, uint16_t slid, uint32_t sqp)
+{
+	struct sm *sm = ctx;
+	uint8_t method = smp_method(mad);
+	uint16_t attr = smp_attr(mad);
+
+	if (attr == IB_ATTR_SMINFO &&
+	    (method == IB_MAD_METHOD_GET || method == IB_MAD_METHOD_SET))
+		answer_sminfo(sm, mad, slid, sqp);
+	else if (method == IB_MAD_METHOD_TRAP && attr == SMP_ATTR_NOTICE)
+		handle_trap(sm, mad, slid, sqp);
+	else
+		log_debug("unsolicited SMP method 0x%x attr 0x%x from LID %u ignored",
+			  method, attr, slid);
+}
+
+/* --- lifecycle -------------------------------------------------------- */
+
+int sm_init(struct sm *sm, const struct ibsm_config *cfg,
+	    struct mad_transport *t)
+{
+	memset(sm, 0, sizeof(*sm));
+	sm->cfg = cfg;
+	sm->t = t;
+	sm->state = SMP_SM_DISCOVERING;
+	sm->guid = mt_port_guid(t);
+	sweep_result_init(&sm->cur);
+	lft_held_init(&sm->held);
+	if (config_guid2lid_path(cfg, sm->guid2lid, sizeof(sm->guid2lid)) < 0 ||
+	    config_dump_path(cfg, sm->dump_dir, sizeof(sm->dump_dir)) < 0)
+		return -ENAMETOOLONG;
+	mt_set_request_handler(t, on_request, sm);
+	return 0;
+}
+
+void sm_free(struct sm *sm)
+{
+	mt_set_request_handler(sm->t, NULL, NULL);
+	sweep_result_free(&sm->cur);
+	lft_free(&sm->lft);
+	lft_held_free(&sm->held);
+	free(sm->root_guids);
+	free(sm->cn_guids);
+	memset(sm, 0, sizeof(*sm));
+}
+
+#define DEGRADED_SWEEPS 3
+
+/* --- heavy sweep -------------------------------------------------------- */
+
+static uint32_t count_links(const struct fabric *f)
+{
+	uint32_t n = 0;
+
+	for (uint32_t p = 0; p < f->num_ports; p++)
+		if (f->ports[p].peer != FAB_NONE && f->ports[p].peer > p)
+			n++;
+	return n;
+}
+
+/* Route and verify. Returns 1 with t filled when the tables may be
+ * programmed, 0 when not (logged), negative errno on failure. */
+static int route_and_verify(struct sm *sm, const struct fabric *f,
+			    struct lft_set *t)
+{
+	struct route_options ro = {
+		.lmc = sm->cfg->lmc,
+		.root_guids = sm->root_guids,
+		.num_root_guids = sm->num_root_guids,
+		.cn_guids = sm->cn_guids,
+		.num_cn_guids = sm->num_cn_guids,
+		.prev = sm->held.valid ? &sm->held.lft : NULL,
+		.prev_fab = sm->held.valid ? &sm->held.fab : NULL,
+	};
+	struct verify_opts vo = { 0 };
+	struct verify_result vr;
+	const struct route_engine *used = NULL;
+	int rc;
+
+	rc = route_run_list(sm->cfg->routing_engine, f, &ro, t, &used);
+	if (rc < 0) {
+		log_err("routing failed with every engine of \"%s\": keeping the old tables",
+			sm->cfg->routing_engine);
+		return 0;
+	}
+	sm->engine_used = used ? used->name : "?";
+	rc = verify_routes(f, t, &vo, &vr);
+	if (rc < 0) {
+		lft_free(t);
+		return rc;
+	}
+	if (!vr.ok) {
+		log_err("tables from %s fail verification (%s; %llu missing entries, %llu unreachable pairs, %llu looping): not programmed, keeping the old tables",
+			sm->engine_used, vr.first_error,
+			(unsigned long long)vr.missing_entries,
+			(unsigned long long)vr.pairs_unreachable,
+			(unsigned long long)vr.pairs_looping);
+		lft_free(t);
+		return 0;
+	}
+	log_info("routed with %s: %llu LIDs, max hops %u, avg hops %.2f, verified",
+		 sm->engine_used, (unsigned long long)vr.lids_total, vr.max_hops,
+		 vr.avg_hops);
+	return 1;
+}
+
+int sm_heavy_sweep(struct sm *sm)
+{
+	const struct ibsm_config *cfg = sm->cfg;
+	struct sweep_result nr;
+	struct lft_set nl = { 0 };
+	struct portcfg_stats ps = { 0 };
+	struct lftprog_stats ls = { 0 };
+	struct mt_stats s0 = *mt_get_stats(sm->t), ds;
+	uint8_t *sw_ok = NULL;
+	double t0 = now_seconds(), t1, t2, t3, t4, t5;
+	int rc, changed, routed = 0, up = 0;
+	uint32_t n = ++sm->sweeps;
+
+	sm->heavy_wanted = 0;
+	sm->act_count++;
+	sweep_result_init(&nr);
+
+	rc = sweep_discover(sm->t, &nr);
+	if (rc < 0)
+		goto out;
+	t1 = now_seconds();
+	log_info("sweep %u: discovered %u nodes (%u switches, %u CAs, %u routers), %u links in %.3f s%s",
+		 n, nr.fab.num_nodes, nr.fab.num_switches, nr.fab.num_cas,
+		 nr.fab.num_routers, count_links(&nr.fab), t1 - t0,
+		 nr.lost_probes || nr.lost_attrs ? " (some nodes did not answer)" : "");
+
+	/* An incomplete view (answers lost even after retries) would route
+	 * around live nodes: do not program from it; sweep again, and only
+	 * after DEGRADED_SWEEPS such sweeps in a row take it as the truth. */
+	if ((nr.lost_probes || nr.lost_attrs) && ++sm->degraded_sweeps < DEGRADED_SWEEPS) {
+		log_warn("sweep %u: discovery incomplete (%u NodeInfo, %u other answers lost): not programming, sweeping again",
+			 n, nr.lost_probes, nr.lost_attrs);
+		sm->heavy_wanted = 1;
+		rc = 1;
+		goto out;
+	}
+	if (!nr.lost_probes && !nr.lost_attrs)
+		sm->degraded_sweeps = 0;
+
+	changed = lidmgr_assign(&nr.fab, cfg->lmc, sm->guid2lid);
+	if (changed < 0) {
+		rc = changed;
+		goto out;
+	}
+	sm->lid = (uint16_t)nr.fab.ports[nr.sm_port].lid;
+	t2 = now_seconds();
+	log_info("sweep %u: LIDs: %d changed, top LID %u, SM LID %u (%.3f s)", n,
+		 changed, fab_max_lid(&nr.fab), sm->lid, t2 - t1);
+
+	routed = route_and_verify(sm, &nr.fab, &nl);
+	sm->route_refused = routed == 0;
+	if (routed < 0) {
+		rc = routed;
+		goto out;
+	}
+	t3 = now_seconds();
+	log_info("sweep %u: route %.3f s", n, t3 - t2);
+
+	struct portcfg_opts po = {
+		.gid_prefix = cfg->subnet_prefix,
+		.sm_lid = sm->lid,
+		.subnet_timeout = cfg->subnet_timeout,
+	};
+	rc = portcfg_configure(sm->t, &nr, &po, &ps);
+	if (rc < 0)
+		goto out;
+	if (routed) {
+		sw_ok = calloc(nr.fab.num_switches + 1, 1);
+		if (!sw_ok) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		rc = lftprog_program(sm->t, &nr, &nl, &sm->held, sw_ok, &ls);
+		if (rc < 0)
+			goto out;
+	}
+	t4 = now_seconds();
+	log_info("sweep %u: program %.3f s: PortInfo %u set, %u unchanged, %u failed; LFT blocks %llu written, %llu unchanged, %llu read back; SwitchInfo %u set; %u switches failed",
+		 n, t4 - t3, ps.sets, ps.unchanged, ps.failed,
+		 (unsigned long long)ls.blocks_written,
+		 (unsigned long long)ls.blocks_unchanged,
+		 (unsigned long long)ls.blocks_read, ls.swinfo_sets,
+		 ls.switches_failed);
+
+	if (routed) {
+		rc = portcfg_activate(sm->t, &nr, &ps);
+		if (rc < 0)
+			goto out;
+	}
+	t5 = now_seconds();
+	log_info("sweep %u: activate %.3f s: %u ports ACTIVE, %u not", n, t5 - t4,
+		 ps.active, ps.not_active);
+
+	up = routed && !ps.failed && !ps.not_active && !ls.switches_failed &&
+	     !nr.lost_probes;
+	if (routed) {
+		rc = lft_held_set(&sm->held, &nr.fab, &nl, sw_ok);
+		if (rc < 0)
+			goto out;
+		lft_free(&sm->lft);
+		sm->lft = nl;
+		memset(&nl, 0, sizeof(nl));
+	}
+	sweep_result_free(&sm->cur);
+	sm->cur = nr;
+	sweep_result_init(&nr);
+	sm->fabric_up = up;
+	sm->state = SMP_SM_MASTER;
+	rc = up ? 0 : 1;
+out:
+	mt_stats_diff(&ds, &s0, mt_get_stats(sm->t));
+	if (rc < 0)
+		log_err("sweep %u failed: %s", n, strerror(-rc));
+	log_info("sweep %u: heavy sweep %.3f s, fabric %s; MADs sent %llu, received %llu, timed out %llu, retried %llu, failed %llu",
+		 n, now_seconds() - t0, rc == 0 ? "UP" : "NOT up",
+		 (unsigned long long)ds.sent, (unsigned long long)ds.received,
+		 (unsigned long long)ds.timed_out, (unsigned long long)ds.retried,
+		 (unsigned long long)ds.failed);
+	free(sw_ok);
+	lft_free(&nl);
+	sweep_result_free(&nr);
+	return rc;
+}
+
+/* --- light sweep -------------------------------------------------------- */
+
+struct light_ctx {
+	int changed;
+	const struct sweep_result *r;
+};
+
+static void on_light(void *ctx, uint64_t cookie, const uint8_t *req,
+		     const uint8_t *resp)
+{
+	struct light_ctx *c = ctx;
+	const struct fab_node *node = &c->r->fab.nodes[(uint32_t)cookie];
+	struct smp_switchinfo si;
+
+	(void)req;
+	if (!resp || smp_status(resp)) {
+		log_info("light sweep: switch 0x%016llx \"%s\" does not answer",
+			 (unsigned long long)node->guid, node->desc);
+		c->changed = 1;
+		return;
+	}
+	smp_get_switchinfo(resp + 64, &si);
+	if (si.port_state_change) {
+		log_info("light sweep: port state change on switch 0x%016llx \"%s\"",
+			 (unsigned long long)node->guid, node->desc);
+		c->changed = 1;
+	}
+}
+
+int sm_light_sweep(struct sm *sm, int *changed)
+{
+	struct light_ctx c = { .r = &sm->cur };
+	const struct fabric *f = &sm->cur.fab;
+	int rc;
+
+	sm->act_count++;
+	for (uint32_t sw = 0; sw < f->num_switches; sw++) {
+		uint32_t n = f->switches[sw];
+
+		rc = mt_submit_dr(sm->t, &sm->cur.node_path[n], IB_MAD_METHOD_GET,
+				  IB_ATTR_SWITCH_INFO, 0, NULL, on_light, &c, n);
+		if (rc < 0)
+			return rc;
+	}
+	rc = mt_drain(sm->t);
+	*changed = c.changed || !sm->fabric_up;
+	return rc;
+}
+
+#define ONCE_SWEEPS 8
+
+/* --- dumps and the loop ----------------------------------------------------- */
+
+static int join(char *buf, size_t len, const char *dir, const char *name)
+{
+	return (size_t)snprintf(buf, len, "%s/%s", dir, name) >= len ? -ENAMETOOLONG : 0;
+}
+
+int sm_write_dumps(struct sm *sm, const char *dir)
+{
+	char path[1200];
+	int rc = 0;
+
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+		log_err("cannot create dump directory %s: %s", dir, strerror(errno));
+		return -errno;
+	}
+	if (!join(path, sizeof(path), dir, "ibnetdiscover.txt"))
+		rc |= topo_write_ibnetdiscover(&sm->cur.fab, path);
+	if (!join(path, sizeof(path), dir, "fabric.dot"))
+		rc |= topo_write_dot(&sm->cur.fab, path);
+	if (sm->lft.port && !join(path, sizeof(path), dir, "lfts.txt"))
+		rc |= lft_write_dump_fts(&sm->cur.fab, &sm->lft, path);
+	if (rc)
+		log_err("could not write every dump into %s", dir);
+	else
+		log_info("dumps written to %s", dir);
+	return rc ? -EIO : 0;
+}
+
+int sm_run(struct sm *sm, const struct sm_signals *sig)
+{
+	const struct ibsm_config *cfg = sm->cfg;
+	int rc = sm_heavy_sweep(sm);
+	double next_light;
+
+	/* --once: a lossy fabric may leave parts unconfigured after one
+	 * sweep; sweep again (only what is missing is sent) a few times. */
+	for (int i = 1; cfg->once && rc > 0 && !sm->route_refused &&
+	     i < ONCE_SWEEPS && !*sig->stop; i++) {
+		log_info("fabric not fully up: sweeping again (%d of %d)", i + 1,
+			 ONCE_SWEEPS);
+		rc = sm_heavy_sweep(sm);
+	}
+	if (rc == 0 && cfg->dump_dir[0])
+		sm_write_dumps(sm, sm->dump_dir);
+	if (cfg->once)
+		return rc == 0 ? 0 : 2;
+	next_light = now_seconds() + cfg->sweep_interval_s;
+	while (!*sig->stop) {
+		int changed = 0;
+
+		rc = mt_poll(sm->t, 200);
+		if (rc < 0) {
+			log_err("MAD transport failed: %s", strerror(-rc));
+			return 1;
+		}
+		if (*sig->dump) {
+			*sig->dump = 0;
+			sm_write_dumps(sm, sm->dump_dir);
+		}
+		if (*sig->resweep) {
+			*sig->resweep = 0;
+			log_info("SIGHUP: heavy sweep");
+			sm->heavy_wanted = 1;
+		}
+		if (!sm->heavy_wanted && cfg->sweep_interval_s &&
+		    now_seconds() >= next_light) {
+			rc = sm_light_sweep(sm, &changed);
+			if (rc < 0)
+				return 1;
+			next_light = now_seconds() + cfg->sweep_interval_s;
+		}
+		if (sm->heavy_wanted || changed) {
+			rc = sm_heavy_sweep(sm);
+			if (rc < 0 && rc != -EIO)
+				return 1;
+			if (rc == 0 && cfg->dump_dir[0])
+				sm_write_dumps(sm, sm->dump_dir);
+			next_light = now_seconds() + cfg->sweep_interval_s;
+		}
+	}
+	log_info("stopping: %u sweeps", sm->sweeps);
+	return 0;
+}

@@ -1,0 +1,72 @@
+/* The SM proper: one explicit state machine over the MAD transport.
+ *
+ *   DISCOVERING --heavy sweep ok--> MASTER --light sweep: change--+
+ *        ^                             |  ^                        |
+ *        |                             |  +---- heavy sweep <------+
+ *        +------ heavy sweep failed ---+        (trap 128, SIGHUP)
+ *
+ * A heavy sweep is: discover, LIDs, route (+ verify), program PortInfo
+ * (config + ARMED), program LFTs (only differing blocks), activate.
+ * A light sweep reads SwitchInfo of every known switch and looks at the
+ * PortStateChange bit (IBA 14.2.5.4); a switch that no longer answers is a
+ * change too. SubnGet(SMInfo) is answered in every state. */
+#ifndef IBSM_SM_SM_STATE_H
+#define IBSM_SM_SM_STATE_H
+
+#include <signal.h>
+#include <stdint.h>
+#include "config.h"
+#include "mad_transport.h"
+#include "lft_program.h"
+#include "../discovery/sweep.h"
+
+struct sm_signals {
+	volatile sig_atomic_t *stop;    /* SIGTERM / SIGINT */
+	volatile sig_atomic_t *dump;    /* SIGUSR1 */
+	volatile sig_atomic_t *resweep; /* SIGHUP */
+};
+
+struct sm {
+	const struct ibsm_config *cfg;
+	struct mad_transport *t;
+	uint8_t state;                  /* enum smp_sm_state */
+	uint32_t act_count;             /* SMInfo.ActCount */
+	uint64_t guid;                  /* our port GUID */
+	uint16_t lid;                   /* our LID once assigned */
+	int heavy_wanted;               /* set by traps */
+	unsigned degraded_sweeps;       /* heavy sweeps in a row that lost answers */
+	int route_refused;              /* last sweep: no engine / verification failed */
+	uint32_t sweeps;
+	/* the fabric as last routed */
+	struct sweep_result cur;
+	struct lft_set lft;
+	const char *engine_used;
+	struct lft_held held;
+	int fabric_up;                  /* last heavy sweep brought all up */
+	/* routing inputs */
+	uint64_t *root_guids, *cn_guids;
+	uint32_t num_root_guids, num_cn_guids;
+	char guid2lid[1024];
+	char dump_dir[1024];
+};
+
+/* Prepare (no MADs yet). Installs the SMInfo / trap handler on t. */
+int sm_init(struct sm *sm, const struct ibsm_config *cfg,
+	    struct mad_transport *t);
+void sm_free(struct sm *sm);
+
+/* One heavy sweep. Returns 0 when the fabric is fully up (every linked
+ * port ACTIVE with a LID, verified tables programmed), 1 when the sweep ran
+ * but something is not up, or a negative errno. */
+int sm_heavy_sweep(struct sm *sm);
+/* One light sweep: *changed = 1 when a heavy sweep is needed. */
+int sm_light_sweep(struct sm *sm, int *changed);
+/* The daemon loop: heavy sweep, then light sweeps every sweep_interval s,
+ * heavy sweeps on traps / changes / SIGHUP, dumps on SIGUSR1, until stop.
+ * With cfg->once, returns after the first heavy sweep. Returns the exit
+ * status (0 ok, 2 fabric not up in --once mode). */
+int sm_run(struct sm *sm, const struct sm_signals *sig);
+/* Write ibnetdiscover.txt, lfts.txt and fabric.dot into dir. */
+int sm_write_dumps(struct sm *sm, const char *dir);
+
+#endif

@@ -1,0 +1,90 @@
+# Helpers shared by the ibsm daemon tests (30_*..34_*): sourced, not run.
+# Needs IBSM_BUILD, sim/ibsim_harness.sh sourced, and W (a work directory).
+
+# Sanitized builds: ignore libumad2sim's own buffer overrun (see the file).
+ASAN_OPTIONS="${ASAN_OPTIONS:-}${ASAN_OPTIONS:+:}verify_asan_link_order=0:suppressions=$top/tests/integration/umad2sim.asan.supp"
+export ASAN_OPTIONS
+
+sm_need() {
+	command -v ibsim >/dev/null 2>&1 || { echo "ibsim not installed"; exit 77; }
+	[ -f "$UMAD2SIM" ] || { echo "libumad2sim not installed"; exit 77; }
+	for b in ibsm ibsm-topo; do
+		[ -x "$IBSM_BUILD/bin/$b" ] || { echo "$b not built"; exit 77; }
+	done
+}
+
+fail() {
+	echo "FAIL: $*"
+	exit 1
+}
+
+# ibnetdiscover output -> "lid" per line for every endpoint (switch port 0
+# and CA ports).
+ibnd_lids() {
+	awk '/^Switch/ { for (i = 1; i <= NF; i++) if ($i == "lid") print $(i + 1) }
+	     /^\[/ && ca { for (i = 1; i <= NF; i++) if ($i == "lid") { print $(i + 1); break } }
+	     /^Ca/ { ca = 1 } /^Switch/ { ca = 0 }' "$1"
+}
+
+# dump_fts-format text -> "switchguid lid port" lines (LIDs in decimal).
+fts_entries() {
+	awk 'function hex(s,   i, c, v) { s = tolower(s); sub(/^0x/, "", s); v = 0
+		for (i = 1; i <= length(s); i++) { c = index("0123456789abcdef", substr(s, i, 1)); v = v * 16 + c - 1 }
+		return v }
+	     /^Unicast lids/ { for (i = 1; i <= NF; i++) if ($i == "guid") g = tolower($(i + 1)); next }
+	     /^0x[0-9a-fA-F]+ [0-9]+/ { printf "%s %d %d\n", g, hex($1), $2 + 0 }' "$1"
+}
+
+# The checks every brought-up fabric must pass, with the real diag tools.
+#   sm_check_fabric NAME   (ibsim running, ibsm dumps in $W/NAME.dump)
+sm_check_fabric() {
+	_n=$1
+	sim_run ibnetdiscover >"$W/$_n.ibnd" 2>/dev/null || fail "$_n: ibnetdiscover failed"
+	sim_run iblinkinfo >"$W/$_n.links" 2>/dev/null || fail "$_n: iblinkinfo failed"
+	_up=$(grep -c "LinkUp" "$W/$_n.links")
+	_bad=$(grep "LinkUp" "$W/$_n.links" | grep -vc "Active")
+	[ "$_up" -gt 0 ] || fail "$_n: no links up"
+	[ "$_bad" -eq 0 ] || { grep "LinkUp" "$W/$_n.links" | grep -v Active | head; fail "$_n: $_bad linked ports not ACTIVE"; }
+	ibnd_lids "$W/$_n.ibnd" >"$W/$_n.lids"
+	_nl=$(wc -l <"$W/$_n.lids")
+	_nu=$(sort -u "$W/$_n.lids" | wc -l)
+	grep -qx 0 "$W/$_n.lids" && fail "$_n: an endpoint has LID 0"
+	[ "$_nl" -eq "$_nu" ] || fail "$_n: LIDs not unique ($_nl endpoints, $_nu LIDs)"
+	_nodes=$(grep -cE "^(Switch|Ca)" "$W/$_n.ibnd")
+	_sw=$(grep -c "^Switch" "$W/$_n.ibnd")
+	# dump_fts: every switch has a route to every LID (dump_fts drops the
+	# last LID when the top LID is a multiple of 64).
+	sim_run dump_fts >"$W/$_n.fts" 2>/dev/null || fail "$_n: dump_fts failed"
+	fts_entries "$W/$_n.fts" >"$W/$_n.fts.e"
+	_top=$(sort -n "$W/$_n.lids" | tail -1)
+	_want=$_nl
+	[ $((_top % 64)) -eq 0 ] && _want=$((_nl - 1))
+	_short=$(awk -v w="$_want" '{ c[$1]++ } END { for (g in c) if (c[g] < w) n++; print n + 0 }' "$W/$_n.fts.e")
+	_swf=$(awk '{ print $1 }' "$W/$_n.fts.e" | sort -u | wc -l)
+	[ "$_swf" -eq "$_sw" ] || fail "$_n: dump_fts shows $_swf of $_sw switches"
+	[ "$_short" -eq 0 ] || fail "$_n: $_short switches miss LFT entries (want $_want each)"
+	# The switches hold exactly what ibsm routed.
+	if [ -f "$W/$_n.dump/lfts.txt" ]; then
+		fts_entries "$W/$_n.dump/lfts.txt" | sort >"$W/$_n.ours.e"
+		sort "$W/$_n.fts.e" >"$W/$_n.fts.s"
+		_diff=$(comm -23 "$W/$_n.fts.s" "$W/$_n.ours.e" | wc -l)
+		[ "$_diff" -eq 0 ] || { comm -23 "$W/$_n.fts.s" "$W/$_n.ours.e" | head -5; fail "$_n: $_diff switch entries differ from ibsm's tables"; }
+	fi
+	# ibtracert between sampled CA pairs reaches the destination.
+	_cas=$(awk '/^Ca/ { ca = 1; next } /^Switch/ { ca = 0 } /^\[/ && ca { for (i = 1; i <= NF; i++) if ($i == "lid") { print $(i + 1); break } }' "$W/$_n.ibnd" | sort -n | awk 'NR % 7 == 1')
+	_src=$(echo "$_cas" | head -1)
+	_k=0
+	for _d in $_cas; do
+		[ "$_d" = "$_src" ] && continue
+		_k=$((_k + 1)); [ $_k -gt 6 ] && break
+		sim_run ibtracert "$_src" "$_d" >"$W/$_n.trace" 2>&1 || { cat "$W/$_n.trace"; fail "$_n: ibtracert $_src -> $_d failed"; }
+		grep -q "^To .* lid $_d-" "$W/$_n.trace" || { cat "$W/$_n.trace"; fail "$_n: ibtracert $_src -> $_d did not arrive"; }
+		sim_run ibtracert "$_d" "$_src" >"$W/$_n.trace" 2>&1 || fail "$_n: ibtracert $_d -> $_src failed"
+	done
+	# Our verifier on what the switches hold, when ibsm-route is built.
+	if [ -x "$IBSM_BUILD/bin/ibsm-route" ]; then
+		"$IBSM_BUILD/bin/ibsm-route" --topo "$W/$_n.ibnd" --lfts-in "$W/$_n.fts" --check \
+			>"$W/$_n.verify" 2>&1 || { cat "$W/$_n.verify"; fail "$_n: ibsm-route --lfts-in rejects the switches' tables"; }
+	fi
+	echo "ok $_n: $_nodes nodes, $_sw switches, $_nl LIDs, $_up port ends ACTIVE"
+}
