@@ -588,6 +588,7 @@ static void test_roots(void **state)
 	assert_int_equal(route_ftree_on(&f, &o, &b, NULL), 0);
 	for (uint32_t s = 0; s < f.num_switches; s++)
 		assert_int_equal(lft_blocks_differ(&a, s, &b, s), 0);
+	lft_free(&b);
 	/* A leaf named as root makes other leaves sit at different depths. */
 	uint64_t bad = f.nodes[f.switches[0]].guid;
 	struct route_options o2 = { .root_guids = &bad, .num_root_guids = 1 };
