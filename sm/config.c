@@ -71,9 +71,9 @@ static const struct key_desc keys[] = {
 void config_defaults(struct ibsm_config *c)
 {
 	memset(c, 0, sizeof(*c));
-	/* ftree goes first once its engine lands (another helper's work):
-	 * "ftree,updn,minhop". */
-	snprintf(c->routing_engine, sizeof(c->routing_engine), "updn,minhop");
+	/* ftree for fat-trees; it refuses anything else (saying why) and
+	 * updn, deadlock-free on any topology, takes over. */
+	snprintf(c->routing_engine, sizeof(c->routing_engine), "ftree,updn,minhop");
 	c->lmc = 0;
 	c->sm_priority = 0;
 	c->subnet_prefix = 0xfe80000000000000ull;  /* default GID prefix */

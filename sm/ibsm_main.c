@@ -42,7 +42,7 @@ static void usage(FILE *out)
 "  -C, --ca NAME            local device                     [ca_name]\n"
 "  -P, --port NUM           local port number                [port_num]\n"
 "  -g, --guid GUID          local port by port GUID          [port_guid]\n"
-"  -R, --routing-engine L   engines to try in order, e.g. updn,minhop\n"
+"  -R, --routing-engine L   engines to try in order (ftree,updn,minhop)\n"
 "                                                            [routing_engine]\n"
 "      --lmc N              LID mask control 0..7            [lmc]\n"
 "      --once               bring the fabric up, then exit   [once]\n"

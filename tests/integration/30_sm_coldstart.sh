@@ -61,6 +61,19 @@ coldstart ft3 fattree --levels 3 --radix 8
 ibsim_stop
 coldstart ft3-degraded fattree --levels 3 --radix 8 --remove 0.1 --seed 7
 ibsim_stop
+# ftree alone (no fallback) on a degraded 3-level tree: it must route it
+# itself, and the switches' tables (dump_fts) must be deadlock-free on one
+# VL and balanced: the verifier's all-to-all ratio on what they hold.
+_saved=$ENGINES; ENGINES=ftree
+coldstart ft3-deg-ftree fattree --levels 3 --radix 8 --remove 0.05 --seed 3
+ENGINES=$_saved
+grep -q "routed with ftree" "$W/ft3-deg-ftree.log" || fail "ft3-deg-ftree: not routed by ftree"
+grep -q '"credit_loop": false' "$W/ft3-deg-ftree.verify" || fail "ft3-deg-ftree: credit loop in the switches' tables"
+ratio=$(sed -n 's/.*"a2a_ratio": \([0-9.]*\).*/\1/p' "$W/ft3-deg-ftree.verify")
+awk -v r="$ratio" 'BEGIN { exit !(r != "" && r <= 1.25) }' ||
+	fail "ft3-deg-ftree: all-to-all load $ratio x the lower bound (want <= 1.25)"
+echo "ok ft3-deg-ftree: ftree on the degraded tree, a2a $ratio x bound, no credit loop"
+ibsim_stop
 # An engine that refuses the topology (ftree on a torus) must leave the
 # switches alone: exit 2, nothing programmed, no port ACTIVE.
 "$IBSM_BUILD/bin/ibsm-topo" torus --dims 3x3x3 --hcas-per-switch 2 -o "$W/refuse.net" || fail "ibsm-topo torus"

@@ -83,7 +83,7 @@ static void test_defaults(void **state)
 	struct ibsm_config c;
 	memset(&c, 0xAB, sizeof(c));
 	config_defaults(&c);
-	assert_string_equal(c.routing_engine, "updn,minhop");
+	assert_string_equal(c.routing_engine, "ftree,updn,minhop");
 	assert_int_equal(c.mad_window, 32);
 	assert_int_equal(c.mad_timeout_ms, 200);
 	assert_int_equal(c.mad_retries, 3);
@@ -237,11 +237,11 @@ static void test_sequences_for_lists(void **state)
 	struct ibsm_config c;
 	config_defaults(&c);
 	assert_int_equal(load_text(&fx, &c,
-		"routing_engine: [ftree, updn, minhop]\n"
+		"routing_engine: [updn, minhop, ftree]\n"
 		"engine_paths:\n"
 		"  - /a/libibsm-engine-x.so\n"
 		"  - /b/libibsm-engine-y.so\n"), 0);
-	assert_string_equal(c.routing_engine, "ftree,updn,minhop");
+	assert_string_equal(c.routing_engine, "updn,minhop,ftree");
 	assert_string_equal(c.engine_paths,
 			    "/a/libibsm-engine-x.so:/b/libibsm-engine-y.so");
 	done(&fx);
