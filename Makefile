@@ -112,6 +112,25 @@ bench: deps
 	@$(MAKE) --no-print-directory build-all
 	@sh bench/run_all.sh $(BUILD)
 
+# make install (docs/install.md): DESTDIR for packaging, PREFIX for /usr/local.
+PREFIX ?= /usr
+DESTDIR ?=
+LIBARCH ?= $(shell dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || echo x86_64-linux-gnu)
+.PHONY: install
+# An existing /etc/ibsm/ibsm.yaml is kept (it is the operator's).
+install: build-all
+	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/bin \
+		$(DESTDIR)$(PREFIX)/lib/ibsm/engines $(DESTDIR)$(PREFIX)/share/man/man8 \
+		$(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)/etc/ibsm $(DESTDIR)/lib/systemd/system
+	install -m 0755 $(BUILD)/bin/ibsm $(DESTDIR)$(PREFIX)/sbin/
+	install -m 0755 $(filter-out $(BUILD)/bin/ibsm,$(PROGS)) $(DESTDIR)$(PREFIX)/bin/
+	$(if $(ENGINE_SOS),install -m 0644 $(ENGINE_SOS) $(DESTDIR)$(PREFIX)/lib/ibsm/engines/)
+	$(if $(OSM_PLUGIN),install -D -m 0644 $(OSM_PLUGIN) $(DESTDIR)$(PREFIX)/lib/$(LIBARCH)/libibsm-opensm.so)
+	install -m 0644 docs/ibsm.8 $(DESTDIR)$(PREFIX)/share/man/man8/
+	install -m 0644 docs/ibsm-route.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	test -e $(DESTDIR)/etc/ibsm/ibsm.yaml || install -m 0644 contrib/ibsm.yaml $(DESTDIR)/etc/ibsm/
+	install -m 0644 contrib/ibsm.service $(DESTDIR)/lib/systemd/system/
+
 clean:
 	rm -rf build build-asan
 
