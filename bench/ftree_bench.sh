@@ -70,6 +70,9 @@ for size in $SIZES; do
 	n_sw=$(grep -cE '^Switch[[:space:]]' "$net")
 	check=""
 	[ "$n_ca" -le "$CHECK_MAX" ] && check=--check
+	# 65,536 CAs + 5,120 switches need more LIDs than one subnet has
+	# (0xBFFF): route them in the wider analysis LID space.
+	[ $((n_ca + n_sw)) -gt 49151 ] && check="$check --wide-lids"
 	for eng in $ENGINES; do
 		log=$WORK/$size.$eng.log
 		t0=$(date +%s.%N)

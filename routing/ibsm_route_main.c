@@ -46,6 +46,8 @@ static const char usage[] =
 	"  --threads N          verifier threads (default: CPUs, at most 8)\n"
 	"  --dot FILE           write the topology as Graphviz DOT\n"
 	"  --list-engines       print the known engines\n"
+	"  --wide-lids          allow LIDs past 0xBFFF (offline analysis of fabrics\n"
+	"                       larger than one subnet; no switch holds such tables)\n"
 	"  -q, --quiet          no JSON, no summary (the exit code tells)\n"
 	"  -v, --verbose        more log (repeat for debug)\n"
 	"  -h, --help           this text\n";
@@ -57,7 +59,7 @@ struct cli {
 	unsigned num_engine_paths;
 	enum topo_format format;
 	unsigned lmc, shifts, threads;
-	int check, quiet, verbose, list_engines;
+	int check, quiet, verbose, list_engines, wide_lids;
 };
 
 static int bad_usage(const char *fmt, const char *arg)
@@ -83,7 +85,7 @@ static int parse_args(int argc, char **argv, struct cli *c)
 {
 	enum { O_TOPO = 256, O_FORMAT, O_ENGINE, O_ENGINE_PATH, O_LMC, O_ROOTS,
 	       O_CNS, O_GUID2LID, O_SAVE, O_OUT, O_LFTS_IN, O_CHECK, O_SHIFTS,
-	       O_THREADS, O_DOT, O_LIST };
+	       O_THREADS, O_DOT, O_LIST, O_WIDE };
 	static const struct option longopts[] = {
 		{ "topo", required_argument, NULL, O_TOPO },
 		{ "format", required_argument, NULL, O_FORMAT },
@@ -101,6 +103,7 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		{ "threads", required_argument, NULL, O_THREADS },
 		{ "dot", required_argument, NULL, O_DOT },
 		{ "list-engines", no_argument, NULL, O_LIST },
+		{ "wide-lids", no_argument, NULL, O_WIDE },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -113,6 +116,7 @@ static int parse_args(int argc, char **argv, struct cli *c)
 	while ((opt = getopt_long(argc, argv, ":qvh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case O_TOPO: c->topo = optarg; break;
+		case O_WIDE: c->wide_lids = 1; break;
 		case O_FORMAT:
 			if (!strcmp(optarg, "auto"))
 				c->format = TOPO_AUTO;
@@ -242,6 +246,9 @@ static int assign_lids(struct fabric *f, const struct cli *c)
 	struct lid_assign_opts lo = { .lmc = (uint8_t)c->lmc, .keep_existing = 1 };
 	int rc;
 
+	if (c->wide_lids)
+		lo.max_lid = LFT_MAX_ANALYSIS_LID;
+
 	lid_map_init(&map);
 	lid_map_init(&used);
 	if (c->guid2lid) {
@@ -255,10 +262,20 @@ static int assign_lids(struct fabric *f, const struct cli *c)
 		lo.map = &map;
 	}
 	rc = lid_assign(f, &lo, &used);
-	if (rc < 0) {
+	if (rc == -ENOSPC && !c->wide_lids) {
+		log_err("%s: the fabric needs more LIDs than the unicast range "
+			"holds (0x%x); --wide-lids routes it for analysis only",
+			c->topo, FAB_MAX_UCAST_LID);
+		rc = EXIT_USAGE;
+	} else if (rc < 0) {
 		log_err("%s: LID assignment failed: %s", c->topo, strerror(-rc));
 		rc = EXIT_USAGE;
 	} else {
+		if (fab_max_lid(f) > FAB_MAX_UCAST_LID)
+			log_warn("%s: LIDs up to 0x%x, past the unicast range "
+				 "(0x%x): tables for analysis only, no switch "
+				 "holds them", c->topo, fab_max_lid(f),
+				 FAB_MAX_UCAST_LID);
 		if (rc && c->lfts_in)
 			log_warn("%s: %d ports had no LID; --lfts-in tables will "
 				 "not route them", c->topo, rc);

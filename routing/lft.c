@@ -14,7 +14,7 @@
 int lft_alloc(struct lft_set *t, uint32_t num_switches, uint32_t max_lid)
 {
 	memset(t, 0, sizeof(*t));
-	if (max_lid > FAB_MAX_UCAST_LID)
+	if (max_lid > LFT_MAX_ANALYSIS_LID)
 		return -EINVAL;
 	uint32_t stride = (max_lid + LFT_BLOCK) / LFT_BLOCK * LFT_BLOCK;
 	size_t bytes = (size_t)num_switches * stride;

@@ -8,6 +8,11 @@
 
 #define LFT_NO_PATH 0xFF        /* entry with no route (as OpenSM's OSM_NO_PATH) */
 #define LFT_BLOCK 64            /* LinearForwardingTable block size (IBA 14.2.5.10) */
+/* Tables may cover LIDs past the unicast range (FAB_MAX_UCAST_LID) only
+ * for offline analysis of fabrics larger than one subnet's LID space
+ * (`ibsm-route --wide-lids`): no switch can hold such a table, and the SM
+ * never assigns such LIDs. */
+#define LFT_MAX_ANALYSIS_LID 0xFFFFF
 
 struct lft_set {
 	uint8_t *port;          /* port[sw * stride + lid] = egress port */
@@ -17,7 +22,8 @@ struct lft_set {
 };
 
 /* Allocate tables for num_switches switches covering LIDs 0..max_lid, all
- * entries LFT_NO_PATH. Returns 0 or -ENOMEM. */
+ * entries LFT_NO_PATH. Returns 0, -EINVAL past LFT_MAX_ANALYSIS_LID, or
+ * -ENOMEM. */
 int lft_alloc(struct lft_set *t, uint32_t num_switches, uint32_t max_lid);
 void lft_free(struct lft_set *t);
 
