@@ -86,8 +86,8 @@ static int build_owners(struct vx *x, struct vx_errors *errs,
 		return -ENOMEM;
 	fab_endpoint_ports(f, eps);
 	x->max_lid = fab_max_lid(f);
-	if (x->max_lid > FAB_MAX_UCAST_LID)
-		x->max_lid = FAB_MAX_UCAST_LID;
+	if (x->max_lid > LFT_MAX_ANALYSIS_LID)
+		x->max_lid = LFT_MAX_ANALYSIS_LID;
 	x->owner = malloc(((size_t)x->max_lid + 1) * sizeof(*x->owner));
 	if (!x->owner) {
 		free(eps);

@@ -146,4 +146,18 @@ grep -q "unknown engine" "$W/bad.err" || fail "unknown engine not named"
 "$ROUTE" --engine updn >"$W/bad.out" 2>"$W/bad.err"
 [ $? -eq 2 ] || fail "missing --topo: want exit 2"
 echo "bad input: exit 2 with FILE:LINE"
+
+# More LIDs than one subnet has (512 CAs x 2^7 LIDs = 65,536 > 0xBFFF):
+# refused with a reason, routed and verified with --wide-lids.
+"$TOPO" fattree --levels 2 --radix 32 -o "$W/wide.net" || fail "ibsm-topo wide"
+"$ROUTE" --topo "$W/wide.net" --engine ftree --lmc 7 >"$W/wide.out" 2>"$W/wide.err"
+[ $? -eq 2 ] || fail "LID space exceeded: want exit 2"
+grep -q "more LIDs than the unicast range.*--wide-lids" "$W/wide.err" ||
+	{ cat "$W/wide.err"; fail "LID space exceeded: no message naming --wide-lids"; }
+"$ROUTE" --topo "$W/wide.net" --engine ftree --lmc 7 --wide-lids >"$W/wide.out" 2>"$W/wide.err" ||
+	{ cat "$W/wide.err"; fail "--wide-lids: ibsm-route failed"; }
+grep -q "past the unicast range.*analysis only" "$W/wide.err" || fail "--wide-lids: no warning"
+grep -q '"ok": true' "$W/wide.out" || fail "--wide-lids: tables not verified"
+grep -q '"lids_total": 655[0-9][0-9]' "$W/wide.out" || fail "--wide-lids: LID count"
+echo "wide LIDs: refused without --wide-lids, verified with it"
 exit 0
