@@ -112,10 +112,18 @@ static inline uint32_t fab_peer_node(const struct fabric *f, uint32_t p)
 	return q == FAB_NONE ? FAB_NONE : f->ports[q].node;
 }
 
-/* The port that holds a node's LID: port 0 for switches, else the port. */
 static inline int fab_is_switch(const struct fabric *f, uint32_t n)
 {
 	return f->nodes[n].type == FAB_SWITCH;
+}
+
+/* The LID that addresses port p: a switch's ports share the LID of its
+ * port 0; a CA or router port has its own. */
+static inline uint32_t fab_port_lid(const struct fabric *f, uint32_t p)
+{
+	uint32_t n = f->ports[p].node;
+	return fab_is_switch(f, n) ? f->ports[f->nodes[n].first_port].lid :
+		f->ports[p].lid;
 }
 
 /* Lookup by GUID (linear scan is avoided: a hash index is built lazily and

@@ -35,13 +35,6 @@ static const char *desc_of(const struct fabric *f, uint32_t n, char *buf)
 	return buf;
 }
 
-static uint32_t lid_of_port(const struct fabric *f, uint32_t p)
-{
-	uint32_t n = f->ports[p].node;
-	return fab_is_switch(f, n) ? f->ports[f->nodes[n].first_port].lid :
-		f->ports[p].lid;
-}
-
 static void write_rate(FILE *fp, const struct fab_port *p)
 {
 	const char *w = topo_width_str(p->width), *s = topo_speed_str(p->speed);
@@ -87,14 +80,14 @@ static void write_node(FILE *fp, const struct fabric *f, uint32_t n)
 			if (!remote_sw)
 				fprintf(fp, "(%llx) ", (unsigned long long)q->guid);
 			fprintf(fp, "\t\t# \"%s\" lid %u", desc_of(f, rn, rdesc),
-				lid_of_port(f, p->peer));
+				fab_port_lid(f, p->peer));
 		} else {
 			fprintf(fp, "[%u](%llx) \t\"%s\"[%u]", i,
 				(unsigned long long)p->guid, id_of(f, rn, rid), q->num);
 			if (!remote_sw)
 				fprintf(fp, " (%llx) ", (unsigned long long)q->guid);
 			fprintf(fp, "\t\t# lid %u lmc %u \"%s\" lid %u", p->lid, p->lmc,
-				desc_of(f, rn, rdesc), lid_of_port(f, p->peer));
+				desc_of(f, rn, rdesc), fab_port_lid(f, p->peer));
 		}
 		write_rate(fp, p);
 		fputc('\n', fp);

@@ -176,13 +176,6 @@ static void clean_desc(const char *d, char *out)
 	out[i] = '\0';
 }
 
-static uint32_t lid_of_port(const struct fabric *f, uint32_t p)
-{
-	uint32_t n = f->ports[p].node;
-	return fab_is_switch(f, n) ? f->ports[f->nodes[n].first_port].lid :
-		f->ports[p].lid;
-}
-
 static void write_rate(FILE *fp, const struct fab_port *p)
 {
 	const char *w = topo_width_str(p->width), *s = topo_speed_str(p->speed);
@@ -244,7 +237,7 @@ static void write_node(struct net_writer *w, uint32_t n)
 		fprintf(fp, "[%u]\t\"%s\"[%u]\t# ", i, rid, q->num);
 		if (node->type == FAB_CA)
 			fprintf(fp, "lid %u lmc %u ", p->lid, p->lmc);
-		fprintf(fp, "\"%s\" lid %u", rid, lid_of_port(f, p->peer));
+		fprintf(fp, "\"%s\" lid %u", rid, fab_port_lid(f, p->peer));
 		write_rate(fp, p);
 	}
 	fputc('\n', fp);    /* a record ends at a blank line */
