@@ -70,9 +70,13 @@ gen torus3d torus --dims 4x4x4 --hcas-per-switch 2
 gen dragonfly dragonfly --groups 9 --switches 4 --hosts 2 --global 2
 gen random random --switches 64 --degree 4 --hosts 4 --seed 7
 gen ft3-r20 fattree --levels 3 --radix 20
+# The other shapes at about 2,000 CAs too (the size issue 2 names).
+gen torus3d-2k torus --dims 10x10x10 --hcas-per-switch 2
+gen dragonfly-2k dragonfly --groups 21 --switches 12 --hosts 8 --global 2
+gen random-2k random --switches 500 --degree 6 --hosts 4 --seed 3
 
 for n in ft2-r8 ft3-r8 ft3-r12-d1 ft3-r12-d2 ft3-r12-d3 torus2d torus3d \
-	dragonfly random ft3-r20; do
+	dragonfly random ft3-r20 torus3d-2k dragonfly-2k random-2k; do
 	case $n in ft*) kind=tree ;; *) kind=other ;; esac
 	for e in updn minhop; do
 		"$ROUTE" --topo "$W/$n.net" --engine $e --check --shifts 64 \
