@@ -4,7 +4,7 @@
 #   ibsim_start NETFILE [extra ibsim args]   # starts ibsim, waits until ready
 #   sim_run CMD ARGS...                      # runs CMD attached to the fabric
 #   SIM_HOST=node sim_run ...                # ... attached at another node
-#   ibsim_cmd "Unlink \"leaf-1\" 3"          # type into the ibsim console
+#   ibsim_cmd 'Unlink "leaf-1"[3]'        # type into the ibsim console (node[port])
 #   ibsim_stop                               # stops ibsim and its helpers
 #
 # Every run gets its own IBSIM_SOCKNAME and work directory, so tests can run
