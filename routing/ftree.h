@@ -1,6 +1,7 @@
-/* The `ftree` routing engine: fat-tree aware, up-then-down paths only (deadlock-free
- * with one VL), d-mod-k balanced on intact trees, rebalancing on degraded
- * ones, LMC multipath and minimal-change re-routing. Internal to routing/:
+/* The `ftree` routing engine: fat-tree aware, up-then-down paths where the
+ * tree has them and checked detours elsewhere (deadlock-free with one VL),
+ * d-mod-k balanced on intact trees, rebalancing on degraded ones, LMC
+ * multipath and minimal-change re-routing. Internal to routing/:
  * the rest of ibsm only sees `route_ftree` (engine.h).
  *
  * References:
@@ -12,7 +13,9 @@
  * Files: ftree_levels.c (tree shape from the graph), ftree_route.c (the
  * per-destination assignment and the engine), ftree_degraded.c (load caps
  * and source spilling on degraded trees), ftree_reroute.c (keep previous
- * entries where still valid). */
+ * entries where still valid), ftree_detour.c (switches with no up-then-down
+ * path: detours whose down->up turns keep the CDG acyclic), ftree_turns.c
+ * (the turn set and its cycle check). */
 #ifndef IBSM_ROUTING_FTREE_H
 #define IBSM_ROUTING_FTREE_H
 
@@ -22,6 +25,7 @@
 #include "lft.h"
 
 #define FT_MAX_LEVELS 16
+#define FT_TURN_MEMO 16
 
 /* One switch-to-switch link seen from one end. */
 struct ft_link {
@@ -72,6 +76,49 @@ void ft_free(struct ftree *t);
  * bound over leaves (traffic into a leaf over its up-links). */
 uint64_t ft_load_cap(const struct ftree *t);
 
+/* ftree_turns.c: the down->up turns detours take (ports at switch y:
+ * in from above, out upward) and the check that each keeps the channel
+ * dependency graph acyclic. */
+struct ft_turns {
+	const struct ftree *t;
+	uint64_t *bits;         /* per switch: [in port][out port] taken */
+	uint64_t *refused_bits; /* same layout: found to close a cycle */
+	uint64_t *bit_off;      /* nsw + 1 */
+	uint32_t *seen;         /* per fabric port (channel): search stamp */
+	uint32_t *stack;
+	uint32_t *up_seen, *up_all, *up_from, *dn_seen; /* per switch, search */
+	uint8_t *out_of;        /* per fabric port: a turn was taken entering
+				 * the switch there (skips the bit tests) */
+	uint32_t epoch;
+	uint64_t ok[FT_TURN_MEMO];      /* new turns that passed, graph unchanged */
+	uint32_t nok;
+	uint64_t taken, refused, searches;
+};
+
+int ft_turns_init(struct ft_turns *tu, const struct ftree *t);
+void ft_turns_free(struct ft_turns *tu);
+/* May a route enter switch y on port `in` and leave on port `out`? Yes if
+ * that is no down->up turn, a turn already taken, or (allow_new) a new one
+ * that closes no cycle; ft_turn_take also records a new one. */
+int ft_turn_ok(struct ft_turns *tu, uint32_t y, uint8_t in, uint8_t out,
+	       int allow_new);
+int ft_turn_take(struct ft_turns *tu, uint32_t y, uint8_t in, uint8_t out);
+
+/* ftree_detour.c: paths for switches with no up-then-down path. */
+struct ft_detour {
+	struct ft_turns turns;
+	uint32_t *done;         /* per switch: == stamp once its entry is final */
+	uint32_t *seen, *pred, *queue;  /* per switch: search state */
+	uint8_t *in_port;       /* port at which the search entered a switch */
+	uint8_t *via;           /* port at pred[x] that leads to x */
+	uint32_t stamp, search;
+	int allow_new;          /* this search may take new turns */
+	uint64_t paths, failed;
+};
+
+int ft_detour_init(struct ft_detour *d, const struct ftree *t);
+void ft_detour_free(struct ft_detour *d);
+
 /* Per-destination routing scratch, shared by ftree_route.c and helpers. */
 struct ft_work {
 	const struct ftree *t;
@@ -101,6 +148,12 @@ struct ft_work {
  * the cap when avoidable, and commits the flows. Returns 1 if it committed
  * the flows (slow path), 0 if the default assignment fits (caller commits). */
 int ft_spill(struct ft_work *w, uint32_t target, uint32_t plane);
+
+/* ftree_detour.c: after the default entries of one LID (w->nh), give the
+ * non-good switches ng[0..nng) (nearest the good set first) paths whose
+ * down->up turns keep the CDG acyclic. */
+void ft_detour_route(struct ft_detour *d, struct ft_work *w,
+		     const uint32_t *ng, uint32_t nng);
 
 /* ftree_reroute.c: previous-table support. */
 int ft_reroute_init(struct ft_work *w, const struct route_options *opt,

@@ -14,12 +14,13 @@
  *  3. switches below a chain switch go up to the lowest chain switch they
  *     reach (breadth first down from the chain); ancestors off the chain
  *     go down; other good switches go up to the least-loaded good
- *     neighbour; the rest (only switch-sourced traffic ever starts there)
- *     take a shortest path to the good set.
+ *     neighbour; the rest (no up-then-down path from there) get detours
+ *     whose down->up turns keep the CDG acyclic (ftree_detour.c).
  *  4. the all-to-all flow of the destination (one unit per compute node)
  *     is added to per-link loads, which steer the next destinations; on
  *     degraded trees ft_spill moves source leaves off overloaded links.
- * Every compute-node path is up*-then-down*, so one VL is deadlock-free. */
+ * Compute-node paths are up*-then-down* wherever the tree allows, and the
+ * checked detours keep the whole table set deadlock-free on one VL. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -36,6 +37,8 @@ struct ft_group {               /* cached per target switch */
 	uint32_t *cand;         /* indices into t->dn */
 	uint32_t ncand_cap;
 	int has_nongood;
+	uint32_t *ng_list;      /* non-good switches, nearest the good set first */
+	uint32_t nng;
 };
 
 struct ft_batch {               /* LIDs decided but not yet in the tables */
@@ -102,6 +105,7 @@ static int group_setup(struct ft_work *w, struct ft_group *g, uint32_t tg)
 	}
 	/* Good switches, top-down. */
 	g->has_nongood = 0;
+	g->nng = 0;
 	for (int l = (int)t->height; l >= 0; l--)
 		for (uint32_t i = t->lvl_off[l]; i < t->lvl_off[l + 1]; i++) {
 			uint32_t s = t->by_level[i];
@@ -116,9 +120,10 @@ static int group_setup(struct ft_work *w, struct ft_group *g, uint32_t tg)
 	if (!g->has_nongood)
 		return 0;
 	/* Others: breadth first from the good set over all switch links; the
-	 * next hop is a neighbour one step closer. Only traffic that starts at
-	 * such a switch uses these entries (it has no up-then-down path). */
-	uint32_t head = 0, tail = 0;
+	 * next hop is a neighbour one step closer. That is the default entry;
+	 * ft_detour_route keeps it only where its turns close no cycle. The
+	 * BFS order (nearest first) is the order detours are decided in. */
+	uint32_t head = 0, tail = 0, ngood;
 	for (uint32_t s = 0; s < t->nsw; s++) {
 		if (w->good_mark[s] == grp) {
 			w->ng_dist[s] = 0;
@@ -128,6 +133,7 @@ static int group_setup(struct ft_work *w, struct ft_group *g, uint32_t tg)
 			w->ng_nh[s] = LFT_NO_PATH;
 		}
 	}
+	ngood = tail;
 	while (head < tail) {
 		uint32_t s = w->queue[head++];
 		for (int pass = 0; pass < 2; pass++) {
@@ -143,6 +149,8 @@ static int group_setup(struct ft_work *w, struct ft_group *g, uint32_t tg)
 			}
 		}
 	}
+	g->nng = tail - ngood;
+	memcpy(g->ng_list, w->queue + ngood, g->nng * sizeof(uint32_t));
 	return 0;
 }
 
@@ -370,7 +378,8 @@ static void commit_flows(struct ft_work *w, uint32_t tg, uint64_t *L)
 }
 
 static void route_lid(struct ft_work *w, const struct ft_group *g,
-		      const struct ft_dest *d, uint32_t lid, uint32_t plane)
+		      struct ft_detour *dt, const struct ft_dest *d,
+		      uint32_t lid, uint32_t plane)
 {
 	const struct ftree *t = w->t;
 	uint64_t *L = w->load + (size_t)plane * w->num_ports;
@@ -383,6 +392,8 @@ static void route_lid(struct ft_work *w, const struct ft_group *g,
 	route_rest(w, g, lid, L, d->weighted);
 	if (d->weighted && !ft_spill(w, d->sw, plane))
 		commit_flows(w, d->sw, L);
+	if (g->has_nongood)
+		ft_detour_route(dt, w, g->ng_list, g->nng);
 	for (uint32_t i = 1; i < w->nchain; i++)
 		if (d->nlids > 1)
 			w->used_sw[w->nused++] = w->chain[i];
@@ -498,12 +509,15 @@ static int ft_route(struct route_ctx *ctx, struct lft_set *lft)
 	struct ft_work w;
 	struct ft_group g = { 0 };
 	struct ft_batch b = { 0 };
+	struct ft_detour dt = { 0 };
 	int r = work_init(&w, t, planes);
 	if (r)
 		goto nomem;
 	g.cand_off = malloc((t->nsw + 2) * sizeof(uint32_t));
+	g.ng_list = malloc(t->nsw * sizeof(uint32_t));
 	b.nh = malloc((size_t)t->nsw * FT_WINDOW);
-	if (!g.cand_off || !b.nh || (r = ft_reroute_init(&w, ctx->opt, ctx->fab))) {
+	if (!g.cand_off || !g.ng_list || !b.nh || (r = ft_detour_init(&dt, t)) ||
+	    (r = ft_reroute_init(&w, ctx->opt, ctx->fab))) {
 		r = r ? r : -ENOMEM;
 		goto out;
 	}
@@ -517,7 +531,7 @@ static int ft_route(struct route_ctx *ctx, struct lft_set *lft)
 		}
 		w.nused = 0;
 		for (uint32_t j = 0; j < d->nlids; j++) {
-			route_lid(&w, &g, d, d->lid + j, d->weighted ? j : 0);
+			route_lid(&w, &g, &dt, d, d->lid + j, d->weighted ? j : 0);
 			batch_add(t, &b, w.nh, d->lid + j, lft);
 		}
 	}
@@ -528,9 +542,21 @@ static int ft_route(struct route_ctx *ctx, struct lft_set *lft)
 		 "%llu source leaves moved)", t->ndest, now_seconds() - t0,
 		 (unsigned long long)w.spilled_dests,
 		 (unsigned long long)w.spilled_sources);
+	log_info("ftree: %llu detour paths, %llu down-up turns taken, %llu "
+		 "refused (%llu cycle searches)", (unsigned long long)dt.paths,
+		 (unsigned long long)dt.turns.taken,
+		 (unsigned long long)dt.turns.refused,
+		 (unsigned long long)dt.turns.searches);
+	if (dt.failed)
+		log_warn("ftree: %llu switches found no detour that keeps the "
+			 "channel dependency graph acyclic; they keep a shortest "
+			 "path, which may close a credit loop",
+			 (unsigned long long)dt.failed);
 out:
 	work_free(&w);
 	free(g.cand_off);
+	free(g.ng_list);
+	ft_detour_free(&dt);
 	free(g.cand);
 	free(b.nh);
 	if (r == -ENOMEM)

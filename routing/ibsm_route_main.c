@@ -42,6 +42,7 @@ static const char usage[] =
 	"  --lfts-in FILE       verify these tables (dump_fts output) instead of routing\n"
 	"  --check              full verification: credit loops, link loads,\n"
 	"                       shifts, LMC path diversity; exit 1 if not ok\n"
+	"  --cdg-switch-lids    credit loops: also CA -> switch-LID routes\n"
 	"  --shifts N           shift permutations to evaluate (0 = all, default 256)\n"
 	"  --threads N          verifier threads (default: CPUs, at most 8)\n"
 	"  --dot FILE           write the topology as Graphviz DOT\n"
@@ -59,7 +60,7 @@ struct cli {
 	unsigned num_engine_paths;
 	enum topo_format format;
 	unsigned lmc, shifts, threads;
-	int check, quiet, verbose, list_engines, wide_lids;
+	int check, cdg_switch_lids, quiet, verbose, list_engines, wide_lids;
 };
 
 static int bad_usage(const char *fmt, const char *arg)
@@ -84,8 +85,8 @@ static int parse_uint(const char *s, unsigned max, unsigned *out)
 static int parse_args(int argc, char **argv, struct cli *c)
 {
 	enum { O_TOPO = 256, O_FORMAT, O_ENGINE, O_ENGINE_PATH, O_LMC, O_ROOTS,
-	       O_CNS, O_GUID2LID, O_SAVE, O_OUT, O_LFTS_IN, O_CHECK, O_SHIFTS,
-	       O_THREADS, O_DOT, O_LIST, O_WIDE };
+	       O_CNS, O_GUID2LID, O_SAVE, O_OUT, O_LFTS_IN, O_CHECK, O_CDG_SW,
+	       O_SHIFTS, O_THREADS, O_DOT, O_LIST, O_WIDE };
 	static const struct option longopts[] = {
 		{ "topo", required_argument, NULL, O_TOPO },
 		{ "format", required_argument, NULL, O_FORMAT },
@@ -99,6 +100,7 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		{ "out", required_argument, NULL, O_OUT },
 		{ "lfts-in", required_argument, NULL, O_LFTS_IN },
 		{ "check", no_argument, NULL, O_CHECK },
+		{ "cdg-switch-lids", no_argument, NULL, O_CDG_SW },
 		{ "shifts", required_argument, NULL, O_SHIFTS },
 		{ "threads", required_argument, NULL, O_THREADS },
 		{ "dot", required_argument, NULL, O_DOT },
@@ -144,6 +146,7 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		case O_OUT: c->out = optarg; break;
 		case O_LFTS_IN: c->lfts_in = optarg; break;
 		case O_CHECK: c->check = 1; break;
+		case O_CDG_SW: c->cdg_switch_lids = 1; break;
 		case O_SHIFTS:
 			if (parse_uint(optarg, UINT32_MAX, &c->shifts))
 				return bad_usage("--shifts: '%s' is not a count", optarg);
@@ -419,6 +422,7 @@ static int run(const struct cli *c)
 		.path_diversity = c->check && c->lmc,
 		.max_shifts = c->shifts,
 		.threads = c->threads,
+		.cdg_switch_lids = c->cdg_switch_lids,
 		.unchecked_lid = c->lfts_in ? dropped_top_lid(&f, &t) : 0,
 	};
 	rc = verify_routes(&f, &t, &vo, &res);

@@ -1,0 +1,209 @@
+/* ftree detours: entries for switches with no up-then-down path to the
+ * destination ("non-good" switches), chosen so the CDG stays acyclic.
+ *
+ * Such a switch must go down and turn up again somewhere, and a down->up
+ * turn is what can close a credit loop. Every switch may source traffic
+ * (it answers the SM and performance managers), so every non-good switch
+ * gets a checked path, for CA and switch LIDs alike: the tables as a
+ * whole, switch-to-switch entries included, keep an acyclic CDG.
+ *
+ * Sources are taken nearest to the good set first. Each searches breadth
+ * first for a switch whose entry is final (good, or given a path earlier)
+ * such that every down->up turn on the way, and the one where the path
+ * joins, keeps the CDG acyclic (ftree_turns.c); first with turns already
+ * taken only, then allowing new ones. The path's turns are recorded and
+ * its switches get their entries. If no such path exists the source keeps
+ * its shortest path; that is counted and logged, never silent. */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "ftree.h"
+
+int ft_detour_init(struct ft_detour *d, const struct ftree *t)
+{
+	size_t n = t->nsw;
+	int r = ft_turns_init(&d->turns, t);
+	d->done = calloc(n, sizeof(uint32_t));
+	d->seen = calloc(n, sizeof(uint32_t));
+	d->pred = calloc(n, sizeof(uint32_t));
+	d->queue = calloc(n, sizeof(uint32_t));
+	d->in_port = calloc(n, 1);
+	d->via = calloc(n, 1);
+	d->stamp = d->search = 0;
+	d->paths = d->failed = 0;
+	if (r || !d->done || !d->seen || !d->pred || !d->queue ||
+	    !d->in_port || !d->via) {
+		ft_detour_free(d);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void ft_detour_free(struct ft_detour *d)
+{
+	ft_turns_free(&d->turns);
+	free(d->done);
+	free(d->seen);
+	free(d->pred);
+	free(d->queue);
+	free(d->in_port);
+	free(d->via);
+	d->in_port = d->via = NULL;
+	d->done = d->seen = d->pred = d->queue = NULL;
+}
+
+/* Is x's entry for this LID settled: good, or given a path already? */
+static int is_final(const struct ft_detour *d, const struct ft_work *w,
+		    uint32_t x)
+{
+	return w->good_mark[x] == w->epoch_grp || d->done[x] == d->stamp;
+}
+
+/* Try link l out of x during the search; returns 1 when it joins a final
+ * switch through allowed turns (the path then ends at l->peer). */
+static int try_link(struct ft_detour *d, struct ft_work *w, uint32_t x,
+		    const struct ft_link *l, uint32_t *tail)
+{
+	uint32_t y = l->peer;
+	if (d->seen[y] == d->search)
+		return 0;
+	if (!ft_turn_ok(&d->turns, x, d->in_port[x], l->port, d->allow_new))
+		return 0;
+	if (is_final(d, w, y)) {
+		if (!ft_turn_ok(&d->turns, y, l->rport, w->nh[y], d->allow_new))
+			return 0;
+		d->pred[y] = x;
+		d->in_port[y] = l->rport;
+		d->via[y] = l->port;
+		return 1;
+	}
+	d->seen[y] = d->search;
+	d->pred[y] = x;
+	d->in_port[y] = l->rport;
+	d->via[y] = l->port;
+	d->queue[(*tail)++] = y;
+	return 0;
+}
+
+/* Breadth first from s through non-final switches; the current entry of
+ * each switch is tried first (the shortest path, or the previous route).
+ * Returns the final switch joined, or FAB_NONE. */
+static uint32_t search(struct ft_detour *d, struct ft_work *w, uint32_t s)
+{
+	const struct ftree *t = w->t;
+	uint32_t head = 0, tail = 0;
+	d->search++;
+	d->seen[s] = d->search;
+	d->in_port[s] = 0;
+	d->queue[tail++] = s;
+	while (head < tail) {
+		uint32_t x = d->queue[head++];
+		for (int pass = 0; pass < 4; pass++) {
+			const struct ft_link *L = pass & 1 ? t->dn : t->up;
+			const uint32_t *off = pass & 1 ? t->dn_off : t->up_off;
+			for (uint32_t k = off[x]; k < off[x + 1]; k++) {
+				/* passes 0, 1: the current entry; 2, 3: the rest */
+				if ((L[k].port == w->nh[x]) != (pass < 2))
+					continue;
+				if (try_link(d, w, x, &L[k], &tail))
+					return L[k].peer;
+			}
+		}
+	}
+	return FAB_NONE;
+}
+
+/* Record the turns of the path s .. y; 0 if one is refused now that the
+ * earlier ones of the same path are in the graph. */
+static int take_turns(struct ft_detour *d, struct ft_work *w, uint32_t s,
+		      uint32_t y)
+{
+	if (!ft_turn_take(&d->turns, y, d->in_port[y], w->nh[y]))
+		return 0;
+	for (uint32_t v = y; v != s; v = d->pred[v]) {
+		uint32_t u = d->pred[v];
+		if (u != s && !ft_turn_take(&d->turns, u, d->in_port[u], d->via[v]))
+			return 0;
+	}
+	return 1;
+}
+
+static void set_path(struct ft_detour *d, struct ft_work *w, uint32_t s,
+		     uint32_t y)
+{
+	for (uint32_t v = y; v != s; v = d->pred[v]) {
+		uint32_t u = d->pred[v];
+		w->nh[u] = d->via[v];
+		d->done[u] = d->stamp;
+	}
+}
+
+/* No acyclic path: keep the shortest one (entries leading ever closer to
+ * the good set) and settle it, so later paths cannot loop through it. */
+static void keep_shortest(struct ft_detour *d, struct ft_work *w, uint32_t s)
+{
+	const struct ftree *t = w->t;
+	uint32_t x = s;
+	while (x != FAB_NONE && !is_final(d, w, x)) {
+		uint8_t p = w->nh[x];
+		d->done[x] = d->stamp;
+		if (!p || p == LFT_NO_PATH ||
+		    p > t->fab->nodes[t->fab->switches[x]].num_ports)
+			break;
+		x = t->peer_sw[t->fport[x] + p];
+	}
+	d->failed++;
+}
+
+/* The common case: s's current entry leads straight to a final switch
+ * through no new turn (what the search would find first). */
+static int current_is_fine(struct ft_detour *d, struct ft_work *w, uint32_t s)
+{
+	const struct ftree *t = w->t;
+	const struct fabric *f = t->fab;
+	uint8_t p = w->nh[s];
+	if (!p || p == LFT_NO_PATH || p > f->nodes[f->switches[s]].num_ports)
+		return 0;
+	uint32_t e = t->fport[s] + p, y = t->peer_sw[e];
+	if (y == FAB_NONE || !is_final(d, w, y) ||
+	    !ft_turn_ok(&d->turns, y, f->ports[f->ports[e].peer].num, w->nh[y], 0))
+		return 0;
+	d->done[s] = d->stamp;
+	return 1;
+}
+
+static void route_source(struct ft_detour *d, struct ft_work *w, uint32_t s)
+{
+	if (current_is_fine(d, w, s)) {
+		d->paths++;
+		return;
+	}
+	/* Each refused take adds turns to the graph, so this ends; the
+	 * bound only guards against a bug. */
+	for (int tries = 0; tries < 64; tries++) {
+		/* Turns already taken first, new ones only if needed. */
+		d->allow_new = 0;
+		uint32_t y = search(d, w, s);
+		if (y == FAB_NONE) {
+			d->allow_new = 1;
+			y = search(d, w, s);
+		}
+		if (y == FAB_NONE)
+			break;
+		if (take_turns(d, w, s, y)) {
+			set_path(d, w, s, y);
+			d->paths++;
+			return;
+		}
+	}
+	keep_shortest(d, w, s);
+}
+
+void ft_detour_route(struct ft_detour *d, struct ft_work *w,
+		     const uint32_t *ng, uint32_t nng)
+{
+	d->stamp++;
+	for (uint32_t i = 0; i < nng; i++)
+		if (!is_final(d, w, ng[i]))
+			route_source(d, w, ng[i]);
+}

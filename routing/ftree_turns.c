@@ -1,0 +1,234 @@
+/* ftree: the down->up turns taken by detour routes, kept so that the
+ * channel dependency graph (CDG, Dally and Seitz 1987) stays acyclic on
+ * one VL.
+ *
+ * Up-then-down routes alone cannot close a cycle: every dependency goes
+ * up->up, up->down or down->down, which orders channels by (up before
+ * down, then level). Only a down->up turn can close one. So the graph we
+ * check is a superset of the real CDG: every up->up, up->down (no U-turn)
+ * and down->down dependency the tree allows, used or not, plus the
+ * down->up turns taken so far. A new turn (d -> u) at switch y is allowed
+ * when d is not reachable from u in that graph; since the graph only
+ * grows, the real CDG stays acyclic whatever routes come later, as long
+ * as their turns pass the same check. Turns are rare (detours to switch
+ * LIDs and around missing links), so a depth-first search per new turn
+ * is affordable; repeated turns are a bit test.
+ *
+ * Detour searches first try paths whose turns are all taken already, and
+ * only then new turns: reusing turns keeps the graph small, which leaves
+ * room for the turns later destinations need (in the unit tests this is
+ * what lets every degraded tree come out acyclic). */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "ftree.h"
+
+int ft_turns_init(struct ft_turns *tu, const struct ftree *t)
+{
+	const struct fabric *f = t->fab;
+	tu->t = t;
+	tu->epoch = 0;
+	tu->taken = tu->refused = tu->searches = 0;
+	tu->nok = 0;
+	tu->bit_off = malloc((t->nsw + 1) * sizeof(uint64_t));
+	tu->seen = calloc(f->num_ports + 1, sizeof(uint32_t));
+	tu->stack = malloc((f->num_ports + 1) * sizeof(uint32_t));
+	tu->out_of = calloc(f->num_ports + 1, 1);
+	tu->up_seen = calloc(t->nsw, sizeof(uint32_t));
+	tu->up_all = calloc(t->nsw, sizeof(uint32_t));
+	tu->up_from = calloc(t->nsw, sizeof(uint32_t));
+	tu->dn_seen = calloc(t->nsw, sizeof(uint32_t));
+	tu->bits = tu->refused_bits = NULL;
+	if (!tu->bit_off || !tu->seen || !tu->stack || !tu->out_of ||
+	    !tu->up_seen || !tu->up_all || !tu->up_from || !tu->dn_seen)
+		goto nomem;
+	uint64_t n = 0;
+	for (uint32_t s = 0; s < t->nsw; s++) {
+		uint64_t np = (uint64_t)f->nodes[f->switches[s]].num_ports + 1;
+		tu->bit_off[s] = n;
+		n += np * np;
+	}
+	tu->bit_off[t->nsw] = n;
+	tu->bits = calloc(n / 64 + 1, sizeof(uint64_t));
+	tu->refused_bits = calloc(n / 64 + 1, sizeof(uint64_t));
+	if (!tu->bits || !tu->refused_bits)
+		goto nomem;
+	return 0;
+nomem:
+	ft_turns_free(tu);
+	return -ENOMEM;
+}
+
+void ft_turns_free(struct ft_turns *tu)
+{
+	free(tu->bits);
+	free(tu->refused_bits);
+	tu->refused_bits = NULL;
+	free(tu->bit_off);
+	free(tu->seen);
+	free(tu->stack);
+	free(tu->out_of);
+	free(tu->up_seen);
+	free(tu->up_all);
+	free(tu->up_from);
+	free(tu->dn_seen);
+	tu->out_of = NULL;
+	tu->up_seen = tu->up_all = tu->up_from = tu->dn_seen = NULL;
+	tu->bits = NULL;
+	tu->bit_off = NULL;
+	tu->seen = tu->stack = NULL;
+}
+
+static uint64_t turn_bit(const struct ft_turns *tu, uint32_t y, uint8_t in,
+			 uint8_t out)
+{
+	const struct fabric *f = tu->t->fab;
+	uint64_t np = (uint64_t)f->nodes[f->switches[y]].num_ports + 1;
+	return tu->bit_off[y] + in * np + out;
+}
+
+static int is_taken(const struct ft_turns *tu, uint64_t b)
+{
+	return tu->bits[b / 64] >> (b % 64) & 1;
+}
+
+static int was_refused(const struct ft_turns *tu, uint64_t b)
+{
+	return tu->refused_bits[b / 64] >> (b % 64) & 1;
+}
+
+/* The switch at the far end of port p of switch y, or FAB_NONE. */
+static uint32_t far_sw(const struct ftree *t, uint32_t y, uint8_t p)
+{
+	if (!p || p == LFT_NO_PATH ||
+	    p > t->fab->nodes[t->fab->switches[y]].num_ports)
+		return FAB_NONE;
+	return t->peer_sw[t->fport[y] + p];
+}
+
+/* Entering y on `in` from above and leaving on `out` upward. */
+static int is_down_up(const struct ftree *t, uint32_t y, uint8_t in, uint8_t out)
+{
+	uint32_t x = far_sw(t, y, in), z = far_sw(t, y, out);
+	return x != FAB_NONE && z != FAB_NONE &&
+	       t->level[x] > t->level[y] && t->level[z] > t->level[y];
+}
+
+static void push(struct ft_turns *tu, uint32_t *top, uint32_t e)
+{
+	if (tu->seen[e] != tu->epoch) {
+		tu->seen[e] = tu->epoch;
+		tu->stack[(*top)++] = e;
+	}
+}
+
+/* Push the channels that may follow channel e (egress fabric port index)
+ * into switch b. What follows an up channel depends only on b and the
+ * switch it came from (no U-turn), what follows a down channel only on b,
+ * apart from taken turns; so each switch's links are pushed once per
+ * kind of arrival (twice for up arrivals, to undo the U-turn exclusion
+ * when a second neighbour arrives), not once per incoming channel. */
+static void successors(struct ft_turns *tu, uint32_t e, uint32_t *top)
+{
+	const struct ftree *t = tu->t;
+	const struct fabric *f = t->fab;
+	uint32_t a = f->nodes[f->ports[e].node].sw_index, b = t->peer_sw[e];
+	uint8_t in = f->ports[f->ports[e].peer].num;
+	uint32_t ep = tu->epoch;
+	if (t->level[b] > t->level[a]) {
+		if (tu->up_seen[b] != ep) {
+			tu->up_seen[b] = ep;
+			tu->up_from[b] = a;
+			for (uint32_t k = t->up_off[b]; k < t->up_off[b + 1]; k++)
+				push(tu, top, t->up[k].egress);
+		} else if (tu->up_all[b] != ep && tu->up_from[b] != a) {
+			tu->up_all[b] = ep;
+			a = FAB_NONE;   /* now the links back down are allowed too */
+		} else {
+			return;
+		}
+		for (uint32_t k = t->dn_off[b]; k < t->dn_off[b + 1]; k++)
+			if (t->dn[k].peer != a)
+				push(tu, top, t->dn[k].egress);
+		return;
+	}
+	if (tu->dn_seen[b] != ep) {
+		tu->dn_seen[b] = ep;
+		for (uint32_t k = t->dn_off[b]; k < t->dn_off[b + 1]; k++)
+			push(tu, top, t->dn[k].egress);
+	}
+	if (!tu->out_of[e])
+		return;         /* no turn taken from this channel */
+	for (uint32_t k = t->up_off[b]; k < t->up_off[b + 1]; k++)
+		if (is_taken(tu, turn_bit(tu, b, in, t->up[k].port)))
+			push(tu, top, t->up[k].egress);
+}
+
+/* Does channel `from` reach channel `to` in the checked graph? */
+static int reaches(struct ft_turns *tu, uint32_t from, uint32_t to)
+{
+	uint32_t top = 0;
+	tu->epoch++;
+	tu->searches++;
+	push(tu, &top, from);
+	while (top) {
+		uint32_t e = tu->stack[--top];
+		if (e == to)
+			return 1;
+		successors(tu, e, &top);
+	}
+	return 0;
+}
+
+/* Checked since the graph last grew: a path's first new turn was checked
+ * by the search that found it; taking it needs no second search. */
+static int known_ok(const struct ft_turns *tu, uint64_t b)
+{
+	for (uint32_t i = 0; i < tu->nok; i++)
+		if (tu->ok[i] == b)
+			return 1;
+	return 0;
+}
+
+/* take: 1 record a new turn, 0 only check it, -1 refuse new turns. */
+static int turn_check(struct ft_turns *tu, uint32_t y, uint8_t in, uint8_t out,
+		      int take)
+{
+	const struct ftree *t = tu->t;
+	if (!is_down_up(t, y, in, out))
+		return 1;
+	uint64_t b = turn_bit(tu, y, in, out);
+	if (is_taken(tu, b))
+		return 1;
+	if (take < 0 || was_refused(tu, b))
+		return 0;       /* only turns already taken; or refused for good */
+	uint32_t d = t->fab->ports[t->fport[y] + in].peer;     /* x -> y */
+	if (!known_ok(tu, b)) {
+		if (reaches(tu, t->fport[y] + out, d)) {
+			/* The graph only grows: refused now, refused forever. */
+			tu->refused_bits[b / 64] |= 1ULL << (b % 64);
+			tu->refused++;
+			return 0;
+		}
+		if (tu->nok < FT_TURN_MEMO)
+			tu->ok[tu->nok++] = b;
+	}
+	if (take) {
+		tu->bits[b / 64] |= 1ULL << (b % 64);
+		tu->out_of[d] = 1;
+		tu->taken++;
+		tu->nok = 0;    /* the graph grew: forget what passed */
+	}
+	return 1;
+}
+
+int ft_turn_ok(struct ft_turns *tu, uint32_t y, uint8_t in, uint8_t out,
+	       int allow_new)
+{
+	return turn_check(tu, y, in, out, allow_new ? 0 : -1);
+}
+
+int ft_turn_take(struct ft_turns *tu, uint32_t y, uint8_t in, uint8_t out)
+{
+	return turn_check(tu, y, in, out, 1);
+}
