@@ -34,13 +34,15 @@
  * reach d going down has no legal path. For a destination with CAs that is
  * detected and routing restarts with a single root, for which the BFS tree
  * alone guarantees a legal path between any two switches. Otherwise, and
- * for destinations that are only a switch's own LID, stuck switches get
- * min-hop entries (see connect_stuck), so every LID is routed. Guarantee:
- * all traffic to CA/router LIDs follows up*\/down* paths (deadlock-free);
- * traffic to a switch's own LID (management) does wherever such a path
- * exists. Two spines of a fat-tree, for instance, are joined by no
- * up*\/down* path at all; neither is a leaf that lost its link to the
- * middle switch of one column and that switch. */
+ * for destinations that are only a switch's own LID, stuck switches are
+ * connected by detours with down->up turns admitted only where they close
+ * no credit loop (rg_turns.h; see connect_stuck), so every LID is routed.
+ * Guarantee: everything CAs send, to CA and switch LIDs alike, is
+ * credit-loop-free on one VL (a warning counts any exception, none seen on
+ * the tested trees); only what a switch without CAs originates itself may
+ * take plain min-hop entries. Two spines of a fat-tree, for instance, are
+ * joined by no up*\/down* path at all; neither is a leaf that lost its
+ * link to the middle switch of one column and that switch. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -49,6 +51,7 @@
 
 #include "../core/log.h"
 #include "engine.h"
+#include "rg_turns.h"
 #include "route_graph.h"
 
 #define INF UINT32_MAX
@@ -63,7 +66,10 @@ struct updn {
 	uint32_t *load;
 	uint8_t *cand;
 	uint32_t nroots;
-	uint64_t connected;     /* (switch, switch LID) pairs routed min-hop */
+	struct rg_turns turns;  /* down->up turns taken by CA-sourced detours */
+	uint64_t connected;     /* (switch, destination) pairs with no up*\/down* path */
+	uint64_t detoured;      /* ... of those, switches with CAs given safe detours */
+	uint64_t unsafe;        /* ... switches with CAs left on min-hop entries */
 };
 
 static void updn_free(struct updn *u)
@@ -77,6 +83,7 @@ static void updn_free(struct updn *u)
 	free(u->queue);
 	free(u->load);
 	free(u->cand);
+	rg_turns_free(&u->turns);
 	rg_free(&u->g);
 	memset(u, 0, sizeof(*u));
 }
@@ -303,35 +310,122 @@ static uint32_t dest_candidates(struct updn *u, uint32_t d)
 	return stuck;
 }
 
-/* Switches that cannot reach d legally take min-hop next hops (OpenSM's
- * updn leaves such entries empty unless connect_roots is set). The top
- * switches of a fat-tree, roots all, are local maxima of the order, so no
- * up*\/down* path joins two of them; in a degraded tree a spine that lost
- * its link into a pod cannot reach that pod going down. Legal routes never
- * pass through a stuck switch, so only packets a stuck switch originates,
- * or its CAs send (called only then for switch-LID destinations), use
- * these entries. */
-static uint32_t connect_stuck(struct updn *u, uint32_t d)
+/* A stuck switch s with CAs (it sources CA traffic to d, a switch LID or a
+ * CA on d) joins the routed set through a neighbour v already in it, if
+ * every dependency (s->v, v->next) is in G0 or an admissible down->up
+ * turn (rg_turns.h): then CA traffic stays credit-loop-free. Neighbours
+ * closest to d are tried first. Repeated until nobody more joins; returns
+ * how many joined. Placed switches get C finite (their hop count). */
+/* The neighbour of s to join through: closest to d, and first among
+ * those needing no new turn (reusing turns leaves room for the turns
+ * later destinations need). Returns its adjacency index or UINT32_MAX. */
+static uint32_t detour_pick(struct updn *u, uint32_t s, int new_turns)
 {
 	const struct route_graph *g = &u->g;
-	uint32_t *dist = u->D, n = 0; /* D is no longer needed for d */
+	uint32_t best = UINT32_MAX;
+
+	for (uint32_t i = g->adj_off[s]; i < g->adj_off[s + 1]; i++) {
+		uint32_t v = g->adj[i].peer, ok = 1;
+		if (u->C[v] == INF || (best != UINT32_MAX && u->C[v] >= u->C[g->adj[best].peer]))
+			continue;
+		for (uint32_t j = g->adj_off[v]; ok && j < g->adj_off[v + 1]; j++)
+			ok = !u->cand[j] || (new_turns ? rg_turn_ok(&u->turns, i, j) :
+					     rg_turn_known(&u->turns, i, j));
+		if (ok)
+			best = i;
+	}
+	return best;
+}
+
+static int detour_one(struct updn *u, uint32_t s, int new_turns)
+{
+	const struct route_graph *g = &u->g;
+	uint32_t best = detour_pick(u, s, new_turns);
+
+	if (best == UINT32_MAX)
+		return 0;
+	uint32_t v = g->adj[best].peer;
+	for (uint32_t j = g->adj_off[v]; j < g->adj_off[v + 1]; j++)
+		if (u->cand[j] && rg_turn_take(&u->turns, best, j))
+			return -ENOMEM;
+	u->cand[best] = 1;
+	u->C[s] = u->C[v] + 1;
+	return 1;
+}
+
+/* Detours are built outward from d in hop order (dist from rg_bfs), and
+ * through switches without CAs too, since a leaf that lost its link to d
+ * reaches it only over such switches. Done only for destinations where a
+ * switch with CAs is stuck: on intact trees it costs nothing. */
+static int detour_stuck_cas(struct updn *u, uint32_t d, const uint32_t *dist)
+{
+	const struct route_graph *g = &u->g;
+	int progress = 1, n = 0, need = 0;
+
+	for (uint32_t s = 0; s < g->nsw && !need; s++)
+		need = s != d && u->C[s] == INF && g->cas[s] && dist[s] != INF;
+	if (!need)
+		return 0;
+	/* queue holds the switches in BFS order (rg_bfs filled it). Known
+	 * dependencies first, until nobody more joins; then one new turn
+	 * at a time, going back to known ones after each. */
+	while (progress) {
+		progress = 0;
+		for (int new_turns = 0; new_turns < 2 && !progress; new_turns++)
+			for (uint32_t k = 0; k < g->nsw; k++) {
+				uint32_t s = u->queue[k];
+				if (dist[s] == INF)
+					break;
+				if (s == d || u->C[s] != INF)
+					continue;
+				int r = detour_one(u, s, new_turns);
+				if (r < 0)
+					return r;
+				progress |= r;
+				n += r && g->cas[s];
+				if (r && new_turns)
+					break;
+			}
+	}
+	return n;
+}
+
+/* Switches that cannot reach d legally: those with CAs get loop-safe
+ * detours (above) where they can; the rest take min-hop next hops
+ * (OpenSM's updn leaves such entries empty unless connect_roots is set).
+ * The top switches of a fat-tree, roots all, are local maxima of the
+ * order, so no up*\/down* path joins two of them. Neither legal routes nor
+ * detours pass through a switch left on min-hop entries, so only packets
+ * such a switch originates itself (SMPs and traps, on VL15, which has no
+ * credits to deadlock on) use them. Returns -ENOMEM or 0. */
+static int connect_stuck(struct updn *u, uint32_t d)
+{
+	const struct route_graph *g = &u->g;
+	uint32_t *dist = u->D; /* D is no longer needed for d */
 	uint32_t s = 0;
 
 	while (s < g->nsw && (s == d || u->C[s] != INF || u->comp[s] != u->comp[d]))
 		s++;
 	if (s == g->nsw)
 		return 0;       /* the common case: nobody stuck, no BFS */
+	u->C[d] = 0;
 	rg_bfs(g, d, dist, u->queue);
+	int r = detour_stuck_cas(u, d, dist);
+	if (r < 0)
+		return r;
+	u->detoured += (uint64_t)r;
+	u->connected += (uint64_t)r;
 	for (s = 0; s < g->nsw; s++) {
 		if (s == d || u->C[s] != INF || dist[s] == INF)
 			continue;
-		n++;
+		u->connected++;
+		u->unsafe += g->cas[s] != 0;
 		for (uint32_t i = g->adj_off[s]; i < g->adj_off[s + 1]; i++) {
 			uint32_t w = g->adj[i].peer;
 			u->cand[i] = dist[w] != INF && dist[w] + 1 == dist[s];
 		}
 	}
-	return n;
+	return 0;
 }
 
 static int updn_alloc(struct updn *u, const struct fabric *f)
@@ -351,7 +445,8 @@ static int updn_alloc(struct updn *u, const struct fabric *f)
 	u->load = malloc(((size_t)f->num_ports + 1) * sizeof(uint32_t));
 	u->cand = malloc((size_t)u->g.adj_off[u->g.nsw] + 1);
 	if (!u->rank || !u->pos || !u->order || !u->comp || !u->D || !u->C ||
-	    !u->queue || !u->load || !u->cand) {
+	    !u->queue || !u->load || !u->cand ||
+	    rg_turns_init(&u->turns, &u->g, u->pos)) {
 		updn_free(u);
 		return -ENOMEM;
 	}
@@ -370,13 +465,15 @@ static int updn_pass(struct updn *u, const struct route_options *opt,
 		 u->nroots == 1 ? "" : "s", how,
 		 u->g.nsw ? u->rank[u->order[u->g.nsw - 1]] : 0);
 	memset(u->load, 0, ((size_t)u->g.fab->num_ports + 1) * sizeof(uint32_t));
-	u->connected = 0;
+	u->connected = u->detoured = u->unsafe = 0;
+	rg_turns_reset(&u->turns);
 	for (uint32_t d = 0; d < u->g.nsw; d++) {
 		if (u->g.ep_off[d] == u->g.ep_off[d + 1])
 			continue;
 		uint32_t stuck = dest_candidates(u, d);
 		if (!stuck || !u->g.cas[d]) {
-			u->connected += connect_stuck(u, d);
+			if (connect_stuck(u, d))
+				return -ENOMEM;
 			stuck = 0;
 		}
 		if (stuck) {
@@ -415,17 +512,28 @@ static int updn_route(struct route_ctx *ctx, struct lft_set *t)
 		lft_fill_local(ctx->fab, t);
 		r = updn_pass(&u, ctx->opt, 1, t);
 	}
-	if (r) {
+	if (r == -ENOMEM) {
+		snprintf(ctx->why, sizeof(ctx->why), "out of memory");
+	} else if (r) {
 		/* Cannot happen with one root on a connected component. */
 		snprintf(ctx->why, sizeof(ctx->why), "no up*/down* path between "
 			 "some connected switches");
 		r = -EINVAL;
 	} else {
 		if (u.connected)
-			log_info("updn: %llu switch-to-switch-LID pairs have no "
-				 "up*/down* path (e.g. root to root); routed "
-				 "min-hop, used only by traffic those switches "
-				 "originate", (unsigned long long)u.connected);
+			log_info("updn: %llu (switch, destination) pairs have "
+				 "no up*/down* path (e.g. root to root): %llu "
+				 "switches with CAs took loop-safe detours (%u "
+				 "down-up turns, %llu cycle searches); the rest "
+				 "route min-hop, used only by what those switches "
+				 "originate", (unsigned long long)u.connected,
+				 (unsigned long long)u.detoured, u.turns.nturns,
+				 (unsigned long long)u.turns.searches);
+		if (u.unsafe)
+			log_warn("updn: %llu (switch with CAs, destination) pairs "
+				 "found no loop-safe detour and route min-hop: "
+				 "CA traffic to those LIDs may close a credit loop",
+				 (unsigned long long)u.unsafe);
 		log_info("updn: routed %u switches, %u endpoints in %.3f s",
 			 u.g.nsw, u.g.ep_off[u.g.nsw], now_seconds() - t0);
 	}

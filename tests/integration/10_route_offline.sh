@@ -2,7 +2,8 @@
 # ibsm-route offline on generated fabrics (ibsm-topo), judged by the
 # verifier's JSON read with python3's json module:
 #  - updn: complete, loop-free and credit-loop-free on every shape
-#    (fat-trees, degraded fat-trees, 2D/3D tori, dragonfly, random graph);
+#    (fat-trees, degraded fat-trees, 2D/3D tori, dragonfly, random graph),
+#    routes to switch LIDs included;
 #  - minhop: complete and loop-free everywhere, credit-loop-free on trees;
 #  - --out tables read back with --lfts-in give the same verdict and loads;
 #  - bad input exits 2 with a FILE:LINE message; unknown engine exits 2.
@@ -79,7 +80,10 @@ for n in ft2-r8 ft3-r8 ft3-r12-d1 ft3-r12-d2 ft3-r12-d3 torus2d torus3d \
 	dragonfly random ft3-r20 torus3d-2k dragonfly-2k random-2k; do
 	case $n in ft*) kind=tree ;; *) kind=other ;; esac
 	for e in updn minhop; do
-		"$ROUTE" --topo "$W/$n.net" --engine $e --check --shifts 64 \
+		# updn: the credit-loop check covers routes to switch LIDs too.
+		cdg=""
+		[ $e = updn ] && cdg=--cdg-switch-lids
+		"$ROUTE" --topo "$W/$n.net" --engine $e --check --shifts 64 $cdg \
 			--out "$W/$n.$e.lfts" >"$W/$n.$e.json" 2>"$W/$n.$e.log"
 		rc=$?
 		[ $rc -le 1 ] || { cat "$W/$n.$e.log"; fail "$n $e: exit $rc"; }

@@ -1,0 +1,49 @@
+/* Down->up turns admitted into an up*\/down* routing without closing a
+ * credit loop (one VL).
+ *
+ * Channels are the directed switch-to-switch links of a route_graph: the
+ * channel of adjacency index i runs from its switch to adj[i].peer. Given
+ * an orientation (pos[]: smaller = more "up"), every dependency an
+ * up*\/down* route can create goes up->up, up->down or down->down; that
+ * graph (G0: all such dependencies, used or not, no U-turns) is acyclic.
+ * A down->up turn is admitted only if it closes no cycle in G0 plus the
+ * turns admitted before it, so the real channel dependency graph, always a
+ * subgraph, stays acyclic however the routes are later chosen among
+ * admitted dependencies. Each new turn costs one depth-first search; they
+ * are meant to be rare (switches that have no up*\/down* path at all). */
+#ifndef IBSM_ROUTING_RG_TURNS_H
+#define IBSM_ROUTING_RG_TURNS_H
+
+#include <stdint.h>
+#include "route_graph.h"
+
+struct rg_turns {
+	const struct route_graph *g;
+	const uint32_t *pos;
+	uint32_t nch;           /* channels = adjacency entries */
+	uint32_t *tail;         /* per channel: its switch */
+	uint32_t *first;        /* per channel: first admitted turn out of it */
+	uint32_t *next, *to;    /* turn list: next turn of the same channel, target */
+	uint32_t nturns, cap;
+	uint32_t *seen, epoch;  /* DFS marks */
+	uint32_t *stack;
+	uint64_t searches;
+};
+
+int rg_turns_init(struct rg_turns *t, const struct route_graph *g,
+		  const uint32_t *pos);
+void rg_turns_free(struct rg_turns *t);
+/* Forget every admitted turn (a new orientation). */
+void rg_turns_reset(struct rg_turns *t);
+
+/* 1 if the dependency channel a -> channel b (b leaves a's head switch) is
+ * in G0 or admitted already, or would close no cycle if admitted; 0 if it
+ * would close one. Changes nothing. */
+int rg_turn_ok(struct rg_turns *t, uint32_t a, uint32_t b);
+/* 1 if a -> b is in G0 or admitted already (no search). */
+int rg_turn_known(const struct rg_turns *t, uint32_t a, uint32_t b);
+/* Admit a dependency rg_turn_ok accepted (no-op for G0 or known ones).
+ * Returns 0 or -ENOMEM. */
+int rg_turn_take(struct rg_turns *t, uint32_t a, uint32_t b);
+
+#endif
