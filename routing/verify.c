@@ -322,14 +322,19 @@ int verify_routes(const struct fabric *f, const struct lft_set *t,
 	if (errs.count)
 		snprintf(res->first_error, sizeof(res->first_error), "%s",
 			 res->errors[0]);
-	res->ok = !res->missing_entries && !res->bad_port_entries &&
-		  !res->misdelivered_entries && !res->pairs_unreachable &&
-		  !res->pairs_looping && !res->credit_loop &&
-		  !res->duplicate_lids && !res->endpoints_without_lid &&
+	res->ok = verify_usable(res) && !res->credit_loop &&
 		  t->num_switches >= f->num_switches;
 	if (!res->ok && !res->first_error[0])
 		snprintf(res->first_error, sizeof(res->first_error),
 			 "verification failed");
 	res->seconds = now_seconds() - t0;
 	return 0;
+}
+
+int verify_usable(const struct verify_result *r)
+{
+	return !r->missing_entries && !r->bad_port_entries &&
+	       !r->misdelivered_entries && !r->pairs_unreachable &&
+	       !r->pairs_looping && !r->duplicate_lids &&
+	       !r->endpoints_without_lid;
 }

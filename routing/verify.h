@@ -21,6 +21,11 @@ struct verify_opts {
 				     * the top LID when it is a multiple of 64 */
 };
 
+struct verify_result;
+/* Every LID routed, delivered and loop-free from every CA port: the
+ * tables can be programmed. `ok` is this and no credit loop. */
+int verify_usable(const struct verify_result *r);
+
 #define VERIFY_MAX_ERRORS 16
 #define VERIFY_ERR_LEN 160
 

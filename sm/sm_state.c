@@ -131,7 +131,10 @@ static int route_and_verify(struct sm *sm, const struct fabric *f,
 		.prev = sm->held.valid ? &sm->held.lft : NULL,
 		.prev_fab = sm->held.valid ? &sm->held.fab : NULL,
 	};
-	struct verify_opts vo = { 0 };
+	/* Credit loops are checked (switch-LID routes included) and logged,
+	 * but do not stop programming: an operator who lists minhop has
+	 * chosen routes that are not deadlock-free. */
+	struct verify_opts vo = { .check_credit_loops = 1, .cdg_switch_lids = 1 };
 	struct verify_result vr;
 	const struct route_engine *used = NULL;
 	int rc;
@@ -148,7 +151,11 @@ static int route_and_verify(struct sm *sm, const struct fabric *f,
 		lft_free(t);
 		return rc;
 	}
-	if (!vr.ok) {
+	if (!vr.ok && vr.credit_loop && verify_usable(&vr)) {
+		log_warn("tables from %s have a credit loop on one VL (%s): "
+			 "programming them anyway; a deadlock-free engine (ftree, "
+			 "updn) avoids this", sm->engine_used, vr.cdg_cycle);
+	} else if (!vr.ok) {
 		log_err("tables from %s fail verification (%s; %llu missing entries, %llu unreachable pairs, %llu looping): not programmed, keeping the old tables",
 			sm->engine_used, vr.first_error,
 			(unsigned long long)vr.missing_entries,
@@ -157,9 +164,9 @@ static int route_and_verify(struct sm *sm, const struct fabric *f,
 		lft_free(t);
 		return 0;
 	}
-	log_info("routed with %s: %llu LIDs, max hops %u, avg hops %.2f, verified",
+	log_info("routed with %s: %llu LIDs, max hops %u, avg hops %.2f, verified%s",
 		 sm->engine_used, (unsigned long long)vr.lids_total, vr.max_hops,
-		 vr.avg_hops);
+		 vr.avg_hops, vr.credit_loop ? "" : ", credit-loop-free");
 	return 1;
 }
 

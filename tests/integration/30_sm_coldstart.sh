@@ -67,7 +67,8 @@ ibsim_stop
 _saved=$ENGINES; ENGINES=ftree
 coldstart ft3-deg-ftree fattree --levels 3 --radix 8 --remove 0.05 --seed 3
 ENGINES=$_saved
-grep -q "routed with ftree" "$W/ft3-deg-ftree.log" || fail "ft3-deg-ftree: not routed by ftree"
+grep -q "routed with ftree: .*verified, credit-loop-free" "$W/ft3-deg-ftree.log" ||
+	fail "ft3-deg-ftree: not routed by ftree, or not credit-loop-free by our verifier"
 grep -q '"credit_loop": false' "$W/ft3-deg-ftree.verify" || fail "ft3-deg-ftree: credit loop in the switches' tables"
 ratio=$(sed -n 's/.*"a2a_ratio": \([0-9.]*\).*/\1/p' "$W/ft3-deg-ftree.verify")
 awk -v r="$ratio" 'BEGIN { exit !(r != "" && r <= 1.25) }' ||
@@ -85,9 +86,17 @@ grep -q "keeping the old tables" "$W/refuse.log" || fail "refused routing: not l
 sim_run dump_fts 2>/dev/null | grep -q "^0x" && fail "refused routing: LFTs were programmed"
 sim_run iblinkinfo 2>/dev/null | grep -q "Active" && fail "refused routing: ports were activated"
 echo "ok refuse: ftree on a torus -> exit 2, switches untouched"
+# minhop on a torus: the daemon's own verifier finds the credit loop and
+# says so, and programs the tables the operator chose.
+sim_run "$IBSM_BUILD/bin/ibsm" --once -R minhop --cache-dir "$W/refuse.cache" >"$W/minhop.log" 2>&1 ||
+	{ cat "$W/minhop.log"; fail "minhop on a torus: ibsm --once failed"; }
+grep -q "tables from minhop have a credit loop" "$W/minhop.log" ||
+	{ grep routed "$W/minhop.log"; fail "minhop on a torus: no credit-loop warning"; }
+echo "ok minhop on a torus: programmed, credit loop reported"
 ibsim_stop
 
 coldstart torus torus --dims 3x3x3 --hcas-per-switch 2
+grep -q "routed with updn: .*credit-loop-free" "$W/torus.log" || fail "torus: updn not credit-loop-free"
 ibsim_stop
 coldstart dragonfly dragonfly --groups 5 --switches 4 --hosts 2 --global 1
 ibsim_stop
