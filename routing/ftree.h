@@ -144,9 +144,10 @@ struct ft_work {
 };
 
 /* ftree_degraded.c: called after the default assignment of a weighted
- * destination LID; re-chooses source leaves' up-links so no link exceeds
- * the cap when avoidable, and commits the flows. Returns 1 if it committed
- * the flows (slow path), 0 if the default assignment fits (caller commits). */
+ * destination LID; commits its flows and, where a link exceeds the cap,
+ * re-chooses the up-links of source leaves and of the switches above them.
+ * Returns 1 when it committed the flows (it always does now), 0 if the
+ * caller must. */
 int ft_spill(struct ft_work *w, uint32_t target, uint32_t plane);
 
 /* ftree_detour.c: after the default entries of one LID (w->nh), give the

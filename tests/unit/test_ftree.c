@@ -5,9 +5,10 @@
  *    up-then-down, all-to-all max link load at the lower bound, every
  *    shift at the best possible load (1, or X on an X:1 tree);
  *  - degraded trees (5% and 10% of links removed, several seeds):
- *    complete, CA -> CA up-then-down (5%), within 1.25x of the lower bound
- *    on average; credit-loop free on one VL with every entry in the CDG:
- *    CA -> CA, CA -> switch LID, switch -> CA and switch -> switch;
+ *    complete, CA -> CA up-then-down (5%), every tree within 1.1x of the
+ *    lower bound at 5% (1.15x at 10%), 1.05x on average; credit-loop free
+ *    on one VL with every entry in the CDG: CA -> CA, CA -> switch LID,
+ *    switch -> CA and switch -> switch;
  *  - LMC 1 and 2: the LIDs of a CA are reached over disjoint links;
  *  - re-route after one link loss: complete, and few 64-entry blocks move;
  *  - tori, dragonflies and random graphs are refused with a reason. */
@@ -464,31 +465,43 @@ static double degraded_case(unsigned levels, unsigned radix, double remove,
 	return ratio;
 }
 
-/* Target: within 1.25x of the bound on average; no tree above 1.4x. */
+/* Issue target: 1.25x. Measured: 1.05x at worst, 1.012x on average (were
+ * 1.39x and 1.073x before spilling looked at every link and let switches
+ * above the leaves move; docs/ftree.md). */
 static void test_degraded(void **state)
 {
 	(void)state;
 	double sum = 0;
 	unsigned n = 0;
 	for (uint64_t seed = 1; seed <= 5; seed++) {
-		sum += degraded_case(2, 16, 0.05, seed, 1.4);
-		sum += degraded_case(3, 12, 0.05, seed, 1.4);
-		sum += degraded_case(3, 16, 0.05, seed, 1.4);
+		sum += degraded_case(2, 16, 0.05, seed, 1.1);
+		sum += degraded_case(3, 12, 0.05, seed, 1.1);
+		sum += degraded_case(3, 16, 0.05, seed, 1.1);
 		n += 3;
 	}
 	fprintf(stderr, "  degraded mean %.3fx over %u trees\n", sum / n, n);
-	assert_true(sum / n <= 1.25);
+	assert_true(sum / n <= 1.05);
 }
 
-/* 10% of links removed: many more detours; credit loops are what counts. */
+/* Trees the earlier spilling (leaves only, triggered by the chain's links)
+ * left far from the bound: ft3 r12 5% seed 7 at 1.37x, ft3 r8 10% seed 5
+ * at 1.76x. */
+static void test_degraded_hard(void **state)
+{
+	(void)state;
+	degraded_case(3, 12, 0.05, 7, 1.1);
+	degraded_case(3, 8, 0.10, 5, 1.1);
+}
+
+/* 10% of links removed: many more detours and credit loops to avoid. */
 static void test_degraded_10(void **state)
 {
 	(void)state;
 	for (uint64_t seed = 1; seed <= 3; seed++) {
-		degraded_case(2, 8, 0.10, seed, 2.0);
-		degraded_case(2, 16, 0.10, seed, 2.0);
-		degraded_case(3, 8, 0.10, seed, 2.0);
-		degraded_case(3, 12, 0.10, seed, 2.0);
+		degraded_case(2, 8, 0.10, seed, 1.15);
+		degraded_case(2, 16, 0.10, seed, 1.15);
+		degraded_case(3, 8, 0.10, seed, 1.15);
+		degraded_case(3, 12, 0.10, seed, 1.15);
 	}
 }
 
@@ -678,6 +691,7 @@ int main(void)
 		cmocka_unit_test(test_intact_2level),
 		cmocka_unit_test(test_intact_3level),
 		cmocka_unit_test(test_degraded),
+		cmocka_unit_test(test_degraded_hard),
 		cmocka_unit_test(test_degraded_10),
 		cmocka_unit_test(test_lmc),
 		cmocka_unit_test(test_reroute),
