@@ -29,43 +29,16 @@ trap 'exit 130' INT TERM HUP PIPE
 TIME=/usr/bin/time
 [ -x $TIME ] || TIME=""
 
-topo_args() {
-	case $1 in
-	ft3-r20) echo "fattree --levels 3 --radix 20" ;;
-	ft3-r20-d5) echo "fattree --levels 3 --radix 20 --remove 0.05 --seed 1" ;;
-	ft3-r36) echo "fattree --levels 3 --radix 36" ;;
-	ft3-r64) echo "fattree --levels 3 --radix 64" ;;
-	*) return 1 ;;
-	esac
-}
 
-mkdir -p "$FABDIR"
-fabric() {
-	f=$FABDIR/$1.net
-	if [ ! -s "$f" ]; then
-		args=$(topo_args "$1") || return 1
-		# shellcheck disable=SC2086
-		"$TOPO" $args -o "$f.tmp" >"$WORK/topo.log" 2>&1 || {
-			echo "ftree_bench: ibsm-topo $args failed:" >&2
-			tail -3 "$WORK/topo.log" >&2
-			rm -f "$f.tmp"
-			return 1
-		}
-		mv "$f.tmp" "$f"
-	fi
-	echo "$f"
-}
+. "$top/bench/bench_lib.sh"
 
-json_field() { # key file
-	sed -n "s/.*\"$1\"[[:space:]]*:[[:space:]]*\"\{0,1\}\([^,}\"]*\).*/\1/p" "$2" | head -1
-}
 row() { printf '%-11s %7s %6s  %-6s %8s %8s %8s  %s\n' "$@"; }
 
 echo "ftree bench ($(nproc) CPUs, $(uname -m))"
 row fabric CAs sw engine "route s" "total s" "peak MB" "balance"
 failures=0
 for size in $SIZES; do
-	net=$(fabric "$size") || { failures=$((failures + 1)); continue; }
+	net=$(bench_fabric "$size") || { failures=$((failures + 1)); continue; }
 	n_ca=$(grep -cE '^(Ca|Hca)[[:space:]]' "$net")
 	n_sw=$(grep -cE '^Switch[[:space:]]' "$net")
 	check=""

@@ -45,29 +45,9 @@ trap 'exit 130' INT TERM HUP PIPE
 TIME=/usr/bin/time
 [ -x $TIME ] || TIME=""
 
-topo_args() {
-	case $1 in
-	ft3-r20) echo "fattree --levels 3 --radix 20" ;;  # 2,000 CAs, 500 switches
-	ft3-r36) echo "fattree --levels 3 --radix 36" ;;  # 11,664 CAs, 1,620 switches
-	ft3-r20-d5) echo "fattree --levels 3 --radix 20 --remove 0.05 --seed 1" ;;
-	*) return 1 ;;
-	esac
-}
 
-mkdir -p "$FABDIR"
-fabric() {
-	f=$FABDIR/$1.net
-	if [ ! -s "$f" ]; then
-		args=$(topo_args "$1") || return 1
-		# shellcheck disable=SC2086
-		"$TOPO" $args -o "$f.tmp.$$" >"$WORK/topo.log" 2>&1 || {
-			tail -3 "$WORK/topo.log" >&2; rm -f "$f.tmp.$$"; return 1; }
-		mv "$f.tmp.$$" "$f"
-	fi
-	echo "$f"
-}
+. "$top/bench/bench_lib.sh"
 
-json_field() { sed -n "s/.*\"$1\"[[:space:]]*:[[:space:]]*\"\{0,1\}\([^,}\"]*\).*/\1/p" "$2" | head -1; }
 row() { printf '%-8s %6s %5s  %-11s %8s %8s %8s %8s  %s\n' "$@"; }
 
 # run_engine SIZE ENGINE -> one row; sets R_TIME, R_A2A, R_SHIFT
@@ -126,7 +106,7 @@ echo "OpenSM ftree vs ibsm-ftree in OpenSM $(opensm --version 2>/dev/null | grep
 row fabric CAs sw engine "route s" "SM MB" "a2a x" "shift" "notes"
 : >"$WORK/notes"
 for size in $SIZES; do
-	net=$(fabric "$size") || { echo "$size: ibsm-topo failed"; continue; }
+	net=$(bench_fabric "$size") || { echo "$size: ibsm-topo failed"; continue; }
 	n_ca=$(grep -cE '^(Ca|Hca)[[:space:]]' "$net")
 	n_sw=$(grep -cE '^Switch[[:space:]]' "$net")
 	nodes=$((n_ca + n_sw))

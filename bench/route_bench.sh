@@ -34,41 +34,14 @@ done
 TIME=/usr/bin/time
 [ -x $TIME ] || TIME=""   # GNU time gives the peak RSS; without it: n/a
 
-# name -> ibsm-topo arguments
-topo_args() {
-	case $1 in
-	ft2-r36) echo "fattree --levels 2 --radix 36" ;;   # 648 CAs, 54 switches
-	ft3-r20) echo "fattree --levels 3 --radix 20" ;;   # 2,000 CAs, 500 switches
-	ft3-r36) echo "fattree --levels 3 --radix 36" ;;   # 11,664 CAs, 1,620 switches
-	*) return 1 ;;
-	esac
-}
 
-mkdir -p "$FABDIR"
-fabric() { # name -> path of its net file, generated once
-	f=$FABDIR/$1.net
-	if [ ! -s "$f" ]; then
-		args=$(topo_args "$1") || { echo "route_bench: unknown size $1" >&2; return 1; }
-		# shellcheck disable=SC2086
-		"$TOPO" $args -o "$f.tmp" >"$WORK/topo.log" 2>&1 || {
-			echo "route_bench: ibsm-topo $args failed:" >&2
-			tail -3 "$WORK/topo.log" >&2
-			rm -f "$f.tmp"
-			return 1
-		}
-		mv "$f.tmp" "$f"
-	fi
-	echo "$f"
-}
+. "$top/bench/bench_lib.sh"
 
 # Seconds in a "... route ... 1.234 s" / "1.234s" log line, else empty.
 route_secs() {
 	grep -iE 'rout' "$1" | grep -oE '[0-9]+(\.[0-9]+)? ?s\b' | tail -1 | tr -d ' s'
 }
 
-json_field() { # key file
-	sed -n "s/.*\"$1\"[[:space:]]*:[[:space:]]*\"\{0,1\}\([^,}\"]*\).*/\1/p" "$2" | head -1
-}
 
 row() {
 	printf '%-8s %7s %6s  %-10s %8s %8s %8s  %s\n' "$@"
@@ -78,7 +51,7 @@ echo "ibsm-route on generated fat-trees ($(nproc) CPUs, $(uname -m))"
 row fabric CAs sw engine "route s" "total s" "peak MB" note
 failures=0
 for size in $SIZES; do
-	net=$(fabric "$size") || { failures=$((failures + 1)); continue; }
+	net=$(bench_fabric "$size") || { failures=$((failures + 1)); continue; }
 	n_ca=$(grep -cE '^(Ca|Hca)[[:space:]]' "$net")
 	n_sw=$(grep -cE '^Switch[[:space:]]' "$net")
 	for eng in $ENGINES; do
