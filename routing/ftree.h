@@ -15,10 +15,13 @@
  * and source spilling on degraded trees), ftree_reroute.c (keep previous
  * entries where still valid), ftree_detour.c (switches with no up-then-down
  * path: detours whose down->up turns keep the CDG acyclic), ftree_turns.c
- * (the turn set and its cycle check). */
+ * (the turn set and its cycle check), ftree_order.c (the topological order
+ * that bounds that check, and the search itself), ftree_write.c (the
+ * tables, written on a second thread). */
 #ifndef IBSM_ROUTING_FTREE_H
 #define IBSM_ROUTING_FTREE_H
 
+#include <pthread.h>
 #include <stdint.h>
 #include "../core/fabric.h"
 #include "engine.h"
@@ -26,6 +29,7 @@
 
 #define FT_MAX_LEVELS 16
 #define FT_TURN_MEMO 16
+#define FT_WINDOW 64            /* LIDs buffered before writing rows */
 
 /* One switch-to-switch link seen from one end. */
 struct ft_link {
@@ -89,10 +93,21 @@ struct ft_turns {
 	uint32_t *up_seen, *up_all, *up_from, *dn_seen; /* per switch, search */
 	uint8_t *out_of;        /* per fabric port: a turn was taken entering
 				 * the switch there (skips the bit tests) */
+	uint8_t *into_of;       /* per fabric port: a turn leaves on it */
+	/* ftree_order.c: topological order of the checked graph, and the
+	 * two-way search; seen[] holds epoch (forward) or epoch + 1. */
+	uint32_t *ord;          /* per fabric port (channel): position */
+	uint32_t *at;           /* per position: channel */
+	uint32_t *bstack, *tmp;
+	uint32_t *bk_up_seen, *bk_dn_seen, *bk_dn_all, *bk_dn_from;
+	uint32_t lb, ub;        /* the search window: positions of u and d */
+	int met;                /* the two searches met: u reaches d */
+	int whole_fwd;          /* the forward side ran out (else backward) */
 	uint32_t epoch;
 	uint64_t ok[FT_TURN_MEMO];      /* new turns that passed, graph unchanged */
 	uint32_t nok;
 	uint64_t taken, refused, searches;
+	uint64_t visited, moved;        /* channels searched, reordered */
 };
 
 int ft_turns_init(struct ft_turns *tu, const struct ftree *t);
@@ -103,6 +118,20 @@ void ft_turns_free(struct ft_turns *tu);
 int ft_turn_ok(struct ft_turns *tu, uint32_t y, uint8_t in, uint8_t out,
 	       int allow_new);
 int ft_turn_take(struct ft_turns *tu, uint32_t y, uint8_t in, uint8_t out);
+int ft_turn_is_taken(const struct ft_turns *tu, uint32_t y, uint8_t in,
+		     uint8_t out);
+/* Queue the channels that may follow channel e on tu->stack, those
+ * ordered up to tu->ub only; sets tu->met on one the backward search of
+ * ft_order_reaches saw. */
+void ft_turn_successors(struct ft_turns *tu, uint32_t e, uint32_t *top);
+
+/* ftree_order.c: the order of the up*-down* graph; whether channel u
+ * reaches channel d when u is ordered before d; and the new order once
+ * turn d -> u is taken after such a search found no path. */
+int ft_order_init(struct ft_turns *tu);
+void ft_order_free(struct ft_turns *tu);
+int ft_order_reaches(struct ft_turns *tu, uint32_t u, uint32_t d);
+void ft_order_add(struct ft_turns *tu);
 
 /* ftree_detour.c: paths for switches with no up-then-down path. */
 struct ft_detour {
@@ -144,11 +173,10 @@ struct ft_work {
 };
 
 /* ftree_degraded.c: called after the default assignment of a weighted
- * destination LID; commits its flows and, where a link exceeds the cap,
- * re-chooses the up-links of source leaves and of the switches above them.
- * Returns 1 when it committed the flows (it always does now), 0 if the
- * caller must. */
-int ft_spill(struct ft_work *w, uint32_t target, uint32_t plane);
+ * destination LID; adds its all-to-all flows to the link loads and, where
+ * a link exceeds the cap, re-chooses the up-links of source leaves and of
+ * the switches above them. */
+void ft_spill(struct ft_work *w, uint32_t target, uint32_t plane);
 
 /* ftree_detour.c: after the default entries of one LID (w->nh), give the
  * non-good switches ng[0..nng) (nearest the good set first) paths whose
@@ -165,6 +193,39 @@ uint8_t ft_prev_port(const struct ft_work *w, uint32_t sw, uint32_t lid);
 /* Log how many entries and 64-entry blocks differ from the previous tables. */
 void ft_reroute_report(const struct ft_work *w, const struct fabric *f,
 		       const struct lft_set *now);
+
+/* ftree_write.c: decided LIDs into the tables, and the next target's
+ * setup, on a second thread when threads (route_options.threads) is 0 on
+ * a multi-CPU machine, or >= 2. */
+struct ft_window {
+	uint8_t *nh;            /* [k * nsw + sw]: next hop of lid[k] */
+	uint32_t lid[FT_WINDOW];
+	uint32_t count;
+};
+
+struct ft_writer {
+	struct lft_set *lft;
+	uint32_t nsw;
+	struct ft_window win[2];
+	struct ft_window *cur;          /* being filled by the router */
+	struct ft_window *pending;      /* handed to the writer thread */
+	int threaded, stop;
+	void (*side_fn)(void *);        /* side job, NULL when done */
+	void *side_arg;
+	pthread_t tid;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+};
+
+int ft_writer_init(struct ft_writer *wr, const struct ftree *t,
+		   struct lft_set *lft, unsigned threads);
+void ft_writer_add(struct ft_writer *wr, const uint8_t *nh, uint32_t lid);
+/* Run fn(arg) on the second thread (after the previous side job), or
+ * here with one thread; wait for it to finish. */
+void ft_writer_side(struct ft_writer *wr, void (*fn)(void *), void *arg);
+void ft_writer_side_wait(struct ft_writer *wr);
+/* Write what is left, stop the thread, free the buffers. */
+void ft_writer_finish(struct ft_writer *wr);
 
 /* Engine entry points (ftree_route.c). */
 extern const struct route_engine route_ftree;

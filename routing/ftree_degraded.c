@@ -196,12 +196,12 @@ static int commit_default(struct ft_work *w, uint64_t *L)
 
 #define FT_SPILL_ROUNDS 4
 
-int ft_spill(struct ft_work *w, uint32_t tg, uint32_t plane)
+void ft_spill(struct ft_work *w, uint32_t tg, uint32_t plane)
 {
 	const struct ftree *t = w->t;
 	uint64_t *L = w->load + (size_t)plane * w->num_ports;
 	if (!commit_default(w, L))
-		return 1;
+		return;
 	w->spilled_dests++;
 	for (unsigned r = 0; r < FT_SPILL_ROUNDS; r++) {
 		uint32_t moved = 0;
@@ -217,5 +217,4 @@ int ft_spill(struct ft_work *w, uint32_t tg, uint32_t plane)
 		if (!moved)
 			break;
 	}
-	return 1;
 }

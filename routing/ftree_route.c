@@ -30,8 +30,6 @@
 #include "../core/log.h"
 #include "ftree.h"
 
-#define FT_WINDOW 64            /* LIDs buffered before writing rows */
-
 struct ft_group {               /* cached per target switch */
 	uint32_t *cand_off;     /* per anc_list index: candidates in cand[] */
 	uint32_t *cand;         /* indices into t->dn */
@@ -39,12 +37,6 @@ struct ft_group {               /* cached per target switch */
 	int has_nongood;
 	uint32_t *ng_list;      /* non-good switches, nearest the good set first */
 	uint32_t nng;
-};
-
-struct ft_batch {               /* LIDs decided but not yet in the tables */
-	uint8_t *nh;            /* [sw * FT_WINDOW + k] */
-	uint32_t lid[FT_WINDOW];
-	uint32_t count;
 };
 
 static uint32_t first_port(const struct ftree *t, uint32_t s)
@@ -345,38 +337,6 @@ static void route_rest(struct ft_work *w, const struct ft_group *g,
 	(void)g;
 }
 
-/* Step 4: add this destination's all-to-all flow to the link loads. */
-static void commit_flows(struct ft_work *w, uint32_t tg, uint64_t *L)
-{
-	const struct ftree *t = w->t;
-	uint32_t grp = w->epoch_grp;
-	for (uint32_t i = 0; i < t->nsw; i++)
-		w->flow[i] = 0;
-	for (uint32_t i = 0; i < t->nsw; i++) {
-		uint32_t x = t->by_level[i];
-		if (w->anc_mark[x] == grp || w->good_mark[x] != grp)
-			continue;
-		uint64_t f = w->flow[x] + t->weight[x];
-		if (!f)
-			continue;
-		uint32_t e = first_port(t, x) + w->nh[x];
-		L[e] += f;
-		w->flow[t->peer_sw[e]] += f;
-	}
-	for (uint32_t i = w->nanc; i-- > 1;) {
-		uint32_t x = w->anc_list[i];
-		uint64_t f = w->flow[x] + t->weight[x];
-		if (!f)
-			continue;
-		uint32_t e = first_port(t, x) + w->nh[x];
-		L[e] += f;
-		w->flow[t->peer_sw[e]] += f;
-	}
-	for (uint32_t i = 0; i < t->nsw; i++)
-		w->flow[i] = 0;
-	(void)tg;
-}
-
 static void route_lid(struct ft_work *w, const struct ft_group *g,
 		      struct ft_detour *dt, const struct ft_dest *d,
 		      uint32_t lid, uint32_t plane)
@@ -390,37 +350,14 @@ static void route_lid(struct ft_work *w, const struct ft_group *g,
 	route_ancestors(w, g, lid, L);
 	route_below_chain(w, lid, L);
 	route_rest(w, g, lid, L, d->weighted);
-	if (d->weighted && !ft_spill(w, d->sw, plane))
-		commit_flows(w, d->sw, L);
+	if (d->weighted)
+		ft_spill(w, d->sw, plane);
 	if (g->has_nongood)
 		ft_detour_route(dt, w, g->ng_list, g->nng);
 	for (uint32_t i = 1; i < w->nchain; i++)
 		if (d->nlids > 1)
 			w->used_sw[w->nused++] = w->chain[i];
 	(void)t;
-}
-
-static void batch_flush(const struct ftree *t, struct ft_batch *b,
-			struct lft_set *lft)
-{
-	for (uint32_t s = 0; s < t->nsw; s++) {
-		uint8_t *row = lft_row(lft, s);
-		const uint8_t *src = b->nh + (size_t)s * FT_WINDOW;
-		for (uint32_t k = 0; k < b->count; k++)
-			row[b->lid[k]] = src[k];
-	}
-	b->count = 0;
-}
-
-static void batch_add(const struct ftree *t, struct ft_batch *b,
-		      const uint8_t *nh, uint32_t lid, struct lft_set *lft)
-{
-	uint32_t k = b->count++;
-	b->lid[k] = lid;
-	for (uint32_t s = 0; s < t->nsw; s++)
-		b->nh[(size_t)s * FT_WINDOW + k] = nh[s];
-	if (b->count == FT_WINDOW)
-		batch_flush(t, b, lft);
 }
 
 static void work_free(struct ft_work *w)
@@ -463,6 +400,98 @@ static int work_init(struct ft_work *w, const struct ftree *t, uint32_t planes)
 		return -ENOMEM;
 	}
 	return 0;
+}
+
+/* The next target's setup (step 1) depends on the tree only, so it is
+ * prepared on the second thread, in arrays of its own, while the current
+ * target's LIDs are routed; then the two sets are swapped. Each array
+ * keeps its own epoch (swapped with it), so stale marks never match. */
+struct ft_next {
+	struct ft_work w;       /* t and the group arrays only */
+	struct ft_group g;
+	uint32_t tg;
+	int r;
+};
+
+static void next_free(struct ft_next *n)
+{
+	free(n->w.anc_mark);
+	free(n->w.good_mark);
+	free(n->w.ng_dist);
+	free(n->w.ng_nh);
+	free(n->w.anc_list);
+	free(n->w.queue);
+	free(n->g.cand_off);
+	free(n->g.cand);
+	free(n->g.ng_list);
+}
+
+static int next_init(struct ft_next *n, const struct ftree *t)
+{
+	size_t k = t->nsw;
+	memset(n, 0, sizeof(*n));
+	n->w.t = t;
+	n->w.anc_mark = calloc(k, sizeof(uint32_t));
+	n->w.good_mark = calloc(k, sizeof(uint32_t));
+	n->w.ng_dist = calloc(k, sizeof(uint32_t));
+	n->w.ng_nh = calloc(k, 1);
+	n->w.anc_list = calloc(k, sizeof(uint32_t));
+	n->w.queue = calloc(k, sizeof(uint32_t));
+	n->g.cand_off = malloc((k + 2) * sizeof(uint32_t));
+	n->g.ng_list = malloc((k ? k : 1) * sizeof(uint32_t));
+	if (!n->w.anc_mark || !n->w.good_mark || !n->w.ng_dist || !n->w.ng_nh ||
+	    !n->w.anc_list || !n->w.queue || !n->g.cand_off || !n->g.ng_list)
+		return -ENOMEM;
+	return 0;
+}
+
+static void next_run(void *arg)
+{
+	struct ft_next *n = arg;
+	n->r = group_setup(&n->w, &n->g, n->tg);
+}
+
+static void swap_u32p(uint32_t **a, uint32_t **b)
+{
+	uint32_t *x = *a;
+	*a = *b;
+	*b = x;
+}
+
+static void swap_u32(uint32_t *a, uint32_t *b)
+{
+	uint32_t x = *a;
+	*a = *b;
+	*b = x;
+}
+
+static void next_take(struct ft_work *w, struct ft_group *g, struct ft_next *n)
+{
+	swap_u32p(&w->anc_mark, &n->w.anc_mark);
+	swap_u32p(&w->good_mark, &n->w.good_mark);
+	swap_u32p(&w->ng_dist, &n->w.ng_dist);
+	swap_u32p(&w->anc_list, &n->w.anc_list);
+	swap_u32(&w->nanc, &n->w.nanc);
+	swap_u32(&w->epoch_grp, &n->w.epoch_grp);
+	uint8_t *nh = w->ng_nh;
+	w->ng_nh = n->w.ng_nh;
+	n->w.ng_nh = nh;
+	struct ft_group x = *g;
+	*g = n->g;
+	n->g = x;
+}
+
+/* Start the setup of the first target after dest[i]'s (if any). */
+static void next_start(const struct ftree *t, struct ft_writer *wr,
+		       struct ft_next *n, uint32_t i)
+{
+	uint32_t tg = t->dest[i].sw;
+	while (i < t->ndest && t->dest[i].sw == tg)
+		i++;
+	if (i == t->ndest)
+		return;
+	n->tg = t->dest[i].sw;
+	ft_writer_side(wr, next_run, n);
 }
 
 static int ft_prepare(struct route_ctx *ctx)
@@ -508,34 +537,47 @@ static int ft_route(struct route_ctx *ctx, struct lft_set *lft)
 			planes = t->dest[i].nlids;
 	struct ft_work w;
 	struct ft_group g = { 0 };
-	struct ft_batch b = { 0 };
+	struct ft_writer wr;
 	struct ft_detour dt = { 0 };
+	struct ft_next nx;
 	int r = work_init(&w, t, planes);
 	if (r)
 		goto nomem;
+	if ((r = ft_writer_init(&wr, t, lft,
+				 ctx->opt ? ctx->opt->threads : 0))) {
+		work_free(&w);
+		goto nomem;
+	}
 	g.cand_off = malloc((t->nsw + 2) * sizeof(uint32_t));
 	g.ng_list = malloc(t->nsw * sizeof(uint32_t));
-	b.nh = malloc((size_t)t->nsw * FT_WINDOW);
-	if (!g.cand_off || !g.ng_list || !b.nh || (r = ft_detour_init(&dt, t)) ||
+	if ((r = next_init(&nx, t)) || !g.cand_off || !g.ng_list ||
+	    (r = ft_detour_init(&dt, t)) ||
 	    (r = ft_reroute_init(&w, ctx->opt, ctx->fab))) {
 		r = r ? r : -ENOMEM;
 		goto out;
 	}
 	uint32_t cur_grp = FAB_NONE;
+	if (t->ndest) {
+		nx.tg = t->dest[0].sw;
+		ft_writer_side(&wr, next_run, &nx);
+	}
 	for (uint32_t i = 0; i < t->ndest; i++) {
 		const struct ft_dest *d = &t->dest[i];
 		if (d->sw != cur_grp) {
-			if ((r = group_setup(&w, &g, d->sw)))
+			ft_writer_side_wait(&wr);
+			if ((r = nx.r))
 				goto out;
+			next_take(&w, &g, &nx);
 			cur_grp = d->sw;
+			next_start(t, &wr, &nx, i);
 		}
 		w.nused = 0;
 		for (uint32_t j = 0; j < d->nlids; j++) {
 			route_lid(&w, &g, &dt, d, d->lid + j, d->weighted ? j : 0);
-			batch_add(t, &b, w.nh, d->lid + j, lft);
+			ft_writer_add(&wr, w.nh, d->lid + j);
 		}
 	}
-	batch_flush(t, &b, lft);
+	ft_writer_finish(&wr);
 	if (w.prev)
 		ft_reroute_report(&w, ctx->fab, lft);
 	log_info("ftree: routed %u destinations in %.3f s (%llu spilled, "
@@ -547,18 +589,22 @@ static int ft_route(struct route_ctx *ctx, struct lft_set *lft)
 		 (unsigned long long)dt.turns.taken,
 		 (unsigned long long)dt.turns.refused,
 		 (unsigned long long)dt.turns.searches);
+	log_debug("ftree: cycle searches visited %llu channels, reordering "
+		  "moved %llu", (unsigned long long)dt.turns.visited,
+		  (unsigned long long)dt.turns.moved);
 	if (dt.failed)
 		log_warn("ftree: %llu switches found no detour that keeps the "
 			 "channel dependency graph acyclic; they keep a shortest "
 			 "path, which may close a credit loop",
 			 (unsigned long long)dt.failed);
 out:
+	ft_writer_finish(&wr);
+	next_free(&nx);
 	work_free(&w);
 	free(g.cand_off);
 	free(g.ng_list);
 	ft_detour_free(&dt);
 	free(g.cand);
-	free(b.nh);
 	if (r == -ENOMEM)
 		goto nomem;
 	return r;

@@ -10,9 +10,10 @@
  * down->up turns taken so far. A new turn (d -> u) at switch y is allowed
  * when d is not reachable from u in that graph; since the graph only
  * grows, the real CDG stays acyclic whatever routes come later, as long
- * as their turns pass the same check. Turns are rare (detours to switch
- * LIDs and around missing links), so a depth-first search per new turn
- * is affordable; repeated turns are a bit test.
+ * as their turns pass the same check. Repeated turns are a bit test; a
+ * new one is checked against a topological order of the graph, and only
+ * searched for when it goes against that order (ftree_order.c), which
+ * keeps the verdicts exact at a fraction of a whole-graph search.
  *
  * Detour searches first try paths whose turns are all taken already, and
  * only then new turns: reusing turns keeps the graph small, which leaves
@@ -29,6 +30,7 @@ int ft_turns_init(struct ft_turns *tu, const struct ftree *t)
 	tu->t = t;
 	tu->epoch = 0;
 	tu->taken = tu->refused = tu->searches = 0;
+	tu->visited = tu->moved = 0;
 	tu->nok = 0;
 	tu->bit_off = malloc((t->nsw + 1) * sizeof(uint64_t));
 	tu->seen = calloc(f->num_ports + 1, sizeof(uint32_t));
@@ -38,9 +40,11 @@ int ft_turns_init(struct ft_turns *tu, const struct ftree *t)
 	tu->up_all = calloc(t->nsw, sizeof(uint32_t));
 	tu->up_from = calloc(t->nsw, sizeof(uint32_t));
 	tu->dn_seen = calloc(t->nsw, sizeof(uint32_t));
+	tu->into_of = calloc(f->num_ports + 1, 1);
 	tu->bits = tu->refused_bits = NULL;
-	if (!tu->bit_off || !tu->seen || !tu->stack || !tu->out_of ||
-	    !tu->up_seen || !tu->up_all || !tu->up_from || !tu->dn_seen)
+	if (ft_order_init(tu) || !tu->bit_off || !tu->seen || !tu->stack ||
+	    !tu->out_of || !tu->into_of || !tu->up_seen || !tu->up_all ||
+	    !tu->up_from || !tu->dn_seen)
 		goto nomem;
 	uint64_t n = 0;
 	for (uint32_t s = 0; s < t->nsw; s++) {
@@ -72,7 +76,9 @@ void ft_turns_free(struct ft_turns *tu)
 	free(tu->up_all);
 	free(tu->up_from);
 	free(tu->dn_seen);
-	tu->out_of = NULL;
+	free(tu->into_of);
+	ft_order_free(tu);
+	tu->out_of = tu->into_of = NULL;
 	tu->up_seen = tu->up_all = tu->up_from = tu->dn_seen = NULL;
 	tu->bits = NULL;
 	tu->bit_off = NULL;
@@ -90,6 +96,12 @@ static uint64_t turn_bit(const struct ft_turns *tu, uint32_t y, uint8_t in,
 static int is_taken(const struct ft_turns *tu, uint64_t b)
 {
 	return tu->bits[b / 64] >> (b % 64) & 1;
+}
+
+int ft_turn_is_taken(const struct ft_turns *tu, uint32_t y, uint8_t in,
+		     uint8_t out)
+{
+	return is_taken(tu, turn_bit(tu, y, in, out));
 }
 
 static int was_refused(const struct ft_turns *tu, uint64_t b)
@@ -114,12 +126,16 @@ static int is_down_up(const struct ftree *t, uint32_t y, uint8_t in, uint8_t out
 	       t->level[x] > t->level[y] && t->level[z] > t->level[y];
 }
 
+/* Channels ordered after d cannot lead to it; one the backward search
+ * saw (seen == epoch + 1) reaches d, so the searches met. */
 static void push(struct ft_turns *tu, uint32_t *top, uint32_t e)
 {
-	if (tu->seen[e] != tu->epoch) {
-		tu->seen[e] = tu->epoch;
-		tu->stack[(*top)++] = e;
-	}
+	if (tu->seen[e] == tu->epoch || tu->ord[e] > tu->ub)
+		return;
+	if (tu->seen[e] == tu->epoch + 1)
+		tu->met = 1;
+	tu->seen[e] = tu->epoch;
+	tu->stack[(*top)++] = e;
 }
 
 /* Push the channels that may follow channel e (egress fabric port index)
@@ -128,7 +144,7 @@ static void push(struct ft_turns *tu, uint32_t *top, uint32_t e)
  * apart from taken turns; so each switch's links are pushed once per
  * kind of arrival (twice for up arrivals, to undo the U-turn exclusion
  * when a second neighbour arrives), not once per incoming channel. */
-static void successors(struct ft_turns *tu, uint32_t e, uint32_t *top)
+void ft_turn_successors(struct ft_turns *tu, uint32_t e, uint32_t *top)
 {
 	const struct ftree *t = tu->t;
 	const struct fabric *f = t->fab;
@@ -164,22 +180,6 @@ static void successors(struct ft_turns *tu, uint32_t e, uint32_t *top)
 			push(tu, top, t->up[k].egress);
 }
 
-/* Does channel `from` reach channel `to` in the checked graph? */
-static int reaches(struct ft_turns *tu, uint32_t from, uint32_t to)
-{
-	uint32_t top = 0;
-	tu->epoch++;
-	tu->searches++;
-	push(tu, &top, from);
-	while (top) {
-		uint32_t e = tu->stack[--top];
-		if (e == to)
-			return 1;
-		successors(tu, e, &top);
-	}
-	return 0;
-}
-
 /* Checked since the graph last grew: a path's first new turn was checked
  * by the search that found it; taking it needs no second search. */
 static int known_ok(const struct ft_turns *tu, uint64_t b)
@@ -203,8 +203,12 @@ static int turn_check(struct ft_turns *tu, uint32_t y, uint8_t in, uint8_t out,
 	if (take < 0 || was_refused(tu, b))
 		return 0;       /* only turns already taken; or refused for good */
 	uint32_t d = t->fab->ports[t->fport[y] + in].peer;     /* x -> y */
-	if (!known_ok(tu, b)) {
-		if (reaches(tu, t->fport[y] + out, d)) {
+	uint32_t u = t->fport[y] + out;                         /* y -> z */
+	/* With d before u in the order, u cannot reach d: no search. Taking a
+	 * turn against the order needs the search again, to reorder. */
+	int ordered = tu->ord[d] < tu->ord[u];
+	if (!ordered && (take > 0 || !known_ok(tu, b))) {
+		if (ft_order_reaches(tu, u, d)) {
 			/* The graph only grows: refused now, refused forever. */
 			tu->refused_bits[b / 64] |= 1ULL << (b % 64);
 			tu->refused++;
@@ -214,8 +218,11 @@ static int turn_check(struct ft_turns *tu, uint32_t y, uint8_t in, uint8_t out,
 			tu->ok[tu->nok++] = b;
 	}
 	if (take) {
+		if (!ordered)
+			ft_order_add(tu);
 		tu->bits[b / 64] |= 1ULL << (b % 64);
 		tu->out_of[d] = 1;
+		tu->into_of[u] = 1;
 		tu->taken++;
 		tu->nok = 0;    /* the graph grew: forget what passed */
 	}

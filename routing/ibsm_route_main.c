@@ -44,7 +44,8 @@ static const char usage[] =
 	"                       shifts, LMC path diversity; exit 1 if not ok\n"
 	"  --cdg-switch-lids    credit loops: also CA -> switch-LID routes\n"
 	"  --shifts N           shift permutations to evaluate (0 = all, default 256)\n"
-	"  --threads N          verifier threads (default: CPUs, at most 8)\n"
+	"  --threads N          engine and verifier threads (default: CPUs,\n"
+	"                       at most 8; ftree uses 2 when N is 0 or >= 2)\n"
 	"  --dot FILE           write the topology as Graphviz DOT\n"
 	"  --list-engines       print the known engines\n"
 	"  --wide-lids          allow LIDs past 0xBFFF (offline analysis of fabrics\n"
@@ -348,6 +349,7 @@ static int make_tables(struct fabric *f, const struct cli *c, struct lft_set *t,
 		.lmc = (uint8_t)c->lmc,
 		.root_guids = roots, .num_root_guids = nroots,
 		.cn_guids = cns, .num_cn_guids = ncns,
+		.threads = c->threads,
 	};
 	const struct route_engine *used = NULL;
 	t0 = now_seconds();

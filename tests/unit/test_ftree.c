@@ -11,6 +11,9 @@
  *    switch -> CA and switch -> switch;
  *  - LMC 1 and 2: the LIDs of a CA are reached over disjoint links;
  *  - re-route after one link loss: complete, and few 64-entry blocks move;
+ *  - the turn check: same verdicts as a plain search over the whole graph,
+ *    and the kept order stays topological; threads 1 and 2 give the same
+ *    tables;
  *  - tori, dragonflies and random graphs are refused with a reason. */
 #include <errno.h>
 #include <setjmp.h>
@@ -684,6 +687,160 @@ static void test_roots(void **state)
 	fab_free(&f);
 }
 
+/* ---- the turn check and its order ---- */
+
+/* The checked graph's successors of channel e, written out plainly. */
+static uint32_t ref_successors(const struct ft_turns *tu, uint32_t e,
+			       uint32_t *out)
+{
+	const struct ftree *t = tu->t;
+	const struct fabric *f = t->fab;
+	uint32_t a = f->nodes[f->ports[e].node].sw_index, b = t->peer_sw[e], n = 0;
+	uint8_t in = f->ports[f->ports[e].peer].num;
+	if (t->level[b] > t->level[a]) {
+		for (uint32_t k = t->up_off[b]; k < t->up_off[b + 1]; k++)
+			out[n++] = t->up[k].egress;
+		for (uint32_t k = t->dn_off[b]; k < t->dn_off[b + 1]; k++)
+			if (t->dn[k].peer != a)
+				out[n++] = t->dn[k].egress;
+		return n;
+	}
+	for (uint32_t k = t->dn_off[b]; k < t->dn_off[b + 1]; k++)
+		out[n++] = t->dn[k].egress;
+	for (uint32_t k = t->up_off[b]; k < t->up_off[b + 1]; k++)
+		if (ft_turn_is_taken(tu, b, in, t->up[k].port))
+			out[n++] = t->up[k].egress;
+	return n;
+}
+
+static int ref_reaches(const struct ft_turns *tu, uint32_t from, uint32_t to,
+		       uint8_t *mark, uint32_t *stack, uint32_t nports)
+{
+	uint32_t top = 0, succ[256];
+	memset(mark, 0, nports + 1);
+	mark[from] = 1;
+	stack[top++] = from;
+	while (top) {
+		uint32_t e = stack[--top];
+		if (e == to)
+			return 1;
+		uint32_t n = ref_successors(tu, e, succ);
+		for (uint32_t i = 0; i < n; i++)
+			if (!mark[succ[i]]) {
+				mark[succ[i]] = 1;
+				stack[top++] = succ[i];
+			}
+	}
+	return 0;
+}
+
+/* Every edge of the checked graph goes forward in the kept order. */
+static void assert_order_topological(const struct ft_turns *tu)
+{
+	const struct ftree *t = tu->t;
+	uint32_t succ[256];
+	for (uint32_t s = 0; s < t->nsw; s++)
+		for (int dir = 0; dir < 2; dir++) {
+			const struct ft_link *L = dir ? t->dn : t->up;
+			const uint32_t *off = dir ? t->dn_off : t->up_off;
+			for (uint32_t k = off[s]; k < off[s + 1]; k++) {
+				uint32_t e = L[k].egress;
+				uint32_t n = ref_successors(tu, e, succ);
+				for (uint32_t i = 0; i < n; i++)
+					assert_true(tu->ord[e] < tu->ord[succ[i]]);
+			}
+		}
+}
+
+/* Random down->up turns offered one by one: each is taken exactly when a
+ * plain search finds no path back, and the order stays topological. */
+static void turns_case(unsigned levels, unsigned radix, double remove,
+		       uint64_t seed, unsigned tries)
+{
+	struct fabric f;
+	struct ftree t;
+	struct ft_turns tu;
+	char why[256];
+	make_tree(&f, levels, radix, 1, remove, seed, 0);
+	assert_int_equal(ft_build(&t, &f, NULL, why), 0);
+	assert_int_equal(ft_turns_init(&tu, &t), 0);
+	uint8_t *mark = malloc(f.num_ports + 1);
+	uint32_t *stack = malloc((f.num_ports + 1) * sizeof(uint32_t));
+	assert_non_null(mark);
+	assert_non_null(stack);
+	uint64_t x = seed * 0x9E3779B97F4A7C15ULL + 1, taken = 0;
+	for (unsigned i = 0; i < tries; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		uint32_t y = (uint32_t)(x % t.nsw);
+		uint32_t nup = t.up_off[y + 1] - t.up_off[y];
+		if (nup < 2)
+			continue;
+		const struct ft_link *from = &t.up[t.up_off[y] + (x >> 20) % nup];
+		const struct ft_link *to = &t.up[t.up_off[y] + (x >> 40) % nup];
+		if (from == to)
+			continue;
+		uint32_t d = f.ports[t.fport[y] + from->port].peer;
+		uint32_t u = t.fport[y] + to->port;
+		int cycle = ref_reaches(&tu, u, d, mark, stack, f.num_ports);
+		int was = ft_turn_is_taken(&tu, y, from->port, to->port);
+		int ok = ft_turn_take(&tu, y, from->port, to->port);
+		assert_int_equal(ok, was || !cycle);
+		taken += ok && !was;
+		if (i % 64 == 0)
+			assert_order_topological(&tu);
+	}
+	assert_order_topological(&tu);
+	fprintf(stderr, "  ft%u radix %u %.0f%% removed: %llu of %u turns taken, "
+		"%llu refused, %llu searches\n", levels, radix, remove * 100,
+		(unsigned long long)taken, tries, (unsigned long long)tu.refused,
+		(unsigned long long)tu.searches);
+	assert_true(taken > 0 && tu.refused > 0);
+	free(mark);
+	free(stack);
+	ft_turns_free(&tu);
+	ft_free(&t);
+	fab_free(&f);
+}
+
+static void test_turn_order(void **state)
+{
+	(void)state;
+	turns_case(2, 8, 0, 0, 400);
+	turns_case(3, 8, 0, 0, 2000);
+	turns_case(3, 8, 0.10, 2, 2000);
+	turns_case(3, 12, 0.05, 1, 3000);
+}
+
+/* ---- threads ---- */
+
+static void threads_case(unsigned levels, unsigned radix, double remove,
+			 uint64_t seed, uint8_t lmc)
+{
+	struct fabric f;
+	struct lft_set a, b;
+	make_tree(&f, levels, radix, 1, remove, seed, lmc);
+	struct route_options o1 = { .lmc = lmc, .threads = 1 };
+	struct route_options o2 = { .lmc = lmc, .threads = 2 };
+	assert_int_equal(route_ftree_on(&f, &o1, &a, NULL), 0);
+	assert_int_equal(route_ftree_on(&f, &o2, &b, NULL), 0);
+	assert_int_equal(a.num_switches, b.num_switches);
+	assert_int_equal(a.stride, b.stride);
+	assert_memory_equal(a.port, b.port, (size_t)a.stride * a.num_switches);
+	lft_free(&a);
+	lft_free(&b);
+	fab_free(&f);
+}
+
+/* The second thread only writes what the first decided: same bytes. */
+static void test_threads(void **state)
+{
+	(void)state;
+	threads_case(2, 16, 0, 0, 0);
+	threads_case(3, 8, 0, 0, 1);
+	threads_case(3, 12, 0.05, 2, 0);
+	threads_case(3, 8, 0.10, 1, 0);
+}
+
 int main(void)
 {
 	log_set_level(getenv("FT_DEBUG") ? LOG_INFO : LOG_WARN);
@@ -697,6 +854,8 @@ int main(void)
 		cmocka_unit_test(test_reroute),
 		cmocka_unit_test(test_not_a_tree),
 		cmocka_unit_test(test_roots),
+		cmocka_unit_test(test_turn_order),
+		cmocka_unit_test(test_threads),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

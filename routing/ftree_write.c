@@ -1,0 +1,172 @@
+/* ftree: the second thread: writing decided entries into the tables,
+ * and one side job at a time (the next target's setup, ftree_route.c).
+ *
+ * Each LID yields one next hop per switch, but the tables are stored per
+ * switch (one row each), so writing a LID touches one byte in every row.
+ * Snapshots of FT_WINDOW LIDs are buffered and written row by row. The
+ * writing is independent of the routing that follows (later LIDs never
+ * read the tables), so with two threads the router fills one buffer
+ * while the writer empties the other. The bytes written, and their
+ * order within each row, are the same either way. A side job must only
+ * touch state the router leaves alone until ft_writer_side_wait; with
+ * one thread it runs at once. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ftree.h"
+
+static void write_window(struct ft_writer *wr, const struct ft_window *win)
+{
+	uint32_t nsw = wr->nsw;
+	for (uint32_t s = 0; s < nsw; s++) {
+		uint8_t *row = lft_row(wr->lft, s);
+		for (uint32_t k = 0; k < win->count; k++)
+			row[win->lid[k]] = win->nh[(size_t)k * nsw + s];
+	}
+}
+
+static void *writer_main(void *arg)
+{
+	struct ft_writer *wr = arg;
+	pthread_mutex_lock(&wr->mu);
+	for (;;) {
+		while (!wr->pending && !wr->side_fn && !wr->stop)
+			pthread_cond_wait(&wr->cv, &wr->mu);
+		if (!wr->pending && wr->side_fn) {
+			void (*fn)(void *) = wr->side_fn;
+			pthread_mutex_unlock(&wr->mu);
+			fn(wr->side_arg);
+			pthread_mutex_lock(&wr->mu);
+			wr->side_fn = NULL;
+			pthread_cond_broadcast(&wr->cv);
+			continue;
+		}
+		if (!wr->pending)
+			break;          /* stopped with nothing left */
+		struct ft_window *win = wr->pending;
+		pthread_mutex_unlock(&wr->mu);
+		write_window(wr, win);
+		pthread_mutex_lock(&wr->mu);
+		win->count = 0;
+		wr->pending = NULL;
+		pthread_cond_broadcast(&wr->cv);
+	}
+	pthread_mutex_unlock(&wr->mu);
+	return NULL;
+}
+
+/* Two threads unless told one; 0 means one per CPU, so two if there are. */
+static int want_thread(unsigned threads)
+{
+	if (threads)
+		return threads > 1;
+	return sysconf(_SC_NPROCESSORS_ONLN) > 1;
+}
+
+int ft_writer_init(struct ft_writer *wr, const struct ftree *t,
+		   struct lft_set *lft, unsigned threads)
+{
+	memset(wr, 0, sizeof(*wr));
+	wr->nsw = t->nsw;
+	wr->lft = lft;
+	for (int i = 0; i < 2; i++) {
+		wr->win[i].nh = malloc((size_t)t->nsw * FT_WINDOW + 1);
+		if (!wr->win[i].nh) {
+			ft_writer_finish(wr);
+			return -ENOMEM;
+		}
+	}
+	wr->cur = &wr->win[0];
+	if (!want_thread(threads))
+		return 0;
+	if (pthread_mutex_init(&wr->mu, NULL))
+		return 0;
+	if (pthread_cond_init(&wr->cv, NULL)) {
+		pthread_mutex_destroy(&wr->mu);
+		return 0;
+	}
+	if (pthread_create(&wr->tid, NULL, writer_main, wr)) {
+		pthread_cond_destroy(&wr->cv);
+		pthread_mutex_destroy(&wr->mu);
+		return 0;       /* one thread works too */
+	}
+	wr->threaded = 1;
+	return 0;
+}
+
+/* Hand the current window over (or write it here) and start the other. */
+static void hand_over(struct ft_writer *wr)
+{
+	struct ft_window *w = wr->cur;
+	if (!w->count)
+		return;
+	if (!wr->threaded) {
+		write_window(wr, w);
+		w->count = 0;
+		return;
+	}
+	pthread_mutex_lock(&wr->mu);
+	while (wr->pending)
+		pthread_cond_wait(&wr->cv, &wr->mu);
+	wr->pending = w;
+	pthread_cond_broadcast(&wr->cv);
+	pthread_mutex_unlock(&wr->mu);
+	wr->cur = w == &wr->win[0] ? &wr->win[1] : &wr->win[0];
+}
+
+void ft_writer_add(struct ft_writer *wr, const uint8_t *nh, uint32_t lid)
+{
+	struct ft_window *w = wr->cur;
+	w->lid[w->count] = lid;
+	memcpy(w->nh + (size_t)w->count * wr->nsw, nh, wr->nsw);
+	if (++w->count == FT_WINDOW)
+		hand_over(wr);
+}
+
+void ft_writer_side(struct ft_writer *wr, void (*fn)(void *), void *arg)
+{
+	if (!wr->threaded) {
+		fn(arg);
+		return;
+	}
+	ft_writer_side_wait(wr);
+	pthread_mutex_lock(&wr->mu);
+	wr->side_arg = arg;
+	wr->side_fn = fn;
+	pthread_cond_broadcast(&wr->cv);
+	pthread_mutex_unlock(&wr->mu);
+}
+
+void ft_writer_side_wait(struct ft_writer *wr)
+{
+	if (!wr->threaded)
+		return;
+	pthread_mutex_lock(&wr->mu);
+	while (wr->side_fn)
+		pthread_cond_wait(&wr->cv, &wr->mu);
+	pthread_mutex_unlock(&wr->mu);
+}
+
+void ft_writer_finish(struct ft_writer *wr)
+{
+	ft_writer_side_wait(wr);
+	if (wr->cur)
+		hand_over(wr);
+	if (wr->threaded) {
+		pthread_mutex_lock(&wr->mu);
+		wr->stop = 1;
+		pthread_cond_broadcast(&wr->cv);
+		pthread_mutex_unlock(&wr->mu);
+		pthread_join(wr->tid, NULL);
+		pthread_cond_destroy(&wr->cv);
+		pthread_mutex_destroy(&wr->mu);
+		wr->threaded = 0;
+	}
+	for (int i = 0; i < 2; i++) {
+		free(wr->win[i].nh);
+		wr->win[i].nh = NULL;
+	}
+	wr->cur = NULL;
+}
