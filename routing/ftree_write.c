@@ -57,12 +57,18 @@ static void *writer_main(void *arg)
 	return NULL;
 }
 
-/* Two threads unless told one; 0 means one per CPU, so two if there are. */
-static int want_thread(unsigned threads)
+/* Below this many table entries the hand-off costs more than the second
+ * thread saves (measured: 2,000 CAs 0.023 s alone, 0.036 s with two; equal
+ * at 11,664 CAs, 21 M entries; 15% faster at 65,536 CAs, 362 M). */
+#define FT_THREAD_MIN_ENTRIES (32ull << 20)
+
+/* Two threads when told so; 0 means two if there are two CPUs and the
+ * tables are large enough to pay for it. */
+static int want_thread(unsigned threads, uint64_t entries)
 {
 	if (threads)
 		return threads > 1;
-	return sysconf(_SC_NPROCESSORS_ONLN) > 1;
+	return sysconf(_SC_NPROCESSORS_ONLN) > 1 && entries >= FT_THREAD_MIN_ENTRIES;
 }
 
 int ft_writer_init(struct ft_writer *wr, const struct ftree *t,
@@ -79,7 +85,7 @@ int ft_writer_init(struct ft_writer *wr, const struct ftree *t,
 		}
 	}
 	wr->cur = &wr->win[0];
-	if (!want_thread(threads))
+	if (!want_thread(threads, (uint64_t)t->nsw * lft->stride))
 		return 0;
 	if (pthread_mutex_init(&wr->mu, NULL))
 		return 0;
