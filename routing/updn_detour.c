@@ -1,15 +1,15 @@
 /* updn: routes for switches that have no up*\/down* path to a
- * destination switch (see updn.c's header and docs/routing.md). */
+ * destination switch d (see updn.c's header and docs/routing.md).
+ *
+ * A stuck switch s joins the routed set through a neighbour v already in
+ * it, if every dependency (s->v, v->next) is in G0 or an admissible
+ * down->up turn (rg_turns.h): then CA traffic stays credit-loop-free.
+ * Neighbours closest to d are tried first. Placed switches get C finite
+ * (their hop count). */
 #include <errno.h>
 
 #include "updn_internal.h"
 
-/* A stuck switch s with CAs (it sources CA traffic to d, a switch LID or a
- * CA on d) joins the routed set through a neighbour v already in it, if
- * every dependency (s->v, v->next) is in G0 or an admissible down->up
- * turn (rg_turns.h): then CA traffic stays credit-loop-free. Neighbours
- * closest to d are tried first. Repeated until nobody more joins; returns
- * how many joined. Placed switches get C finite (their hop count). */
 /* The neighbour of s to join through: closest to d, and first among
  * those needing no new turn (reusing turns leaves room for the turns
  * later destinations need). Returns its adjacency index or UINT32_MAX. */
