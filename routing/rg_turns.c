@@ -103,11 +103,9 @@ int rg_turn_known(const struct rg_turns *t, uint32_t a, uint32_t b)
 
 int rg_turn_ok(struct rg_turns *t, uint32_t a, uint32_t b)
 {
-	if (t->g->adj[b].peer == t->tail[a])
-		return 0;
-	if (in_g0(t, a, b) || admitted(t, a, b))
+	if (rg_turn_known(t, a, b))
 		return 1;
-	return !reaches(t, b, a);
+	return t->g->adj[b].peer != t->tail[a] && !reaches(t, b, a);
 }
 
 int rg_turn_take(struct rg_turns *t, uint32_t a, uint32_t b)
