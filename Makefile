@@ -24,7 +24,7 @@ endif
 
 # Libraries: the core graph + discovery + routing + generators (libibsm.a),
 # and the daemon's parts (libibsm-sm.a).
-LIB_SRCS := $(filter-out %_main.c,$(wildcard core/*.c discovery/*.c routing/*.c sim/*.c))
+LIB_SRCS := $(filter-out %_main.c,$(wildcard core/*.c mad/*.c discovery/*.c routing/*.c sim/*.c))
 SM_SRCS := $(filter-out %_main.c,$(wildcard sm/*.c))
 MAIN_SRCS := $(wildcard routing/*_main.c sim/*_main.c sm/*_main.c discovery/*_main.c)
 PROGS := $(foreach m,$(MAIN_SRCS),$(BUILD)/bin/$(subst _,-,$(notdir $(m:_main.c=))))

@@ -13,8 +13,8 @@
 
 #include <stdint.h>
 #include "../core/fabric.h"
-#include "../sm/smp.h"
-#include "../sm/mad_transport.h"
+#include "../mad/smp.h"
+#include "../mad/mad_transport.h"
 
 struct sweep_result {
 	struct fabric fab;

@@ -12,7 +12,7 @@
 #include "../core/log.h"
 #include "../routing/engine.h"
 #include "config.h"
-#include "mad_transport.h"
+#include "../mad/mad_transport.h"
 #include "sm_state.h"
 
 /* Signal flags: the only mutable globals, as signal handlers need them. */

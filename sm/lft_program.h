@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include "../discovery/sweep.h"
 #include "../routing/lft.h"
-#include "mad_transport.h"
+#include "../mad/mad_transport.h"
 
 /* What the SM believes the switches hold: tables and the fabric they were
  * programmed on (switches matched by GUID). */

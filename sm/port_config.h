@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 #include "../discovery/sweep.h"
-#include "mad_transport.h"
+#include "../mad/mad_transport.h"
 
 struct portcfg_opts {
 	uint64_t gid_prefix;

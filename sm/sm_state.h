@@ -16,7 +16,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include "config.h"
-#include "mad_transport.h"
+#include "../mad/mad_transport.h"
 #include "lft_program.h"
 #include "../discovery/sweep.h"
 

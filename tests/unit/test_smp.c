@@ -9,7 +9,7 @@
 #include <cmocka.h>
 #include <infiniband/mad.h>
 
-#include "sm/smp.h"
+#include "mad/smp.h"
 
 static void test_path(void **state)
 {

@@ -2,8 +2,8 @@
  * LID-routed SMPs and decoding the attributes the SM reads, all through
  * libibmad's field accessors (mad_get_field / mad_set_field). A MAD here is
  * always the 256-byte SMP; the attribute data sits at IB_SMP_DATA_OFFS. */
-#ifndef IBSM_SM_SMP_H
-#define IBSM_SM_SMP_H
+#ifndef IBSM_MAD_SMP_H
+#define IBSM_MAD_SMP_H
 
 #include <stddef.h>
 #include <stdint.h>

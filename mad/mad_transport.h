@@ -7,8 +7,8 @@
  * Nothing blocks except mt_poll()'s wait: requests are queued by
  * mt_submit_*() and sent as the window allows; completions run from
  * mt_poll() and may submit more requests. */
-#ifndef IBSM_SM_MAD_TRANSPORT_H
-#define IBSM_SM_MAD_TRANSPORT_H
+#ifndef IBSM_MAD_MAD_TRANSPORT_H
+#define IBSM_MAD_MAD_TRANSPORT_H
 
 #include <stddef.h>
 #include <stdint.h>
