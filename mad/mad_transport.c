@@ -417,21 +417,35 @@ static int is_sink_class(const struct mad_transport *t, uint8_t mclass)
 	return 0;
 }
 
-static int send_umad(struct mad_transport *t, const uint8_t *mad,
-		     uint16_t dlid, uint32_t dqp)
+static int send_umad_len(struct mad_transport *t, const uint8_t *mad,
+			 size_t len, uint16_t dlid, uint32_t dqp)
 {
 	int agent = agent_of(t, smp_class(mad));
 
 	if (agent < 0)
 		return -EINVAL;
-	memset(t->umad, 0, umad_size());
-	memcpy(umad_get_mad(t->umad), mad, SMP_SIZE);
+	if (len < 24 || len > SMP_SIZE)
+		len = SMP_SIZE;
+	memset(t->umad, 0, umad_size() + SMP_SIZE);
+	memcpy(umad_get_mad(t->umad), mad, len);
 	/* GMPs go to QP1 with the well-known GSI Q_Key (IBA 13.5.2). */
 	umad_set_addr(t->umad, dlid, (int)dqp, 0,
 		      dqp ? (int)GMP_QP1_QKEY : 0);
-	if (umad_send(t->portid, agent, t->umad, SMP_SIZE, 0, 0) < 0)
+	if (umad_send(t->portid, agent, t->umad, (int)len, 0, 0) < 0)
 		return -EIO;
 	return 0;
+}
+
+static int send_umad(struct mad_transport *t, const uint8_t *mad,
+		     uint16_t dlid, uint32_t dqp)
+{
+	return send_umad_len(t, mad, SMP_SIZE, dlid, dqp);
+}
+
+int mt_respond_len(struct mad_transport *t, const uint8_t *mad, size_t len,
+		    uint16_t dlid, uint32_t dqp)
+{
+	return send_umad_len(t, mad, len, dlid, dqp);
 }
 
 int mt_respond(struct mad_transport *t, const uint8_t *mad, uint16_t dlid,
