@@ -49,9 +49,13 @@ static uint8_t port_rate(const uint8_t *pi)
 	return (uint8_t)best;
 }
 
+/* The MTU the link runs at: NeighborMTU as the SM set it (the smaller
+ * MTUCap of the two ends, sm/port_config.c), else the port's MTUCap. */
 static unsigned port_mtu(const uint8_t *pi)
 {
-	return mad_get_field((void *)(uintptr_t)pi, 0, IB_PORT_MTU_CAP_F);
+	unsigned m = mad_get_field((void *)(uintptr_t)pi, 0, IB_PORT_NEIGHBOR_MTU_F);
+
+	return m ? m : mad_get_field((void *)(uintptr_t)pi, 0, IB_PORT_MTU_CAP_F);
 }
 
 struct path_props {

@@ -21,6 +21,11 @@ static int cpi_query(struct sa_ctx *c, const struct sa_query *q,
 	mad_set_field(rec, 0, IB_CPI_CAPMASK_F, 0);
 	/* RespTimeValue: the subnet timeout the SM gives every port. */
 	mad_set_field(rec, 0, IB_CPI_RESP_TIME_VALUE_F, c->subnet_timeout);
+	/* No redirection (RedirectLID 0): clients keep using QP1 with the
+	 * GSI Q_Key, which the redirect fields then name (IBA 13.4.8.1). */
+	mad_set_field(rec, 0, IB_CPI_REDIRECT_QP_F, 1);
+	mad_set_field(rec, 0, IB_CPI_REDIRECT_QKEY_F, GMP_QP1_QKEY);
+	mad_set_field(rec, 0, IB_CPI_TRAP_QKEY_F, GMP_QP1_QKEY);
 	return sa_answer_add(a, rec) < 0 ? SA_STATUS_NO_RESOURCES : 0;
 }
 
