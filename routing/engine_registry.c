@@ -77,6 +77,14 @@ int route_run(const struct route_engine *e, const struct fabric *f,
 	}
 	/* Local entries first; an engine may overwrite them (identically). */
 	lft_fill_local(f, t);
+	/* No switch, no table to fill (a lone CA, two CAs back to back, or
+	 * an SM that sees only its own HCA): every engine agrees, so none is
+	 * asked, and none has to survive an empty switch graph. */
+	if (f->num_switches == 0) {
+		log_info("route %s: no switches, no forwarding tables to program",
+			 e->name);
+		return 0;
+	}
 	r = e->prepare ? e->prepare(&ctx) : 0;
 	if (!r)
 		r = e->route(&ctx, t);

@@ -368,6 +368,10 @@ static int updn_route(struct route_ctx *ctx, struct lft_set *t)
 		updn_free(&u);
 		return -EINVAL;
 	}
+	if (u.g.nsw == 0) {             /* nothing to route through */
+		updn_free(&u);
+		return 0;
+	}
 	components(&u);
 	lft_fill_local(ctx->fab, t);
 	r = updn_pass(&u, ctx->opt, 0, t);
