@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "input_file.h"
 #include "log.h"
 
 /* Offline analysis may exceed the unicast range (docs/design.md); beyond
@@ -92,59 +93,114 @@ static int parse_map_line(const char *s, uint64_t *guid, uint32_t *lo,
 	return 0;
 }
 
-int lid_map_load(struct lid_map *m, const char *path)
+/* A map entry whose LIDs another entry already holds. */
+static const struct lid_map_entry *lid_overlap(const struct lid_map *m,
+					       uint32_t lo, uint32_t hi)
+{
+	for (uint32_t i = 0; i < m->count; i++)
+		if (lo <= m->entries[i].max_lid && m->entries[i].min_lid <= hi)
+			return &m->entries[i];
+	return NULL;
+}
+
+#define MAP_LINE_MAX 256        /* "0x" + 16 digits + two LIDs fit many times */
+
+/* Report one bad line: an error in strict mode (the load fails), a warning
+ * in lenient mode (the line is skipped). */
+#define BAD_LINE(...) do { \
+		if (lenient) { log_warn(__VA_ARGS__); skipped++; } \
+		else { log_err(__VA_ARGS__); r = -EINVAL; } \
+	} while (0)
+
+static int map_load(struct lid_map *m, const char *path, int lenient)
 {
 	lid_map_init(m);
+	int rc = input_file_check(path);
+	if (rc)
+		return rc;
 	FILE *fp = fopen(path, "r");
 	if (!fp) {
-		if (errno == ENOENT)
-			return -ENOENT;
 		int e = errno;
 		log_err("%s: %s", path, strerror(e));
 		return -e;
 	}
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t len;
-	unsigned lineno = 0;
+	char line[MAP_LINE_MAX + 2];
+	unsigned lineno = 0, skipped = 0;
 	int r = 0;
-	while (!r && (len = getline(&line, &cap, fp)) >= 0) {
+	while (!r && fgets(line, sizeof(line), fp)) {
+		size_t len = strlen(line);
 		lineno++;
+		if (len == sizeof(line) - 1 && line[len - 1] != '\n') {
+			int c;
+			while ((c = fgetc(fp)) != EOF && c != '\n')
+				;
+			BAD_LINE("%s:%u: line longer than %d characters", path,
+				 lineno, MAP_LINE_MAX);
+			continue;
+		}
+		if (len && memchr(line, 0, len - 1)) {
+			BAD_LINE("%s:%u: binary data in guid2lid file", path, lineno);
+			continue;
+		}
 		const char *s = line;
 		while (*s == ' ' || *s == '\t')
 			s++;
-		if ((size_t)len != strlen(line)) {
-			log_err("%s:%u: binary data in guid2lid file", path, lineno);
-			r = -EINVAL;
-			break;
-		}
 		if (!*s || *s == '#' || *s == '\n' || *s == '\r')
 			continue;
 		uint64_t guid;
 		uint32_t lo, hi;
+		const struct lid_map_entry *o;
 		if (parse_map_line(s, &guid, &lo, &hi)) {
-			log_err("%s:%u: expected \"0xGUID MINLID MAXLID\"", path, lineno);
-			r = -EINVAL;
+			BAD_LINE("%s:%u: expected \"0xGUID MINLID MAXLID\"", path, lineno);
 		} else if (!lo || hi < lo) {
-			log_err("%s:%u: bad LID range %u..%u", path, lineno, lo, hi);
-			r = -EINVAL;
+			BAD_LINE("%s:%u: bad LID range %u..%u", path, lineno, lo, hi);
+		} else if (hi > FAB_MAX_UCAST_LID) {
+			/* IBA 4.1.3: 0xC000 and up are multicast LIDs. */
+			BAD_LINE("%s:%u: LIDs %u..%u are outside the unicast range 1..%u",
+				 path, lineno, lo, hi, FAB_MAX_UCAST_LID);
 		} else if (lid_map_find(m, guid)) {
-			log_err("%s:%u: GUID 0x%016" PRIx64 " listed twice", path,
-				lineno, guid);
-			r = -EINVAL;
+			BAD_LINE("%s:%u: GUID 0x%016" PRIx64 " listed twice", path,
+				 lineno, guid);
+		} else if ((o = lid_overlap(m, lo, hi)) != NULL) {
+			BAD_LINE("%s:%u: LIDs %u..%u of GUID 0x%016" PRIx64
+				 " are already GUID 0x%016" PRIx64 "'s", path, lineno,
+				 lo, hi, guid, o->port_guid);
 		} else {
 			r = lid_map_add(m, guid, lo, hi);
 		}
 	}
-	free(line);
+	if (!r && ferror(fp)) {
+		log_err("%s: read error: %s", path, strerror(errno));
+		r = -EIO;
+	}
 	fclose(fp);
+	if (skipped)
+		log_warn("%s: %u bad lines skipped; the LIDs found on the ports are kept",
+			 path, skipped);
 	if (r)
 		lid_map_free(m);
 	return r;
 }
 
+int lid_map_load(struct lid_map *m, const char *path)
+{
+	return map_load(m, path, 0);
+}
+
+int lid_map_load_hints(struct lid_map *m, const char *path)
+{
+	return map_load(m, path, 1);
+}
+
 int lid_map_save(const struct lid_map *m, const char *path)
 {
+	/* Replace only a regular file (or create one): a rename over a
+	 * device or a directory the user named by mistake would destroy it. */
+	int ck = input_file_check(path);
+	if (ck && ck != -ENOENT) {
+		log_err("%s: not saving guid2lid there", path);
+		return ck;
+	}
 	size_t n = strlen(path) + 16;
 	char *tmp = malloc(n);
 	if (!tmp)

@@ -21,8 +21,15 @@ struct lid_map {
 void lid_map_init(struct lid_map *m);
 void lid_map_free(struct lid_map *m);
 /* Returns 0, -ENOENT if the file does not exist (an empty map is still
- * valid), or -EINVAL after logging "FILE:LINE: reason". */
+ * valid), -EISDIR / -EINVAL for a directory or a device, or -EINVAL after
+ * logging "FILE:LINE: reason" for the first bad line: a malformed line, a
+ * line over 256 characters, LIDs outside 1..0xBFFF, a GUID listed twice,
+ * or LIDs another GUID already holds. */
 int lid_map_load(struct lid_map *m, const char *path);
+/* The same for a cache the SM keeps for itself, where the file is a hint:
+ * every bad line is warned about with FILE:LINE and skipped, and only an
+ * unreadable file (or a directory, a device) fails. */
+int lid_map_load_hints(struct lid_map *m, const char *path);
 /* Writes atomically (temp file + rename). Returns 0 or -errno. */
 int lid_map_save(const struct lid_map *m, const char *path);
 /* Entry for a port GUID, or NULL. */

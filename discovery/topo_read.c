@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../core/input_file.h"
 #include "../core/log.h"
 #include "topo_read.h"
 
@@ -49,7 +50,14 @@ static enum topo_format sniff(const char *path, int *err)
 
 int topo_read(struct fabric *f, const char *path, enum topo_format fmt)
 {
-	int err = 0;
+	int err = input_file_check(path);
+
+	if (err) {
+		if (err == -ENOENT)
+			log_err("%s: %s", path, strerror(ENOENT));
+		fab_init(f);
+		return err;
+	}
 	if (fmt == TOPO_AUTO) {
 		fmt = sniff(path, &err);
 		if (err) {

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/input_file.h"
 #include "../core/log.h"
 #include "lft.h"
 
@@ -224,6 +225,12 @@ int lft_read_dump_fts(const struct fabric *fab, struct lft_set *t,
 		      const char *path)
 {
 	struct fabric *f = (struct fabric *)fab; /* GUID index is a cache */
+	int ck = input_file_check(path);
+	if (ck) {
+		if (ck == -ENOENT)
+			log_err("%s: %s", path, strerror(ENOENT));
+		return -EINVAL;
+	}
 	FILE *in = fopen(path, "r");
 	if (!in) {
 		log_err("%s: %s", path, strerror(errno));

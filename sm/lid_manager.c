@@ -17,13 +17,15 @@ int lidmgr_assign(struct fabric *f, uint8_t lmc, const char *guid2lid)
 	lid_map_init(&in);
 	lid_map_init(&out);
 	if (use_file) {
-		rc = lid_map_load(&in, guid2lid);
-		if (rc == -EINVAL) {
-			lid_map_free(&in);
-			return rc;
-		}
+		/* The cache is a hint: bad lines are skipped (warned), an
+		 * unreadable file is ignored; LIDs found on the ports are
+		 * kept either way, so the SM never stops over its cache. */
+		rc = lid_map_load_hints(&in, guid2lid);
 		if (rc == 0)
 			o.map = &in;
+		else if (rc != -ENOENT)
+			log_warn("%s: not used (%s); keeping the LIDs found on the ports",
+				 guid2lid, strerror(-rc));
 	}
 	changed = lid_assign(f, &o, &out);
 	if (changed >= 0 && use_file) {

@@ -253,7 +253,7 @@ static void map_file(void **state)
 	static const char *const bad[] = {
 		"0x10 1\n", "10 1 1\n", "0x10 a 1\n", "0x10 5 4\n", "0x10 0 0\n",
 		"0x10 1 1 junk\n", "0x10 1 1\n0x10 2 2\n", "0xzz 1 1\n",
-		"0x10 1 99999999999\n",
+		"0x10 1 99999999999\n", "0x10 49152 49152\n", "0x10 1 1\n0x20 1 1\n",
 	};
 	FILE *log = tmpfile();
 	log_set_stream(log);
@@ -302,6 +302,62 @@ static void large(void **state)
 	fab_free(&f);
 }
 
+/* The SM's own cache is a hint: bad lines are skipped with FILE:LINE
+ * warnings, good ones kept; a directory or a device fails at once. */
+static void map_hints(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/ibsm-test-g2lh.XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char path[64];
+	snprintf(path, sizeof(path), "%s/guid2lid", dir);
+	FILE *fp = fopen(path, "w");
+	fputs("0x0000000000000010 1 1\n"
+	      "garbage\n"
+	      "0x0000000000000010 2 2\n"        /* GUID twice */
+	      "0x0000000000000020 1 1\n"        /* LID 1 taken */
+	      "0x0000000000000030 49152 49152\n" /* multicast range */
+	      "0x0000000000000040 4 4\n", fp);
+	for (int i = 0; i < 300; i++)
+		fputc('x', fp);                     /* a line too long */
+	fputs("\n0x0000000000000050 5 5\n", fp);
+	fclose(fp);
+	FILE *log = tmpfile();
+	log_set_stream(log);
+	struct lid_map m;
+	assert_int_equal(lid_map_load(&m, path), -EINVAL);   /* strict */
+	assert_int_equal(lid_map_load_hints(&m, path), 0);
+	log_set_stream(NULL);
+	assert_int_equal(m.count, 3);
+	assert_non_null(lid_map_find(&m, 0x10));
+	assert_int_equal(lid_map_find(&m, 0x10)->min_lid, 1);
+	assert_null(lid_map_find(&m, 0x20));
+	assert_null(lid_map_find(&m, 0x30));
+	assert_non_null(lid_map_find(&m, 0x40));
+	assert_non_null(lid_map_find(&m, 0x50));
+	lid_map_free(&m);
+	fflush(log);
+	rewind(log);
+	char buf[256];
+	unsigned warned = 0;
+	while (fgets(buf, sizeof(buf), log))
+		warned += strstr(buf, "guid2lid:") != NULL;
+	fclose(log);
+	assert_true(warned >= 6);   /* one per bad line, strict run's first too */
+	log_set_stream(tmpfile());
+	assert_int_equal(lid_map_load_hints(&m, dir), -EISDIR);
+	assert_int_equal(lid_map_load_hints(&m, "/dev/zero"), -EINVAL);
+	assert_int_equal(lid_map_load(&m, "/dev/zero"), -EINVAL);
+	/* Never saved over a device or a directory (a rename would replace
+	 * it: /dev/zero became a regular file once). */
+	assert_int_equal(lid_map_save(&m, "/dev/null"), -EINVAL);
+	assert_int_equal(lid_map_save(&m, dir), -EISDIR);
+	log_set_stream(NULL);
+	char cmd[96];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -312,6 +368,7 @@ int main(void)
 		cmocka_unit_test(exhaustion),
 		cmocka_unit_test(honours_map),
 		cmocka_unit_test(map_file),
+		cmocka_unit_test(map_hints),
 		cmocka_unit_test(large),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
