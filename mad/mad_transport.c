@@ -304,6 +304,11 @@ uint64_t mt_port_guid(const struct mad_transport *t) { return t->port_guid; }
 int mt_fd(const struct mad_transport *t) { return umad_get_fd(t->portid); }
 unsigned mt_window(const struct mad_transport *t) { return t->opt.window; }
 
+void mt_set_retries(struct mad_transport *t, unsigned retries)
+{
+	t->opt.retries = retries;
+}
+
 size_t mt_pending(const struct mad_transport *t)
 {
 	return t->q_len + t->in_flight;

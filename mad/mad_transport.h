@@ -98,6 +98,9 @@ int mt_throttle(struct mad_transport *t, size_t limit);
 /* Requests queued or in flight. */
 size_t mt_pending(const struct mad_transport *t);
 unsigned mt_window(const struct mad_transport *t);
+/* Retries after a timeout from now on (the SM raises them when it sees
+ * loss, and lowers them again when a sweep is whole). */
+void mt_set_retries(struct mad_transport *t, unsigned retries);
 
 const struct mt_stats *mt_get_stats(const struct mad_transport *t);
 /* Difference b - a, for per-sweep counts. */

@@ -57,6 +57,8 @@ static const struct key_desc keys[] = {
 	{ "subnet_timeout", NUM(K_U8, subnet_timeout, 0, 31) },
 	{ "sweep_interval", NUM(K_UNSIGNED, sweep_interval_s, 0, 86400) },
 	{ "once",           NUM(K_BOOL, once, 0, 1) },
+	{ "once_timeout",   NUM(K_UNSIGNED, once_timeout_s, 1, 86400) },
+	{ "missing_grace",  NUM(K_UNSIGNED, missing_grace_s, 0, 3600) },
 	{ "sa_enabled",     NUM(K_BOOL, sa_enabled, 0, 1) },
 	{ "sm_key",         NUM(K_U64, sm_key, 0, 0) },
 	{ "packet_life_time", NUM(K_U8, packet_life_time, 0, 63) },
@@ -83,6 +85,10 @@ void config_defaults(struct ibsm_config *c)
 	/* 18: 4.096 us * 2^18 = ~1 s, OpenSM's default subnet timeout. */
 	c->subnet_timeout = 18;
 	c->sweep_interval_s = 10;
+	/* --once on a lossy fabric keeps sweeping for minutes, not one try. */
+	c->once_timeout_s = 120;
+	/* Nodes missing without a trap: hold the programmed view this long. */
+	c->missing_grace_s = 10;
 	c->sa_enabled = 1;
 	/* 1, as OpenSM: saquery --smkey 1 is how operators ask trusted. */
 	c->sm_key = 1;

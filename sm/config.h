@@ -26,6 +26,8 @@ struct ibsm_config {
 	uint8_t subnet_timeout;     /* PortInfo.SubnetTimeOut, 0..31 */
 	unsigned sweep_interval_s;  /* light sweep period, 0 = no periodic sweep */
 	int once;                   /* exit after the fabric is up */
+	unsigned once_timeout_s;    /* --once: keep sweeping this long */
+	unsigned missing_grace_s;   /* a smaller view without a trap: wait */
 	/* Subnet Administration */
 	int sa_enabled;             /* answer SubnAdm queries (default on) */
 	uint64_t sm_key;            /* SM_Key: trusted SA requests (IBA 15.2.1.1) */

@@ -55,8 +55,11 @@ static void handle_trap(struct sm *sm, uint8_t *mad, uint16_t slid,
 	mt_respond(sm->t, mad, slid, sqp);
 	/* 128 port state change, 129-131 link errors, 144 capability change,
 	 * 64/65 GID in/out of service: all may change the topology. */
-	if (num == 128 || num == 144 || num == 64 || num == 65)
+	if (num == 128 || num == 144 || num == 64 || num == 65) {
 		sm->heavy_wanted = 1;
+		sm->next_heavy_at = 0;
+		sweep_guard_trap(&sm->guard);
+	}
 }
 
 static void on_request(void *ctx, uint8_t *mad, uint16_t slid, uint32_t sqp)
@@ -108,6 +111,8 @@ int sm_init(struct sm *sm, const struct ibsm_config *cfg,
 	if (config_guid2lid_path(cfg, sm->guid2lid, sizeof(sm->guid2lid)) < 0 ||
 	    config_dump_path(cfg, sm->dump_dir, sizeof(sm->dump_dir)) < 0)
 		return -ENAMETOOLONG;
+	sweep_guard_init(&sm->guard, cfg->missing_grace_s);
+	sm->retries = cfg->mad_retries;
 	sa_server_init(&sm->sa, t);
 	sm->sa.ctx.packet_life_time = cfg->packet_life_time;
 	sm->sa.ctx.subnet_timeout = cfg->subnet_timeout;
@@ -128,8 +133,6 @@ void sm_free(struct sm *sm)
 	memset(sm, 0, sizeof(*sm));
 }
 
-#define DEGRADED_SWEEPS 3
-
 /* --- heavy sweep -------------------------------------------------------- */
 
 static uint32_t count_links(const struct fabric *f)
@@ -140,6 +143,12 @@ static uint32_t count_links(const struct fabric *f)
 		if (f->ports[p].peer != FAB_NONE && f->ports[p].peer > p)
 			n++;
 	return n;
+}
+
+/* Engines whose tables are deadlock-free on one VL by construction. */
+static int engine_promises_no_credit_loop(const char *name)
+{
+	return name && (!strcmp(name, "ftree") || !strcmp(name, "updn"));
 }
 
 /* Route and verify. Returns 1 with t filled when the tables may be
@@ -176,10 +185,20 @@ static int route_and_verify(struct sm *sm, const struct fabric *f,
 		lft_free(t);
 		return rc;
 	}
+	if (!vr.ok && vr.credit_loop && engine_promises_no_credit_loop(sm->engine_used)) {
+		/* ftree and updn are deadlock-free on one VL by construction:
+		 * a cycle here is a bug, and tables with it are never
+		 * programmed (the switches keep the last good ones). */
+		log_err("tables from %s have a credit loop (%s): this engine promises none, this is a bug; not programmed, keeping the old tables",
+			sm->engine_used, vr.cdg_cycle);
+		lft_free(t);
+		return 0;
+	}
 	if (!vr.ok && vr.credit_loop && verify_usable(&vr)) {
 		log_warn("tables from %s have a credit loop on one VL (%s): "
-			 "programming them anyway; a deadlock-free engine (ftree, "
-			 "updn) avoids this", sm->engine_used, vr.cdg_cycle);
+			 "programming them anyway (the engine list chose it); a "
+			 "deadlock-free engine (ftree, updn) avoids this",
+			 sm->engine_used, vr.cdg_cycle);
 	} else if (!vr.ok) {
 		log_err("tables from %s fail verification (%s; %llu missing entries, %llu unreachable pairs, %llu looping): not programmed, keeping the old tables",
 			sm->engine_used, vr.first_error,
@@ -263,18 +282,37 @@ int sm_heavy_sweep(struct sm *sm)
 		 nr.fab.num_routers, count_links(&nr.fab), t1 - t0,
 		 nr.lost_probes || nr.lost_attrs ? " (some nodes did not answer)" : "");
 
-	/* An incomplete view (answers lost even after retries) would route
-	 * around live nodes: do not program from it; sweep again, and only
-	 * after DEGRADED_SWEEPS such sweeps in a row take it as the truth. */
-	if ((nr.lost_probes || nr.lost_attrs) && ++sm->degraded_sweeps < DEGRADED_SWEEPS) {
-		log_warn("sweep %u: discovery incomplete (%u NodeInfo, %u other answers lost): not programming, sweeping again",
-			 n, nr.lost_probes, nr.lost_attrs);
-		sm->heavy_wanted = 1;
-		rc = 1;
-		goto out;
+	/* A view that lost answers, or shows less than the programmed one
+	 * without a trap to say why, is not programmed (sm/sweep_guard.h). */
+	{
+		char why[256];
+		enum sweep_verdict v = sweep_guard_judge(&sm->guard, &nr,
+							 now_seconds(), why,
+							 sizeof(why));
+
+		/* Loss seen: more tries per MAD from now on; a whole
+		 * sweep brings them back to the configured number. */
+		if (nr.lost_probes || nr.lost_attrs) {
+			unsigned r = sm->retries < 4 ? 4 : sm->retries * 2;
+
+			sm->retries = r > 15 ? 15 : r;
+		} else {
+			sm->retries = cfg->mad_retries;
+		}
+		mt_set_retries(sm->t, sm->retries);
+		if (v != SWEEP_PROGRAM) {
+			double wait = sweep_guard_backoff(&sm->guard);
+
+			log_warn("sweep %u: %s: keeping the programmed tables and LIDs; sweeping again in %.1f s with %u retries per MAD",
+				 n, why, wait, sm->retries);
+			sm->heavy_wanted = 1;
+			sm->next_heavy_at = now_seconds() + wait;
+			rc = 1;
+			goto out;
+		}
+		if (why[0])
+			log_warn("sweep %u: %s", n, why);
 	}
-	if (!nr.lost_probes && !nr.lost_attrs)
-		sm->degraded_sweeps = 0;
 
 	changed = lidmgr_assign(&nr.fab, cfg->lmc, sm->guid2lid);
 	if (changed < 0) {
@@ -336,6 +374,7 @@ int sm_heavy_sweep(struct sm *sm)
 		rc = lft_held_set(&sm->held, &nr.fab, &nl, sw_ok);
 		if (rc < 0)
 			goto out;
+		sweep_guard_programmed(&sm->guard, &nr);
 		lft_free(&sm->lft);
 		sm->lft = nl;
 		memset(&nl, 0, sizeof(nl));
@@ -418,8 +457,6 @@ int sm_light_sweep(struct sm *sm, int *changed)
 	return rc;
 }
 
-#define ONCE_SWEEPS 8
-
 /* --- dumps and the loop ----------------------------------------------------- */
 
 static int join(char *buf, size_t len, const char *dir, const char *name)
@@ -455,17 +492,24 @@ int sm_write_dumps(struct sm *sm, const char *dir)
 int sm_run(struct sm *sm, const struct sm_signals *sig)
 {
 	const struct ibsm_config *cfg = sm->cfg;
+	double t0 = now_seconds(), next_light;
 	int rc = sm_heavy_sweep(sm);
-	double next_light;
 
-	/* --once: a lossy fabric may leave parts unconfigured after one
-	 * sweep; sweep again (only what is missing is sent) a few times. */
-	for (int i = 1; cfg->once && rc > 0 && !sm->route_refused &&
-	     i < ONCE_SWEEPS && !*sig->stop; i++) {
-		log_info("fabric not fully up: sweeping again (%d of %d)", i + 1,
-			 ONCE_SWEEPS);
+	/* --once: a lossy fabric may leave parts unconfigured, or a view may
+	 * be held (sweep_guard.h); sweep again, with the guard's backoff,
+	 * for once_timeout seconds (only what is missing is sent). */
+	while (cfg->once && rc > 0 && !sm->route_refused && !*sig->stop &&
+	       now_seconds() - t0 < cfg->once_timeout_s) {
+		while (now_seconds() < sm->next_heavy_at && !*sig->stop)
+			if (mt_poll(sm->t, 50) < 0)
+				return 2;
+		log_info("fabric not fully up: sweeping again (%.1f of %u s)",
+			 now_seconds() - t0, cfg->once_timeout_s);
 		rc = sm_heavy_sweep(sm);
 	}
+	if (cfg->once && rc > 0)
+		log_err("fabric not up after %u sweeps in %.1f s", sm->sweeps,
+			now_seconds() - t0);
 	if (rc == 0 && cfg->dump_dir[0])
 		sm_write_dumps(sm, sm->dump_dir);
 	if (cfg->once)
@@ -495,7 +539,8 @@ int sm_run(struct sm *sm, const struct sm_signals *sig)
 				return 1;
 			next_light = now_seconds() + cfg->sweep_interval_s;
 		}
-		if (sm->heavy_wanted || changed) {
+		if ((sm->heavy_wanted && now_seconds() >= sm->next_heavy_at) ||
+		    changed) {
 			rc = sm_heavy_sweep(sm);
 			if (rc < 0 && rc != -EIO)
 				return 1;

@@ -20,6 +20,7 @@
 #include "lft_program.h"
 #include "../discovery/sweep.h"
 #include "../sa/sa_server.h"
+#include "sweep_guard.h"
 
 struct sm_signals {
 	volatile sig_atomic_t *stop;    /* SIGTERM / SIGINT */
@@ -35,7 +36,9 @@ struct sm {
 	uint64_t guid;                  /* our port GUID */
 	uint16_t lid;                   /* our LID once assigned */
 	int heavy_wanted;               /* set by traps */
-	unsigned degraded_sweeps;       /* heavy sweeps in a row that lost answers */
+	struct sweep_guard guard;       /* may a sweep's view be programmed */
+	double next_heavy_at;           /* after a hold: not before this time */
+	unsigned retries;               /* MAD retries now (raised under loss) */
 	int route_refused;              /* last sweep: no engine / verification failed */
 	uint32_t sweeps;
 	/* the fabric as last routed */

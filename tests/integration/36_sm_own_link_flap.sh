@@ -1,0 +1,53 @@
+#!/bin/sh
+# The SM's own link flaps (issue: a sweep during the outage saw 1 node and
+# logged "fabric UP"; after ReLink the SM's port stayed INIT for 20 s or
+# more because the light sweep had no switch left to poll and traps cannot
+# cross an INIT link). With the daemon up on a fat-tree:
+#  1. Unlink the SM's own link for 2 s: no sweep may log "fabric UP" for the
+#     lone view, nothing is programmed from it (sweep_guard: HOLD);
+#  2. ReLink: within a few sweeps every linked port is ACTIVE again, the SM's
+#     included, with every LID unchanged and the tables whole (diag tools).
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+IBSM_BUILD=${IBSM_BUILD:-$top/build}
+. "$top/sim/ibsim_harness.sh"
+. "$top/tests/integration/sm_lib.sh"
+sm_need
+W=$(mktemp -d "${TMPDIR:-/tmp}/ibsm-t36.XXXXXX")
+trap 'sim_cleanup; [ -n "${KEEP:-}" ] || rm -rf "$W"' EXIT
+cd "$W" || exit 1
+
+"$IBSM_BUILD/bin/ibsm-topo" fattree --levels 2 --radix 8 -o "$W/ft.net" >/dev/null || fail "ibsm-topo"
+# The SM sits on port 1 of the first node of the net file (a CA).
+smnode=$(awk -F'"' '/^Ca/ { print $2; exit }' "$W/ft.net")
+ibsim_start "$W/ft.net" || fail "ibsim did not start"
+sim_bg_run "$IBSM_BUILD/bin/ibsm" -R updn --cache-dir "$W/cache" --sweep 1 >"$W/sm.log" 2>&1
+SMPID=$SIM_LAST_PID
+i=0
+until grep -q "fabric UP" "$W/sm.log"; do
+	i=$((i + 1)); [ $i -gt 300 ] && { cat "$W/sm.log"; fail "not up"; }
+	sleep 0.1
+done
+sim_run ibnetdiscover >"$W/before.ibnd" 2>/dev/null || fail "ibnetdiscover"
+ibnd_lids "$W/before.ibnd" | sort -n >"$W/before.lids"
+ups=$(grep -c "fabric UP" "$W/sm.log")
+
+ibsim_cmd "Unlink \"$smnode\"[1]"
+sleep 2.5
+[ "$(grep -c "fabric UP" "$W/sm.log")" -eq "$ups" ] ||
+	{ tail -20 "$W/sm.log"; fail "a sweep during the outage logged fabric UP"; }
+grep -q "reaches no fabric" "$W/sm.log" || { tail -20 "$W/sm.log"; fail "the outage was not noticed"; }
+ibsim_cmd "ReLink \"$smnode\"[1]"
+t0=$(date +%s.%N)
+i=0
+until [ "$(grep -c "fabric UP" "$W/sm.log")" -gt "$ups" ]; do
+	i=$((i + 1)); [ $i -gt 300 ] && { tail -20 "$W/sm.log"; fail "not up again 30 s after ReLink"; }
+	sleep 0.1
+done
+echo "up again $(echo "$(date +%s.%N) $t0" | awk '{ printf "%.1f", $1 - $2 }') s after ReLink"
+kill -0 "$SMPID" || fail "ibsm died"
+sim_run ibnetdiscover >"$W/after.ibnd" 2>/dev/null || fail "ibnetdiscover after"
+ibnd_lids "$W/after.ibnd" | sort -n >"$W/after.lids"
+cmp -s "$W/before.lids" "$W/after.lids" || fail "LIDs changed across the flap"
+sm_check_fabric ft
+echo "PASS"
