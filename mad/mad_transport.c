@@ -600,6 +600,17 @@ static int handle_recv(struct mad_transport *t)
 	}
 	if (smp_is_response(mad)) {
 		r = match(t, mad, &s);
+		if (!r && smp_class(mad) == GMP_CLASS_SA && t->on_request) {
+			/* An RMPP ACK/STOP/ABORT for an SA answer carries the
+			 * response method (IBA 13.6.2): the SA's, not ours. */
+			ib_mad_addr_t *a = umad_get_mad_addr(t->umad);
+			uint8_t ack[SMP_SIZE];
+
+			memcpy(ack, mad, SMP_SIZE);
+			t->on_request(t->on_request_ctx, ack, be16toh(a->lid),
+				      be32toh(a->qpn));
+			return 0;
+		}
 		if (!r) {
 			t->st.stray++;
 			return 0;

@@ -64,6 +64,8 @@ void sa_server_init(struct sa_server *s, struct mad_transport *t)
 
 void sa_server_free(struct sa_server *s)
 {
+	for (unsigned i = 0; i < SA_MAX_XFERS; i++)
+		free(s->xfer[i].data);
 	sa_db_free(&s->ctx.db);
 	memset(s, 0, sizeof(*s));
 }
@@ -154,128 +156,187 @@ static uint16_t run(struct sa_server *s, const uint8_t *req, uint16_t slid,
 	return 0;
 }
 
-typedef int (*emit_fn)(void *arg, const uint8_t *mad, size_t len);
-
-/* Build the response MAD(s) for req and hand each to emit. Returns the
- * number of MADs or a negative errno. */
-static int respond(const uint8_t *req, uint16_t status,
-		   const struct sa_answer *a, emit_fn emit, void *arg)
+/* Segment i (0-based) of an answer of `segs` segments: the request's
+ * header turned into the response, the SA header, the RMPP header for
+ * table methods, and that segment's share of the records. Returns the
+ * bytes that carry data (what ibsim hands the client). */
+static size_t build_segment(const uint8_t *req, uint16_t status,
+			    const uint8_t *data, size_t total, size_t padded,
+			    size_t rec_len, unsigned i, unsigned segs,
+			    uint8_t *mad)
 {
-	uint8_t mad[GMP_SIZE];
-	uint8_t method = (uint8_t)mad_get_field((void *)(uintptr_t)req, 0,
-						IB_MAD_METHOD_F);
-	int multi = method == SA_METHOD_GET_TABLE ||
-		    method == SA_METHOD_GET_MULTI;
-	size_t total = status ? 0 : a->len;
-	unsigned segs = multi ? (unsigned)((total + GMP_SA_DATA_SIZE - 1) /
-					    GMP_SA_DATA_SIZE) : 1;
-	uint16_t words = (uint16_t)(a->padded / 8);
+	uint8_t method = smp_method(req);
+	int multi = method == SA_METHOD_GET_TABLE || method == SA_METHOD_GET_MULTI;
+	size_t off = (size_t)i * GMP_SA_DATA_SIZE;
+	size_t n = total > off ? total - off : 0;
 
-	if (segs == 0)
-		segs = 1;
-	for (unsigned i = 0; i < segs; i++) {
-		size_t off = (size_t)i * GMP_SA_DATA_SIZE;
-		size_t n = total > off ? total - off : 0;
-
-		if (n > GMP_SA_DATA_SIZE)
-			n = GMP_SA_DATA_SIZE;
-		memset(mad, 0, sizeof(mad));
-		memcpy(mad, req, 24);           /* common header: TID, attr */
-		gmp_make_response(mad, status);
-		sa_hdr_set(mad, words, sa_hdr_comp_mask(req));
-		if (!multi) {
-			/* Get/Set/Delete: the one record, or the request's
-			 * record echoed with the error (IBA 15.4). */
-			if (!status && a->count)
-				memcpy(mad + GMP_SA_DATA_OFFS, a->buf, a->rec_len);
-			else
-				memcpy(mad + GMP_SA_DATA_OFFS,
-				       req + GMP_SA_DATA_OFFS, GMP_SA_DATA_SIZE);
-		} else {
-			struct rmpp_hdr h = {
-				.version = 1,
-				.type = RMPP_TYPE_DATA,
-				.flags = RMPP_FLAG_ACTIVE,
-				.seg_num = i + 1,
-			};
-			/* PayloadLength counts the SA header of every
-			 * segment: the whole in the first, the segment's own
-			 * in the last (IBA 13.6.2.3). */
-			if (i == 0) {
-				h.flags |= RMPP_FLAG_FIRST;
-				h.len_or_window = (uint32_t)(total + 20u * segs);
-			}
-			if (i == segs - 1) {
-				h.flags |= RMPP_FLAG_LAST;
-				h.len_or_window = (uint32_t)(n + 20);
-			}
-			rmpp_set(mad, &h);
-			memcpy(mad + GMP_SA_DATA_OFFS, a->buf + off, n);
-		}
-		if (emit(arg, mad, multi ? GMP_SA_DATA_OFFS + n : GMP_SIZE) < 0)
-			return -EIO;
+	if (n > GMP_SA_DATA_SIZE)
+		n = GMP_SA_DATA_SIZE;
+	memset(mad, 0, GMP_SIZE);
+	memcpy(mad, req, 24);                   /* common header: TID, attr */
+	gmp_make_response(mad, status);
+	sa_hdr_set(mad, (uint16_t)(padded / 8), sa_hdr_comp_mask(req));
+	if (!multi) {
+		/* Get/Set/Delete: the one record, or the request's record
+		 * echoed with the error (IBA 15.4). */
+		if (!status && total)
+			memcpy(mad + GMP_SA_DATA_OFFS, data, rec_len);
+		else
+			memcpy(mad + GMP_SA_DATA_OFFS, req + GMP_SA_DATA_OFFS,
+			       GMP_SA_DATA_SIZE);
+		return GMP_SIZE;
 	}
-	return (int)segs;
+	{
+		struct rmpp_hdr h = {
+			.version = 1,
+			.type = RMPP_TYPE_DATA,
+			.flags = RMPP_FLAG_ACTIVE,
+			.seg_num = i + 1,
+		};
+		/* PayloadLength counts the SA header of every segment: the
+		 * whole in the first, the segment's own in the last (IBA
+		 * 13.6.2.3). */
+		if (i == 0) {
+			h.flags |= RMPP_FLAG_FIRST;
+			h.len_or_window = (uint32_t)(total + 20u * segs);
+		}
+		if (i == segs - 1) {
+			h.flags |= RMPP_FLAG_LAST;
+			h.len_or_window = (uint32_t)(n + 20);
+		}
+		rmpp_set(mad, &h);
+	}
+	if (n)
+		memcpy(mad + GMP_SA_DATA_OFFS, data + off, n);
+	return GMP_SA_DATA_OFFS + n;
 }
 
-struct send_arg {
-	struct mad_transport *t;
-	uint16_t dlid;
-	uint32_t dqp;
-};
-
-static int emit_send(void *arg, const uint8_t *mad, size_t len)
+static int send_mad(struct sa_server *s, const uint8_t *mad, size_t len,
+		    uint16_t dlid, uint32_t dqp)
 {
-	struct send_arg *sa = arg;
-
-	return mt_respond_len(sa->t, mad, len, sa->dlid, sa->dqp);
+	if (s->send)
+		return s->send(s->send_arg, mad, len, dlid, dqp);
+	return mt_respond_len(s->t, mad, len, dlid, dqp);
 }
 
-struct copy_arg {
-	uint8_t *out;
-	unsigned n, max;
-};
-
-static int emit_copy(void *arg, const uint8_t *mad, size_t len)
+static unsigned segments(size_t total)
 {
-	(void)len;
-	struct copy_arg *ca = arg;
+	unsigned n = (unsigned)((total + GMP_SA_DATA_SIZE - 1) / GMP_SA_DATA_SIZE);
 
-	if (ca->n >= ca->max)
-		return -1;
-	memcpy(ca->out + (size_t)ca->n++ * GMP_SIZE, mad, GMP_SIZE);
-	return 0;
+	return n ? n : 1;
+}
+
+/* --- RMPP sender for ports without kernel RMPP (ibsim) ---------------------
+ * IBA 13.6.3: the sender starts with a window of one segment and sends
+ * more as the receiver's ACKs open it (NewWindowLast). A client that does
+ * no RMPP (saquery and osmtest under ibsim, where no kernel reassembles)
+ * never ACKs and so gets exactly the first segment, as OpenSM's answers
+ * look there; a client that reassembles gets the whole table. Unacked
+ * transfers are dropped after SA_XFER_TTL seconds; nothing is resent, so
+ * no stray segment reaches a client that is done. */
+#define SA_XFER_TTL 5.0
+
+static void xfer_free(struct sa_xfer *x)
+{
+	free(x->data);
+	memset(x, 0, sizeof(*x));
+}
+
+static void xfer_expire(struct sa_server *s, double now)
+{
+	for (unsigned i = 0; i < SA_MAX_XFERS; i++)
+		if (s->xfer[i].busy && now - s->xfer[i].started > SA_XFER_TTL) {
+			xfer_free(&s->xfer[i]);
+			s->st.rmpp_expired++;
+		}
+}
+
+static void xfer_start(struct sa_server *s, const uint8_t *req,
+		       const struct sa_answer *a, unsigned segs, uint16_t dlid,
+		       uint32_t dqp)
+{
+	struct sa_xfer *x = NULL, *oldest = &s->xfer[0];
+
+	for (unsigned i = 0; i < SA_MAX_XFERS && !x; i++) {
+		if (!s->xfer[i].busy)
+			x = &s->xfer[i];
+		else if (s->xfer[i].started < oldest->started)
+			oldest = &s->xfer[i];
+	}
+	if (!x) {
+		xfer_free(oldest);
+		s->st.rmpp_expired++;
+		x = oldest;
+	}
+	x->data = malloc(a->len);
+	if (!x->data)
+		return;
+	memcpy(x->data, a->buf, a->len);
+	memcpy(x->req, req, GMP_SIZE);
+	x->total = a->len;
+	x->padded = a->padded;
+	x->rec_len = a->rec_len;
+	x->segs = segs;
+	x->sent = 1;
+	x->tid = smp_tid(req);
+	x->dlid = dlid;
+	x->dqp = dqp;
+	x->started = now_seconds();
+	x->busy = 1;
+}
+
+/* An RMPP ACK, STOP or ABORT from a client reading one of our answers. */
+static void xfer_control(struct sa_server *s, const uint8_t *mad, uint16_t slid)
+{
+	struct rmpp_hdr h;
+	struct sa_xfer *x = NULL;
+	uint64_t tid = smp_tid(mad);
+
+	rmpp_get(mad, &h);
+	for (unsigned i = 0; i < SA_MAX_XFERS && !x; i++)
+		if (s->xfer[i].busy && s->xfer[i].dlid == slid &&
+		    (uint32_t)s->xfer[i].tid == (uint32_t)tid)
+			x = &s->xfer[i];
+	if (!x) {
+		s->st.ignored++;
+		return;
+	}
+	if (h.type != RMPP_TYPE_ACK) {          /* STOP / ABORT */
+		s->st.rmpp_aborted++;
+		xfer_free(x);
+		return;
+	}
+	s->st.rmpp_acks++;
+	if (h.seg_num >= x->segs) {             /* all received */
+		s->st.rmpp_transfers++;
+		xfer_free(x);
+		return;
+	}
+	/* Send what the new window allows and was not sent yet. */
+	for (unsigned i = x->sent; i < x->segs && i < h.len_or_window; i++) {
+		uint8_t seg[GMP_SIZE];
+		size_t len = build_segment(x->req, 0, x->data, x->total, x->padded,
+					   x->rec_len, i, x->segs, seg);
+
+		if (send_mad(s, seg, len, x->dlid, x->dqp) < 0)
+			break;
+		x->sent = i + 1;
+		s->st.rmpp_segments++;
+	}
 }
 
 static void count(struct sa_server *s, const uint8_t *req, int slot,
-		  uint16_t status, const struct sa_answer *a, int segs)
+		  uint16_t status, const struct sa_answer *a)
 {
-	int m = method_slot((uint8_t)mad_get_field((void *)(uintptr_t)req, 0,
-						   IB_MAD_METHOD_F));
+	int m = method_slot(smp_method(req));
 
 	s->st.requests++;
 	if (status)
 		s->st.errors++;
 	else
 		s->st.records += a->count;
-	if (segs > 1) {
-		s->st.rmpp_transfers++;
-		s->st.rmpp_segments += (uint64_t)segs;
-	}
 	if (slot >= 0 && slot < 32 && m >= 0)
 		s->st.by_attr[slot][m]++;
-}
-
-static int is_request(const uint8_t *mad)
-{
-	struct rmpp_hdr h;
-
-	if (smp_is_response(mad))
-		return 0;
-	rmpp_get(mad, &h);
-	/* RMPP ACK/STOP/ABORT from a client reading our answer: our
-	 * segments are sent whole (see sa_server.h), nothing to do. */
-	return !(h.flags & RMPP_FLAG_ACTIVE) || h.type == RMPP_TYPE_DATA;
 }
 
 /* A table answer as one transfer the kernel segments (a real port):
@@ -298,62 +359,81 @@ static int respond_kernel_rmpp(struct sa_server *s, const uint8_t *req,
 	rmpp_set(buf, &h);
 	if (a->len)
 		memcpy(buf + GMP_SA_DATA_OFFS, a->buf, a->len);
-	rc = mt_respond_len(s->t, buf, len, dlid, dqp);
+	rc = send_mad(s, buf, len, dlid, dqp);
 	free(buf);
-	return rc < 0 ? rc : 1;
+	return rc;
+}
+
+/* Answer one request: run it, send the response (the first segment of a
+ * table, the rest on ACKs). */
+static void answer(struct sa_server *s, const uint8_t *req, uint16_t slid,
+		   uint32_t sqp)
+{
+	struct sa_answer a = { 0 };
+	uint8_t mad[GMP_SIZE];
+	uint16_t status;
+	unsigned segs;
+	size_t len;
+	int slot, multi;
+
+	status = run(s, req, slid, &a, &slot);
+	multi = smp_method(req) == SA_METHOD_GET_TABLE ||
+		smp_method(req) == SA_METHOD_GET_MULTI;
+	segs = segments(status ? 0 : a.len);
+	if (!status && multi && s->t && mt_kernel_rmpp(s->t)) {
+		if (respond_kernel_rmpp(s, req, &a, slid, sqp) < 0)
+			log_warn("SA: cannot answer LID %u (attr 0x%04x)", slid,
+				 smp_attr(req));
+		if (segs > 1)
+			s->st.rmpp_transfers++;
+	} else {
+		len = build_segment(req, status, a.buf, status ? 0 : a.len,
+				    a.padded, a.rec_len, 0, segs, mad);
+		if (send_mad(s, mad, len, slid, sqp) < 0)
+			log_warn("SA: cannot answer LID %u (attr 0x%04x)", slid,
+				 smp_attr(req));
+		s->st.rmpp_segments += multi;
+		if (multi && segs > 1)
+			xfer_start(s, req, &a, segs, slid, sqp);
+	}
+	if (status)
+		log_debug("SA: attr 0x%04x method 0x%02x from LID %u: status 0x%04x",
+			  smp_attr(req), smp_method(req), slid, status);
+	count(s, req, slot, status, &a);
+	free(a.buf);
 }
 
 void sa_server_handle(struct sa_server *s, uint8_t *mad, uint16_t slid,
 		      uint32_t sqp)
 {
-	struct sa_answer a = { 0 };
-	struct send_arg arg = { s->t, slid, sqp };
-	uint16_t status;
-	int slot, segs;
+	struct rmpp_hdr h;
 
-	if (!is_request(mad)) {
+	xfer_expire(s, now_seconds());
+	rmpp_get(mad, &h);
+	if ((h.flags & RMPP_FLAG_ACTIVE) && h.type != RMPP_TYPE_DATA) {
+		xfer_control(s, mad, slid);
+		return;
+	}
+	if (smp_is_response(mad) || (h.flags & RMPP_FLAG_ACTIVE)) {
+		/* A stray response, or a multi-MAD request (RMPP DATA from a
+		 * client), which is not reassembled here yet. */
 		s->st.ignored++;
 		return;
 	}
-	status = run(s, mad, slid, &a, &slot);
-	if (!status && mt_kernel_rmpp(s->t) &&
-	    (smp_method(mad) == SA_METHOD_GET_TABLE ||
-	     smp_method(mad) == SA_METHOD_GET_MULTI))
-		segs = respond_kernel_rmpp(s, mad, &a, slid, sqp);
-	else
-		segs = respond(mad, status, &a, emit_send, &arg);
-	if (segs < 0)
-		log_warn("SA: cannot answer LID %u (attr 0x%04x)", slid, smp_attr(mad));
-	if (status)
-		log_debug("SA: attr 0x%04x method 0x%02x from LID %u: status 0x%04x",
-			  smp_attr(mad), smp_method(mad), slid, status);
-	count(s, mad, slot, status, &a, segs);
-	free(a.buf);
-}
-
-int sa_server_answer(struct sa_server *s, const uint8_t *req, uint16_t slid,
-		     uint8_t *out, unsigned max_mads)
-{
-	struct sa_answer a = { 0 };
-	struct copy_arg arg = { out, 0, max_mads };
-	uint16_t status;
-	int slot, segs;
-
-	status = run(s, req, slid, &a, &slot);
-	segs = respond(req, status, &a, emit_copy, &arg);
-	count(s, req, slot, status, &a, segs);
-	free(a.buf);
-	return segs;
+	answer(s, mad, slid, sqp);
 }
 
 void sa_server_log_stats(const struct sa_server *s)
 {
-	log_info("SA: %llu requests, %llu errors, %llu records sent, %llu RMPP transfers (%llu segments), %llu ignored",
+	log_info("SA: %llu requests, %llu errors, %llu records sent, %llu RMPP transfers (%llu segments, %llu ACKs, %llu aborted, %llu never ACKed), %llu ignored",
 		 (unsigned long long)s->st.requests,
 		 (unsigned long long)s->st.errors,
 		 (unsigned long long)s->st.records,
 		 (unsigned long long)s->st.rmpp_transfers,
 		 (unsigned long long)s->st.rmpp_segments,
+		 (unsigned long long)s->st.rmpp_acks,
+		 (unsigned long long)s->st.rmpp_aborted,
+		 (unsigned long long)s->st.rmpp_expired,
 		 (unsigned long long)s->st.ignored);
 	for (int i = 0; i < 32; i++) {
 		const uint64_t *c = s->st.by_attr[i];
@@ -374,12 +454,15 @@ int sa_server_write_stats(const struct sa_server *s, const char *path)
 
 	if (!f)
 		return -errno;
-	fprintf(f, "requests %llu\nerrors %llu\nrecords %llu\nrmpp_transfers %llu\nrmpp_segments %llu\nignored %llu\n",
+	fprintf(f, "requests %llu\nerrors %llu\nrecords %llu\nrmpp_transfers %llu\nrmpp_segments %llu\nrmpp_acks %llu\nrmpp_aborted %llu\nrmpp_expired %llu\nignored %llu\n",
 		(unsigned long long)s->st.requests,
 		(unsigned long long)s->st.errors,
 		(unsigned long long)s->st.records,
 		(unsigned long long)s->st.rmpp_transfers,
 		(unsigned long long)s->st.rmpp_segments,
+		(unsigned long long)s->st.rmpp_acks,
+		(unsigned long long)s->st.rmpp_aborted,
+		(unsigned long long)s->st.rmpp_expired,
 		(unsigned long long)s->st.ignored);
 	fprintf(f, "# attribute Get GetTable Set Delete\n");
 	for (int i = 0; i < 32; i++) {

@@ -15,28 +15,46 @@ struct sa_stats {
 	uint64_t requests;
 	uint64_t errors;                /* answered with a nonzero status */
 	uint64_t records;               /* records sent */
-	uint64_t rmpp_transfers;        /* multi-segment answers */
-	uint64_t rmpp_segments;
-	uint64_t ignored;               /* responses, RMPP ACKs, bad MADs */
+	uint64_t rmpp_transfers;        /* multi-segment answers completed */
+	uint64_t rmpp_segments;         /* table segments sent (ours, ibsim) */
+	uint64_t rmpp_acks;             /* ACKs received */
+	uint64_t rmpp_aborted;          /* STOP/ABORT from the receiver */
+	uint64_t rmpp_expired;          /* never fully ACKed (e.g. saquery) */
+	uint64_t ignored;               /* stray responses, RMPP requests */
 	uint64_t by_attr[32][4];        /* registry slot x Get/GetTable/Set/Delete */
+};
+
+/* One table answer being sent segment by segment (no kernel RMPP). */
+#define SA_MAX_XFERS 64
+struct sa_xfer {
+	uint8_t req[256];               /* the request (header for segments) */
+	uint8_t *data;                  /* padded records */
+	size_t total, padded, rec_len;
+	unsigned segs, sent;
+	uint64_t tid;
+	uint16_t dlid;
+	uint32_t dqp;
+	double started;
+	int busy;
 };
 
 struct sa_server {
 	struct mad_transport *t;
+	/* Where answers go: mt_respond_len on t unless set (tests). */
+	int (*send)(void *arg, const uint8_t *mad, size_t len, uint16_t dlid,
+		    uint32_t dqp);
+	void *send_arg;
 	struct sa_ctx ctx;
 	struct sa_stats st;
+	struct sa_xfer xfer[SA_MAX_XFERS];
 };
 
 void sa_server_init(struct sa_server *s, struct mad_transport *t);
 void sa_server_free(struct sa_server *s);
-/* A SubnAdm MAD received (class 0x03). mad is writable scratch. */
+/* A SubnAdm MAD received (class 0x03): a request, or an RMPP ACK/STOP/
+ * ABORT for one of our answers. mad is writable scratch. */
 void sa_server_handle(struct sa_server *s, uint8_t *mad, uint16_t slid,
 		      uint32_t sqp);
-/* Answer one request into a response buffer without sending it (tests):
- * returns the number of response MADs written to out (each GMP_SIZE
- * bytes, at most max_mads), or a negative errno. */
-int sa_server_answer(struct sa_server *s, const uint8_t *req, uint16_t slid,
-		     uint8_t *out, unsigned max_mads);
 /* Statistics to the log, one line per attribute with traffic. */
 void sa_server_log_stats(const struct sa_server *s);
 /* The same as text ("requests N", then one line per attribute). */

@@ -150,6 +150,44 @@ static void mini_free(struct mini *m)
 	sweep_result_free(&m->r);
 }
 
+/* What the server sent, captured instead of a transport. */
+struct cap {
+	uint8_t mad[8][GMP_SIZE];
+	size_t len[8];
+	unsigned n;
+};
+
+static int capture(void *arg, const uint8_t *mad, size_t len, uint16_t dlid,
+		   uint32_t dqp)
+{
+	struct cap *c = arg;
+
+	(void)dlid;
+	(void)dqp;
+	if (c->n >= 8)
+		return -1;
+	memcpy(c->mad[c->n], mad, GMP_SIZE);
+	c->len[c->n++] = len;
+	return 0;
+}
+
+/* Hand req to the server; the first answer MAD lands in out. Returns the
+ * number of MADs sent. */
+static int sa_server_answer(struct sa_server *s, const uint8_t *req,
+			    uint16_t slid, uint8_t *out, unsigned max)
+{
+	struct cap c = { .n = 0 };
+	uint8_t buf[GMP_SIZE];
+
+	s->send = capture;
+	s->send_arg = &c;
+	memcpy(buf, req, GMP_SIZE);
+	sa_server_handle(s, buf, slid, 1);
+	for (unsigned i = 0; i < c.n && i < max; i++)
+		memcpy(out + (size_t)i * GMP_SIZE, c.mad[i], GMP_SIZE);
+	return (int)c.n;
+}
+
 static void req_init(uint8_t *mad, uint8_t method, uint16_t attr, uint64_t mask)
 {
 	memset(mad, 0, GMP_SIZE);
@@ -213,15 +251,15 @@ static void test_statuses(void **state)
 static void test_node_table_rmpp(void **state)
 {
 	struct mini m;
-	uint8_t req[GMP_SIZE], out[4 * GMP_SIZE];
+	uint8_t req[GMP_SIZE], out[4 * GMP_SIZE], ack[GMP_SIZE];
 	struct rmpp_hdr h;
-	int n;
+	struct cap c = { .n = 0 };
 
 	(void)state;
 	mini_build(&m);
 	req_init(req, 0x12, 0x0011, 0);             /* GetTable: 3 x 112 bytes */
-	n = sa_server_answer(&m.s, req, 2, out, 4);
-	assert_int_equal(n, 2);
+	/* Without kernel RMPP: the first segment only, until an ACK. */
+	assert_int_equal(sa_server_answer(&m.s, req, 2, out, 4), 1);
 	assert_int_equal(status_of(out), 0);
 	assert_int_equal(mad_get_field(out, 0, IB_SA_ATTROFFS_F), 112 / 8);
 	rmpp_get(out, &h);
@@ -229,12 +267,30 @@ static void test_node_table_rmpp(void **state)
 	assert_int_equal(h.flags, RMPP_FLAG_ACTIVE | RMPP_FLAG_FIRST);
 	assert_int_equal(h.seg_num, 1);
 	assert_int_equal(h.len_or_window, 336 + 2 * 20);
-	rmpp_get(out + GMP_SIZE, &h);
+	/* The first record: the switch (node order), LID 1. */
+	assert_int_equal(mad_get_field(out + GMP_SA_DATA_OFFS, 0, IB_SA_NR_LID_F), 1);
+
+	/* The client ACKs segment 1 and opens the window to 2. */
+	memcpy(ack, out, GMP_SIZE);
+	rmpp_set(ack, &(struct rmpp_hdr){ .version = 1, .type = RMPP_TYPE_ACK,
+		 .flags = RMPP_FLAG_ACTIVE, .seg_num = 1, .len_or_window = 2 });
+	m.s.send = capture;
+	m.s.send_arg = &c;
+	sa_server_handle(&m.s, ack, 2, 1);
+	assert_int_equal(c.n, 1);
+	rmpp_get(c.mad[0], &h);
 	assert_int_equal(h.flags, RMPP_FLAG_ACTIVE | RMPP_FLAG_LAST);
 	assert_int_equal(h.seg_num, 2);
 	assert_int_equal(h.len_or_window, 136 + 20);
-	/* The first record: the switch (node order), LID 1. */
-	assert_int_equal(mad_get_field(out + GMP_SA_DATA_OFFS, 0, IB_SA_NR_LID_F), 1);
+	assert_int_equal(c.len[0], GMP_SA_DATA_OFFS + 136);
+	/* An ACK from another LID, or a repeated one, sends nothing. */
+	sa_server_handle(&m.s, ack, 3, 1);
+	assert_int_equal(c.n, 1);
+	/* The last ACK ends the transfer. */
+	rmpp_set(ack, &(struct rmpp_hdr){ .version = 1, .type = RMPP_TYPE_ACK,
+		 .flags = RMPP_FLAG_ACTIVE, .seg_num = 2, .len_or_window = 2 });
+	sa_server_handle(&m.s, ack, 2, 1);
+	assert_int_equal(m.s.st.rmpp_transfers, 1);
 
 	/* By PortGUID: exactly CA b's port. */
 	req_init(req, 0x01, 0x0011, 1ull << NR_PORTGUID);
