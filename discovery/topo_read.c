@@ -50,8 +50,14 @@ static enum topo_format sniff(const char *path, int *err)
 
 int topo_read(struct fabric *f, const char *path, enum topo_format fmt)
 {
-	int err = input_file_check(path);
+	int err;
 
+	if (fmt != TOPO_AUTO && fmt != TOPO_IBNETDISCOVER && fmt != TOPO_IBSIM_NET) {
+		fab_init(f);
+		log_err("%s: unknown topology format %d", path, (int)fmt);
+		return -EINVAL;
+	}
+	err = input_file_check(path);
 	if (err) {
 		if (err == -ENOENT)
 			log_err("%s: %s", path, strerror(ENOENT));
