@@ -116,6 +116,7 @@ void sweep_result_free(struct sweep_result *r)
 	fab_free(&r->fab);
 	free(r->node_path);
 	free(r->sw_info);
+	free(r->node_info);
 	free(r->port_path);
 	free(r->port_info);
 	free(r->port_info_ok);
@@ -137,6 +138,10 @@ static int grow_side(struct sweep_result *r)
 		if (!a)
 			return -ENOMEM;
 		r->sw_info = a;
+		a = realloc(r->node_info, n * sizeof(*r->node_info));
+		if (!a)
+			return -ENOMEM;
+		r->node_info = a;
 		r->cap_nodes = n;
 	}
 	if (r->fab.num_ports > r->cap_ports) {
@@ -259,6 +264,7 @@ static void got_nodeinfo(struct sweep *s, uint32_t from_node,
 	r->fab.nodes[n].device_id = ni.device_id;
 	r->node_path[n] = *path;
 	memset(r->sw_info[n], 0, 64);
+	memcpy(r->node_info[n], data, 64);
 	for (unsigned i = 0; i <= ni.num_ports; i++) {
 		uint32_t p = fab_port_idx(&r->fab, n, i);
 
@@ -428,6 +434,7 @@ static int canonicalize(struct sweep_result *r)
 		}
 		c.node_path[n] = r->node_path[order[i]];
 		memcpy(c.sw_info[n], r->sw_info[order[i]], 64);
+		memcpy(c.node_info[n], r->node_info[order[i]], 64);
 		for (unsigned k = 0; k <= o->num_ports; k++)
 			port_map[o->first_port + k] = c.fab.nodes[n].first_port + k;
 	}

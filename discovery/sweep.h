@@ -21,6 +21,8 @@ struct sweep_result {
 	/* Indexed like fab.nodes: the DR path that reached each node. */
 	struct smp_path *node_path;
 	uint8_t (*sw_info)[64];         /* raw SwitchInfo (switches only) */
+	uint8_t (*node_info)[64];       /* raw NodeInfo as first read (the SA
+	                                 * answers NodeRecords from it) */
 	/* Indexed like fab.ports: the path whose SMA answers for that port
 	 * (a CA port is set through the path that enters by it) and the raw
 	 * PortInfo as read (valid when port_info_ok[p] == 1). */

@@ -20,6 +20,7 @@
 #include <infiniband/mad.h>
 
 #include "../core/log.h"
+#include "gmp.h"
 
 #define SLOT_BITS 12
 #define MAX_WINDOW (1u << SLOT_BITS)
@@ -39,6 +40,12 @@ struct mt_req {
 struct mad_transport {
 	int portid;
 	int agent_lid, agent_dr;
+	int agent_sa;               /* SubnAdm (class 0x03, version 2) server */
+	/* ibsim only: agents that take classes we do not serve, so that
+	 * umad2sim delivers them instead of crashing (IBSIM-NOTES). */
+	int agent_sink[8];
+	uint8_t sink_class[8];
+	unsigned num_sink;
 	int issm_fd;
 	char ca[UMAD_CA_NAME_LEN];
 	int port_num;
@@ -95,15 +102,79 @@ static int find_port_by_guid(uint64_t guid, char *ca, int *port)
  * Under the shim, keep the window below that. */
 #define SIM_MAX_WINDOW 128
 
+static int under_umad2sim(void);
+
 static unsigned sim_window_cap(unsigned window)
 {
-	const char *preload = getenv("LD_PRELOAD");
-
-	if (window <= SIM_MAX_WINDOW || !preload || !strstr(preload, "umad2sim"))
+	if (window <= SIM_MAX_WINDOW || !under_umad2sim())
 		return window;
 	log_warn("window %u lowered to %u under ibsim's libumad2sim (it deadlocks when its socket fills)",
 		 window, SIM_MAX_WINDOW);
 	return SIM_MAX_WINDOW;
+}
+
+static int under_umad2sim(void)
+{
+	const char *preload = getenv("LD_PRELOAD");
+
+	return preload && strstr(preload, "umad2sim");
+}
+
+/* Classes ibsim may hand to the SM's port that we do not serve: PerfMgt,
+ * BM, DevMgt, CM, SNMP tunnelling, CC and the OpenIB ping class (ibping).
+ * A real port's kernel answers them itself (IBA 13.4.7: unsupported
+ * class); umad2sim instead crashes the process on a class it has no agent
+ * for. Registering them on real hardware would steal them from their
+ * owners on the SM host (rdma_cm, an ibping server), so only under ibsim. */
+static const uint8_t sim_sink_classes[] = { 0x04, 0x05, 0x06, 0x07, 0x08, 0x21 };
+#define OPENIB_PING_CLASS 0x32
+
+static int register_gmp_agents(struct mad_transport *t)
+{
+	long mask[16 / sizeof(long)];
+	uint8_t *m = (uint8_t *)mask;
+
+	/* SA requests (IBA 15.2.2): Get, Set, GetTable, GetTraceTable,
+	 * GetMulti, Delete. */
+	memset(mask, 0, sizeof(mask));
+	m[0] = (1 << 0x01) | (1 << 0x02);
+	m[2] = (1 << (0x12 - 16)) | (1 << (0x13 - 16)) | (1 << (0x14 - 16)) |
+		(1 << (0x15 - 16));
+	t->agent_sa = umad_register(t->portid, GMP_CLASS_SA, GMP_SA_CLASS_VERSION,
+				    0, mask);
+	if (t->agent_sa < 0) {
+		log_err("cannot register the SubnAdm agent on %s port %d (another SA running?)",
+			t->ca, t->port_num);
+		return -EBUSY;
+	}
+	if (!under_umad2sim())
+		return 0;
+	/* Every request method of the class (responses come by TID). */
+	memset(mask, 0xff, sizeof(mask));
+	for (unsigned i = 0; i < sizeof(sim_sink_classes); i++) {
+		int a = umad_register(t->portid, sim_sink_classes[i], 1, 0, mask);
+
+		if (a < 0) {
+			log_debug("ibsim: cannot take class 0x%02x (%d)",
+				  sim_sink_classes[i], a);
+			continue;
+		}
+		t->sink_class[t->num_sink] = sim_sink_classes[i];
+		t->agent_sink[t->num_sink++] = a;
+	}
+	{
+		uint8_t oui[3] = { 0x00, 0x14, 0x05 };  /* OpenIB OUI */
+		int a = umad_register_oui(t->portid, OPENIB_PING_CLASS, 0, oui,
+					  mask);
+
+		if (a >= 0) {
+			t->sink_class[t->num_sink] = OPENIB_PING_CLASS;
+			t->agent_sink[t->num_sink++] = a;
+		} else {
+			log_debug("ibsim: cannot take the ping class (%d)", a);
+		}
+	}
+	return 0;
 }
 
 static int open_issm(struct mad_transport *t)
@@ -155,6 +226,7 @@ int mt_open(struct mad_transport **out, const struct mt_port_sel *sel,
 		return -ENOMEM;
 	}
 	t->issm_fd = -1;
+	t->agent_sa = -1;
 	copy_name(t->ca, port.ca_name);
 	t->port_num = port.portnum;
 	t->port_guid = be64toh(port.port_guid);
@@ -178,6 +250,10 @@ int mt_open(struct mad_transport **out, const struct mt_port_sel *sel,
 	if (t->agent_lid < 0 || t->agent_dr < 0) {
 		log_err("cannot register SMI agents on %s port %d (another SM running?)",
 			t->ca, t->port_num);
+		mt_close(t);
+		return -EBUSY;
+	}
+	if (register_gmp_agents(t) < 0) {
 		mt_close(t);
 		return -EBUSY;
 	}
@@ -318,17 +394,58 @@ int mt_submit_lid(struct mad_transport *t, uint16_t dlid, uint8_t method,
 	return 0;
 }
 
+/* The agent that sends a MAD of this class, -1 if none. */
+static int agent_of(const struct mad_transport *t, uint8_t mclass)
+{
+	if (mclass == SMP_CLASS_DR)
+		return t->agent_dr;
+	if (mclass == SMP_CLASS_LID)
+		return t->agent_lid;
+	if (mclass == GMP_CLASS_SA)
+		return t->agent_sa;
+	for (unsigned i = 0; i < t->num_sink; i++)
+		if (t->sink_class[i] == mclass)
+			return t->agent_sink[i];
+	return -1;
+}
+
+static int is_sink_class(const struct mad_transport *t, uint8_t mclass)
+{
+	for (unsigned i = 0; i < t->num_sink; i++)
+		if (t->sink_class[i] == mclass)
+			return 1;
+	return 0;
+}
+
+static int send_umad_len(struct mad_transport *t, const uint8_t *mad,
+			 size_t len, uint16_t dlid, uint32_t dqp)
+{
+	int agent = agent_of(t, smp_class(mad));
+
+	if (agent < 0)
+		return -EINVAL;
+	if (len < 24 || len > SMP_SIZE)
+		len = SMP_SIZE;
+	memset(t->umad, 0, umad_size() + SMP_SIZE);
+	memcpy(umad_get_mad(t->umad), mad, len);
+	/* GMPs go to QP1 with the well-known GSI Q_Key (IBA 13.5.2). */
+	umad_set_addr(t->umad, dlid, (int)dqp, 0,
+		      dqp ? (int)GMP_QP1_QKEY : 0);
+	if (umad_send(t->portid, agent, t->umad, (int)len, 0, 0) < 0)
+		return -EIO;
+	return 0;
+}
+
 static int send_umad(struct mad_transport *t, const uint8_t *mad,
 		     uint16_t dlid, uint32_t dqp)
 {
-	int agent = smp_class(mad) == SMP_CLASS_DR ? t->agent_dr : t->agent_lid;
+	return send_umad_len(t, mad, SMP_SIZE, dlid, dqp);
+}
 
-	memset(t->umad, 0, umad_size());
-	memcpy(umad_get_mad(t->umad), mad, SMP_SIZE);
-	umad_set_addr(t->umad, dlid, (int)dqp, 0, 0);
-	if (umad_send(t->portid, agent, t->umad, SMP_SIZE, 0, 0) < 0)
-		return -EIO;
-	return 0;
+int mt_respond_len(struct mad_transport *t, const uint8_t *mad, size_t len,
+		    uint16_t dlid, uint32_t dqp)
+{
+	return send_umad_len(t, mad, len, dlid, dqp);
 }
 
 int mt_respond(struct mad_transport *t, const uint8_t *mad, uint16_t dlid,
@@ -466,6 +583,18 @@ static int handle_recv(struct mad_transport *t)
 		return 0;
 	}
 	t->st.unsolicited++;
+	if (is_sink_class(t, smp_class(mad))) {
+		/* IBA 13.4.7: a class this port does not serve. */
+		ib_mad_addr_t *a = umad_get_mad_addr(t->umad);
+		uint8_t resp[SMP_SIZE];
+
+		memcpy(resp, mad, SMP_SIZE);
+		gmp_make_response(resp, GMP_STATUS_BAD_CLASS);
+		log_debug("request of unserved class 0x%02x from LID %u answered 'unsupported class'",
+			  smp_class(mad), be16toh(a->lid));
+		send_umad(t, resp, be16toh(a->lid), be32toh(a->qpn));
+		return 0;
+	}
 	if (t->on_request) {
 		ib_mad_addr_t *a = umad_get_mad_addr(t->umad);
 		uint8_t req[SMP_SIZE];

@@ -75,6 +75,11 @@ int mt_submit_lid(struct mad_transport *t, uint16_t dlid, uint8_t method,
 /* Send a response or trap repress now, untracked. */
 int mt_respond(struct mad_transport *t, const uint8_t *mad, uint16_t dlid,
 		uint32_t dqp);
+/* The same with the bytes that carry data (24..256): the kernel pads a
+ * MAD to 256 bytes on the wire, but ibsim hands the receiver exactly what
+ * was sent, and SA clients count records by the length they receive. */
+int mt_respond_len(struct mad_transport *t, const uint8_t *mad, size_t len,
+		    uint16_t dlid, uint32_t dqp);
 
 /* One round: send what the window allows, receive what arrived (waiting
  * up to wait_ms if nothing did), run completions, expire timeouts.

@@ -57,6 +57,9 @@ static const struct key_desc keys[] = {
 	{ "subnet_timeout", NUM(K_U8, subnet_timeout, 0, 31) },
 	{ "sweep_interval", NUM(K_UNSIGNED, sweep_interval_s, 0, 86400) },
 	{ "once",           NUM(K_BOOL, once, 0, 1) },
+	{ "sa_enabled",     NUM(K_BOOL, sa_enabled, 0, 1) },
+	{ "sm_key",         NUM(K_U64, sm_key, 0, 0) },
+	{ "packet_life_time", NUM(K_U8, packet_life_time, 0, 63) },
 	{ "mad_window",     NUM(K_UNSIGNED, mad_window, 1, 4096) },
 	{ "mad_timeout_ms", NUM(K_UNSIGNED, mad_timeout_ms, 1, 60000) },
 	{ "mad_retries",    NUM(K_UNSIGNED, mad_retries, 0, 100) },
@@ -80,6 +83,11 @@ void config_defaults(struct ibsm_config *c)
 	/* 18: 4.096 us * 2^18 = ~1 s, OpenSM's default subnet timeout. */
 	c->subnet_timeout = 18;
 	c->sweep_interval_s = 10;
+	c->sa_enabled = 1;
+	/* 1, as OpenSM: saquery --smkey 1 is how operators ask trusted. */
+	c->sm_key = 1;
+	/* 0x12 (4.096 us * 2^18), OpenSM's default packet_life_time. */
+	c->packet_life_time = 0x12;
 	c->mad_window = 32;         /* OpenSM keeps only 4 SMPs in flight */
 	c->mad_timeout_ms = 200;
 	c->mad_retries = 3;

@@ -26,6 +26,10 @@ struct ibsm_config {
 	uint8_t subnet_timeout;     /* PortInfo.SubnetTimeOut, 0..31 */
 	unsigned sweep_interval_s;  /* light sweep period, 0 = no periodic sweep */
 	int once;                   /* exit after the fabric is up */
+	/* Subnet Administration */
+	int sa_enabled;             /* answer SubnAdm queries (default on) */
+	uint64_t sm_key;            /* SM_Key: trusted SA requests (IBA 15.2.1.1) */
+	uint8_t packet_life_time;   /* PathRecord PacketLifeTime, 0..63 */
 	/* MAD transport */
 	unsigned mad_window;        /* SMPs in flight */
 	unsigned mad_timeout_ms;

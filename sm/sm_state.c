@@ -9,6 +9,7 @@
 #include <infiniband/mad.h>
 
 #include "../core/log.h"
+#include "../mad/gmp.h"
 #include "../discovery/topo_read.h"
 #include "../routing/engine.h"
 #include "../routing/verify.h"
@@ -63,6 +64,11 @@ static void on_request(void *ctx, uint8_t *mad, uint16_t slid, uint32_t sqp)
 	uint8_t method = smp_method(mad);
 	uint16_t attr = smp_attr(mad);
 
+	if (smp_class(mad) == GMP_CLASS_SA) {
+		if (sm->cfg->sa_enabled)
+			sa_server_handle(&sm->sa, mad, slid, sqp);
+		return;
+	}
 	if (attr == IB_ATTR_SMINFO &&
 	    (method == IB_MAD_METHOD_GET || method == IB_MAD_METHOD_SET))
 		answer_sminfo(sm, mad, slid, sqp);
@@ -74,6 +80,19 @@ static void on_request(void *ctx, uint8_t *mad, uint16_t slid, uint32_t sqp)
 }
 
 /* --- lifecycle -------------------------------------------------------- */
+
+/* What the SA says about us (SMInfoRecord). */
+static void sa_identity(struct sm *sm)
+{
+	struct sa_sm_identity *id = &sm->sa.ctx.sm;
+
+	id->guid = sm->guid;
+	id->sm_key = sm->cfg->sm_key;
+	id->act_count = sm->act_count;
+	id->lid = sm->lid;
+	id->priority = sm->cfg->sm_priority;
+	id->state = sm->state;
+}
 
 int sm_init(struct sm *sm, const struct ibsm_config *cfg,
 	    struct mad_transport *t)
@@ -88,6 +107,10 @@ int sm_init(struct sm *sm, const struct ibsm_config *cfg,
 	if (config_guid2lid_path(cfg, sm->guid2lid, sizeof(sm->guid2lid)) < 0 ||
 	    config_dump_path(cfg, sm->dump_dir, sizeof(sm->dump_dir)) < 0)
 		return -ENAMETOOLONG;
+	sa_server_init(&sm->sa, t);
+	sm->sa.ctx.packet_life_time = cfg->packet_life_time;
+	sm->sa.ctx.subnet_timeout = cfg->subnet_timeout;
+	sa_identity(sm);
 	mt_set_request_handler(t, on_request, sm);
 	return 0;
 }
@@ -95,6 +118,7 @@ int sm_init(struct sm *sm, const struct ibsm_config *cfg,
 void sm_free(struct sm *sm)
 {
 	mt_set_request_handler(sm->t, NULL, NULL);
+	sa_server_free(&sm->sa);
 	sweep_result_free(&sm->cur);
 	lft_free(&sm->lft);
 	lft_held_free(&sm->held);
@@ -278,6 +302,14 @@ int sm_heavy_sweep(struct sm *sm)
 	sweep_result_init(&nr);
 	sm->fabric_up = up;
 	sm->state = SMP_SM_MASTER;
+	/* The SA answers from this sweep on (its database borrows sm->cur
+	 * and the held tables, which change only here). */
+	sa_identity(sm);
+	if (sa_db_build(&sm->sa.ctx.db, &sm->cur,
+			sm->held.valid ? &sm->held.fab : NULL,
+			sm->held.valid ? &sm->held.lft : NULL,
+			cfg->subnet_prefix) < 0)
+		log_err("sweep %u: SA database: out of memory; SA queries get no records", n);
 	rc = up ? 0 : 1;
 out:
 	mt_stats_diff(&ds, &s0, mt_get_stats(sm->t));
@@ -367,6 +399,9 @@ int sm_write_dumps(struct sm *sm, const char *dir)
 		rc |= topo_write_dot(&sm->cur.fab, path);
 	if (sm->lft.port && !join(path, sizeof(path), dir, "lfts.txt"))
 		rc |= lft_write_dump_fts(&sm->cur.fab, &sm->lft, path);
+	if (!join(path, sizeof(path), dir, "sa-stats.txt"))
+		rc |= sa_server_write_stats(&sm->sa, path);
+	sa_server_log_stats(&sm->sa);
 	if (rc)
 		log_err("could not write every dump into %s", dir);
 	else

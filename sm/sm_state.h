@@ -19,6 +19,7 @@
 #include "../mad/mad_transport.h"
 #include "lft_program.h"
 #include "../discovery/sweep.h"
+#include "../sa/sa_server.h"
 
 struct sm_signals {
 	volatile sig_atomic_t *stop;    /* SIGTERM / SIGINT */
@@ -48,6 +49,7 @@ struct sm {
 	uint32_t num_root_guids, num_cn_guids;
 	char guid2lid[1024];
 	char dump_dir[1024];
+	struct sa_server sa;            /* Subnet Administration (sa/) */
 };
 
 /* Prepare (no MADs yet). Installs the SMInfo / trap handler on t. */

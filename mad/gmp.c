@@ -1,0 +1,63 @@
+/* General MAD headers through libibmad's field accessors. */
+#include "gmp.h"
+
+#include <infiniband/mad.h>
+
+#define RO(m) ((void *)(uintptr_t)(m))
+
+uint8_t gmp_class_version(const uint8_t *mad)
+{
+	return (uint8_t)mad_get_field(RO(mad), 0, IB_MAD_CLASSVER_F);
+}
+
+void gmp_make_response(uint8_t *mad, uint16_t status)
+{
+	unsigned method = mad_get_field(mad, 0, IB_MAD_METHOD_F);
+
+	/* IBA 13.4.5: Get and Set are both answered by GetResp; the SA's
+	 * GetTable/GetMulti/Delete have their own response methods (method
+	 * with bit 7 set, which is the R bit). */
+	if (method == IB_MAD_METHOD_GET || method == IB_MAD_METHOD_SET)
+		method = IB_MAD_METHOD_GET_RESPONSE;
+	mad_set_field(mad, 0, IB_MAD_METHOD_F, method & 0x7f);
+	mad_set_field(mad, 0, IB_MAD_RESPONSE_F, 1);
+	mad_set_field(mad, 0, IB_MAD_STATUS_F, status);
+}
+
+uint64_t sa_hdr_sm_key(const uint8_t *mad)
+{
+	return mad_get_field64(RO(mad), 0, IB_SA_MKEY_F);
+}
+
+uint64_t sa_hdr_comp_mask(const uint8_t *mad)
+{
+	return mad_get_field64(RO(mad), 0, IB_SA_COMPMASK_F);
+}
+
+void sa_hdr_set(uint8_t *mad, uint16_t attr_offset_words, uint64_t comp_mask)
+{
+	mad_set_field(mad, 0, IB_SA_ATTROFFS_F, attr_offset_words);
+	mad_set_field64(mad, 0, IB_SA_COMPMASK_F, comp_mask);
+}
+
+void rmpp_get(const uint8_t *mad, struct rmpp_hdr *h)
+{
+	h->version = (uint8_t)mad_get_field(RO(mad), 0, IB_SA_RMPP_VERS_F);
+	h->type = (uint8_t)mad_get_field(RO(mad), 0, IB_SA_RMPP_TYPE_F);
+	h->flags = (uint8_t)mad_get_field(RO(mad), 0, IB_SA_RMPP_FLAGS_F);
+	h->status = (uint8_t)mad_get_field(RO(mad), 0, IB_SA_RMPP_STATUS_F);
+	h->seg_num = mad_get_field(RO(mad), 0, IB_SA_RMPP_D1_F);
+	h->len_or_window = mad_get_field(RO(mad), 0, IB_SA_RMPP_D2_F);
+}
+
+void rmpp_set(uint8_t *mad, const struct rmpp_hdr *h)
+{
+	mad_set_field(mad, 0, IB_SA_RMPP_VERS_F, h->version);
+	mad_set_field(mad, 0, IB_SA_RMPP_TYPE_F, h->type);
+	/* RRespTime 0x1F: no time value given (IBA 13.6.2.1). */
+	mad_set_field(mad, 0, IB_SA_RMPP_RESP_F, 0x1f);
+	mad_set_field(mad, 0, IB_SA_RMPP_FLAGS_F, h->flags);
+	mad_set_field(mad, 0, IB_SA_RMPP_STATUS_F, h->status);
+	mad_set_field(mad, 0, IB_SA_RMPP_D1_F, h->seg_num);
+	mad_set_field(mad, 0, IB_SA_RMPP_D2_F, h->len_or_window);
+}

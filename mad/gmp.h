@@ -1,0 +1,53 @@
+/* General MADs (IBA 13.4) as the SM sends and answers them on QP1: the
+ * common header shared with SMPs, the SubnAdm class header (IBA 15.2.1.1:
+ * SM_Key, AttributeOffset, ComponentMask) and the RMPP header (IBA 13.6.2)
+ * that multi-record answers carry. Layouts through libibmad's fields. */
+#ifndef IBSM_MAD_GMP_H
+#define IBSM_MAD_GMP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define GMP_SIZE 256
+#define GMP_CLASS_SA 0x03
+#define GMP_SA_CLASS_VERSION 2
+#define GMP_QP1_QKEY 0x80010000u        /* the GSI's well-known Q_Key */
+#define GMP_SA_HDR_OFFS 36              /* after the common + RMPP headers */
+#define GMP_SA_DATA_OFFS 56             /* IB_SA_DATA_OFFS */
+#define GMP_SA_DATA_SIZE 200            /* IB_SA_DATA_SIZE */
+
+/* MAD status values shared by every class (IBA 13.4.7 Table 111). */
+#define GMP_STATUS_BAD_CLASS 0x0004     /* bad version or unsupported class */
+#define GMP_STATUS_METHOD_UNSUPP 0x0008
+#define GMP_STATUS_METHOD_ATTR_UNSUPP 0x000C
+#define GMP_STATUS_INVALID_FIELD 0x001C
+
+/* RMPP (IBA 13.6.2.1). */
+#define RMPP_TYPE_DATA 1
+#define RMPP_TYPE_ACK 2
+#define RMPP_TYPE_STOP 3
+#define RMPP_TYPE_ABORT 4
+#define RMPP_FLAG_ACTIVE 0x1
+#define RMPP_FLAG_FIRST 0x2
+#define RMPP_FLAG_LAST 0x4
+
+uint8_t gmp_class_version(const uint8_t *mad);
+/* Turn a received request into its response in place: method with the
+ * response bit (GetResp for Get/Set, Method|0x80 otherwise), status. */
+void gmp_make_response(uint8_t *mad, uint16_t status);
+
+/* SubnAdm header. */
+uint64_t sa_hdr_sm_key(const uint8_t *mad);
+uint64_t sa_hdr_comp_mask(const uint8_t *mad);
+void sa_hdr_set(uint8_t *mad, uint16_t attr_offset_words, uint64_t comp_mask);
+
+/* RMPP header of a received MAD. */
+struct rmpp_hdr {
+	uint8_t version, type, flags, status;
+	uint32_t seg_num;               /* DATA: segment; ACK: last received */
+	uint32_t len_or_window;         /* DATA: PayloadLength; ACK: NewWindowLast */
+};
+void rmpp_get(const uint8_t *mad, struct rmpp_hdr *h);
+void rmpp_set(uint8_t *mad, const struct rmpp_hdr *h);
+
+#endif

@@ -1,0 +1,30 @@
+/* What every SA attribute handler sees (sa/sa_handler.h): the database,
+ * who we are, and hooks into the parts of the SM the SA reports on. The
+ * SA server owns one; the SM fills it. */
+#ifndef IBSM_SA_SA_CTX_H
+#define IBSM_SA_SA_CTX_H
+
+#include <stdint.h>
+#include "sa_db.h"
+
+struct sa_sm_identity {
+	uint64_t guid;              /* our port GUID */
+	uint64_t sm_key;
+	uint32_t act_count;
+	uint16_t lid;
+	uint8_t priority, state;    /* SMInfo.Priority, SMState */
+};
+
+struct sa_ctx {
+	struct sa_db db;
+	struct sa_sm_identity sm;
+	uint8_t packet_life_time;   /* PathRecord PacketLifeTime */
+	uint8_t subnet_timeout;     /* ClassPortInfo.RespTimeValue */
+	/* The SL of the path slid -> dlid (IBA 15.2.5.16); NULL: SL 0.
+	 * Engines that use virtual lanes supply it. */
+	uint8_t (*path_sl)(void *arg, uint16_t slid, uint16_t dlid);
+	void *path_sl_arg;
+	void *mcast;                /* multicast groups (multicast/), when built */
+};
+
+#endif

@@ -1,0 +1,49 @@
+/* The SA database: what the SA answers from, built from the swept fabric
+ * after each heavy sweep (the sweep result with the PortInfo/SwitchInfo as
+ * last read or set, and the LFTs as programmed) and indexed so that every
+ * query by LID or GUID is a lookup, not a walk. It borrows the sweep
+ * result and tables (owned by the SM) and is rebuilt whenever they are
+ * replaced; between rebuilds they do not change. */
+#ifndef IBSM_SA_SA_DB_H
+#define IBSM_SA_SA_DB_H
+
+#include <stdint.h>
+#include "../discovery/sweep.h"
+#include "../routing/lft.h"
+
+struct sa_port_guid {
+	uint64_t guid;
+	uint32_t port;
+};
+
+struct sa_db {
+	const struct sweep_result *r;       /* NULL: nothing swept yet */
+	const struct fabric *lft_fab;       /* fabric the tables were made for */
+	const struct lft_set *lft;
+	uint32_t *port_of_lid;              /* LID -> endpoint port, FAB_NONE */
+	uint32_t max_lid;
+	uint32_t *lft_row;                  /* node -> switch ordinal in lft_fab */
+	struct sa_port_guid *by_guid;       /* endpoint port GUIDs, sorted */
+	uint32_t num_guids;
+	uint64_t subnet_prefix;
+	uint32_t builds;
+};
+
+void sa_db_init(struct sa_db *db);
+void sa_db_free(struct sa_db *db);
+/* Rebuild from a sweep result and the tables programmed for lft_fab
+ * (lft may be NULL: no routes yet). Returns 0 or -ENOMEM (db emptied). */
+int sa_db_build(struct sa_db *db, const struct sweep_result *r,
+		struct fabric *lft_fab, const struct lft_set *lft,
+		uint64_t subnet_prefix);
+
+/* Endpoint port owning lid (within its LMC range), FAB_NONE if none. */
+uint32_t sa_db_port_of_lid(const struct sa_db *db, uint32_t lid);
+/* Endpoint port with this port GUID, FAB_NONE if none. */
+uint32_t sa_db_port_of_guid(const struct sa_db *db, uint64_t guid);
+/* LFT egress port of switch node n for lid, LFT_NO_PATH if unknown. */
+uint8_t sa_db_lft(const struct sa_db *db, uint32_t node, uint32_t lid);
+/* Raw PortInfo of port p (64 bytes) or NULL if never read. */
+const uint8_t *sa_db_portinfo(const struct sa_db *db, uint32_t p);
+
+#endif

@@ -1,0 +1,131 @@
+/* Component tables of the SA records and the generic accessors over them
+ * (IBA 15.2.5; widths in bits, in wire order). */
+#include "sa_layout.h"
+
+#include <string.h>
+
+#define L(n, rl, ...) \
+	static const uint16_t n##_w[] = { __VA_ARGS__ }; \
+	const struct sa_layout n = { #n, n##_w, sizeof(n##_w) / sizeof(n##_w[0]), rl }
+
+/* NodeRecord 15.2.5.2: LID, reserved, NodeInfo (14.2.5.3), NodeDescription. */
+L(sa_node_rec, 108, 16, 16, 8, 8, 8, 8, 64, 64, 64, 16, 16, 32, 8, 24, 512);
+/* PortInfoRecord 15.2.5.3: EndportLID, PortNum, Options, PortInfo 14.2.5.6
+ * component by component (M_Key .. LinkSpeedExtEnabled). */
+L(sa_portinfo_rec, 68, 16, 8, 8,
+  64, 64, 16, 16, 32, 16, 16, 8, 8, 8, 8,   /* M_Key .. LinkWidthActive */
+  4, 4, 4, 4, 2, 3, 3, 4, 4, 4, 4, 4, 4,    /* LinkSpeedSupported .. InitType */
+  8, 8, 8, 4, 4, 3, 5, 4, 1, 1, 1, 1,       /* VLHighLimit .. FilterRawOutbound */
+  16, 16, 16, 8, 1, 2, 5, 3, 5, 4, 4,       /* M_KeyViolations .. OverrunErrors */
+  16, 8, 24, 16, 4, 4, 3, 5);               /* MaxCreditHint .. LinkSpeedExtEnabled */
+/* LinkRecord 15.2.5.13. */
+L(sa_link_rec, 6, 16, 8, 8, 16);
+/* SwitchInfoRecord 15.2.5.4: LID, reserved, SwitchInfo 14.2.5.4 (20 bytes
+ * as one component after the first fields: LinearFDBCap .. MulticastFDBTop). */
+L(sa_swinfo_rec, 24, 16, 16, 160);
+/* LinearForwardingTableRecord 15.2.5.6. */
+L(sa_lft_rec, 72, 16, 16, 32, 512);
+/* GUIDInfoRecord 15.2.5.18: LID, BlockNum, reserved, reserved, 8 GUIDs. */
+L(sa_guidinfo_rec, 72, 16, 8, 8, 32, 64, 64, 64, 64, 64, 64, 64, 64);
+/* P_KeyTableRecord 15.2.5.11: LID, BlockNum, PortNum, reserved, table. */
+L(sa_pkey_rec, 72, 16, 16, 8, 24, 512);
+/* SMInfoRecord 15.2.5.9: LID, reserved, SMInfo 14.2.5.13. */
+L(sa_sminfo_rec, 25, 16, 16, 64, 64, 32, 4, 4);
+/* SL2VLTableRecord 15.2.5.4: LID, InputPortNum, OutputPortNum, reserved,
+ * the 16 4-bit entries as one component. */
+L(sa_sl2vl_rec, 16, 16, 8, 8, 32, 64);
+/* PathRecord 15.2.5.16: ServiceID (two 32-bit components), DGID, SGID,
+ * DLID, SLID, RawTraffic, reserved, FlowLabel, HopLimit, TClass,
+ * Reversible, NumbPath, P_Key, QoSClass, SL, MTUSelector, MTU,
+ * RateSelector, Rate, PacketLifeTimeSelector, PacketLifeTime, Preference,
+ * reserved. */
+L(sa_path_rec, 64, 32, 32, 128, 128, 16, 16, 1, 3, 20, 8, 8, 1, 7, 16, 12, 4,
+  2, 6, 2, 6, 2, 6, 8, 48);
+
+unsigned sa_comp_offset(const struct sa_layout *l, unsigned i)
+{
+	unsigned off = 0;
+
+	for (unsigned k = 0; k < i && k < l->num; k++)
+		off += l->width[k];
+	return off;
+}
+
+static unsigned bit_at(const uint8_t *b, unsigned pos)
+{
+	return (b[pos / 8] >> (7 - pos % 8)) & 1;
+}
+
+static void set_bit_at(uint8_t *b, unsigned pos, unsigned v)
+{
+	uint8_t m = (uint8_t)(1u << (7 - pos % 8));
+
+	b[pos / 8] = v ? (uint8_t)(b[pos / 8] | m) : (uint8_t)(b[pos / 8] & ~m);
+}
+
+uint64_t sa_get(const struct sa_layout *l, const uint8_t *rec, unsigned i)
+{
+	unsigned off = sa_comp_offset(l, i), w = l->width[i];
+	uint64_t v = 0;
+
+	if (w > 64)
+		w = 64;
+	if (off % 8 == 0 && w % 8 == 0) {
+		for (unsigned k = 0; k < w / 8; k++)
+			v = v << 8 | rec[off / 8 + k];
+		return v;
+	}
+	for (unsigned k = 0; k < w; k++)
+		v = v << 1 | bit_at(rec, off + k);
+	return v;
+}
+
+void sa_put(const struct sa_layout *l, uint8_t *rec, unsigned i, uint64_t v)
+{
+	unsigned off = sa_comp_offset(l, i), w = l->width[i];
+
+	if (w > 64)
+		w = 64;
+	for (unsigned k = 0; k < w; k++)
+		set_bit_at(rec, off + w - 1 - k, (unsigned)(v >> k) & 1);
+}
+
+void sa_put_bytes(const struct sa_layout *l, uint8_t *rec, unsigned i,
+		  const uint8_t *src)
+{
+	unsigned off = sa_comp_offset(l, i);
+
+	/* Wide components (GIDs, tables, descriptions) are byte aligned. */
+	memcpy(rec + off / 8, src, l->width[i] / 8);
+}
+
+const uint8_t *sa_comp_ptr(const struct sa_layout *l, const uint8_t *rec,
+			   unsigned i)
+{
+	return rec + sa_comp_offset(l, i) / 8;
+}
+
+bool sa_comp_match(const struct sa_layout *l, const uint8_t *req,
+		   const uint8_t *rec, uint64_t mask)
+{
+	unsigned off = 0;
+
+	for (unsigned i = 0; i < l->num; off += l->width[i], i++) {
+		if (!(mask >> i & 1))
+			continue;
+		if (off % 8 == 0 && l->width[i] % 8 == 0) {
+			if (memcmp(req + off / 8, rec + off / 8, l->width[i] / 8))
+				return false;
+			continue;
+		}
+		for (unsigned k = 0; k < l->width[i]; k++)
+			if (bit_at(req, off + k) != bit_at(rec, off + k))
+				return false;
+	}
+	return true;
+}
+
+bool sa_mask_valid(const struct sa_layout *l, uint64_t mask)
+{
+	return l->num >= 64 || (mask >> l->num) == 0;
+}

@@ -1,0 +1,62 @@
+/* SA record layouts as component lists (IBA 15.2.5): a record is the
+ * concatenation of its components, most significant bit first, and bit i
+ * of a query's ComponentMask selects component i (IBA 15.2.1.1). One table
+ * of widths per record gives both the field offsets and the matching rule,
+ * so records are built and matched through the same description.
+ *
+ * libibmad names the fields of a few SA records (IB_SA_PR_*, IB_SA_NR_*);
+ * most have no accessor there, hence these tables. */
+#ifndef IBSM_SA_SA_LAYOUT_H
+#define IBSM_SA_SA_LAYOUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct sa_layout {
+	const char *name;
+	const uint16_t *width;      /* bits of each component, in order */
+	uint8_t num;                /* components */
+	uint16_t rec_len;           /* bytes on the wire, unpadded */
+};
+
+/* Bit offset of component i. */
+unsigned sa_comp_offset(const struct sa_layout *l, unsigned i);
+/* Read / write component i (at most 64 bits wide). */
+uint64_t sa_get(const struct sa_layout *l, const uint8_t *rec, unsigned i);
+void sa_put(const struct sa_layout *l, uint8_t *rec, unsigned i, uint64_t v);
+/* Copy component i (any width, e.g. a GID or a 64-byte table). */
+void sa_put_bytes(const struct sa_layout *l, uint8_t *rec, unsigned i,
+		  const uint8_t *src);
+const uint8_t *sa_comp_ptr(const struct sa_layout *l, const uint8_t *rec,
+			   unsigned i);
+/* Every component selected by mask is equal in req and rec. */
+bool sa_comp_match(const struct sa_layout *l, const uint8_t *req,
+		   const uint8_t *rec, uint64_t mask);
+/* Mask bits past the record's components (a malformed query). */
+bool sa_mask_valid(const struct sa_layout *l, uint64_t mask);
+
+/* The layouts (component numbering as IBA 1.2.1 and OpenSM's ib_types.h). */
+extern const struct sa_layout sa_node_rec, sa_portinfo_rec, sa_link_rec,
+	sa_swinfo_rec, sa_lft_rec, sa_guidinfo_rec, sa_pkey_rec, sa_sminfo_rec,
+	sa_path_rec, sa_sl2vl_rec;
+
+/* Component numbers used by the handlers. */
+enum { NR_LID = 0, NR_NODEINFO = 2, NR_NODEGUID = 7, NR_PORTGUID = 8,
+       NR_NODEDESC = 14 };
+enum { PIR_LID = 0, PIR_PORTNUM = 1, PIR_PORTINFO = 3 };
+enum { LR_FROMLID = 0, LR_FROMPORT = 1, LR_TOPORT = 2, LR_TOLID = 3 };
+enum { SWIR_LID = 0, SWIR_SWINFO = 2 };
+enum { LFTR_LID = 0, LFTR_BLOCK = 1, LFTR_TABLE = 3 };
+enum { GIR_LID = 0, GIR_BLOCK = 1, GIR_GUID0 = 4 };
+enum { PKR_LID = 0, PKR_BLOCK = 1, PKR_PORT = 2, PKR_TABLE = 4 };
+enum { SMIR_LID = 0, SMIR_GUID = 2, SMIR_SMKEY = 3, SMIR_ACTCOUNT = 4,
+       SMIR_PRIORITY = 5, SMIR_STATE = 6 };
+enum { SL2VL_LID = 0, SL2VL_INPORT = 1, SL2VL_OUTPORT = 2, SL2VL_TABLE = 4 };
+enum { PR_SERVICEID0 = 0, PR_DGID = 2, PR_SGID = 3, PR_DLID = 4, PR_SLID = 5,
+       PR_RAW = 6, PR_FLOWLABEL = 8, PR_HOPLIMIT = 9, PR_TCLASS = 10,
+       PR_REVERSIBLE = 11, PR_NUMBPATH = 12, PR_PKEY = 13, PR_QOS = 14,
+       PR_SL = 15, PR_MTUSEL = 16, PR_MTU = 17, PR_RATESEL = 18, PR_RATE = 19,
+       PR_PLTSEL = 20, PR_PLT = 21, PR_PREFERENCE = 22 };
+
+#endif

@@ -1,0 +1,388 @@
+/* PathRecord (IBA 15.2.5.16): the path between two endpoint LIDs as the
+ * programmed LFTs route it, with the smallest MTU and rate of the links it
+ * crosses. Sources and destinations come from SGID/SLID and DGID/DLID;
+ * a GID stands for every LID of its port (base .. base + 2^LMC - 1), so
+ * under LMC every LID pair is a path of its own. MTU, rate and packet
+ * lifetime honour their selectors (Table 207: 0 greater than, 1 less
+ * than, 2 exactly, 3 the largest available). */
+#include <stdlib.h>
+#include <string.h>
+#include <infiniband/mad.h>
+
+#include "sa_rec.h"
+
+#define MAX_PATH_HOPS 64
+
+/* Rates (IBA Table 224) in units of 0.25 Gb/s, by enum value. */
+static const uint16_t rate_q[] = {
+	[2] = 10, [3] = 40, [4] = 120, [5] = 20, [6] = 80, [7] = 160,
+	[8] = 240, [9] = 320, [10] = 480, [11] = 56, [12] = 224, [13] = 448,
+	[14] = 672, [15] = 100, [16] = 400, [17] = 800, [18] = 1200,
+	[19] = 112, [20] = 200, [21] = 1600, [22] = 2400,
+};
+#define NUM_RATES (sizeof(rate_q) / sizeof(rate_q[0]))
+
+/* The rate enum of a port's active link (the largest not above it). */
+static uint8_t port_rate(const uint8_t *pi)
+{
+	static const uint8_t lanes[17] = { [1] = 1, [2] = 4, [4] = 8, [8] = 12,
+					   [16] = 2 };
+	unsigned w = mad_get_field((void *)(uintptr_t)pi, 0, IB_PORT_LINK_WIDTH_ACTIVE_F);
+	unsigned sp = mad_get_field((void *)(uintptr_t)pi, 0, IB_PORT_LINK_SPEED_ACTIVE_F);
+	unsigned ext = mad_get_field((void *)(uintptr_t)pi, 0, IB_PORT_LINK_SPEED_EXT_ACTIVE_F);
+	unsigned lane_q, q, best = 2;
+
+	/* Lane speed in 0.25 Gb/s data units as the rate table counts them:
+	 * SDR 2.5, DDR 5, QDR 10, FDR 14, EDR 25, HDR 50. */
+	if (ext == 1)
+		lane_q = 56;
+	else if (ext == 2)
+		lane_q = 100;
+	else if (ext == 4)
+		lane_q = 200;
+	else
+		lane_q = sp == 4 ? 40 : sp == 2 ? 20 : 10;
+	q = (w < 17 && lanes[w] ? lanes[w] : 1) * lane_q;
+	for (unsigned r = 2; r < NUM_RATES; r++)
+		if (rate_q[r] && rate_q[r] <= q && rate_q[r] > rate_q[best])
+			best = r;
+	return (uint8_t)best;
+}
+
+/* The MTU the link runs at: NeighborMTU as the SM set it (the smaller
+ * MTUCap of the two ends, sm/port_config.c), else the port's MTUCap. */
+static unsigned port_mtu(const uint8_t *pi)
+{
+	unsigned m = mad_get_field((void *)(uintptr_t)pi, 0, IB_PORT_NEIGHBOR_MTU_F);
+
+	return m ? m : mad_get_field((void *)(uintptr_t)pi, 0, IB_PORT_MTU_CAP_F);
+}
+
+struct path_props {
+	unsigned hops, mtu;
+	uint8_t rate;
+};
+
+static void take_link(const struct sa_ctx *c, uint32_t p, struct path_props *pp)
+{
+	const struct fabric *f = sa_fab(c);
+	uint32_t ends[2] = { p, f->ports[p].peer };
+
+	for (int i = 0; i < 2; i++) {
+		const uint8_t *pi = ends[i] == FAB_NONE ? NULL :
+			sa_db_portinfo(&c->db, ends[i]);
+		unsigned m;
+		uint8_t r;
+
+		if (!pi)
+			continue;
+		m = port_mtu(pi);
+		r = port_rate(pi);
+		if (m && (!pp->mtu || m < pp->mtu))
+			pp->mtu = m;
+		if (!pp->rate || rate_q[r] < rate_q[pp->rate])
+			pp->rate = r;
+	}
+}
+
+/* Follow the LFTs from port ps to LID dlid (owned by port pd). Returns 0
+ * with pp filled, or -1 when the tables do not lead there. */
+static int trace(const struct sa_ctx *c, uint32_t ps, uint32_t pd,
+		 uint32_t dlid, struct path_props *pp)
+{
+	const struct fabric *f = sa_fab(c);
+	uint32_t node = f->ports[ps].node, dnode = f->ports[pd].node;
+
+	memset(pp, 0, sizeof(*pp));
+	if (node == dnode) {
+		const uint8_t *pi = sa_db_portinfo(&c->db, ps);
+
+		if (pi) {
+			pp->mtu = port_mtu(pi);
+			pp->rate = port_rate(pi);
+		}
+		return 0;
+	}
+	if (!fab_is_switch(f, node)) {
+		take_link(c, ps, pp);
+		if (f->ports[ps].peer == FAB_NONE)
+			return -1;
+		node = f->ports[f->ports[ps].peer].node;
+	}
+	for (unsigned h = 0; h < MAX_PATH_HOPS; h++) {
+		uint8_t out;
+		uint32_t p;
+
+		if (node == dnode)
+			return 0;
+		if (!fab_is_switch(f, node))
+			return -1;
+		out = sa_db_lft(&c->db, node, dlid);
+		if (out == LFT_NO_PATH || out == 0 || out > f->nodes[node].num_ports)
+			return -1;
+		p = fab_port_idx(f, node, out);
+		if (f->ports[p].peer == FAB_NONE)
+			return -1;
+		take_link(c, p, pp);
+		pp->hops++;
+		node = f->ports[f->ports[p].peer].node;
+	}
+	return -1;
+}
+
+/* Apply a selector: the value to answer, or -1 if none satisfies it.
+ * `better(a, b)` orders the values (a above b). */
+static int select_value(int sel, int want, int have, const uint16_t *order)
+{
+	int hv = order ? order[have] : have, wv = order ? order[want] : want;
+
+	switch (sel) {
+	case 0:                         /* greater than */
+		return hv > wv ? have : -1;
+	case 1:                         /* less than */
+		if (hv < wv)
+			return have;
+		if (!order)
+			return want > 1 ? want - 1 : -1;
+		{
+			int best = -1;
+
+			for (unsigned r = 2; r < NUM_RATES; r++)
+				if (order[r] && order[r] < wv && order[r] <= hv &&
+				    (best < 0 || order[r] > order[best]))
+					best = (int)r;
+			return best;
+		}
+	case 2:                         /* exactly */
+		return wv <= hv ? want : -1;
+	default:                        /* largest available */
+		return have;
+	}
+}
+
+static void gid_of(const struct sa_ctx *c, uint32_t p, uint8_t *gid)
+{
+	uint64_t pfx = c->db.subnet_prefix, g = sa_fab(c)->ports[p].guid;
+
+	for (int i = 0; i < 8; i++) {
+		gid[i] = (uint8_t)(pfx >> (56 - 8 * i));
+		gid[8 + i] = (uint8_t)(g >> (56 - 8 * i));
+	}
+}
+
+/* One path record for slid -> dlid, if the request's constraints allow.
+ * Returns 1 appended, 0 not, <0 no room. */
+static int one_path(const struct sa_ctx *c, const struct sa_query *q,
+		    uint32_t ps, uint32_t slid, uint32_t pd, uint32_t dlid,
+		    struct sa_answer *a)
+{
+	const struct sa_layout *L = &sa_path_rec;
+	uint64_t m = q->comp_mask;
+	struct path_props pp;
+	uint8_t rec[REC_MAX], gid[16];
+	int mtu, rate, plt;
+	uint8_t sl;
+
+	if (trace(c, ps, pd, dlid, &pp) < 0)
+		return 0;
+	if (!pp.mtu)
+		pp.mtu = 1;                 /* 256: every port supports it */
+	if (!pp.rate)
+		pp.rate = 2;
+	mtu = (int)pp.mtu;
+	rate = pp.rate;
+	plt = c->packet_life_time;
+	if (m >> PR_MTU & 1) {
+		int sel = m >> PR_MTUSEL & 1 ? (int)sa_get(L, q->record, PR_MTUSEL) : 2;
+
+		mtu = select_value(sel, (int)sa_get(L, q->record, PR_MTU), mtu, NULL);
+		if (mtu < 1)
+			return 0;
+	}
+	if (m >> PR_RATE & 1) {
+		int sel = m >> PR_RATESEL & 1 ? (int)sa_get(L, q->record, PR_RATESEL) : 2;
+		int want = (int)sa_get(L, q->record, PR_RATE);
+
+		if (want >= (int)NUM_RATES || !rate_q[want])
+			return 0;
+		rate = select_value(sel, want, rate, rate_q);
+		if (rate < 0)
+			return 0;
+	}
+	if (m >> PR_PLT & 1) {
+		int sel = m >> PR_PLTSEL & 1 ? (int)sa_get(L, q->record, PR_PLTSEL) : 2;
+		int want = (int)sa_get(L, q->record, PR_PLT);
+
+		/* The lifetime we give is a floor: a larger one is fine
+		 * (exactly: the client's, if not below ours). */
+		if (sel == 0)
+			plt = want >= plt ? want + 1 : plt;
+		else if (sel == 1)
+			plt = plt < want ? plt : -1;
+		else if (sel == 2)
+			plt = want >= plt ? want : -1;
+		if (plt < 0 || plt > 63)
+			return 0;
+	}
+	sl = c->path_sl ? c->path_sl(c->path_sl_arg, (uint16_t)slid,
+				     (uint16_t)dlid) : 0;
+	memset(rec, 0, REC_MAX);
+	gid_of(c, pd, gid);
+	sa_put_bytes(L, rec, PR_DGID, gid);
+	gid_of(c, ps, gid);
+	sa_put_bytes(L, rec, PR_SGID, gid);
+	sa_put(L, rec, PR_DLID, dlid);
+	sa_put(L, rec, PR_SLID, slid);
+	sa_put(L, rec, PR_REVERSIBLE, 1);
+	sa_put(L, rec, PR_PKEY, 0xffff);
+	sa_put(L, rec, PR_SL, sl);
+	sa_put(L, rec, PR_MTUSEL, 2);
+	sa_put(L, rec, PR_MTU, (uint64_t)mtu);
+	sa_put(L, rec, PR_RATESEL, 2);
+	sa_put(L, rec, PR_RATE, (uint64_t)rate);
+	sa_put(L, rec, PR_PLTSEL, 2);
+	sa_put(L, rec, PR_PLT, (uint64_t)plt);
+	/* Components the client fixed must match what we would give; the
+	 * P_Key matches on its 15-bit partition number (IBA 10.9.1). */
+	{
+		uint64_t must = m & ((1ull << PR_RAW) | (1ull << PR_TCLASS) |
+				     (1ull << PR_FLOWLABEL) | (1ull << PR_SL) |
+				     (1ull << PR_QOS));
+
+		if (!sa_comp_match(L, q->record, rec, must))
+			return 0;
+		if ((m >> PR_PKEY & 1) &&
+		    (sa_get(L, q->record, PR_PKEY) & 0x7fff) != 0x7fff)
+			return 0;
+	}
+	if (sa_answer_add(a, rec) < 0)
+		return -1;
+	return 1;
+}
+
+struct ends {
+	uint32_t port[1];           /* set when one port */
+	uint32_t lid_lo, lid_hi;    /* LIDs to use of that port */
+	int all;                    /* every endpoint */
+};
+
+/* Resolve one end from a GID or LID component. Returns 0, or a status. */
+static int resolve(const struct sa_ctx *c, const struct sa_query *q,
+		   unsigned gid_comp, unsigned lid_comp, struct ends *e)
+{
+	const struct sa_layout *L = &sa_path_rec;
+	uint64_t m = q->comp_mask;
+	uint32_t p = FAB_NONE;
+
+	memset(e, 0, sizeof(*e));
+	if (m >> lid_comp & 1) {
+		uint32_t lid = (uint32_t)sa_get(L, q->record, lid_comp);
+
+		p = sa_db_port_of_lid(&c->db, lid);
+		if (p == FAB_NONE)
+			return SA_STATUS_NO_RECORDS;
+		e->lid_lo = e->lid_hi = lid;
+	}
+	if (m >> gid_comp & 1) {
+		const uint8_t *g = sa_comp_ptr(L, q->record, gid_comp);
+		uint64_t pfx = 0, guid = 0;
+		uint32_t pg;
+
+		for (int i = 0; i < 8; i++) {
+			pfx = pfx << 8 | g[i];
+			guid = guid << 8 | g[8 + i];
+		}
+		pg = sa_db_port_of_guid(&c->db, guid);
+		/* A GID of another subnet, or of no port here (IBA 15.2.5.16;
+		 * router paths are not supported). */
+		if (pfx != c->db.subnet_prefix || pg == FAB_NONE)
+			return SA_STATUS_REQ_INVALID_GID;
+		if (p != FAB_NONE && p != pg)
+			return SA_STATUS_NO_RECORDS;
+		if (p == FAB_NONE) {
+			const struct fab_port *fp = &sa_fab(c)->ports[pg];
+
+			p = pg;
+			e->lid_lo = sa_lid_of_port(c, pg);
+			e->lid_hi = e->lid_lo + (1u << fp->lmc) - 1;
+		}
+	}
+	if (p == FAB_NONE)
+		e->all = 1;
+	e->port[0] = p;
+	return 0;
+}
+
+static int pr_query(struct sa_ctx *c, const struct sa_query *q,
+		    struct sa_answer *a)
+{
+	const struct fabric *f;
+	struct ends src, dst;
+	uint32_t *eps = NULL, n_ep = 0;
+	unsigned numb = 0;
+	int rc;
+
+	if (!c->db.r)
+		return SA_STATUS_NO_RECORDS;
+	f = sa_fab(c);
+	if (q->method == SA_METHOD_GET &&
+	    !((q->comp_mask >> PR_SLID & 1) || (q->comp_mask >> PR_SGID & 1)) &&
+	    !((q->comp_mask >> PR_DLID & 1) || (q->comp_mask >> PR_DGID & 1)))
+		return SA_STATUS_REQ_INSUFFICIENT_COMPONENTS;
+	if ((rc = resolve(c, q, PR_SGID, PR_SLID, &src)) ||
+	    (rc = resolve(c, q, PR_DGID, PR_DLID, &dst)))
+		return rc == SA_STATUS_NO_RECORDS ? 0 : rc;
+	if (q->comp_mask >> PR_NUMBPATH & 1)
+		numb = (unsigned)sa_get(&sa_path_rec, q->record, PR_NUMBPATH);
+	if (src.all || dst.all) {
+		n_ep = fab_endpoint_ports(f, NULL);
+		eps = malloc((n_ep + 1) * sizeof(*eps));
+		if (!eps)
+			return SA_STATUS_NO_RESOURCES;
+		fab_endpoint_ports(f, eps);
+	}
+	for (uint32_t i = 0; i < (src.all ? n_ep : 1); i++) {
+		uint32_t ps = src.all ? eps[i] : src.port[0];
+		uint32_t s_lo = src.all ? sa_lid_of_port(c, ps) : src.lid_lo;
+		uint32_t s_hi = src.all ? s_lo + (1u << f->ports[ps].lmc) - 1 : src.lid_hi;
+
+		for (uint32_t j = 0; j < (dst.all ? n_ep : 1); j++) {
+			uint32_t pd = dst.all ? eps[j] : dst.port[0];
+			uint32_t d_lo = dst.all ? sa_lid_of_port(c, pd) : dst.lid_lo;
+			uint32_t d_hi = dst.all ? d_lo + (1u << f->ports[pd].lmc) - 1 : dst.lid_hi;
+			unsigned got = 0;
+
+			/* Under LMC, pair the k-th LIDs first so that the
+			 * first NumbPath paths of a port pair use distinct
+			 * LIDs at both ends (the disjoint paths engines
+			 * build for LMC). */
+			for (uint32_t k = 0; k <= d_hi - d_lo; k++) {
+				for (uint32_t sl = s_lo; sl <= s_hi; sl++) {
+					uint32_t dl = d_lo + ((sl - s_lo) + k) % (d_hi - d_lo + 1);
+					int r;
+
+					if (numb && got >= numb)
+						break;
+					r = one_path(c, q, ps, sl, pd, dl, a);
+					if (r < 0) {
+						free(eps);
+						return SA_STATUS_NO_RESOURCES;
+					}
+					got += (unsigned)r;
+					if (q->method == SA_METHOD_GET && got)
+						goto done;
+				}
+			}
+		}
+	}
+done:
+	free(eps);
+	return 0;
+}
+
+const struct sa_attr_ops sa_pathrecord_ops = {
+	.attr_id = 0x0035,
+	.name = "PathRecord",
+	.rec_len = 64,
+	.query = pr_query,
+};

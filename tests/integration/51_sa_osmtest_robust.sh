@@ -1,0 +1,68 @@
+#!/bin/sh
+# The SA under load and under odd requests, on an ibsm-run fabric:
+#  1. osmtest -f c (inventory) and -f f (100,000 PortInfoRecord queries)
+#     pass, as they do against OpenSM (IBSIM-NOTES);
+#  2. requests the SM does not serve (an unserved SA attribute, out-of-range
+#     LIDs, ibping's vendor class, PerfMgt to the SM's LID) get an answer or
+#     a clean error, and the daemon stays alive and keeps sweeping (under
+#     ibsim an unregistered class used to crash it: exit 139).
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+IBSM_BUILD=${IBSM_BUILD:-$top/build}
+. "$top/sim/ibsim_harness.sh"
+. "$top/tests/integration/sm_lib.sh"
+sm_need
+for tool in osmtest saquery ibping perfquery; do
+	command -v $tool >/dev/null 2>&1 || { echo "skip: no $tool"; exit 77; }
+done
+W=$(mktemp -d "${TMPDIR:-/tmp}/ibsm-t51.XXXXXX")
+trap 'sim_cleanup; [ -n "${KEEP:-}" ] || rm -rf "$W"' EXIT
+cd "$W" || exit 1
+
+"$IBSM_BUILD/bin/ibsm-topo" fattree --levels 2 --radix 8 -o "$W/ft.net" >/dev/null || fail "ibsm-topo"
+client=$(awk -F'"' '/^Ca/ { n++; if (n == 3) { print $2; exit } }' "$W/ft.net")
+ibsim_start "$W/ft.net" || fail "ibsim did not start"
+sim_bg_run "$IBSM_BUILD/bin/ibsm" -R updn --cache-dir "$W/cache" --sweep 1 -v >"$W/sm.log" 2>&1
+SMPID=$SIM_LAST_PID
+i=0
+until grep -q "fabric UP" "$W/sm.log" 2>/dev/null; do
+	i=$((i + 1)); [ $i -gt 300 ] && { cat "$W/sm.log"; fail "ibsm not up in 30 s"; }
+	sleep 0.1
+done
+smlid=$(sed -n 's/.*SM LID \([0-9]*\).*/\1/p' "$W/sm.log" | head -1)
+[ -n "$smlid" ] || fail "no SM LID in the log"
+alive() { kill -0 "$SMPID" 2>/dev/null || { tail -20 "$W/sm.log"; fail "ibsm died after $1"; }; }
+
+# --- 1. osmtest --------------------------------------------------------------
+for f in c f; do
+	SIM_HOST=$client sim_run timeout 120 osmtest -f $f >"$W/osmtest.$f" 2>&1 ||
+		{ tail -20 "$W/osmtest.$f"; fail "osmtest -f $f failed"; }
+	grep -q "PASS" "$W/osmtest.$f" || { tail -5 "$W/osmtest.$f"; fail "osmtest -f $f did not pass"; }
+	grep -E "took|PASS" "$W/osmtest.$f" | tail -2
+	alive "osmtest -f $f"
+done
+
+# --- 2. odd requests -----------------------------------------------------------
+q() { SIM_HOST=$client sim_run timeout 10 saquery "$@" >"$W/q.out" 2>&1; echo $?; }
+[ "$(q SR)" -ne 0 ] || fail "ServiceRecord is not served yet, but saquery SR succeeded"
+grep -qi "ATTR\|attribute\|status" "$W/q.out" || { cat "$W/q.out"; fail "saquery SR: no status in the error"; }
+alive "saquery SR"
+q NR 49151 >/dev/null; alive "saquery NR 49151"
+[ -z "$(grep -i 'NodeRecord dump' "$W/q.out")" ] || fail "a NodeRecord for an unused LID"
+q -p --slid 1 --dlid 65000 >/dev/null; alive "PathRecord to LID 65000"
+grep -q "PathRecord dump" "$W/q.out" && fail "a PathRecord to LID 65000"
+SIM_HOST=$client sim_run timeout 5 ibping -c 2 "$smlid" >/dev/null 2>&1
+alive "ibping to the SM's LID"
+SIM_HOST=$client sim_run timeout 5 perfquery "$smlid" 1 >/dev/null 2>&1
+alive "perfquery to the SM's LID"
+
+# Still sweeping: a heavy sweep on SIGHUP, after all of the above.
+n0=$(grep -c "heavy sweep .* fabric" "$W/sm.log")
+kill -HUP "$SMPID"
+i=0
+until [ "$(grep -c "heavy sweep .* fabric" "$W/sm.log")" -gt "$n0" ]; do
+	i=$((i + 1)); [ $i -gt 100 ] && fail "no heavy sweep after SIGHUP"
+	sleep 0.1
+done
+alive "the last sweep"
+echo "PASS"

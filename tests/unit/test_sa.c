@@ -1,0 +1,341 @@
+/* The SA (sa/): record layouts against libibmad's own SA field table, the
+ * server's statuses, and answers over a small hand-made fabric. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <infiniband/mad.h>
+
+#include "mad/gmp.h"
+#include "routing/lft.h"
+#include "sa/sa_handler.h"
+#include "sa/sa_layout.h"
+#include "sa/sa_server.h"
+
+static void test_layout_sizes(void **state)
+{
+	const struct sa_layout *all[] = { &sa_node_rec, &sa_portinfo_rec,
+		&sa_link_rec, &sa_swinfo_rec, &sa_lft_rec, &sa_guidinfo_rec,
+		&sa_pkey_rec, &sa_sminfo_rec, &sa_path_rec, &sa_sl2vl_rec };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
+		assert_int_equal(sa_comp_offset(all[i], all[i]->num), all[i]->rec_len * 8u);
+		assert_true(all[i]->num <= 64);
+	}
+	/* PortInfo inside the PortInfoRecord is the 64-byte attribute. */
+	assert_int_equal(sa_comp_offset(&sa_portinfo_rec, PIR_PORTINFO), 32);
+}
+
+/* Our component tables put fields where libibmad's SA fields have them. */
+static void test_layout_vs_libibmad(void **state)
+{
+	uint8_t rec[256];
+
+	(void)state;
+	memset(rec, 0, sizeof(rec));
+	sa_put(&sa_path_rec, rec, PR_DLID, 0x1234);
+	sa_put(&sa_path_rec, rec, PR_SLID, 0x0042);
+	sa_put(&sa_path_rec, rec, PR_SL, 5);
+	sa_put(&sa_path_rec, rec, PR_NUMBPATH, 0x7f);
+	assert_int_equal(mad_get_field(rec, 0, IB_SA_PR_DLID_F), 0x1234);
+	assert_int_equal(mad_get_field(rec, 0, IB_SA_PR_SLID_F), 0x42);
+	assert_int_equal(mad_get_field(rec, 0, IB_SA_PR_SL_F), 5);
+	assert_int_equal(sa_get(&sa_path_rec, rec, PR_SL), 5);
+	assert_int_equal(sa_get(&sa_path_rec, rec, PR_NUMBPATH), 0x7f);
+
+	memset(rec, 0, sizeof(rec));
+	sa_put(&sa_node_rec, rec, NR_LID, 77);
+	sa_put(&sa_node_rec, rec, NR_NODEGUID, 0x0102030405060708ull);
+	sa_put(&sa_node_rec, rec, NR_PORTGUID, 0x1112131415161718ull);
+	assert_int_equal(mad_get_field(rec, 0, IB_SA_NR_LID_F), 77);
+	assert_int_equal(mad_get_field64(rec, 0, IB_SA_NR_GUID_F), 0x0102030405060708ull);
+	assert_int_equal(mad_get_field64(rec, 0, IB_SA_NR_PORT_GUID_F), 0x1112131415161718ull);
+
+	memset(rec, 0, sizeof(rec));
+	sa_put(&sa_guidinfo_rec, rec, GIR_LID, 9);
+	sa_put(&sa_guidinfo_rec, rec, GIR_GUID0, 0xabcdull);
+	assert_int_equal(mad_get_field(rec, 0, IB_SA_GIR_LID_F), 9);
+	assert_int_equal(mad_get_field64(rec, 0, IB_SA_GIR_GUID0_F), 0xabcdull);
+}
+
+static void test_comp_match(void **state)
+{
+	uint8_t a[64] = { 0 }, b[64] = { 0 };
+
+	(void)state;
+	sa_put(&sa_path_rec, a, PR_SL, 3);
+	sa_put(&sa_path_rec, b, PR_SL, 4);
+	sa_put(&sa_path_rec, a, PR_DLID, 7);
+	sa_put(&sa_path_rec, b, PR_DLID, 7);
+	assert_true(sa_comp_match(&sa_path_rec, a, b, 1ull << PR_DLID));
+	assert_false(sa_comp_match(&sa_path_rec, a, b, 1ull << PR_SL));
+	assert_true(sa_comp_match(&sa_path_rec, a, b, 0));
+}
+
+/* --- a small fabric: switch (LID 1) with CAs on ports 1 and 2 ----------- */
+
+struct mini {
+	struct sweep_result r;
+	struct lft_set lft;
+	struct sa_server s;
+};
+
+static void mini_portinfo(uint8_t *pi, unsigned lid, unsigned port)
+{
+	memset(pi, 0, 64);
+	mad_set_field(pi, 0, IB_PORT_LID_F, lid);
+	mad_set_field(pi, 0, IB_PORT_LOCAL_PORT_F, port);
+	mad_set_field(pi, 0, IB_PORT_STATE_F, 4);
+	mad_set_field(pi, 0, IB_PORT_LINK_WIDTH_ACTIVE_F, 2);   /* 4x */
+	mad_set_field(pi, 0, IB_PORT_LINK_SPEED_ACTIVE_F, 4);   /* QDR */
+	mad_set_field(pi, 0, IB_PORT_MTU_CAP_F, 5);             /* 4096 */
+	mad_set_field(pi, 0, IB_PORT_NEIGHBOR_MTU_F, 4);        /* 2048 */
+	mad_set_field64(pi, 0, IB_PORT_MKEY_F, 0x5555);
+}
+
+static void mini_build(struct mini *m)
+{
+	struct fabric *f = &m->r.fab;
+	uint32_t sw, ca[2];
+
+	memset(m, 0, sizeof(*m));
+	sweep_result_init(&m->r);
+	sw = fab_add_node(f, FAB_SWITCH, 4, 0x100, "sw");
+	ca[0] = fab_add_node(f, FAB_CA, 1, 0x200, "ca-a");
+	ca[1] = fab_add_node(f, FAB_CA, 1, 0x300, "ca-b");
+	fab_link(f, fab_port_idx(f, sw, 1), fab_port_idx(f, ca[0], 1));
+	fab_link(f, fab_port_idx(f, sw, 2), fab_port_idx(f, ca[1], 1));
+	fab_port(f, sw, 0)->lid = 1;
+	fab_port(f, sw, 0)->guid = 0x100;
+	fab_port(f, ca[0], 1)->lid = 2;
+	fab_port(f, ca[0], 1)->guid = 0x201;
+	fab_port(f, ca[1], 1)->lid = 3;
+	fab_port(f, ca[1], 1)->guid = 0x301;
+	m->r.cap_nodes = f->num_nodes;
+	m->r.cap_ports = f->num_ports;
+	m->r.node_info = calloc(f->num_nodes, 64);
+	m->r.sw_info = calloc(f->num_nodes, 64);
+	m->r.port_info = calloc(f->num_ports, 64);
+	m->r.port_info_ok = calloc(f->num_ports, 1);
+	for (uint32_t n = 0; n < f->num_nodes; n++) {
+		mad_set_field(m->r.node_info[n], 0, IB_NODE_TYPE_F, f->nodes[n].type);
+		mad_set_field64(m->r.node_info[n], 0, IB_NODE_GUID_F, f->nodes[n].guid);
+		for (unsigned i = 0; i <= f->nodes[n].num_ports; i++) {
+			uint32_t p = fab_port_idx(f, n, i);
+
+			if (!fab_is_switch(f, n) && i == 0)
+				continue;
+			mini_portinfo(m->r.port_info[p], fab_port_lid(f, p), i);
+			m->r.port_info_ok[p] = 1;
+		}
+	}
+	assert_int_equal(lft_alloc(&m->lft, 1, 3), 0);
+	lft_fill_local(f, &m->lft);
+	sa_server_init(&m->s, NULL);
+	m->s.ctx.sm.sm_key = 1;
+	m->s.ctx.packet_life_time = 0x12;
+	assert_int_equal(sa_db_build(&m->s.ctx.db, &m->r, f, &m->lft,
+				     0xfe80000000000000ull), 0);
+}
+
+static void mini_free(struct mini *m)
+{
+	sa_server_free(&m->s);
+	lft_free(&m->lft);
+	sweep_result_free(&m->r);
+}
+
+static void req_init(uint8_t *mad, uint8_t method, uint16_t attr, uint64_t mask)
+{
+	memset(mad, 0, GMP_SIZE);
+	mad_set_field(mad, 0, IB_MAD_BASEVER_F, 1);
+	mad_set_field(mad, 0, IB_MAD_MGMTCLASS_F, GMP_CLASS_SA);
+	mad_set_field(mad, 0, IB_MAD_CLASSVER_F, 2);
+	mad_set_field(mad, 0, IB_MAD_METHOD_F, method);
+	mad_set_field(mad, 0, IB_MAD_ATTRID_F, attr);
+	mad_set_field64(mad, 0, IB_MAD_TRID_F, 0x77);
+	mad_set_field64(mad, 0, IB_SA_COMPMASK_F, mask);
+}
+
+static unsigned status_of(const uint8_t *mad)
+{
+	return mad_get_field((void *)(uintptr_t)mad, 0, IB_MAD_STATUS_F);
+}
+
+static void test_statuses(void **state)
+{
+	struct mini m;
+	uint8_t req[GMP_SIZE], out[4 * GMP_SIZE];
+
+	(void)state;
+	mini_build(&m);
+	req_init(req, 0x01, 0x0011, 1);             /* NodeRecord Get, LID 9 */
+	sa_put(&sa_node_rec, req + GMP_SA_DATA_OFFS, NR_LID, 9);
+	assert_int_equal(sa_server_answer(&m.s, req, 2, out, 4), 1);
+	assert_int_equal(status_of(out), SA_STATUS_NO_RECORDS);
+	assert_int_equal(mad_get_field64(out, 0, IB_MAD_TRID_F), 0x77);
+	assert_int_equal(mad_get_field(out, 0, IB_MAD_METHOD_F), 0x01); /* GetResp = */
+	assert_int_equal(mad_get_field(out, 0, IB_MAD_RESPONSE_F), 1);  /* 0x81 */
+
+	req_init(req, 0x01, 0x0011, 0);             /* Get of 3 records */
+	sa_server_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(status_of(out), SA_STATUS_TOO_MANY_RECORDS);
+
+	req_init(req, 0x01, 0x0999, 0);             /* no such attribute */
+	sa_server_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(status_of(out), GMP_STATUS_INVALID_FIELD);
+
+	req_init(req, 0x01, 0x0011, 0);
+	mad_set_field(req, 0, IB_MAD_CLASSVER_F, 1);  /* wrong class version */
+	sa_server_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(status_of(out), GMP_STATUS_BAD_CLASS);
+
+	req_init(req, 0x07, 0x0011, 0);             /* not an SA method */
+	sa_server_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(status_of(out), GMP_STATUS_METHOD_UNSUPP);
+
+	req_init(req, 0x02, 0x0011, 0);             /* Set of a NodeRecord */
+	sa_server_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(status_of(out), GMP_STATUS_METHOD_ATTR_UNSUPP);
+
+	req_init(req, 0x01, 0x0035, 0);             /* PathRecord: no ends */
+	sa_server_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(status_of(out), SA_STATUS_REQ_INSUFFICIENT_COMPONENTS);
+	assert_true(m.s.st.errors >= 7);
+	mini_free(&m);
+}
+
+static void test_node_table_rmpp(void **state)
+{
+	struct mini m;
+	uint8_t req[GMP_SIZE], out[4 * GMP_SIZE];
+	struct rmpp_hdr h;
+	int n;
+
+	(void)state;
+	mini_build(&m);
+	req_init(req, 0x12, 0x0011, 0);             /* GetTable: 3 x 112 bytes */
+	n = sa_server_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(n, 2);
+	assert_int_equal(status_of(out), 0);
+	assert_int_equal(mad_get_field(out, 0, IB_SA_ATTROFFS_F), 112 / 8);
+	rmpp_get(out, &h);
+	assert_int_equal(h.type, RMPP_TYPE_DATA);
+	assert_int_equal(h.flags, RMPP_FLAG_ACTIVE | RMPP_FLAG_FIRST);
+	assert_int_equal(h.seg_num, 1);
+	assert_int_equal(h.len_or_window, 336 + 2 * 20);
+	rmpp_get(out + GMP_SIZE, &h);
+	assert_int_equal(h.flags, RMPP_FLAG_ACTIVE | RMPP_FLAG_LAST);
+	assert_int_equal(h.seg_num, 2);
+	assert_int_equal(h.len_or_window, 136 + 20);
+	/* The first record: the switch (node order), LID 1. */
+	assert_int_equal(mad_get_field(out + GMP_SA_DATA_OFFS, 0, IB_SA_NR_LID_F), 1);
+
+	/* By PortGUID: exactly CA b's port. */
+	req_init(req, 0x01, 0x0011, 1ull << NR_PORTGUID);
+	sa_put(&sa_node_rec, req + GMP_SA_DATA_OFFS, NR_PORTGUID, 0x301);
+	assert_int_equal(sa_server_answer(&m.s, req, 2, out, 4), 1);
+	assert_int_equal(status_of(out), 0);
+	assert_int_equal(mad_get_field(out + GMP_SA_DATA_OFFS, 0, IB_SA_NR_LID_F), 3);
+	mini_free(&m);
+}
+
+static void test_path(void **state)
+{
+	struct mini m;
+	uint8_t req[GMP_SIZE], out[4 * GMP_SIZE];
+	const uint8_t *rec = out + GMP_SA_DATA_OFFS;
+
+	(void)state;
+	mini_build(&m);
+	req_init(req, 0x01, 0x0035, (1ull << PR_SLID) | (1ull << PR_DLID));
+	sa_put(&sa_path_rec, req + GMP_SA_DATA_OFFS, PR_SLID, 2);
+	sa_put(&sa_path_rec, req + GMP_SA_DATA_OFFS, PR_DLID, 3);
+	assert_int_equal(sa_server_answer(&m.s, req, 2, out, 4), 1);
+	assert_int_equal(status_of(out), 0);
+	assert_int_equal(sa_get(&sa_path_rec, rec, PR_SLID), 2);
+	assert_int_equal(sa_get(&sa_path_rec, rec, PR_DLID), 3);
+	assert_int_equal(sa_get(&sa_path_rec, rec, PR_MTU), 4);     /* NeighborMTU */
+	assert_int_equal(sa_get(&sa_path_rec, rec, PR_RATE), 7);    /* 4x QDR = 40 */
+	assert_int_equal(sa_get(&sa_path_rec, rec, PR_PKEY), 0xffff);
+	assert_int_equal(sa_get(&sa_path_rec, rec, PR_PLT), 0x12);
+	assert_int_equal(sa_get(&sa_path_rec, rec, PR_REVERSIBLE), 1);
+
+	/* MTU exactly 4096: more than the path has -> no record. */
+	req_init(req, 0x01, 0x0035, (1ull << PR_SLID) | (1ull << PR_DLID) |
+		 (1ull << PR_MTUSEL) | (1ull << PR_MTU));
+	sa_put(&sa_path_rec, req + GMP_SA_DATA_OFFS, PR_SLID, 2);
+	sa_put(&sa_path_rec, req + GMP_SA_DATA_OFFS, PR_DLID, 3);
+	sa_put(&sa_path_rec, req + GMP_SA_DATA_OFFS, PR_MTUSEL, 2);
+	sa_put(&sa_path_rec, req + GMP_SA_DATA_OFFS, PR_MTU, 5);
+	sa_server_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(status_of(out), SA_STATUS_NO_RECORDS);
+	/* Less than 2048: 1024. */
+	sa_put(&sa_path_rec, req + GMP_SA_DATA_OFFS, PR_MTUSEL, 1);
+	sa_put(&sa_path_rec, req + GMP_SA_DATA_OFFS, PR_MTU, 4);
+	sa_server_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(status_of(out), 0);
+	assert_int_equal(sa_get(&sa_path_rec, rec, PR_MTU), 3);
+
+	/* A GID of another subnet. */
+	req_init(req, 0x01, 0x0035, (1ull << PR_SGID) | (1ull << PR_DLID));
+	memset(req + GMP_SA_DATA_OFFS + 24, 0x11, 16);
+	sa_put(&sa_path_rec, req + GMP_SA_DATA_OFFS, PR_DLID, 3);
+	sa_server_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(status_of(out), SA_STATUS_REQ_INVALID_GID);
+
+	/* GetTable from LID 2: to every endpoint LID (1, 2, 3). */
+	req_init(req, 0x12, 0x0035, 1ull << PR_SLID);
+	sa_put(&sa_path_rec, req + GMP_SA_DATA_OFFS, PR_SLID, 2);
+	assert_int_equal(sa_server_answer(&m.s, req, 2, out, 4), 1);
+	assert_int_equal(status_of(out), 0);
+	assert_int_equal(mad_get_field(out, 0, IB_SA_RMPP_LEN_F), 3 * 64 + 20);
+	mini_free(&m);
+}
+
+static void test_portinfo_mkey_hidden(void **state)
+{
+	struct mini m;
+	uint8_t req[GMP_SIZE], out[4 * GMP_SIZE];
+	const uint8_t *pi;
+
+	(void)state;
+	mini_build(&m);
+	req_init(req, 0x01, 0x0012, (1ull << PIR_LID) | (1ull << PIR_PORTNUM));
+	sa_put(&sa_portinfo_rec, req + GMP_SA_DATA_OFFS, PIR_LID, 2);
+	sa_put(&sa_portinfo_rec, req + GMP_SA_DATA_OFFS, PIR_PORTNUM, 1);
+	assert_int_equal(sa_server_answer(&m.s, req, 2, out, 4), 1);
+	assert_int_equal(status_of(out), 0);
+	pi = out + GMP_SA_DATA_OFFS + 4;
+	assert_int_equal(mad_get_field((void *)(uintptr_t)pi, 0, IB_PORT_LID_F), 2);
+	assert_int_equal(mad_get_field64((void *)(uintptr_t)pi, 0, IB_PORT_MKEY_F), 0);
+	mad_set_field64(req, 0, IB_SA_MKEY_F, 1);   /* trusted */
+	sa_server_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(mad_get_field64((void *)(uintptr_t)pi, 0, IB_PORT_MKEY_F), 0x5555);
+
+	/* LinkRecords: two links, both directions. */
+	req_init(req, 0x12, 0x0020, 0);
+	sa_server_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(mad_get_field(out, 0, IB_SA_RMPP_LEN_F), 4 * 8 + 20);
+	mini_free(&m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_layout_sizes),
+		cmocka_unit_test(test_layout_vs_libibmad),
+		cmocka_unit_test(test_comp_match),
+		cmocka_unit_test(test_statuses),
+		cmocka_unit_test(test_node_table_rmpp),
+		cmocka_unit_test(test_path),
+		cmocka_unit_test(test_portinfo_mkey_hidden),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
