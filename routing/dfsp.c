@@ -210,8 +210,8 @@ static int dfsp_route(struct route_ctx *ctx, struct lft_set *t)
 	}
 	if (!p) {
 		p = &own;
-		log_warn("dfsp: the caller takes no path SLs; the tables are "
-			 "only deadlock-free with them");
+		log_info("dfsp: the caller takes no path SLs: only one layer "
+			 "is acceptable");
 	}
 	if ((r = path_sl_alloc(p, ctx->fab)))
 		goto out;
@@ -220,6 +220,15 @@ static int dfsp_route(struct route_ctx *ctx, struct lft_set *t)
 	double t1 = now_seconds();
 	if ((r = assign_layers(ctx, &g, t, p)))
 		goto out;
+	if (p == &own && p->vls_used > 1) {
+		/* Tables that are only deadlock-free with SLs nobody will
+		 * program are wrong tables: refuse so a fallback runs. */
+		snprintf(ctx->why, sizeof(ctx->why), "routes need %u SL layers "
+			 "but this caller cannot program path SLs",
+			 p->vls_used);
+		r = -ENOTSUP;
+		goto out;
+	}
 	log_info("dfsp: %u switches, %u endpoints; paths %.3f s, %u layers "
 		 "%.3f s", g.nsw, g.ep_off[g.nsw], t1 - t0, p->vls_used,
 		 now_seconds() - t1);

@@ -433,6 +433,9 @@ static int run(const struct cli *c)
 		rc = EXIT_USAGE;
 		goto out;
 	}
+	if (sl.sl && sl.vls_used > 1 && c->out && !c->sl_out)
+		log_warn("%s: these tables need %u SL layers to be deadlock-free; "
+			 "--sl-out writes them", c->out, sl.vls_used);
 	if (c->sl_out) {
 		if (!sl.sl)
 			log_warn("%s: engine %s sets no path SLs; every path "
