@@ -41,6 +41,7 @@ struct mad_transport {
 	int portid;
 	int agent_lid, agent_dr;
 	int agent_sa;               /* SubnAdm (class 0x03, version 2) server */
+	int kernel_rmpp;            /* agent_sa registered with RMPP version 1 */
 	/* ibsim only: agents that take classes we do not serve, so that
 	 * umad2sim delivers them instead of crashing (IBSIM-NOTES). */
 	int agent_sink[8];
@@ -140,8 +141,13 @@ static int register_gmp_agents(struct mad_transport *t)
 	m[0] = (1 << 0x01) | (1 << 0x02);
 	m[2] = (1 << (0x12 - 16)) | (1 << (0x13 - 16)) | (1 << (0x14 - 16)) |
 		(1 << (0x15 - 16));
+	/* On a real port the kernel does RMPP for us (IBA 13.6: window,
+	 * ACKs, retries; ACKs are responses the kernel matches to its own
+	 * segments, which a non-RMPP agent would never see). umad2sim has no
+	 * RMPP, so there the SA segments its answers itself. */
+	t->kernel_rmpp = !under_umad2sim();
 	t->agent_sa = umad_register(t->portid, GMP_CLASS_SA, GMP_SA_CLASS_VERSION,
-				    0, mask);
+				    t->kernel_rmpp ? 1 : 0, mask);
 	if (t->agent_sa < 0) {
 		log_err("cannot register the SubnAdm agent on %s port %d (another SA running?)",
 			t->ca, t->port_num);
@@ -417,23 +423,41 @@ static int is_sink_class(const struct mad_transport *t, uint8_t mclass)
 	return 0;
 }
 
+#define RMPP_ACK_TIMEOUT_MS 1000
+#define RMPP_RETRIES 3
+
 static int send_umad_len(struct mad_transport *t, const uint8_t *mad,
 			 size_t len, uint16_t dlid, uint32_t dqp)
 {
 	int agent = agent_of(t, smp_class(mad));
+	void *umad = t->umad;
+	int rc;
 
 	if (agent < 0)
 		return -EINVAL;
-	if (len < 24 || len > SMP_SIZE)
+	if (len < 24)
 		len = SMP_SIZE;
-	memset(t->umad, 0, umad_size() + SMP_SIZE);
-	memcpy(umad_get_mad(t->umad), mad, len);
+	if (len > SMP_SIZE) {
+		/* One RMPP transfer the kernel segments (mt_kernel_rmpp). */
+		if (!t->kernel_rmpp || agent != t->agent_sa)
+			return -EMSGSIZE;
+		umad = calloc(1, umad_size() + len);
+		if (!umad)
+			return -ENOMEM;
+	} else {
+		memset(umad, 0, umad_size() + SMP_SIZE);
+	}
+	memcpy(umad_get_mad(umad), mad, len);
 	/* GMPs go to QP1 with the well-known GSI Q_Key (IBA 13.5.2). */
-	umad_set_addr(t->umad, dlid, (int)dqp, 0,
-		      dqp ? (int)GMP_QP1_QKEY : 0);
-	if (umad_send(t->portid, agent, t->umad, (int)len, 0, 0) < 0)
-		return -EIO;
-	return 0;
+	umad_set_addr(umad, dlid, (int)dqp, 0, dqp ? (int)GMP_QP1_QKEY : 0);
+	/* A kernel RMPP transfer waits for the receiver's ACKs with this
+	 * timeout and retries (a plain MAD is sent untracked). */
+	rc = umad_send(t->portid, agent, umad, (int)len,
+		       umad != t->umad ? RMPP_ACK_TIMEOUT_MS : 0,
+		       umad != t->umad ? RMPP_RETRIES : 0) < 0 ? -EIO : 0;
+	if (umad != t->umad)
+		free(umad);
+	return rc;
 }
 
 static int send_umad(struct mad_transport *t, const uint8_t *mad,
@@ -446,6 +470,11 @@ int mt_respond_len(struct mad_transport *t, const uint8_t *mad, size_t len,
 		    uint16_t dlid, uint32_t dqp)
 {
 	return send_umad_len(t, mad, len, dlid, dqp);
+}
+
+int mt_kernel_rmpp(const struct mad_transport *t)
+{
+	return t->kernel_rmpp;
 }
 
 int mt_respond(struct mad_transport *t, const uint8_t *mad, uint16_t dlid,

@@ -80,6 +80,11 @@ int mt_respond(struct mad_transport *t, const uint8_t *mad, uint16_t dlid,
  * was sent, and SA clients count records by the length they receive. */
 int mt_respond_len(struct mad_transport *t, const uint8_t *mad, size_t len,
 		    uint16_t dlid, uint32_t dqp);
+/* 1 when the kernel does RMPP for SA answers (a real port): a response
+ * with the RMPP Active flag may then be one mt_respond_len of any length
+ * (header + all data), and the kernel segments it with window, ACKs and
+ * retries. 0 under ibsim, which has no RMPP: send each segment. */
+int mt_kernel_rmpp(const struct mad_transport *t);
 
 /* One round: send what the window allows, receive what arrived (waiting
  * up to wait_ms if nothing did), run completions, expire timeouts.

@@ -278,6 +278,31 @@ static int is_request(const uint8_t *mad)
 	return !(h.flags & RMPP_FLAG_ACTIVE) || h.type == RMPP_TYPE_DATA;
 }
 
+/* A table answer as one transfer the kernel segments (a real port):
+ * the SA header once, all records after it, RMPP Active (IBA 13.6.2). */
+static int respond_kernel_rmpp(struct sa_server *s, const uint8_t *req,
+			       const struct sa_answer *a, uint16_t dlid,
+			       uint32_t dqp)
+{
+	size_t len = GMP_SA_DATA_OFFS + a->len;
+	uint8_t *buf = calloc(1, len < GMP_SIZE ? GMP_SIZE : len);
+	struct rmpp_hdr h = { .version = 1, .type = RMPP_TYPE_DATA,
+			      .flags = RMPP_FLAG_ACTIVE };
+	int rc;
+
+	if (!buf)
+		return -ENOMEM;
+	memcpy(buf, req, 24);
+	gmp_make_response(buf, 0);
+	sa_hdr_set(buf, (uint16_t)(a->padded / 8), sa_hdr_comp_mask(req));
+	rmpp_set(buf, &h);
+	if (a->len)
+		memcpy(buf + GMP_SA_DATA_OFFS, a->buf, a->len);
+	rc = mt_respond_len(s->t, buf, len, dlid, dqp);
+	free(buf);
+	return rc < 0 ? rc : 1;
+}
+
 void sa_server_handle(struct sa_server *s, uint8_t *mad, uint16_t slid,
 		      uint32_t sqp)
 {
@@ -291,7 +316,12 @@ void sa_server_handle(struct sa_server *s, uint8_t *mad, uint16_t slid,
 		return;
 	}
 	status = run(s, mad, slid, &a, &slot);
-	segs = respond(mad, status, &a, emit_send, &arg);
+	if (!status && mt_kernel_rmpp(s->t) &&
+	    (smp_method(mad) == SA_METHOD_GET_TABLE ||
+	     smp_method(mad) == SA_METHOD_GET_MULTI))
+		segs = respond_kernel_rmpp(s, mad, &a, slid, sqp);
+	else
+		segs = respond(mad, status, &a, emit_send, &arg);
 	if (segs < 0)
 		log_warn("SA: cannot answer LID %u (attr 0x%04x)", slid, smp_attr(mad));
 	if (status)

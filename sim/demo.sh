@@ -281,6 +281,26 @@ if sim_run ibnetdiscover >"$WORK/fabric2.ibnd" 2>/dev/null; then
 else
 	fail "ibnetdiscover after the restart failed"
 fi
+# --- saquery: the daemon's Subnet Administration ------------------------------------
+# Asked from another CA (SIM_HOST), one record per query (ibsim passes only
+# the first segment of a multi-record answer).
+client=$(awk -F'"' '/^(Ca|Hca)/ { n++; if (n == 2) { print $2; exit } }' "$NET")
+n_nr=0
+for l in $(cat "$WORK/lids"); do
+	SIM_HOST=$client sim_run saquery NR "$l" 2>/dev/null | grep -q "lid\.*$l\$" &&
+		n_nr=$((n_nr + 1))
+done
+n_pr=0
+for p in $pairs; do
+	s=${p%:*}; d=${p#*:}
+	SIM_HOST=$client sim_run saquery -p --slid "$s" --dlid "$d" 2>/dev/null |
+		grep -q "dlid\.*$d\$" && n_pr=$((n_pr + 1))
+done
+if [ "$n_nr" -eq "$n_lids" ] && [ "$n_pr" -eq "$n_pairs" ] && [ "$n_pairs" -gt 0 ]; then
+	pass "saquery: NodeRecords for all $n_nr LIDs, PathRecords for the $n_pr traced pairs"
+else
+	fail "saquery: NodeRecords for $n_nr of $n_lids LIDs, PathRecords for $n_pr of $n_pairs pairs"
+fi
 kill "$SM_PID" 2>/dev/null
 wait "$SM_PID" 2>/dev/null
 

@@ -1,0 +1,118 @@
+#!/bin/sh
+# Subnet Administration: ibsm against OpenSM on the same ibsim fabric, one
+# SM after the other, each on a fresh ibsim.
+#   sh bench/sa_bench.sh [BUILD_DIR]
+#   SA_BENCH_SIZES="small large" (default both: 648 and 11,664 CAs)
+# Per SM and size:
+#   osmtest -f f      100,000 single-MAD PortInfoRecord queries (small only)
+#   PathRecord        mean and worst time of one `saquery -p --slid --dlid`
+#                     process, over Q queries between spread CA pairs
+#   floor             the same for `saquery -c` (ClassPortInfo, one fixed
+#                     record): process start + ibsim round trip, no SA work
+#   during sweep      PathRecord queries issued while a heavy sweep runs
+#                     (SIGHUP to either SM): mean and worst
+#   RSS               the SM process's resident memory after the queries
+# Benchmarks measure; nothing here is asserted.
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+B=${1:-${IBSM_BUILD:-$top/build}}
+case $B in /*) ;; *) B=$top/$B ;; esac
+SIZES=${SA_BENCH_SIZES:-small large}
+Q=${SA_BENCH_QUERIES:-200}
+for c in ibsim opensm saquery osmtest; do
+	command -v $c >/dev/null 2>&1 || { echo "sa_bench: $c missing"; exit 77; }
+done
+[ -x "$B/bin/ibsm" ] && [ -x "$B/bin/ibsm-topo" ] || { echo "sa_bench: build first"; exit 77; }
+. "$top/sim/ibsim_harness.sh"
+W=$(mktemp -d "${TMPDIR:-/tmp}/ibsm-sabench.XXXXXX")
+trap 'sim_cleanup; rm -rf "$W"' EXIT
+trap 'exit 130' INT TERM HUP PIPE
+cd "$W" || exit 1
+
+now() { date +%s.%N; }
+rss_mb() { awk '/VmRSS/ { printf "%.1f", $2 / 1024 }' "/proc/$1/status" 2>/dev/null; }
+
+# Time each query of a list (one "slid dlid" per line; "cpi" for the
+# floor) and print "mean_ms worst_ms".
+time_queries() { # file
+	while read -r s d; do
+		t0=$(now)
+		if [ "$s" = cpi ]; then
+			SIM_HOST=$client sim_run saquery -c >/dev/null 2>&1
+		else
+			SIM_HOST=$client sim_run saquery -p --slid "$s" --dlid "$d" >/dev/null 2>&1
+		fi
+		t1=$(now)
+		echo "$t0 $t1"
+	done <"$1" | awk '{ d = ($2 - $1) * 1000; s += d; if (d > m) m = d; n++ }
+		END { if (n) printf "%.1f %.1f\n", s / n, m; else print "- -" }'
+}
+
+wait_up() { # sm log pattern pid
+	i=0
+	while [ $i -lt 12000 ]; do
+		grep -q "$2" "$1" 2>/dev/null && return 0
+		kill -0 "$3" 2>/dev/null || return 1
+		i=$((i + 1)); sleep 0.05
+	done
+	return 1
+}
+
+run_sm() { # which size net limits
+	ibsim_start "$3" $4 || return 1
+	if [ "$1" = ibsm ]; then
+		sim_bg_run "$B/bin/ibsm" -R ftree,updn --cache-dir "$W/$2.c" \
+			--sweep 0 --log-file "$W/$2.ibsm.log"
+		pid=$SIM_LAST_PID; log=$W/$2.ibsm.log; up="fabric UP"
+	else
+		export OSM_CACHE_DIR="$W/$2.osm"; mkdir -p "$OSM_CACHE_DIR"
+		sim_bg_run opensm -d2 -f "$W/$2.osm.log" >/dev/null 2>&1
+		pid=$SIM_LAST_PID; log=$W/$2.osm.log; up="SUBNET UP"
+	fi
+	wait_up "$log" "$up" "$pid" || { echo "$1 not up"; sim_cleanup; return 1; }
+	ibt=-
+	if [ "$2" = small ]; then
+		t0=$(now)
+		SIM_HOST=$client sim_run timeout 300 osmtest -f f >"$W/osmtest.$1" 2>&1 &&
+			grep -q PASS "$W/osmtest.$1" &&
+			ibt=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }')
+	fi
+	sim_run ibnetdiscover >"$W/$2.$1.ibnd" 2>/dev/null
+	awk '/^Ca/ { ca = 1; next } /^$/ { ca = 0 }
+	     ca && /^\[/ { for (i = 1; i <= NF; i++) if ($i == "lid") { print $(i + 1); break } }' \
+		"$W/$2.$1.ibnd" >"$W/calids"
+	awk -v q="$Q" '{ l[n++] = $1 } END { srand(1); for (i = 0; i < q; i++) {
+		a = int(rand() * n); b = int(rand() * n); if (a == b) b = (b + 1) % n; print l[a], l[b] } }' \
+		"$W/calids" >"$W/pairs"
+	awk -v q="$Q" 'BEGIN { for (i = 0; i < q; i++) print "cpi" }' >"$W/cpis"
+	pr=$(time_queries "$W/pairs")
+	floor=$(time_queries "$W/cpis")
+	head -40 "$W/pairs" >"$W/pairs40"
+	kill -HUP "$pid"
+	sw=$(time_queries "$W/pairs40")
+	rss=$(rss_mb "$pid")
+	printf '%-6s %-7s | %8s | %14s | %14s | %14s | %7s\n' "$2" "$1" "$ibt" \
+		"$(echo $pr | awk '{ print $1 " / " $2 }')" \
+		"$(echo $floor | awk '{ print $1 " / " $2 }')" \
+		"$(echo $sw | awk '{ print $1 " / " $2 }')" "$rss"
+	sim_cleanup
+}
+
+printf '%-6s %-7s | %8s | %14s | %14s | %14s | %7s\n' size SM "osmtest" \
+	"PR ms mean/max" "floor ms" "in sweep ms" "RSS MB"
+for size in $SIZES; do
+	case $size in
+	small) args="--levels 2 --radix 36" ;;
+	large) args="--levels 3 --radix 36" ;;
+	*) echo "unknown size $size"; continue ;;
+	esac
+	net=$W/$size.net
+	"$B/bin/ibsm-topo" fattree $args -o "$net" --summary >"$W/$size.sum" || exit 1
+	limits=$(sed -n 's/.*ibsim -s \(.*\) FILE.*/\1/p' "$W/$size.sum")
+	client=$(awk -F'"' '/^Ca/ { n++; if (n == 3) { print $2; exit } }' "$net")
+	run_sm ibsm "$size" "$net" "$limits"
+	run_sm opensm "$size" "$net" "$limits"
+done
+echo "osmtest: seconds for osmtest -f f (100,000 queries; ibsim and osmtest bound)."
+echo "PR, floor, in sweep: one saquery process per query (start-up included), from another CA."
+echo "in sweep: queries issued right after SIGHUP, while the heavy sweep runs."
