@@ -12,6 +12,8 @@
 #include "../core/fabric.h"
 #include "lft.h"
 
+struct path_sl;
+
 #define ROUTE_ENGINE_ABI 1
 #define ROUTE_ENGINE_ENTRY "ibsm_engine_entry"
 
@@ -24,6 +26,11 @@ struct route_options {
 	const struct lft_set *prev;     /* optional previous tables (re-route) */
 	const struct fabric *prev_fab;  /* the fabric prev was computed on */
 	unsigned threads;               /* 0 = engine decides */
+	/* Appended for layered engines (dfsp); caller-owned, so engines
+	 * that ignore them keep working (ABI 1 unchanged). */
+	uint8_t max_vls;                /* layers (SLs/VLs) allowed, 0 = 8 */
+	struct path_sl *sl_out;         /* optional: filled with path SLs
+					 * (path_sl.h), allocated by caller */
 };
 
 struct route_ctx {

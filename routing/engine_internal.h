@@ -9,6 +9,7 @@
 extern const struct route_engine route_minhop;
 extern const struct route_engine route_updn;
 extern const struct route_engine route_ftree;
+extern const struct route_engine route_dfsp;
 
 /* At most this many engines can be loaded into one process. */
 #define ROUTE_MAX_LOADED 16

@@ -16,6 +16,7 @@
 static const struct route_engine *const builtin[] = {
 	&route_minhop,
 	&route_updn,
+	&route_dfsp,
 	&route_ftree,
 	NULL,
 };

@@ -22,6 +22,7 @@
 #include "../discovery/topo_read.h"
 #include "engine.h"
 #include "lft.h"
+#include "path_sl.h"
 #include "verify.h"
 
 #define EXIT_VERIFY 1
@@ -40,6 +41,9 @@ static const char usage[] =
 	"  --save-guid2lid FILE write the LIDs used (OpenSM guid2lid format)\n"
 	"  --out FILE           write the tables (dump_fts format, for opensm -U)\n"
 	"  --lfts-in FILE       verify these tables (dump_fts output) instead of routing\n"
+	"  --vls N              layers (SLs/VLs) a layered engine (dfsp) may\n"
+	"                       use, 1..15 (default 8)\n"
+	"  --sl-out FILE        write 'SLID DLID SL' for every CA-to-CA path\n"
 	"  --check              full verification: credit loops, link loads,\n"
 	"                       shifts, LMC path diversity; exit 1 if not ok\n"
 	"  --cdg-switch-lids    credit loops: also CA -> switch-LID routes\n"
@@ -56,11 +60,11 @@ static const char usage[] =
 
 struct cli {
 	const char *topo, *engines, *roots, *cns, *guid2lid, *save_guid2lid;
-	const char *out, *lfts_in, *dot;
+	const char *out, *lfts_in, *dot, *sl_out;
 	const char *engine_path[16];
 	unsigned num_engine_paths;
 	enum topo_format format;
-	unsigned lmc, shifts, threads;
+	unsigned lmc, shifts, threads, vls;
 	int check, cdg_switch_lids, quiet, verbose, list_engines, wide_lids;
 };
 
@@ -87,7 +91,7 @@ static int parse_args(int argc, char **argv, struct cli *c)
 {
 	enum { O_TOPO = 256, O_FORMAT, O_ENGINE, O_ENGINE_PATH, O_LMC, O_ROOTS,
 	       O_CNS, O_GUID2LID, O_SAVE, O_OUT, O_LFTS_IN, O_CHECK, O_CDG_SW,
-	       O_SHIFTS, O_THREADS, O_DOT, O_LIST, O_WIDE };
+	       O_SHIFTS, O_THREADS, O_DOT, O_LIST, O_WIDE, O_VLS, O_SL_OUT };
 	static const struct option longopts[] = {
 		{ "topo", required_argument, NULL, O_TOPO },
 		{ "format", required_argument, NULL, O_FORMAT },
@@ -107,6 +111,8 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		{ "dot", required_argument, NULL, O_DOT },
 		{ "list-engines", no_argument, NULL, O_LIST },
 		{ "wide-lids", no_argument, NULL, O_WIDE },
+		{ "vls", required_argument, NULL, O_VLS },
+		{ "sl-out", required_argument, NULL, O_SL_OUT },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -120,6 +126,11 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		switch (opt) {
 		case O_TOPO: c->topo = optarg; break;
 		case O_WIDE: c->wide_lids = 1; break;
+		case O_SL_OUT: c->sl_out = optarg; break;
+		case O_VLS:
+			if (parse_uint(optarg, 15, &c->vls) || !c->vls)
+				return bad_usage("--vls: '%s' is not 1..15", optarg);
+			break;
 		case O_FORMAT:
 			if (!strcmp(optarg, "auto"))
 				c->format = TOPO_AUTO;
@@ -318,6 +329,7 @@ static int check_engine_names(const char *list)
 
 /* Route (or read tables); returns 0 or an exit code. */
 static int make_tables(struct fabric *f, const struct cli *c, struct lft_set *t,
+		       struct path_sl *sl,
 		       const char **engine_used, double *route_s)
 {
 	uint64_t *roots = NULL, *cns = NULL;
@@ -350,6 +362,8 @@ static int make_tables(struct fabric *f, const struct cli *c, struct lft_set *t,
 		.root_guids = roots, .num_root_guids = nroots,
 		.cn_guids = cns, .num_cn_guids = ncns,
 		.threads = c->threads,
+		.max_vls = (uint8_t)c->vls,
+		.sl_out = sl,
 	};
 	const struct route_engine *used = NULL;
 	t0 = now_seconds();
@@ -386,6 +400,7 @@ static int run(const struct cli *c)
 {
 	struct fabric f;
 	struct lft_set t = { 0 };
+	struct path_sl sl = { 0 };
 	struct verify_result res;
 	const char *engine = "?";
 	double t0 = now_seconds(), t_read, t_lids, route_s = 0, t_verify = 0;
@@ -411,15 +426,33 @@ static int run(const struct cli *c)
 		rc = EXIT_USAGE;
 		goto out;
 	}
-	if ((rc = make_tables(&f, c, &t, &engine, &route_s)))
+	if ((rc = make_tables(&f, c, &t, &sl, &engine, &route_s)))
 		goto out;
 	if (c->out && (rc = lft_write_dump_fts(&f, &t, c->out))) {
 		log_err("%s: %s", c->out, strerror(-rc));
 		rc = EXIT_USAGE;
 		goto out;
 	}
+	if (sl.sl && sl.vls_used > 1 && c->out && !c->sl_out)
+		log_warn("%s: these tables need %u SL layers to be deadlock-free; "
+			 "--sl-out writes them", c->out, sl.vls_used);
+	if (c->sl_out) {
+		if (!sl.sl)
+			log_warn("%s: engine %s sets no path SLs; every path "
+				 "uses SL 0", c->sl_out, engine);
+		if (!sl.sl && (rc = path_sl_alloc(&sl, &f))) {
+			rc = EXIT_USAGE;
+			goto out;
+		}
+		if ((rc = path_sl_write(&f, &sl, c->sl_out))) {
+			log_err("%s: %s", c->sl_out, strerror(-rc));
+			rc = EXIT_USAGE;
+			goto out;
+		}
+	}
 	struct verify_opts vo = {
-		.check_credit_loops = c->check,
+		/* Layered tables: one CDG per SL below, not one for all. */
+		.check_credit_loops = c->check && !sl.sl,
 		.link_load = c->check,
 		.path_diversity = c->check && c->lmc,
 		.max_shifts = c->shifts,
@@ -436,6 +469,23 @@ static int run(const struct cli *c)
 	t_verify = res.seconds;
 	if (!c->quiet)
 		verify_print_json(stdout, &res);
+	if (c->check && sl.sl) {
+		uint32_t vls = 0;
+		char why[160];
+		int loop = path_sl_check(&f, &t, &sl, &vls, why, sizeof(why));
+		if (loop < 0) {
+			log_err("per-SL check could not run: %s", strerror(-loop));
+			rc = EXIT_VERIFY;
+			goto out;
+		}
+		if (!c->quiet)
+			printf("{\"sl_layers\":{\"vls_used\":%u,\"credit_loop\":%d,"
+			       "\"first_error\":\"%s\"}}\n", vls, loop, why);
+		if (loop) {
+			res.ok = 0;
+			snprintf(res.first_error, sizeof(res.first_error), "%s", why);
+		}
+	}
 	if (!res.ok)
 		log_err("%s: tables from %s fail verification: %s", c->topo,
 			engine, res.first_error);
@@ -451,6 +501,7 @@ static int run(const struct cli *c)
 			ru.ru_maxrss / 1024.0, engine, route_s);
 	}
 out:
+	path_sl_free(&sl);
 	lft_free(&t);
 	fab_free(&f);
 	return rc;
