@@ -133,6 +133,15 @@ void smp_build_portinfo_set(uint8_t *data, const uint8_t *current,
 void smp_build_switchinfo_set(uint8_t *data, const uint8_t *current,
 			      uint16_t lft_top, int clear_change);
 
+/* Link properties from raw PortInfo: the rate enum (IBA Table 224) of the
+ * active width x lane speed (extended speeds included), and the MTU the
+ * link runs at (NeighborMTU, else MTUCap). smp_rate_q orders rate enums:
+ * their speed in 0.25 Gb/s units (0 for values that are no rate). */
+#define SMP_NUM_RATES 23
+extern const uint16_t smp_rate_q[SMP_NUM_RATES];
+uint8_t smp_portinfo_rate(const uint8_t *pi);
+uint8_t smp_portinfo_mtu(const uint8_t *pi);
+
 /* One 64-entry LinearForwardingTable block (IBA 14.2.5.10). */
 void smp_set_lft_block(uint8_t *data, const uint8_t *ports64);
 void smp_get_lft_block(const uint8_t *data, uint8_t *ports64);

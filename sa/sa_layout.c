@@ -129,3 +129,12 @@ bool sa_mask_valid(const struct sa_layout *l, uint64_t mask)
 {
 	return l->num >= 64 || (mask >> l->num) == 0;
 }
+
+/* MCMemberRecord 15.2.5.17: MGID, PortGID, Q_Key, MLID, MTUSelector, MTU,
+ * TClass, P_Key, RateSelector, Rate, PacketLifeTimeSelector,
+ * PacketLifeTime, SL, FlowLabel, HopLimit, Scope, JoinState, ProxyJoin,
+ * reserved. */
+static const uint16_t sa_mcmember_rec_w[] = { 128, 128, 32, 16, 2, 6, 8, 16, 2,
+	6, 2, 6, 4, 20, 8, 4, 4, 1, 23 };
+const struct sa_layout sa_mcmember_rec = { "sa_mcmember_rec", sa_mcmember_rec_w,
+	sizeof(sa_mcmember_rec_w) / sizeof(sa_mcmember_rec_w[0]), 52 };

@@ -9,54 +9,15 @@
 #include <string.h>
 #include <infiniband/mad.h>
 
+#include "../mad/smp.h"
 #include "sa_rec.h"
 
 #define MAX_PATH_HOPS 64
 
-/* Rates (IBA Table 224) in units of 0.25 Gb/s, by enum value. */
-static const uint16_t rate_q[] = {
-	[2] = 10, [3] = 40, [4] = 120, [5] = 20, [6] = 80, [7] = 160,
-	[8] = 240, [9] = 320, [10] = 480, [11] = 56, [12] = 224, [13] = 448,
-	[14] = 672, [15] = 100, [16] = 400, [17] = 800, [18] = 1200,
-	[19] = 112, [20] = 200, [21] = 1600, [22] = 2400,
-};
-#define NUM_RATES (sizeof(rate_q) / sizeof(rate_q[0]))
-
-/* The rate enum of a port's active link (the largest not above it). */
-static uint8_t port_rate(const uint8_t *pi)
-{
-	static const uint8_t lanes[17] = { [1] = 1, [2] = 4, [4] = 8, [8] = 12,
-					   [16] = 2 };
-	unsigned w = mad_get_field((void *)(uintptr_t)pi, 0, IB_PORT_LINK_WIDTH_ACTIVE_F);
-	unsigned sp = mad_get_field((void *)(uintptr_t)pi, 0, IB_PORT_LINK_SPEED_ACTIVE_F);
-	unsigned ext = mad_get_field((void *)(uintptr_t)pi, 0, IB_PORT_LINK_SPEED_EXT_ACTIVE_F);
-	unsigned lane_q, q, best = 2;
-
-	/* Lane speed in 0.25 Gb/s data units as the rate table counts them:
-	 * SDR 2.5, DDR 5, QDR 10, FDR 14, EDR 25, HDR 50. */
-	if (ext == 1)
-		lane_q = 56;
-	else if (ext == 2)
-		lane_q = 100;
-	else if (ext == 4)
-		lane_q = 200;
-	else
-		lane_q = sp == 4 ? 40 : sp == 2 ? 20 : 10;
-	q = (w < 17 && lanes[w] ? lanes[w] : 1) * lane_q;
-	for (unsigned r = 2; r < NUM_RATES; r++)
-		if (rate_q[r] && rate_q[r] <= q && rate_q[r] > rate_q[best])
-			best = r;
-	return (uint8_t)best;
-}
-
-/* The MTU the link runs at: NeighborMTU as the SM set it (the smaller
- * MTUCap of the two ends, sm/port_config.c), else the port's MTUCap. */
-static unsigned port_mtu(const uint8_t *pi)
-{
-	unsigned m = mad_get_field((void *)(uintptr_t)pi, 0, IB_PORT_NEIGHBOR_MTU_F);
-
-	return m ? m : mad_get_field((void *)(uintptr_t)pi, 0, IB_PORT_MTU_CAP_F);
-}
+#define rate_q smp_rate_q
+#define NUM_RATES SMP_NUM_RATES
+#define port_rate smp_portinfo_rate
+#define port_mtu smp_portinfo_mtu
 
 struct path_props {
 	unsigned hops, mtu;

@@ -114,6 +114,9 @@ int sm_init(struct sm *sm, const struct ibsm_config *cfg,
 	sweep_guard_init(&sm->guard, cfg->missing_grace_s);
 	sm->retries = cfg->mad_retries;
 	sa_server_init(&sm->sa, t);
+	if (sm_mcast_init(&sm->mcast) < 0)
+		return -ENOMEM;
+	sm->sa.ctx.mcast = &sm->mcast.db;
 	sm->sa.ctx.packet_life_time = cfg->packet_life_time;
 	sm->sa.ctx.subnet_timeout = cfg->subnet_timeout;
 	sa_identity(sm);
@@ -125,6 +128,7 @@ void sm_free(struct sm *sm)
 {
 	mt_set_request_handler(sm->t, NULL, NULL);
 	sa_server_free(&sm->sa);
+	sm_mcast_free(&sm->mcast);
 	sweep_result_free(&sm->cur);
 	lft_free(&sm->lft);
 	lft_held_free(&sm->held);
@@ -392,6 +396,13 @@ int sm_heavy_sweep(struct sm *sm)
 			sm->held.valid ? &sm->held.lft : NULL,
 			cfg->subnet_prefix) < 0)
 		log_err("sweep %u: SA database: out of memory; SA queries get no records", n);
+	/* Multicast trees follow the fabric just programmed (after the SA
+	 * database: programming polls the transport, which may serve SA). */
+	if (routed) {
+		sm->mcast.topo_gen++;
+		if (sm_mcast_update(&sm->mcast, sm->t, &sm->cur) < 0)
+			log_warn("sweep %u: multicast forwarding tables not all programmed", n);
+	}
 	rc = up ? 0 : 1;
 out:
 	mt_stats_diff(&ds, &s0, mt_get_stats(sm->t));
@@ -539,6 +550,11 @@ int sm_run(struct sm *sm, const struct sm_signals *sig)
 				return 1;
 			next_light = now_seconds() + cfg->sweep_interval_s;
 		}
+		/* Joins and leaves arrive through the SA: bring the MFTs in
+		 * line here, outside the transport's callbacks. */
+		if (sm->fabric_up && sm_mcast_dirty(&sm->mcast) &&
+		    !sm->heavy_wanted)
+			sm_mcast_update(&sm->mcast, sm->t, &sm->cur);
 		if ((sm->heavy_wanted && now_seconds() >= sm->next_heavy_at) ||
 		    changed) {
 			rc = sm_heavy_sweep(sm);

@@ -21,6 +21,7 @@
 #include "../discovery/sweep.h"
 #include "../sa/sa_server.h"
 #include "sweep_guard.h"
+#include "sm_multicast.h"
 
 struct sm_signals {
 	volatile sig_atomic_t *stop;    /* SIGTERM / SIGINT */
@@ -53,6 +54,7 @@ struct sm {
 	char guid2lid[1024];
 	char dump_dir[1024];
 	struct sa_server sa;            /* Subnet Administration (sa/) */
+	struct sm_mcast mcast;          /* multicast groups and MFTs */
 };
 
 /* Prepare (no MADs yet). Installs the SMInfo / trap handler on t. */

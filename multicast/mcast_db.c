@@ -1,0 +1,201 @@
+/* Multicast group database. */
+#include "mcast_db.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+void mcast_db_init(struct mcast_db *db)
+{
+	memset(db, 0, sizeof(*db));
+}
+
+void mcast_db_free(struct mcast_db *db)
+{
+	for (uint32_t i = 0; i < db->num_groups; i++)
+		free(db->groups[i].members);
+	free(db->groups);
+	memset(db, 0, sizeof(*db));
+}
+
+struct mcast_group *mcast_find_mgid(struct mcast_db *db, const uint8_t *mgid)
+{
+	for (uint32_t i = 0; i < db->num_groups; i++)
+		if (!memcmp(db->groups[i].mgid, mgid, 16))
+			return &db->groups[i];
+	return NULL;
+}
+
+struct mcast_group *mcast_find_mlid(struct mcast_db *db, uint16_t mlid)
+{
+	for (uint32_t i = 0; i < db->num_groups; i++)
+		if (db->groups[i].mlid == mlid)
+			return &db->groups[i];
+	return NULL;
+}
+
+/* The lowest multicast LID no group uses. */
+static uint16_t free_mlid(struct mcast_db *db)
+{
+	for (uint32_t l = MCAST_MLID_BASE; l <= MCAST_MLID_TOP; l++)
+		if (!mcast_find_mlid(db, (uint16_t)l))
+			return (uint16_t)l;
+	return 0;
+}
+
+void mcast_ipoib_broadcast_mgid(uint8_t *mgid, uint16_t pkey)
+{
+	static const uint8_t bc[16] = { 0xff, 0x12, 0x40, 0x1b, 0xff, 0xff, 0, 0,
+					0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff };
+
+	memcpy(mgid, bc, 16);
+	mgid[4] = (uint8_t)(pkey >> 8);
+	mgid[5] = (uint8_t)pkey;
+}
+
+struct mcast_group *mcast_create(struct mcast_db *db, const uint8_t *mgid,
+				 uint16_t pkey, uint32_t qkey, uint8_t mtu,
+				 uint8_t rate, bool predefined)
+{
+	static const uint8_t zero[16];
+	struct mcast_group *g;
+	uint16_t mlid = free_mlid(db);
+
+	if (!mlid || (memcmp(mgid, zero, 16) && mcast_find_mgid(db, mgid)))
+		return NULL;                    /* no MLID left, or MGID taken */
+	if (db->num_groups == db->cap_groups) {
+		uint32_t n = db->cap_groups ? db->cap_groups * 2 : 16;
+		struct mcast_group *ng = realloc(db->groups, n * sizeof(*ng));
+
+		if (!ng)
+			return NULL;
+		db->groups = ng;
+		db->cap_groups = n;
+	}
+	g = &db->groups[db->num_groups++];
+	memset(g, 0, sizeof(*g));
+	if (memcmp(mgid, zero, 16)) {
+		memcpy(g->mgid, mgid, 16);
+	} else {
+		/* SM-assigned (IBA 15.4.3): link-local scope, a signature
+		 * no IPoIB or other ULP mapping uses, the P_Key, a number. */
+		uint32_t n = ++db->next_mgid;
+
+		g->mgid[0] = 0xff;
+		g->mgid[1] = 0x12;
+		g->mgid[2] = 0xa0;
+		g->mgid[3] = 0x1b;
+		g->mgid[4] = (uint8_t)(pkey >> 8);
+		g->mgid[5] = (uint8_t)pkey;
+		g->mgid[12] = (uint8_t)(n >> 24);
+		g->mgid[13] = (uint8_t)(n >> 16);
+		g->mgid[14] = (uint8_t)(n >> 8);
+		g->mgid[15] = (uint8_t)n;
+	}
+	g->mlid = mlid;
+	g->pkey = pkey;
+	g->qkey = qkey;
+	g->mtu = mtu;
+	g->rate = rate;
+	g->predefined = predefined;
+	db->generation++;
+	return g;
+}
+
+struct mcast_member *mcast_member_find(struct mcast_group *g, uint64_t port_guid)
+{
+	for (uint32_t i = 0; i < g->num_members; i++)
+		if (g->members[i].port_guid == port_guid)
+			return &g->members[i];
+	return NULL;
+}
+
+int mcast_join(struct mcast_db *db, struct mcast_group *g, uint64_t port_guid,
+	       uint8_t join_state)
+{
+	struct mcast_member *m = mcast_member_find(g, port_guid);
+
+	if (!m) {
+		if (g->num_members == g->cap_members) {
+			uint32_t n = g->cap_members ? g->cap_members * 2 : 8;
+			struct mcast_member *nm = realloc(g->members, n * sizeof(*nm));
+
+			if (!nm)
+				return -ENOMEM;
+			g->members = nm;
+			g->cap_members = n;
+		}
+		m = &g->members[g->num_members++];
+		m->port_guid = port_guid;
+		m->join_state = 0;
+	}
+	if ((m->join_state | join_state) != m->join_state)
+		db->generation++;
+	m->join_state |= join_state;
+	return 0;
+}
+
+static void remove_group(struct mcast_db *db, struct mcast_group *g)
+{
+	uint32_t i = (uint32_t)(g - db->groups);
+
+	free(g->members);
+	memmove(&db->groups[i], &db->groups[i + 1],
+		(db->num_groups - i - 1) * sizeof(*g));
+	db->num_groups--;
+	db->generation++;
+}
+
+static bool has_full_member(const struct mcast_group *g)
+{
+	for (uint32_t i = 0; i < g->num_members; i++)
+		if (g->members[i].join_state & MCAST_FULL)
+			return true;
+	return false;
+}
+
+uint8_t mcast_leave(struct mcast_db *db, struct mcast_group *g,
+		    uint64_t port_guid, uint8_t join_state)
+{
+	struct mcast_member *m = mcast_member_find(g, port_guid);
+	uint8_t removed;
+
+	if (!m)
+		return 0;
+	removed = m->join_state & join_state;
+	m->join_state &= (uint8_t)~join_state;
+	if (removed)
+		db->generation++;
+	if (!m->join_state)
+		*m = g->members[--g->num_members];
+	/* IBA 15.4.3 (o15-0.1.13): the group is deleted when its last full
+	 * member leaves, whoever else is still in it. */
+	if (!g->predefined && !has_full_member(g))
+		remove_group(db, g);
+	return removed;
+}
+
+uint32_t mcast_prune(struct mcast_db *db, bool (*alive)(void *arg, uint64_t guid),
+		     void *arg)
+{
+	uint32_t dropped = 0;
+
+	for (uint32_t i = 0; i < db->num_groups;) {
+		struct mcast_group *g = &db->groups[i];
+
+		for (uint32_t k = 0; k < g->num_members;) {
+			if (alive(arg, g->members[k].port_guid)) {
+				k++;
+				continue;
+			}
+			g->members[k] = g->members[--g->num_members];
+			dropped++;
+			db->generation++;
+		}
+		if (!g->predefined && !has_full_member(g))
+			remove_group(db, g);
+		else
+			i++;
+	}
+	return dropped;
+}

@@ -1,0 +1,138 @@
+/* Multicast in the SM (see sm_multicast.h). */
+#include "sm_multicast.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/log.h"
+#include "../mad/smp.h"
+#include "../multicast/mcast_tree.h"
+
+int sm_mcast_init(struct sm_mcast *m)
+{
+	uint8_t mgid[16];
+	struct mcast_group *g;
+
+	memset(m, 0, sizeof(*m));
+	mcast_db_init(&m->db);
+	mft_held_init(&m->held);
+	/* IPoIB (RFC 4391): the broadcast group of the default partition,
+	 * Q_Key 0x0B1B, created by the SM as OpenSM does; MTU and rate are
+	 * fitted to the links at the first sweep. */
+	mcast_ipoib_broadcast_mgid(mgid, 0xffff);
+	g = mcast_create(&m->db, mgid, 0xffff, 0x0B1B, 4, 3, true);
+	if (!g)
+		return -ENOMEM;
+	m->topo_gen = 1;
+	return 0;
+}
+
+void sm_mcast_free(struct sm_mcast *m)
+{
+	mcast_db_free(&m->db);
+	mft_held_free(&m->held);
+	memset(m, 0, sizeof(*m));
+}
+
+int sm_mcast_dirty(const struct sm_mcast *m)
+{
+	return m->db.generation != m->programmed_gen ||
+	       m->topo_gen != m->programmed_topo;
+}
+
+struct live_ports {
+	uint64_t *guid;
+	uint32_t n;
+};
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static bool alive(void *arg, uint64_t guid)
+{
+	struct live_ports *l = arg;
+
+	return bsearch(&guid, l->guid, l->n, sizeof(guid), cmp_u64) != NULL;
+}
+
+/* The largest MTU and rate every linked CA port supports. */
+static void fit_broadcast(struct sm_mcast *m, const struct sweep_result *r)
+{
+	const struct fabric *f = &r->fab;
+	uint8_t mtu = 0, rate = 0;
+	uint8_t mgid[16];
+	struct mcast_group *g;
+
+	mcast_ipoib_broadcast_mgid(mgid, 0xffff);
+	g = mcast_find_mgid(&m->db, mgid);
+	if (!g || g->num_members)
+		return;
+	for (uint32_t p = 0; p < f->num_ports; p++) {
+		const uint8_t *pi;
+
+		if (fab_is_switch(f, f->ports[p].node) || !f->ports[p].num ||
+		    f->ports[p].peer == FAB_NONE || r->port_info_ok[p] != 1)
+			continue;
+		pi = r->port_info[p];
+		if (!mtu || smp_portinfo_mtu(pi) < mtu)
+			mtu = smp_portinfo_mtu(pi);
+		if (!rate || smp_rate_q[smp_portinfo_rate(pi)] < smp_rate_q[rate])
+			rate = smp_portinfo_rate(pi);
+	}
+	if (mtu && rate && (g->mtu != mtu || g->rate != rate)) {
+		log_info("multicast: IPoIB broadcast group MTU %u rate %u (what every CA link carries)",
+			 mtu, rate);
+		g->mtu = mtu;
+		g->rate = rate;
+	}
+}
+
+int sm_mcast_update(struct sm_mcast *m, struct mad_transport *t,
+		    const struct sweep_result *r)
+{
+	const struct fabric *f = &r->fab;
+	struct live_ports live = { 0 };
+	struct mft_set want;
+	struct mftprog_stats st = { 0 };
+	double t0 = now_seconds();
+	uint32_t dropped, members = 0;
+	int rc;
+
+	live.guid = malloc((f->num_ports + 1) * sizeof(uint64_t));
+	if (!live.guid)
+		return -ENOMEM;
+	/* Members stay while their port is linked (a port that went down is
+	 * unlinked in the sweep). */
+	for (uint32_t p = 0; p < f->num_ports; p++)
+		if (!fab_is_switch(f, f->ports[p].node) && f->ports[p].num &&
+		    f->ports[p].peer != FAB_NONE)
+			live.guid[live.n++] = f->ports[p].guid;
+	qsort(live.guid, live.n, sizeof(uint64_t), cmp_u64);
+	dropped = mcast_prune(&m->db, alive, &live);
+	free(live.guid);
+	if (dropped)
+		log_info("multicast: %u members dropped (their ports are gone or down)", dropped);
+	fit_broadcast(m, r);
+	rc = mcast_compute_mfts(f, &m->db, &want);
+	if (rc < 0)
+		return rc;
+	rc = mftprog_program(t, r, &want, &m->held, &st);
+	mft_free(&want);
+	for (uint32_t i = 0; i < m->db.num_groups; i++)
+		members += m->db.groups[i].num_members;
+	log_info("multicast: %u groups, %u members; MFT blocks %llu written, %llu unchanged, %u failed (%.3f s)",
+		 m->db.num_groups, members, (unsigned long long)st.blocks_written,
+		 (unsigned long long)st.blocks_unchanged, st.failed,
+		 now_seconds() - t0);
+	if (rc == 0 && !st.failed) {
+		m->programmed_gen = m->db.generation;
+		m->programmed_topo = m->topo_gen;
+	}
+	return rc;
+}
