@@ -7,6 +7,7 @@
  * otherwise as an ibsim net file (GUIDs from ibsim's counters). */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../core/input_file.h"
@@ -48,7 +49,65 @@ static enum topo_format sniff(const char *path, int *err)
 	return fmt;
 }
 
+static int topo_read_any(struct fabric *f, const char *path, enum topo_format fmt);
+
+struct guid_at {
+	uint64_t guid;
+	uint32_t port;
+};
+
+static int cmp_guid_at(const void *a, const void *b)
+{
+	const struct guid_at *x = a, *y = b;
+
+	if (x->guid != y->guid)
+		return x->guid < y->guid ? -1 : 1;
+	return x->port < y->port ? -1 : x->port > y->port;
+}
+
+/* Two CA/router ports with one port GUID (a copy-paste in a dump, or two
+ * HCAs flashed alike) cannot both get a LID or routes: the later one is
+ * unlinked, so it is left out of routing rather than merged, and both are
+ * named. Returns how many were left out. */
+static uint32_t exclude_duplicate_ports(struct fabric *f, const char *path)
+{
+	struct guid_at *g = malloc((f->num_ports + 1) * sizeof(*g));
+	uint32_t n = 0, dropped = 0;
+
+	if (!g)
+		return 0;
+	for (uint32_t p = 0; p < f->num_ports; p++)
+		if (!fab_is_switch(f, f->ports[p].node) && f->ports[p].num &&
+		    f->ports[p].guid && f->ports[p].peer != FAB_NONE)
+			g[n++] = (struct guid_at){ f->ports[p].guid, p };
+	qsort(g, n, sizeof(*g), cmp_guid_at);
+	for (uint32_t i = 1; i < n; i++) {
+		const struct fab_port *a, *b;
+
+		if (g[i].guid != g[i - 1].guid)
+			continue;
+		a = &f->ports[g[i - 1].port];
+		b = &f->ports[g[i].port];
+		log_err("%s: port GUID 0x%016llx is both \"%s\"[%u] and \"%s\"[%u]: the second is left out of routing",
+			path, (unsigned long long)g[i].guid, f->nodes[a->node].name,
+			a->num, f->nodes[b->node].name, b->num);
+		fab_unlink(f, g[i].port);
+		dropped++;
+	}
+	free(g);
+	return dropped;
+}
+
 int topo_read(struct fabric *f, const char *path, enum topo_format fmt)
+{
+	int rc = topo_read_any(f, path, fmt);
+
+	if (rc == 0)
+		exclude_duplicate_ports(f, path);
+	return rc;
+}
+
+static int topo_read_any(struct fabric *f, const char *path, enum topo_format fmt)
 {
 	int err;
 

@@ -406,6 +406,38 @@ static void missing_file(void **state)
 	assert_int_equal(topo_read(&f, c->path, (enum topo_format)42), -EINVAL);
 }
 
+/* Two CA ports with one port GUID in a dump: the second is left out of
+ * routing (unlinked), not merged, and --save-guid2lid cannot list it
+ * twice (it gets no LID). */
+static void duplicate_port_guid(void **state)
+{
+	struct ctx *c = *state;
+	struct fabric f;
+	char p[160];
+	FILE *fp;
+	uint32_t linked = 0;
+
+	snprintf(p, sizeof(p), "%s/dup.ibnd", c->dir);
+	fp = fopen(p, "w");
+	assert_non_null(fp);
+	fputs("# Topology file: generated on a test\n\n"
+	      "vendid=0x2c9\ncaguid=0x10\nCa\t1 \"H-0000000000000010\"\t# \"a\"\n"
+	      "[1](11)\t\"S-0000000000000100\"[1]\t# lid 1 lmc 0 \"sw\" lid 3 4xSDR\n\n"
+	      "vendid=0x2c9\ncaguid=0x20\nCa\t1 \"H-0000000000000020\"\t# \"b\"\n"
+	      "[1](11)\t\"S-0000000000000100\"[2]\t# lid 2 lmc 0 \"sw\" lid 3 4xSDR\n\n"
+	      "vendid=0x2c9\nswitchguid=0x100\nSwitch\t4 \"S-0000000000000100\"\t# \"sw\" base port 0 lid 3 lmc 0\n"
+	      "[1]\t\"H-0000000000000010\"[1](11)\t# \"a\" lid 1 4xSDR\n"
+	      "[2]\t\"H-0000000000000020\"[1](11)\t# \"b\" lid 2 4xSDR\n", fp);
+	fclose(fp);
+	assert_int_equal(topo_read(&f, p, TOPO_AUTO), 0);
+	for (uint32_t q = 0; q < f.num_ports; q++)
+		if (!fab_is_switch(&f, f.ports[q].node) && f.ports[q].guid == 0x11 &&
+		    f.ports[q].peer != FAB_NONE)
+			linked++;
+	assert_int_equal(linked, 1);
+	fab_free(&f);
+}
+
 /* Mutations of the goldens (truncation, byte flips) must never crash and
  * must either read or fail with -EINVAL. */
 static void mutations_never_crash(void **state)
@@ -448,6 +480,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(ibsim_guid_rules, setup, teardown),
 		cmocka_unit_test_setup_teardown(writers_round_trip, setup, teardown),
 		cmocka_unit_test_setup_teardown(malformed_inputs, setup, teardown),
+		cmocka_unit_test_setup_teardown(duplicate_port_guid, setup, teardown),
 		cmocka_unit_test_setup_teardown(missing_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(mutations_never_crash, setup, teardown),
 	};
