@@ -14,6 +14,11 @@
 
 struct path_sl;
 
+/* The engines tried, in order, when none are named (ibsm and ibsm-route):
+ * ftree for fat-trees (it refuses anything else, saying why), then updn,
+ * deadlock-free on any topology, then minhop. */
+#define ROUTE_DEFAULT_ENGINES "ftree,updn,minhop"
+
 #define ROUTE_ENGINE_ABI 1
 #define ROUTE_ENGINE_ENTRY "ibsm_engine_entry"
 

@@ -32,7 +32,7 @@ static const char usage[] =
 	"usage: ibsm-route --topo FILE [options]\n"
 	"  --topo FILE          topology: ibnetdiscover output or ibsim net file\n"
 	"  --format F           auto (default), ibnd or net\n"
-	"  --engine LIST        engine and fallbacks, e.g. ftree,updn,minhop\n"
+	"  --engine LIST        engine and fallbacks (default " ROUTE_DEFAULT_ENGINES ")\n"
 	"  --engine-path LIB    load an engine from a shared object (repeatable)\n"
 	"  --lmc N              LIDs per port = 2^N (0..7, default 0)\n"
 	"  --roots FILE         root switch GUIDs, one per line\n"
@@ -182,8 +182,9 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		return 0;
 	if (!c->topo)
 		return bad_usage("--topo FILE is required%s", "");
+	/* No engine named and no tables given: the daemon's default list. */
 	if (!c->engines && !c->lfts_in)
-		return bad_usage("--engine LIST (or --lfts-in FILE) is required%s", "");
+		c->engines = ROUTE_DEFAULT_ENGINES;
 	if (c->engines && c->lfts_in)
 		return bad_usage("--engine and --lfts-in exclude each other%s", "");
 	return 0;

@@ -13,6 +13,7 @@
 #include <yaml.h>
 
 #include "../core/log.h"
+#include "../routing/engine.h"
 
 enum key_kind {
 	K_STR,          /* char[] */
@@ -78,7 +79,7 @@ void config_defaults(struct ibsm_config *c)
 	memset(c, 0, sizeof(*c));
 	/* ftree for fat-trees; it refuses anything else (saying why) and
 	 * updn, deadlock-free on any topology, takes over. */
-	snprintf(c->routing_engine, sizeof(c->routing_engine), "ftree,updn,minhop");
+	snprintf(c->routing_engine, sizeof(c->routing_engine), "%s", ROUTE_DEFAULT_ENGINES);
 	c->lmc = 0;
 	c->sm_priority = 0;
 	c->subnet_prefix = 0xfe80000000000000ull;  /* default GID prefix */

@@ -168,4 +168,10 @@ grep -q "past the unicast range.*analysis only" "$W/wide.err" || fail "--wide-li
 grep -q '"ok": true' "$W/wide.out" || fail "--wide-lids: tables not verified"
 grep -q '"lids_total": 655[0-9][0-9]' "$W/wide.out" || fail "--wide-lids: LID count"
 echo "wide LIDs: refused without --wide-lids, verified with it"
+
+# No --engine: the daemon's default list (ftree first; it takes a tree).
+"$ROUTE" --topo "$W/wide.net" --check >"$W/default.out" 2>"$W/default.err" ||
+	{ cat "$W/default.err"; fail "no --engine: ibsm-route failed (it used to exit 2)"; }
+grep -q "engine ftree" "$W/default.err" || { cat "$W/default.err"; fail "no --engine: not routed by ftree"; }
+echo "no --engine: ftree,updn,minhop"
 exit 0
