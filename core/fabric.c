@@ -1,6 +1,8 @@
 /* The fabric graph's storage: growable arrays and a lazily built GUID index. */
 #include "fabric.h"
 
+#include "log.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -236,4 +238,24 @@ const char *fab_type_str(uint8_t type)
 	case FAB_ROUTER: return "Router";
 	}
 	return "Unknown";
+}
+
+uint32_t fab_unlink_self_loops(struct fabric *f, const char *origin)
+{
+	uint32_t n = 0;
+
+	for (uint32_t p = 0; p < f->num_ports; p++) {
+		uint32_t q = f->ports[p].peer;
+
+		if (q == FAB_NONE || q < p || f->ports[q].node != f->ports[p].node)
+			continue;
+		log_warn("%s: \"%s\" (0x%016llx) ports %u and %u are cabled to each other: left out of routing",
+			 origin, f->nodes[f->ports[p].node].desc[0] ?
+			 f->nodes[f->ports[p].node].desc : f->nodes[f->ports[p].node].name,
+			 (unsigned long long)f->nodes[f->ports[p].node].guid,
+			 f->ports[p].num, f->ports[q].num);
+		fab_unlink(f, p);
+		n++;
+	}
+	return n;
 }

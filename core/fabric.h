@@ -138,6 +138,11 @@ uint32_t fab_max_lid(const struct fabric *f);
  * returns the count. */
 uint32_t fab_endpoint_ports(const struct fabric *f, uint32_t *out);
 
+/* Links between two ports of one node (a cable looped back into the same
+ * switch) carry no route anywhere: unlink them, each logged as
+ * "ORIGIN: ...". Returns how many. */
+uint32_t fab_unlink_self_loops(struct fabric *f, const char *origin);
+
 /* Deep copy. Returns 0 or -ENOMEM. */
 int fab_clone(struct fabric *dst, const struct fabric *src);
 

@@ -102,8 +102,10 @@ int topo_read(struct fabric *f, const char *path, enum topo_format fmt)
 {
 	int rc = topo_read_any(f, path, fmt);
 
-	if (rc == 0)
+	if (rc == 0) {
 		exclude_duplicate_ports(f, path);
+		fab_unlink_self_loops(f, path);
+	}
 	return rc;
 }
 

@@ -580,7 +580,11 @@ static int parse_line(const struct cursor *c, struct text_topo *t,
 		if (r <= 0)
 			return r;
 	}
-	return bad(c, "unrecognised line \"%.30s\"", line);
+	/* Outside any node record: not topology (a captured error message,
+	 * a shell prompt). ibsim skips such lines too; say which. */
+	log_warn("%s:%u: not a topology line, skipped: \"%.40s\"", c->path,
+		 c->line, line);
+	return 0;
 }
 
 int topo_text_parse(struct text_topo *t, const char *path,
