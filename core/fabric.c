@@ -259,3 +259,14 @@ uint32_t fab_unlink_self_loops(struct fabric *f, const char *origin)
 	}
 	return n;
 }
+
+int fab_has_self_loops(const struct fabric *f)
+{
+	for (uint32_t p = 0; p < f->num_ports; p++) {
+		uint32_t q = f->ports[p].peer;
+
+		if (q != FAB_NONE && f->ports[q].node == f->ports[p].node)
+			return 1;
+	}
+	return 0;
+}

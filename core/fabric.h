@@ -142,6 +142,7 @@ uint32_t fab_endpoint_ports(const struct fabric *f, uint32_t *out);
  * switch) carry no route anywhere: unlink them, each logged as
  * "ORIGIN: ...". Returns how many. */
 uint32_t fab_unlink_self_loops(struct fabric *f, const char *origin);
+int fab_has_self_loops(const struct fabric *f);
 
 /* Deep copy. Returns 0 or -ENOMEM. */
 int fab_clone(struct fabric *dst, const struct fabric *src);

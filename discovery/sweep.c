@@ -485,6 +485,5 @@ int sweep_discover(struct mad_transport *t, struct sweep_result *r)
 		log_err("sweep: the local port does not answer NodeInfo");
 		return -EIO;
 	}
-	fab_unlink_self_loops(&r->fab, "sweep");
 	return canonicalize(r);
 }

@@ -63,6 +63,7 @@ int route_run(const struct route_engine *e, const struct fabric *f,
 {
 	static const struct route_options no_opt;
 	struct route_ctx ctx = { .fab = f, .opt = opt ? opt : &no_opt };
+	struct fabric noloops;
 	double t0 = now_seconds();
 	int r;
 
@@ -86,11 +87,23 @@ int route_run(const struct route_engine *e, const struct fabric *f,
 			 e->name);
 		return 0;
 	}
+	/* A cable looped back into one switch carries no route: engines see
+	 * the fabric without it (the SM still activates its ports). */
+	if (fab_has_self_loops(f)) {
+		if (fab_clone(&noloops, f) < 0) {
+			lft_free(t);
+			return -ENOMEM;
+		}
+		fab_unlink_self_loops(&noloops, e->name);
+		ctx.fab = &noloops;
+	}
 	r = e->prepare ? e->prepare(&ctx) : 0;
 	if (!r)
 		r = e->route(&ctx, t);
 	if (e->release)
 		e->release(&ctx);
+	if (ctx.fab == &noloops)
+		fab_free(&noloops);
 	if (r) {
 		if (!ctx.why[0])
 			snprintf(ctx.why, sizeof(ctx.why), "%s", strerror(-r));

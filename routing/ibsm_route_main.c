@@ -256,6 +256,18 @@ static void check_guids(struct fabric *f, const char *path, const uint64_t *g,
 	}
 }
 
+/* The largest LMC of the CA and router ports that have a LID. */
+static uint8_t fabric_lmc(const struct fabric *f)
+{
+	uint8_t lmc = 0;
+
+	for (uint32_t p = 0; p < f->num_ports; p++)
+		if (!fab_is_switch(f, f->ports[p].node) && f->ports[p].lid &&
+		    f->ports[p].lmc > lmc)
+			lmc = f->ports[p].lmc;
+	return lmc;
+}
+
 static int assign_lids(struct fabric *f, const struct cli *c)
 {
 	struct lid_map map, used;
@@ -264,6 +276,18 @@ static int assign_lids(struct fabric *f, const struct cli *c)
 
 	if (c->wide_lids)
 		lo.max_lid = LFT_MAX_ANALYSIS_LID;
+	/* The LMC the dump's port lines carry ("lid 16 lmc 1"): those ports
+	 * answer to every LID of their range, so every one needs a route. */
+	{
+		uint8_t file_lmc = fabric_lmc(f);
+
+		if (file_lmc != c->lmc)
+			log_warn("%s: ports carry LMC %u, --lmc is %d: routing with LMC %u",
+				 c->topo, file_lmc, c->lmc,
+				 file_lmc > c->lmc ? file_lmc : (unsigned)c->lmc);
+		if (file_lmc > lo.lmc)
+			lo.lmc = file_lmc;
+	}
 
 	lid_map_init(&map);
 	lid_map_init(&used);
@@ -359,7 +383,7 @@ static int make_tables(struct fabric *f, const struct cli *c, struct lft_set *t,
 	if (c->cns)
 		check_guids(f, c->cns, cns, ncns, FAB_CA);
 	struct route_options ro = {
-		.lmc = (uint8_t)c->lmc,
+		.lmc = fabric_lmc(f),           /* --lmc, or the dump's if larger */
 		.root_guids = roots, .num_root_guids = nroots,
 		.cn_guids = cns, .num_cn_guids = ncns,
 		.threads = c->threads,

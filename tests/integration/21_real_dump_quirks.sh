@@ -62,4 +62,15 @@ echo "ok loop: ibsm and ibsm-route route it with ftree, loop named"
 	{ cat "$W/j.err"; fail "a captured error line above the dump stops ibsm-route"; }
 grep -q "junk.ibnd:1: not a topology line, skipped" "$W/j.err" || { cat "$W/j.err"; fail "the skipped line is not named"; }
 echo "ok junk line: skipped with file:line"
+
+# "lid 16 lmc 1" on port lines: LIDs 17 and 13 need routes too (they used
+# to get none while --check said ok), with a warning that --lmc differs.
+"$ROUTE" --topo "$top/tests/data/lmc1_port_lines.ibnd" --check --out "$W/lmc.fts" \
+	>"$W/lmc.json" 2>"$W/lmc.err" || { cat "$W/lmc.err"; fail "lmc dump: ibsm-route failed"; }
+grep -q "ports carry LMC 1, --lmc is 0" "$W/lmc.err" || { cat "$W/lmc.err"; fail "lmc dump: no warning"; }
+grep -q '"lids_total": 5' "$W/lmc.json" || { grep lids_total "$W/lmc.json"; fail "lmc dump: LMC aliases not counted"; }
+for l in 0x000d 0x0011; do
+	grep -q "^$l 00[12] " "$W/lmc.fts" || fail "lmc dump: no route to LID $l"
+done
+echo "ok lmc on port lines: aliases routed and checked"
 echo "PASS"
