@@ -423,37 +423,10 @@ void sa_server_handle(struct sa_server *s, uint8_t *mad, uint16_t slid,
 	answer(s, mad, slid, sqp);
 }
 
-void sa_server_log_stats(const struct sa_server *s)
+/* The statistics as text: "key value" lines, then one line per attribute
+ * with its Get, GetTable, Set and Delete counts. */
+static void stats_text(const struct sa_server *s, FILE *f)
 {
-	log_info("SA: %llu requests, %llu errors, %llu records sent, %llu RMPP transfers (%llu segments, %llu ACKs, %llu aborted, %llu never ACKed), %llu ignored",
-		 (unsigned long long)s->st.requests,
-		 (unsigned long long)s->st.errors,
-		 (unsigned long long)s->st.records,
-		 (unsigned long long)s->st.rmpp_transfers,
-		 (unsigned long long)s->st.rmpp_segments,
-		 (unsigned long long)s->st.rmpp_acks,
-		 (unsigned long long)s->st.rmpp_aborted,
-		 (unsigned long long)s->st.rmpp_expired,
-		 (unsigned long long)s->st.ignored);
-	for (int i = 0; i < 32; i++) {
-		const uint64_t *c = s->st.by_attr[i];
-		const struct sa_attr_ops *ops = sa_registry_slot(i);
-
-		if (!ops || !(c[0] | c[1] | c[2] | c[3]))
-			continue;
-		log_info("SA: %s: Get %llu, GetTable %llu, Set %llu, Delete %llu",
-			 ops->name, (unsigned long long)c[0],
-			 (unsigned long long)c[1], (unsigned long long)c[2],
-			 (unsigned long long)c[3]);
-	}
-}
-
-int sa_server_write_stats(const struct sa_server *s, const char *path)
-{
-	FILE *f = fopen(path, "w");
-
-	if (!f)
-		return -errno;
 	fprintf(f, "requests %llu\nerrors %llu\nrecords %llu\nrmpp_transfers %llu\nrmpp_segments %llu\nrmpp_acks %llu\nrmpp_aborted %llu\nrmpp_expired %llu\nignored %llu\n",
 		(unsigned long long)s->st.requests,
 		(unsigned long long)s->st.errors,
@@ -474,5 +447,29 @@ int sa_server_write_stats(const struct sa_server *s, const char *path)
 				(unsigned long long)c[0], (unsigned long long)c[1],
 				(unsigned long long)c[2], (unsigned long long)c[3]);
 	}
+}
+
+void sa_server_log_stats(const struct sa_server *s)
+{
+	char *text = NULL, *line, *save = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		return;
+	stats_text(s, f);
+	fclose(f);
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		log_info("SA stats: %s", line);
+	free(text);
+}
+
+int sa_server_write_stats(const struct sa_server *s, const char *path)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return -errno;
+	stats_text(s, f);
 	return fclose(f) ? -errno : 0;
 }
