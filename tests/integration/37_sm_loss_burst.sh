@@ -20,14 +20,7 @@ cd "$W" || exit 1
 "$IBSM_BUILD/bin/ibsm-topo" fattree --levels 2 --radix 8 -o "$W/ft.net" >/dev/null || fail "ibsm-topo"
 smnode=$(awk -F'"' '/^Ca/ { print $2; exit }' "$W/ft.net")
 ibsim_start "$W/ft.net" || fail "ibsim did not start"
-sim_bg_run "$IBSM_BUILD/bin/ibsm" -R updn --cache-dir "$W/cache" --sweep 1 \
-	--dump "$W/ft.dump" >"$W/sm.log" 2>&1
-SMPID=$SIM_LAST_PID
-i=0
-until grep -q "fabric UP" "$W/sm.log"; do
-	i=$((i + 1)); [ $i -gt 300 ] && { cat "$W/sm.log"; fail "not up"; }
-	sleep 0.1
-done
+sm_daemon "$W/sm.log" -R updn --cache-dir "$W/cache" --sweep 1 --dump "$W/ft.dump"
 sim_run ibnetdiscover >"$W/before.ibnd" 2>/dev/null || fail "ibnetdiscover"
 ibnd_lids "$W/before.ibnd" | sort -n >"$W/before.lids"
 

@@ -36,27 +36,14 @@ observe() { # name: the diag tools' view, then the SA check
 }
 
 # --- OpenSM: judges the checker --------------------------------------------
-export OSM_CACHE_DIR="$W/osm-cache"
-mkdir -p "$OSM_CACHE_DIR"
 ibsim_start "$W/ft.net" || fail "ibsim did not start"
-sim_bg_run opensm -d2 -f "$W/osm.log" >"$W/osm.out" 2>&1
-i=0
-until grep -q "SUBNET UP" "$W/osm.log" 2>/dev/null; do
-	i=$((i + 1)); [ $i -gt 600 ] && fail "OpenSM not up in 60 s"
-	sleep 0.1
-done
+osm_daemon "$W/osm.log"
 observe osm
 sim_cleanup
 
 # --- ibsm ------------------------------------------------------------------
 ibsim_start "$W/ft.net" || fail "ibsim did not restart"
-sim_bg_run "$IBSM_BUILD/bin/ibsm" -R updn --cache-dir "$W/cache" --dump "$W/dump" >"$W/sm.log" 2>&1
-SMPID=$SIM_LAST_PID
-i=0
-until grep -q "fabric UP" "$W/sm.log" 2>/dev/null; do
-	i=$((i + 1)); [ $i -gt 300 ] && { cat "$W/sm.log"; fail "ibsm not up in 30 s"; }
-	sleep 0.1
-done
+sm_daemon "$W/sm.log" -R updn --cache-dir "$W/cache" --dump "$W/dump"
 observe ibsm
 kill -0 "$SMPID" 2>/dev/null || fail "ibsm died while answering the SA"
 
@@ -92,12 +79,7 @@ sim_cleanup
 
 # --- ibsm with LMC 1 ---------------------------------------------------------
 ibsim_start "$W/ft.net" || fail "ibsim did not restart"
-sim_bg_run "$IBSM_BUILD/bin/ibsm" -R updn --set lmc=1 --cache-dir "$W/cache1" >"$W/sm1.log" 2>&1
-i=0
-until grep -q "fabric UP" "$W/sm1.log" 2>/dev/null; do
-	i=$((i + 1)); [ $i -gt 300 ] && { cat "$W/sm1.log"; fail "ibsm (LMC 1) not up"; }
-	sleep 0.1
-done
+sm_daemon "$W/sm1.log" -R updn --set lmc=1 --cache-dir "$W/cache1"
 sim_run ibnetdiscover >"$W/lmc.ibnd" 2>/dev/null || fail "lmc: ibnetdiscover"
 # Four LID pairs between two CA ports, each its own PathRecord.
 set -- $(awk '/^\[/ && /lmc 1/ { for (i = 1; i <= NF; i++) if ($i == "lid") { print $(i + 1); break } }' "$W/lmc.ibnd" | sort -n | sed -n '1p;$p')

@@ -22,13 +22,7 @@ cd "$W" || exit 1
 "$IBSM_BUILD/bin/ibsm-topo" fattree --levels 2 --radix 8 -o "$W/ft.net" >/dev/null || fail "ibsm-topo"
 client=$(awk -F'"' '/^Ca/ { n++; if (n == 3) { print $2; exit } }' "$W/ft.net")
 ibsim_start "$W/ft.net" || fail "ibsim did not start"
-sim_bg_run "$IBSM_BUILD/bin/ibsm" -R updn --cache-dir "$W/cache" --sweep 1 -v >"$W/sm.log" 2>&1
-SMPID=$SIM_LAST_PID
-i=0
-until grep -q "fabric UP" "$W/sm.log" 2>/dev/null; do
-	i=$((i + 1)); [ $i -gt 300 ] && { cat "$W/sm.log"; fail "ibsm not up in 30 s"; }
-	sleep 0.1
-done
+sm_daemon "$W/sm.log" -R updn --cache-dir "$W/cache" --sweep 1 -v
 smlid=$(sed -n 's/.*SM LID \([0-9]*\).*/\1/p' "$W/sm.log" | head -1)
 [ -n "$smlid" ] || fail "no SM LID in the log"
 alive() { kill -0 "$SMPID" 2>/dev/null || { tail -20 "$W/sm.log"; fail "ibsm died after $1"; }; }

@@ -50,27 +50,14 @@ join_and_check() { # name
 }
 
 # --- OpenSM ----------------------------------------------------------------
-export OSM_CACHE_DIR="$W/osm-cache"
-mkdir -p "$OSM_CACHE_DIR"
 ibsim_start "$W/ft.net" || fail "ibsim did not start"
-sim_bg_run opensm -d2 -f "$W/osm.log" >"$W/osm.out" 2>&1
-i=0
-until grep -q "SUBNET UP" "$W/osm.log" 2>/dev/null; do
-	i=$((i + 1)); [ $i -gt 600 ] && fail "OpenSM not up"
-	sleep 0.1
-done
+osm_daemon "$W/osm.log"
 join_and_check osm
 sim_cleanup
 
 # --- ibsm --------------------------------------------------------------------
 ibsim_start "$W/ft.net" || fail "ibsim did not restart"
-sim_bg_run "$IBSM_BUILD/bin/ibsm" -R updn --cache-dir "$W/cache" --sweep 1 -v >"$W/sm.log" 2>&1
-SMPID=$SIM_LAST_PID
-i=0
-until grep -q "fabric UP" "$W/sm.log"; do
-	i=$((i + 1)); [ $i -gt 300 ] && { cat "$W/sm.log"; fail "ibsm not up"; }
-	sleep 0.1
-done
+sm_daemon "$W/sm.log" -R updn --cache-dir "$W/cache" --sweep 1 -v
 join_and_check ibsm
 grep "multicast:" "$W/sm.log" | tail -2
 

@@ -88,3 +88,36 @@ sm_check_fabric() {
 	fi
 	echo "ok $_n: $_nodes nodes, $_sw switches, $_nl LIDs, $_up port ends ACTIVE"
 }
+
+# Wait until FILE has a line matching PATTERN, up to SECONDS: 0, or 1.
+wait_log() {
+	_i=0
+	until grep -q "$2" "$1" 2>/dev/null; do
+		_i=$((_i + 1))
+		[ $_i -gt $(($3 * 10)) ] && return 1
+		sleep 0.1
+	done
+	return 0
+}
+
+# ibsm as a daemon on the running ibsim (port 1 of the first node), its
+# output in LOG; returns once it logged "fabric UP" (SMPID is its pid).
+#   sm_daemon LOG [ibsm args...]
+sm_daemon() {
+	_log=$1; shift
+	sim_bg_run "$IBSM_BUILD/bin/ibsm" "$@" >"$_log" 2>&1
+	SMPID=$SIM_LAST_PID
+	wait_log "$_log" "fabric UP" 30 || { tail -20 "$_log"; fail "ibsm not up in 30 s"; }
+}
+
+# OpenSM on the running ibsim with a cache dir of its own (OpenSM keeps
+# LIDs there), log in LOG (-d2, or SUBNET UP is never flushed); returns
+# once the subnet is up.
+#   osm_daemon LOG [opensm args...]
+osm_daemon() {
+	_log=$1; shift
+	OSM_CACHE_DIR=$(mktemp -d "$W/osm-cache.XXXXXX")
+	export OSM_CACHE_DIR
+	sim_bg_run opensm -d2 -f "$_log" "$@" >"$_log.out" 2>&1
+	wait_log "$_log" "SUBNET UP" 60 || fail "OpenSM not up in 60 s"
+}
