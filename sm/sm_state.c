@@ -29,14 +29,19 @@ static void answer_sminfo(struct sm *sm, uint8_t *mad, uint16_t slid,
 		.state = sm->state,
 	};
 
-	if (smp_class(mad) == SMP_CLASS_DR) {
-		/* Answering needs the return path handling of IBA 14.2.2.3;
-		 * the diags query SMInfo LID-routed. */
-		log_debug("directed-route SMInfo query ignored");
-		return;
-	}
+	/* SM_Key only to a requester authenticated by the M_Key of the SMP
+	 * (IBA 14.4.1); this SM sets no M_Key yet, so ports hold 0 and a
+	 * request with M_Key 0 passes, as OpenSM answers. Another SM with
+	 * the same SM_Key then takes us for one of its subnet's. */
+	if (mad_get_field64(mad, 0, IB_MAD_MKEY_F) == 0)
+		si.sm_key = sm->cfg->sm_key;
 	smp_make_response(mad, 0);
 	smp_set_sminfo(smp_data(mad), &si);
+	/* A directed-route query (another SM's discovery, IBA 14.4.1) is
+	 * answered directed-route: the response goes back along the return
+	 * path the switches recorded (D bit set, IBA 14.2.2.3). */
+	if (smp_class(mad) == SMP_CLASS_DR)
+		slid = 0xffff;
 	if (mt_respond(sm->t, mad, slid, sqp) < 0)
 		log_warn("cannot answer SMInfo query from LID %u", slid);
 }
