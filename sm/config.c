@@ -60,6 +60,7 @@ static const struct key_desc keys[] = {
 	{ "once",           NUM(K_BOOL, once, 0, 1) },
 	{ "once_timeout",   NUM(K_UNSIGNED, once_timeout_s, 1, 86400) },
 	{ "missing_grace",  NUM(K_UNSIGNED, missing_grace_s, 0, 3600) },
+	{ "flap_max_delay", NUM(K_UNSIGNED, flap_max_delay_s, 1, 600) },
 	{ "sa_enabled",     NUM(K_BOOL, sa_enabled, 0, 1) },
 	{ "sm_key",         NUM(K_U64, sm_key, 0, 0) },
 	{ "packet_life_time", NUM(K_U8, packet_life_time, 0, 63) },
@@ -90,6 +91,8 @@ void config_defaults(struct ibsm_config *c)
 	c->once_timeout_s = 120;
 	/* Nodes missing without a trap: hold the programmed view this long. */
 	c->missing_grace_s = 10;
+	/* A flapping link: heavy sweeps at most every 5 s while it flaps. */
+	c->flap_max_delay_s = 5;
 	c->sa_enabled = 1;
 	/* 1, as OpenSM: saquery --smkey 1 is how operators ask trusted. */
 	c->sm_key = 1;

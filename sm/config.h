@@ -28,6 +28,7 @@ struct ibsm_config {
 	int once;                   /* exit after the fabric is up */
 	unsigned once_timeout_s;    /* --once: keep sweeping this long */
 	unsigned missing_grace_s;   /* a smaller view without a trap: wait */
+	unsigned flap_max_delay_s;  /* trap storms: longest gap between sweeps */
 	/* Subnet Administration */
 	int sa_enabled;             /* answer SubnAdm queries (default on) */
 	uint64_t sm_key;            /* SM_Key: trusted SA requests (IBA 15.2.1.1) */

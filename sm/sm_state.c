@@ -61,8 +61,27 @@ static void handle_trap(struct sm *sm, uint8_t *mad, uint16_t slid,
 	/* 128 port state change, 129-131 link errors, 144 capability change,
 	 * 64/65 GID in/out of service: all may change the topology. */
 	if (num == 128 || num == 144 || num == 64 || num == 65) {
+		double now = now_seconds(), at;
+
+		/* Flap damping: traps that keep coming within a second of
+		 * each other (a link flapping) space the heavy sweeps they
+		 * ask for, 0.2 s doubling up to flap_max_delay; a quiet
+		 * second brings back immediate sweeps. A storm of any length
+		 * then costs a bounded number of sweeps. */
+		if (sm->last_trap_at && now - sm->last_trap_at < 1.0) {
+			sm->storm_delay = sm->storm_delay ? sm->storm_delay * 2 : 0.2;
+			if (sm->storm_delay > sm->cfg->flap_max_delay_s)
+				sm->storm_delay = sm->cfg->flap_max_delay_s;
+		} else {
+			sm->storm_delay = 0;
+		}
+		sm->last_trap_at = now;
+		at = sm->last_heavy_end + sm->storm_delay;
+		if (!sm->heavy_wanted || at > sm->next_heavy_at)
+			sm->next_heavy_at = at;
+		if (sm->storm_delay && !sm->heavy_wanted)
+			log_info("trap storm: next heavy sweep in %.1f s", at - now);
 		sm->heavy_wanted = 1;
-		sm->next_heavy_at = 0;
 		sweep_guard_trap(&sm->guard);
 	}
 }
@@ -421,6 +440,7 @@ out:
 	free(sw_ok);
 	lft_free(&nl);
 	sweep_result_free(&nr);
+	sm->last_heavy_end = now_seconds();
 	return rc;
 }
 

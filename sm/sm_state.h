@@ -38,7 +38,9 @@ struct sm {
 	uint16_t lid;                   /* our LID once assigned */
 	int heavy_wanted;               /* set by traps */
 	struct sweep_guard guard;       /* may a sweep's view be programmed */
-	double next_heavy_at;           /* after a hold: not before this time */
+	double next_heavy_at;           /* after a hold or in a trap storm */
+	double last_heavy_end;          /* when the last heavy sweep ended */
+	double last_trap_at, storm_delay; /* flap damping (handle_trap) */
 	unsigned retries;               /* MAD retries now (raised under loss) */
 	int route_refused;              /* last sweep: no engine / verification failed */
 	uint32_t sweeps;
