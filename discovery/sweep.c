@@ -31,6 +31,9 @@ struct sweep {
 	uint32_t *hvals;
 	uint32_t hcap, hcount;
 	int nomem;
+	uint8_t *dup_mark;      /* per node: duplicate GUID seen */
+	struct smp_path *dup_other; /* per node: where the other one answered */
+	uint32_t dup_cap;
 };
 
 static uint64_t cookie_make(enum sweep_kind k, uint32_t node, uint8_t port)
@@ -120,6 +123,7 @@ void sweep_result_free(struct sweep_result *r)
 	free(r->port_path);
 	free(r->port_info);
 	free(r->port_info_ok);
+	free(r->link_own);
 	sweep_result_init(r);
 }
 
@@ -162,6 +166,11 @@ static int grow_side(struct sweep_result *r)
 			return -ENOMEM;
 		r->port_info_ok = a;
 		memset(r->port_info_ok + old, 0, n - old);
+		a = realloc(r->link_own, n);
+		if (!a)
+			return -ENOMEM;
+		r->link_own = a;
+		memset(r->link_own + old, 0, n - old);
 		r->cap_ports = n;
 	}
 	return 0;
@@ -190,11 +199,45 @@ static void req_path(const uint8_t *req, struct smp_path *p)
 	memcpy(p->port, initial, sizeof(p->port));
 }
 
-static void link_ports(struct sweep *s, uint32_t from_node, uint8_t from_port,
-		       uint32_t node, uint8_t port)
+/* Two nodes answered with node n's GUID: remember it once per GUID, with
+ * the path where the other one answered; reported at the end of the
+ * sweep, when the first one's NodeDescription is known. */
+static void report_dup(struct sweep *s, uint32_t n, const struct smp_path *other)
 {
-	struct fabric *f = &s->r->fab;
-	uint32_t a, b;
+	struct sweep_result *r = s->r;
+
+	if (n >= s->dup_cap) {
+		uint32_t cap = r->fab.num_nodes + 64;
+		uint8_t *m = realloc(s->dup_mark, cap);
+		struct smp_path *o = realloc(s->dup_other, cap * sizeof(*o));
+
+		if (m)
+			s->dup_mark = m;
+		if (o)
+			s->dup_other = o;
+		if (!m || !o) {
+			s->nomem = 1;
+			return;
+		}
+		memset(m + s->dup_cap, 0, cap - s->dup_cap);
+		s->dup_cap = cap;
+	}
+	if (s->dup_mark[n])
+		return;
+	s->dup_mark[n] = 1;
+	s->dup_other[n] = *other;
+	r->dup_guids++;
+}
+
+/* Record the link from_node[from_port] <-> node[port]. from_node is
+ * certain (the probe went out through it); node is whoever answered with
+ * that GUID at path. */
+static void link_ports(struct sweep *s, uint32_t from_node, uint8_t from_port,
+		       uint32_t node, uint8_t port, const struct smp_path *path)
+{
+	struct sweep_result *r = s->r;
+	struct fabric *f = &r->fab;
+	uint32_t a, b, old;
 
 	if (from_node == FAB_NONE)
 		return;
@@ -205,10 +248,35 @@ static void link_ports(struct sweep *s, uint32_t from_node, uint8_t from_port,
 			 (unsigned long long)f->nodes[node].guid, port);
 		return;
 	}
-	if (fab_link(f, a, b) == -EEXIST)
-		log_warn("sweep: inconsistent link 0x%016llx[%u] <-> 0x%016llx[%u]: a port is already linked elsewhere",
-			 (unsigned long long)f->nodes[from_node].guid, from_port,
-			 (unsigned long long)f->nodes[node].guid, port);
+	old = f->ports[a].peer;
+	if (old != FAB_NONE && old != b && !r->link_own[a]) {
+		/* a was linked from its far side, and its own probe finds
+		 * someone else: the far side had reached another node with
+		 * from_node's GUID. */
+		struct smp_path other;
+
+		if (smp_path_extend(&other, &r->node_path[f->ports[old].node],
+				    f->ports[old].num) < 0)
+			other = r->node_path[f->ports[old].node];
+		report_dup(s, from_node, &other);
+		fab_unlink(f, a);
+	}
+	if (fab_link(f, a, b) == 0) {
+		r->link_own[a] = 1;
+		if (from_node == node)
+			r->link_own[b] = 1;
+		return;
+	}
+	if (f->ports[b].peer != FAB_NONE && f->ports[b].peer != a &&
+	    f->nodes[node].guid != f->nodes[from_node].guid) {
+		/* b is linked elsewhere: what answered here is not the node
+		 * we know by that GUID (or the cabling moved mid-sweep). */
+		report_dup(s, node, path);
+		return;
+	}
+	log_warn("sweep: inconsistent link 0x%016llx[%u] <-> 0x%016llx[%u]: a port is already linked elsewhere",
+		 (unsigned long long)f->nodes[from_node].guid, from_port,
+		 (unsigned long long)f->nodes[node].guid, port);
 }
 
 static void got_nodeinfo(struct sweep *s, uint32_t from_node,
@@ -237,7 +305,7 @@ static void got_nodeinfo(struct sweep *s, uint32_t from_node,
 				 smp_path_str(path, (char[200]){0}, 200));
 			return;
 		}
-		link_ports(s, from_node, from_port, n, ni.local_port);
+		link_ports(s, from_node, from_port, n, ni.local_port, path);
 		if (node->type != FAB_SWITCH) {
 			uint32_t p = fab_port_idx(&r->fab, n, ni.local_port);
 
@@ -275,7 +343,7 @@ static void got_nodeinfo(struct sweep *s, uint32_t from_node,
 		r->sm_node = n;
 		r->sm_port = fab_port_idx(&r->fab, n, ni.local_port);
 	}
-	link_ports(s, from_node, from_port, n, ni.local_port);
+	link_ports(s, from_node, from_port, n, ni.local_port, path);
 	submit(s, path, IB_ATTR_NODE_DESC, 0, K_NODEDESC, n, 0);
 	if (ni.type == FAB_SWITCH) {
 		submit(s, path, IB_ATTR_SWITCH_INFO, 0, K_SWITCHINFO, n, 0);
@@ -314,7 +382,10 @@ static void got_portinfo(struct sweep *s, uint32_t n, uint8_t num,
 	port->speed = pi.speed_active;
 	port->mtu = pi.neighbor_mtu ? pi.neighbor_mtu : pi.mtu_cap;
 	port->vls = pi.oper_vls;
-	if (num == 0 || pi.state < FAB_PORT_INIT || port->peer != FAB_NONE)
+	/* A link seen only from its far side is probed from here too: that
+	 * is how a second node answering with a known GUID shows up. */
+	if (num == 0 || pi.state < FAB_PORT_INIT ||
+	    (port->peer != FAB_NONE && r->link_own[p]))
 		return;
 	/* Probe one hop further: out of any switch port, and out of our own
 	 * CA port (the only place a DR path may start at a CA). */
@@ -453,6 +524,7 @@ static int canonicalize(struct sweep_result *r)
 	c.sm_port = port_map[r->sm_port];
 	c.lost_probes = r->lost_probes;
 	c.lost_attrs = r->lost_attrs;
+	c.dup_guids = r->dup_guids;
 	sweep_result_free(r);
 	*r = c;
 	sweep_result_init(&c);
@@ -466,6 +538,39 @@ out:
 	return rc;
 }
 
+/* A switch whose GUID another node also answered with keeps only the
+ * links its own probes confirmed; the rest may be the other node's (a CA
+ * sends no probes, so the first port linked stays its own). */
+static void drop_dup_links(struct sweep *s)
+{
+	struct fabric *f = &s->r->fab;
+
+	for (uint32_t n = 0; n < s->dup_cap && n < f->num_nodes; n++) {
+		char p1[200], p2[200];
+
+		if (!s->dup_mark[n])
+			continue;
+		log_err("sweep: duplicate GUID 0x%016llx: node \"%s\" at path %s and another node at path %s answer with it; the second is left out of routing",
+			(unsigned long long)f->nodes[n].guid, f->nodes[n].desc,
+			smp_path_str(&s->r->node_path[n], p1, sizeof(p1)),
+			smp_path_str(&s->dup_other[n], p2, sizeof(p2)));
+		if (!fab_is_switch(f, n))
+			continue;
+		for (unsigned i = 1; i <= f->nodes[n].num_ports; i++) {
+			uint32_t p = fab_port_idx(f, n, i);
+			uint32_t q = f->ports[p].peer;
+
+			if (q == FAB_NONE || s->r->link_own[p])
+				continue;
+			log_warn("sweep: duplicate GUID 0x%016llx: port %u link to 0x%016llx[%u] left out (not confirmed from the node itself)",
+				 (unsigned long long)f->nodes[n].guid, i,
+				 (unsigned long long)f->nodes[f->ports[q].node].guid,
+				 f->ports[q].num);
+			fab_unlink(f, p);
+		}
+	}
+}
+
 int sweep_discover(struct mad_transport *t, struct sweep_result *r)
 {
 	struct sweep s = { .t = t, .r = r };
@@ -475,8 +580,11 @@ int sweep_discover(struct mad_transport *t, struct sweep_result *r)
 	sweep_result_free(r);
 	submit(&s, &root, IB_ATTR_NODE_INFO, 0, K_NODEINFO, FAB_NONE, 0);
 	rc = mt_drain(t);
+	drop_dup_links(&s);
 	free(s.hkeys);
 	free(s.hvals);
+	free(s.dup_mark);
+	free(s.dup_other);
 	if (rc < 0)
 		return rc;
 	if (s.nomem)

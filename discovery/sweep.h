@@ -6,8 +6,12 @@
  * can start from them).
  *
  * Nodes are deduplicated by NodeGUID, so loops in the cabling and
- * dual-port HCAs reached twice end up as one node. A node that never
- * answers is logged and left out; nothing here is fatal but memory. */
+ * dual-port HCAs reached twice end up as one node. A link reached only
+ * from its far side is probed from its own side too, so two nodes that
+ * answer with one GUID show as a port linked two ways: the GUID is
+ * reported with both paths and the second node left out (dup_guids).
+ * A node that never answers is logged and left out; nothing here is
+ * fatal but memory. */
 #ifndef IBSM_DISCOVERY_SWEEP_H
 #define IBSM_DISCOVERY_SWEEP_H
 
@@ -34,6 +38,16 @@ struct sweep_result {
 	uint32_t sm_port;               /* our port (index into fab.ports) */
 	uint32_t lost_probes;           /* NodeInfo probes that never answered */
 	uint32_t lost_attrs;            /* other attributes that never answered */
+	/* NodeGUIDs answered by two different nodes (IBA 14.2.5.3 makes them
+	 * unique; a cloned or misprogrammed device breaks that). The node
+	 * reached first keeps the GUID; the other one is left out, with the
+	 * links to it, so it is never merged into the first. */
+	uint32_t dup_guids;
+	/* Indexed like fab.ports, during the sweep only: 1 when the port's
+	 * link was seen from the port's own side (a probe sent out of it),
+	 * which proves the link belongs to the node on our path, not to
+	 * another node answering with the same GUID. */
+	uint8_t *link_own;
 };
 
 void sweep_result_init(struct sweep_result *r);

@@ -397,7 +397,11 @@ int sm_heavy_sweep(struct sm *sm)
 		 ps.active, ps.not_active);
 
 	up = routed && !ps.failed && !ps.not_active && !ls.switches_failed &&
-	     !nr.lost_probes;
+	     !nr.lost_probes && !nr.dup_guids;
+	sm->dup_guids = nr.dup_guids;
+	if (nr.dup_guids)
+		log_err("sweep %u: %u duplicate GUID%s (named above): the second node of each is left out of routing; the fabric is not up until they are fixed",
+			n, nr.dup_guids, nr.dup_guids == 1 ? "" : "s");
 	if (routed) {
 		rc = lft_held_set(&sm->held, &nr.fab, &nl, sw_ok);
 		if (rc < 0)
@@ -534,7 +538,9 @@ int sm_run(struct sm *sm, const struct sm_signals *sig)
 	/* --once: a lossy fabric may leave parts unconfigured, or a view may
 	 * be held (sweep_guard.h); sweep again, with the guard's backoff,
 	 * for once_timeout seconds (only what is missing is sent). */
-	while (cfg->once && rc > 0 && !sm->route_refused && !*sig->stop &&
+	/* Sweeping again does not fix a route refused or a duplicate GUID. */
+	while (cfg->once && rc > 0 && !sm->route_refused && !sm->dup_guids &&
+	       !*sig->stop &&
 	       now_seconds() - t0 < cfg->once_timeout_s) {
 		while (now_seconds() < sm->next_heavy_at && !*sig->stop)
 			if (mt_poll(sm->t, 50) < 0)

@@ -43,6 +43,7 @@ struct sm {
 	double last_trap_at, storm_delay; /* flap damping (handle_trap) */
 	unsigned retries;               /* MAD retries now (raised under loss) */
 	int route_refused;              /* last sweep: no engine / verification failed */
+	uint32_t dup_guids;             /* last programmed sweep: duplicate GUIDs */
 	uint32_t sweeps;
 	/* the fabric as last routed */
 	struct sweep_result cur;
