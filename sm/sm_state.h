@@ -22,6 +22,8 @@
 #include "../sa/sa_server.h"
 #include "sweep_guard.h"
 #include "sm_multicast.h"
+#include "link_hold.h"
+#include "sm_perf.h"
 
 struct sm_signals {
 	volatile sig_atomic_t *stop;    /* SIGTERM / SIGINT */
@@ -57,6 +59,8 @@ struct sm {
 	char dump_dir[1024];
 	struct sa_server sa;            /* Subnet Administration (sa/) */
 	struct sm_mcast mcast;          /* multicast groups and MFTs */
+	struct link_hold hold;          /* links routed around (link_hold.h) */
+	struct sm_perf perf;            /* PerfMgr, noisy-link policy */
 };
 
 /* Prepare (no MADs yet). Installs the SMInfo / trap handler on t. */
