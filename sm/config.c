@@ -271,9 +271,10 @@ int config_set(struct ibsm_config *c, const char *key, const char *value,
 	if (!strcmp(k->name, "routing_engine") && !engine_list_ok(value))
 		return bad_value(origin, k, value,
 				 "engine names separated by commas, e.g. updn,minhop");
+	/* `disable` (take the port down) is not implemented yet. */
 	if (!strcmp(k->name, "perf_action") && strcmp(value, "report") &&
-	    strcmp(value, "avoid") && strcmp(value, "disable"))
-		return bad_value(origin, k, value, "report, avoid or disable");
+	    strcmp(value, "avoid"))
+		return bad_value(origin, k, value, "report or avoid");
 	memcpy((char *)c + k->offset, value, len + 1);
 	return 0;
 }
