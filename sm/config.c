@@ -14,6 +14,7 @@
 
 #include "../core/log.h"
 #include "../routing/engine.h"
+#include "metrics_http.h"
 
 enum key_kind {
 	K_STR,          /* char[] */
@@ -83,6 +84,7 @@ static const struct key_desc keys[] = {
 	{ "perf_local_link_integrity_rate", NUM(K_DOUBLE, perf_local_link_integrity_rate, 0, 1000000000) },
 	{ "perf_excessive_buffer_overrun_rate", NUM(K_DOUBLE, perf_excessive_buffer_overrun_rate, 0, 1000000000) },
 	{ "perf_xmit_discards_rate", NUM(K_DOUBLE, perf_xmit_discards_rate, 0, 1000000000) },
+	{ "metrics_listen", STR(metrics_listen) },
 	{ "cache_dir",      STR(cache_dir) },
 	{ "guid2lid_file",  STR(guid2lid_file) },
 	{ "log_level",      NUM(K_LOG_LEVEL, log_level, 0, 3) },
@@ -271,6 +273,14 @@ int config_set(struct ibsm_config *c, const char *key, const char *value,
 	if (!strcmp(k->name, "routing_engine") && !engine_list_ok(value))
 		return bad_value(origin, k, value,
 				 "engine names separated by commas, e.g. updn,minhop");
+	if (!strcmp(k->name, "metrics_listen") && *value) {
+		unsigned a;
+		unsigned short port;
+
+		if (metrics_parse_listen(value, &a, &port) < 0)
+			return bad_value(origin, k, value,
+					 "ADDR:PORT or :PORT, e.g. 127.0.0.1:9464");
+	}
 	/* `disable` (take the port down) is not implemented yet. */
 	if (!strcmp(k->name, "perf_action") && strcmp(value, "report") &&
 	    strcmp(value, "avoid"))

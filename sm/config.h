@@ -54,6 +54,7 @@ struct ibsm_config {
 	double perf_local_link_integrity_rate;
 	double perf_excessive_buffer_overrun_rate;
 	double perf_xmit_discards_rate;
+	char metrics_listen[64];    /* Prometheus /metrics "ADDR:PORT", "" = off */
 	/* state */
 	char cache_dir[512];        /* guid2lid lives here */
 	char guid2lid_file[512];    /* "" = <cache_dir>/guid2lid */

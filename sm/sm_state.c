@@ -16,6 +16,7 @@
 #include "../routing/verify.h"
 #include "lid_manager.h"
 #include "port_config.h"
+#include "sm_metrics.h"
 
 /* --- unsolicited MADs ------------------------------------------------- */
 
@@ -145,7 +146,8 @@ int sm_init(struct sm *sm, const struct ibsm_config *cfg,
 	sm->sa.ctx.subnet_timeout = cfg->subnet_timeout;
 	sa_identity(sm);
 	link_hold_init(&sm->hold);
-	if (sm_perf_init(&sm->perf, cfg, t, &sm->hold) < 0)
+	if (sm_perf_init(&sm->perf, cfg, t, &sm->hold) < 0 ||
+	    sm_metrics_start(sm) < 0)
 		return -EINVAL;
 	mt_set_request_handler(t, on_request, sm);
 	return 0;
@@ -159,6 +161,7 @@ void sm_free(struct sm *sm)
 	sweep_result_free(&sm->cur);
 	lft_free(&sm->lft);
 	lft_held_free(&sm->held);
+	sm_metrics_stop(sm);
 	sm_perf_free(&sm->perf);
 	link_hold_free(&sm->hold);
 	free(sm->root_guids);
@@ -461,6 +464,8 @@ out:
 	lft_free(&nl);
 	sweep_result_free(&nr);
 	sm->last_heavy_end = now_seconds();
+	sm->last_heavy_s = sm->last_heavy_end - t0;
+	sm->heavy_s_total += sm->last_heavy_s;
 	return rc;
 }
 
@@ -500,6 +505,7 @@ int sm_light_sweep(struct sm *sm, int *changed)
 	int rc;
 
 	sm->act_count++;
+	sm->light_sweeps++;
 	for (uint32_t sw = 0; sw < f->num_switches; sw++) {
 		uint32_t n = f->switches[sw];
 
@@ -603,6 +609,7 @@ int sm_run(struct sm *sm, const struct sm_signals *sig)
 		if (sm->fabric_up && sm_mcast_dirty(&sm->mcast) &&
 		    !sm->heavy_wanted)
 			sm_mcast_update(&sm->mcast, sm->t, &sm->cur);
+		sm_metrics_tick(sm, now_seconds());
 		if (sm_perf_tick(&sm->perf, now_seconds()) && !sm->heavy_wanted) {
 			log_info("links held out of routing changed: rerouting");
 			sm->heavy_wanted = 1;

@@ -61,6 +61,13 @@ struct sm {
 	struct sm_mcast mcast;          /* multicast groups and MFTs */
 	struct link_hold hold;          /* links routed around (link_hold.h) */
 	struct sm_perf perf;            /* PerfMgr, noisy-link policy */
+	/* /metrics (sm_metrics.h) */
+	struct metrics_http *metrics;
+	double metrics_at;
+	uint32_t metrics_sweeps, metrics_holds;
+	uint64_t metrics_cycles;
+	uint32_t light_sweeps;
+	double last_heavy_s, heavy_s_total;
 };
 
 /* Prepare (no MADs yet). Installs the SMInfo / trap handler on t. */
