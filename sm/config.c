@@ -85,6 +85,8 @@ static const struct key_desc keys[] = {
 	{ "perf_excessive_buffer_overrun_rate", NUM(K_DOUBLE, perf_excessive_buffer_overrun_rate, 0, 1000000000) },
 	{ "perf_xmit_discards_rate", NUM(K_DOUBLE, perf_xmit_discards_rate, 0, 1000000000) },
 	{ "metrics_listen", STR(metrics_listen) },
+	{ "ctl_socket",     STR(ctl_socket) },
+	{ "ctl_group",      STR(ctl_group) },
 	{ "cache_dir",      STR(cache_dir) },
 	{ "guid2lid_file",  STR(guid2lid_file) },
 	{ "log_level",      NUM(K_LOG_LEVEL, log_level, 0, 3) },

@@ -55,6 +55,8 @@ struct ibsm_config {
 	double perf_excessive_buffer_overrun_rate;
 	double perf_xmit_discards_rate;
 	char metrics_listen[64];    /* Prometheus /metrics "ADDR:PORT", "" = off */
+	char ctl_socket[108];       /* ibsmctl's UNIX socket, "" = none */
+	char ctl_group[64];         /* group allowed besides root and our user */
 	/* state */
 	char cache_dir[512];        /* guid2lid lives here */
 	char guid2lid_file[512];    /* "" = <cache_dir>/guid2lid */

@@ -17,6 +17,7 @@
 #include "lid_manager.h"
 #include "port_config.h"
 #include "sm_metrics.h"
+#include "sm_ctl.h"
 
 /* --- unsolicited MADs ------------------------------------------------- */
 
@@ -146,8 +147,9 @@ int sm_init(struct sm *sm, const struct ibsm_config *cfg,
 	sm->sa.ctx.subnet_timeout = cfg->subnet_timeout;
 	sa_identity(sm);
 	link_hold_init(&sm->hold);
+	sm->ctl_fd = -1;
 	if (sm_perf_init(&sm->perf, cfg, t, &sm->hold) < 0 ||
-	    sm_metrics_start(sm) < 0)
+	    sm_metrics_start(sm) < 0 || sm_ctl_start(sm) < 0)
 		return -EINVAL;
 	mt_set_request_handler(t, on_request, sm);
 	return 0;
@@ -161,6 +163,7 @@ void sm_free(struct sm *sm)
 	sweep_result_free(&sm->cur);
 	lft_free(&sm->lft);
 	lft_held_free(&sm->held);
+	sm_ctl_stop(sm);
 	sm_metrics_stop(sm);
 	sm_perf_free(&sm->perf);
 	link_hold_free(&sm->hold);
@@ -610,6 +613,7 @@ int sm_run(struct sm *sm, const struct sm_signals *sig)
 		    !sm->heavy_wanted)
 			sm_mcast_update(&sm->mcast, sm->t, &sm->cur);
 		sm_metrics_tick(sm, now_seconds());
+		sm_ctl_tick(sm);
 		if (sm_perf_tick(&sm->perf, now_seconds()) && !sm->heavy_wanted) {
 			log_info("links held out of routing changed: rerouting");
 			sm->heavy_wanted = 1;

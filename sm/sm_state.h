@@ -14,6 +14,7 @@
 #define IBSM_SM_SM_STATE_H
 
 #include <signal.h>
+#include <sys/types.h>
 #include <stdint.h>
 #include "config.h"
 #include "../mad/mad_transport.h"
@@ -67,6 +68,9 @@ struct sm {
 	uint32_t metrics_sweeps, metrics_holds;
 	uint64_t metrics_cycles;
 	uint32_t light_sweeps;
+	/* ibsmctl's socket (sm_ctl.h) */
+	int ctl_fd;
+	gid_t ctl_gid;
 	double last_heavy_s, heavy_s_total;
 };
 
