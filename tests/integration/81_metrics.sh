@@ -49,8 +49,8 @@ curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/nope" | grep -q 4
 node5=$(awk '/^Ca/ && /"node-5"/ { ca = 1; next } ca && /^\[/ { for (i = 1; i <= NF; i++) if ($i == "lid") { print $(i + 1); exit } }' "$W/ibnd")
 pq_rcv=$(sim_run perfquery "$node5" 1 2>/dev/null | awk -F'[.:]+' '$1 == "PortRcvErrors" { print $2 }')
 sw=$(grep -c "^Switch" "$W/ibnd"); ca=$(grep -c "^Ca" "$W/ibnd")
-$PY - "$W/metrics.txt" "$sw" "$ca" "$pq_rcv" <<'PYEOF' || fail "metrics check failed"
-import sys
+$PY - "$W/metrics.txt" "$sw" "$ca" "$pq_rcv" "$top/contrib/grafana-ibsm.json" <<'PYEOF' || fail "metrics check failed"
+import sys, re, json
 from prometheus_client.parser import text_string_to_metric_families
 text = open(sys.argv[1]).read()
 fam = {f.name: f for f in text_string_to_metric_families(text)}
@@ -74,6 +74,12 @@ assert val("ibsm_link_avoided", port="6") == 1
 assert val("ibsm_port_counter", node_desc="leaf-1", port="6", counter="symbol_error") == 500
 assert val("ibsm_port_counter", node_desc="node-5", port="1", counter="port_rcv_errors") == pq_rcv == 3
 assert val("ibsm_port_counter", node_desc="node-5", port="1", counter="port_xmit_data") > 0
+# The Grafana dashboard asks only for metrics that exist.
+names = set(re.findall(r"ibsm_[a-z_]+", json.dumps(json.load(open(sys.argv[5])))))
+exported = {s.name for f in fam.values() for s in f.samples}
+missing = sorted(n for n in names if n not in exported and n + "_total" not in exported and n not in fam)
+assert not missing, f"dashboard uses unknown metrics {missing}"
+print(f"ok dashboard: {len(names)} metric names, all exported")
 print(f"ok metrics: {len(fam)} families, {sum(len(f.samples) for f in fam.values())} samples parsed by prometheus_client")
 PYEOF
 kill -0 "$SMPID" || fail "ibsm died"
