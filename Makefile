@@ -16,7 +16,7 @@ WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes 
 CFLAGS ?= -O2 -g
 CFLAGS += -std=c11 -D_GNU_SOURCE -fPIC $(WARN) -MMD -MP -I.
 LDLIBS_MAD := -libmad -libumad
-LDLIBS := $(LDLIBS_MAD) -lyaml -ldl -lm -lpthread
+LDLIBS := $(LDLIBS_MAD) -lyaml -lmicrohttpd -ldl -lm -lpthread
 ifeq ($(SAN),1)
 CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 LDFLAGS += -fsanitize=address,undefined

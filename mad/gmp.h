@@ -10,6 +10,7 @@
 
 #define GMP_SIZE 256
 #define GMP_CLASS_SA 0x03
+#define GMP_CLASS_PERF 0x04             /* PerfMgt (IBA 16.1) */
 #define GMP_SA_CLASS_VERSION 2
 #define GMP_QP1_QKEY 0x80010000u        /* the GSI's well-known Q_Key */
 #define GMP_SA_HDR_OFFS 36              /* after the common + RMPP headers */

@@ -29,6 +29,7 @@ struct mt_req {
 	uint8_t mad[SMP_SIZE];
 	uint16_t dlid;              /* 0xffff for directed route */
 	uint16_t tries;             /* sends so far */
+	uint32_t dqp;               /* 0 for SMPs, 1 for GMPs (QP1) */
 	mt_done_fn done;
 	void *ctx;
 	uint64_t cookie;
@@ -42,6 +43,7 @@ struct mad_transport {
 	int agent_lid, agent_dr;
 	int agent_sa;               /* SubnAdm (class 0x03, version 2) server */
 	int kernel_rmpp;            /* agent_sa registered with RMPP version 1 */
+	int agent_perf;             /* PerfMgt (class 0x04) client: PerfMgr */
 	/* ibsim only: agents that take classes we do not serve, so that
 	 * umad2sim delivers them instead of crashing (IBSIM-NOTES). */
 	int agent_sink[8];
@@ -121,13 +123,12 @@ static int under_umad2sim(void)
 	return preload && strstr(preload, "umad2sim");
 }
 
-/* Classes ibsim may hand to the SM's port that we do not serve: PerfMgt,
- * BM, DevMgt, CM, SNMP tunnelling, CC and the OpenIB ping class (ibping).
+/* Classes ibsim may hand to the SM's port that we do not serve: BM, DevMgt, CM, SNMP tunnelling, CC and the OpenIB ping class (ibping).
  * A real port's kernel answers them itself (IBA 13.4.7: unsupported
  * class); umad2sim instead crashes the process on a class it has no agent
  * for. Registering them on real hardware would steal them from their
  * owners on the SM host (rdma_cm, an ibping server), so only under ibsim. */
-static const uint8_t sim_sink_classes[] = { 0x04, 0x05, 0x06, 0x07, 0x08, 0x21 };
+static const uint8_t sim_sink_classes[] = { 0x05, 0x06, 0x07, 0x08, 0x21 };
 #define OPENIB_PING_CLASS 0x32
 
 static int register_gmp_agents(struct mad_transport *t)
@@ -153,6 +154,15 @@ static int register_gmp_agents(struct mad_transport *t)
 			t->ca, t->port_num);
 		return -EBUSY;
 	}
+	/* PerfMgt: we are a client (PerfMgr), responses come by TID. A
+	 * real port's PMA is the kernel's and keeps its requests, so no
+	 * request methods there; under ibsim every method, so umad2sim
+	 * delivers requests to our port (answered 'unsupported class'). */
+	memset(mask, under_umad2sim() ? 0xff : 0, sizeof(mask));
+	t->agent_perf = umad_register(t->portid, GMP_CLASS_PERF, 1, 0, mask);
+	if (t->agent_perf < 0)
+		log_warn("cannot register a PerfMgt agent on %s port %d: no performance counters",
+			 t->ca, t->port_num);
 	if (!under_umad2sim())
 		return 0;
 	/* Every request method of the class (responses come by TID). */
@@ -233,6 +243,7 @@ int mt_open(struct mad_transport **out, const struct mt_port_sel *sel,
 	}
 	t->issm_fd = -1;
 	t->agent_sa = -1;
+	t->agent_perf = -1;
 	copy_name(t->ca, port.ca_name);
 	t->port_num = port.portnum;
 	t->port_guid = be64toh(port.port_guid);
@@ -366,6 +377,7 @@ static int submit(struct mad_transport *t, uint16_t dlid, mt_done_fn done,
 	memset(r, 0, offsetof(struct mt_req, dlid));
 	r->dlid = dlid;
 	r->tries = 0;
+	r->dqp = 0;
 	r->done = done;
 	r->ctx = ctx;
 	r->cookie = cookie;
@@ -405,6 +417,29 @@ int mt_submit_lid(struct mad_transport *t, uint16_t dlid, uint8_t method,
 	return 0;
 }
 
+static int agent_of(const struct mad_transport *t, uint8_t mclass);
+
+int mt_submit_gmp(struct mad_transport *t, uint16_t dlid, const uint8_t *mad,
+		   mt_done_fn done, void *ctx, uint64_t cookie)
+{
+	struct mt_req *r;
+	int rc;
+
+	if (agent_of(t, smp_class(mad)) < 0)
+		return -EOPNOTSUPP;
+	rc = submit(t, dlid, done, ctx, cookie, &r);
+	if (rc)
+		return rc;
+	memcpy(r->mad, mad, SMP_SIZE);
+	r->dqp = 1;
+	return 0;
+}
+
+int mt_has_class(const struct mad_transport *t, uint8_t mclass)
+{
+	return agent_of(t, mclass) >= 0;
+}
+
 /* The agent that sends a MAD of this class, -1 if none. */
 static int agent_of(const struct mad_transport *t, uint8_t mclass)
 {
@@ -414,6 +449,8 @@ static int agent_of(const struct mad_transport *t, uint8_t mclass)
 		return t->agent_lid;
 	if (mclass == GMP_CLASS_SA)
 		return t->agent_sa;
+	if (mclass == GMP_CLASS_PERF)
+		return t->agent_perf;
 	for (unsigned i = 0; i < t->num_sink; i++)
 		if (t->sink_class[i] == mclass)
 			return t->agent_sink[i];
@@ -422,6 +459,9 @@ static int agent_of(const struct mad_transport *t, uint8_t mclass)
 
 static int is_sink_class(const struct mad_transport *t, uint8_t mclass)
 {
+	/* We are a PerfMgt client only: our own port has no PMA here. */
+	if (mclass == GMP_CLASS_PERF)
+		return t->agent_perf >= 0;
 	for (unsigned i = 0; i < t->num_sink; i++)
 		if (t->sink_class[i] == mclass)
 			return 1;
@@ -501,7 +541,7 @@ static int send_slot(struct mad_transport *t, uint32_t s)
 		t->next_expiry = r->deadline;
 	r->tries++;
 	t->st.sent++;
-	return send_umad(t, r->mad, r->dlid, 0);
+	return send_umad(t, r->mad, r->dlid, r->dqp);
 }
 
 static void release_slot(struct mad_transport *t, uint32_t s)

@@ -1,5 +1,6 @@
 /* MAD transport for the SM: one local port opened through libibumad, agents
- * for the two SMI classes (0x01 LID routed, 0x81 directed route), a window
+ * for the two SMI classes (0x01 LID routed, 0x81 directed route), the SA
+ * server and the PerfMgt client (GMPs to QP1), a window
  * of SMPs in flight, transaction ids matched to requests, a timeout and
  * retries per MAD, and unsolicited requests (SMInfo queries, traps) handed
  * to a callback.
@@ -72,6 +73,13 @@ int mt_submit_dr(struct mad_transport *t, const struct smp_path *path,
 int mt_submit_lid(struct mad_transport *t, uint16_t dlid, uint8_t method,
 		   uint16_t attr, uint32_t mod, const uint8_t *data,
 		   mt_done_fn done, void *ctx, uint64_t cookie);
+/* Queue a LID-routed GMP to QP1 of dlid (mad: 256 bytes, header and
+ * data built by the caller; the TID is ours). -EOPNOTSUPP when no agent
+ * of the MAD's class is registered (PerfMgt: GMP_CLASS_PERF). */
+int mt_submit_gmp(struct mad_transport *t, uint16_t dlid, const uint8_t *mad,
+		   mt_done_fn done, void *ctx, uint64_t cookie);
+/* 1 when MADs of this class can be sent. */
+int mt_has_class(const struct mad_transport *t, uint8_t mclass);
 /* Send a response or trap repress now, untracked. */
 int mt_respond(struct mad_transport *t, const uint8_t *mad, uint16_t dlid,
 		uint32_t dqp);

@@ -4,7 +4,7 @@
 set -eu
 PKGS="build-essential pkg-config libibumad-dev libibmad-dev libopensm-dev \
 ibsim-utils infiniband-diags opensm ibutils libyaml-dev libcmocka-dev graphviz \
-python3"
+python3 libmicrohttpd-dev python3-prometheus-client"
 missing=""
 for p in $PKGS; do
 	st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)

@@ -14,6 +14,7 @@
 
 #include "../core/log.h"
 #include "../routing/engine.h"
+#include "metrics_http.h"
 
 enum key_kind {
 	K_STR,          /* char[] */
@@ -24,6 +25,7 @@ enum key_kind {
 	K_U64,          /* uint64_t, any value, hex or decimal */
 	K_BOOL,         /* int 0/1 */
 	K_LOG_LEVEL,    /* int, enum log_level by name or number */
+	K_DOUBLE,       /* double, range lo..hi */
 };
 
 struct key_desc {
@@ -67,6 +69,24 @@ static const struct key_desc keys[] = {
 	{ "mad_window",     NUM(K_UNSIGNED, mad_window, 1, 4096) },
 	{ "mad_timeout_ms", NUM(K_UNSIGNED, mad_timeout_ms, 1, 60000) },
 	{ "mad_retries",    NUM(K_UNSIGNED, mad_retries, 0, 100) },
+	{ "perf_interval",  NUM(K_UNSIGNED, perf_interval_s, 0, 86400) },
+	{ "perf_window",    NUM(K_UNSIGNED, perf_window, 1, 1024) },
+	{ "perf_history",   NUM(K_UNSIGNED, perf_history, 0, 1024) },
+	{ "perf_action",    STR(perf_action) },
+	{ "perf_event_log", STR(perf_event_log) },
+	{ "perf_quiet_period", NUM(K_UNSIGNED, perf_quiet_period_s, 1, 86400) },
+	{ "perf_restore_fraction", NUM(K_DOUBLE, perf_restore_fraction, 0, 1) },
+	{ "perf_max_avoided", NUM(K_UNSIGNED, perf_max_avoided, 0, 4096) },
+	{ "perf_symbol_error_rate", NUM(K_DOUBLE, perf_symbol_error_rate, 0, 1000000000) },
+	{ "perf_link_error_recovery_rate", NUM(K_DOUBLE, perf_link_error_recovery_rate, 0, 1000000000) },
+	{ "perf_link_downed_rate", NUM(K_DOUBLE, perf_link_downed_rate, 0, 1000000000) },
+	{ "perf_rcv_errors_rate", NUM(K_DOUBLE, perf_rcv_errors_rate, 0, 1000000000) },
+	{ "perf_local_link_integrity_rate", NUM(K_DOUBLE, perf_local_link_integrity_rate, 0, 1000000000) },
+	{ "perf_excessive_buffer_overrun_rate", NUM(K_DOUBLE, perf_excessive_buffer_overrun_rate, 0, 1000000000) },
+	{ "perf_xmit_discards_rate", NUM(K_DOUBLE, perf_xmit_discards_rate, 0, 1000000000) },
+	{ "metrics_listen", STR(metrics_listen) },
+	{ "ctl_socket",     STR(ctl_socket) },
+	{ "ctl_group",      STR(ctl_group) },
 	{ "cache_dir",      STR(cache_dir) },
 	{ "guid2lid_file",  STR(guid2lid_file) },
 	{ "log_level",      NUM(K_LOG_LEVEL, log_level, 0, 3) },
@@ -101,6 +121,22 @@ void config_defaults(struct ibsm_config *c)
 	c->mad_window = 32;         /* OpenSM keeps only 4 SMPs in flight */
 	c->mad_timeout_ms = 200;
 	c->mad_retries = 3;
+	/* PerfMgr off unless asked; when on, error rates per second that
+	 * no healthy link reaches (a few symbol errors a day are normal),
+	 * and links come back after a quiet minute below half of them. */
+	c->perf_window = 16;
+	c->perf_history = 8;
+	snprintf(c->perf_action, sizeof(c->perf_action), "avoid");
+	c->perf_quiet_period_s = 60;
+	c->perf_restore_fraction = 0.5;
+	c->perf_max_avoided = 8;
+	c->perf_symbol_error_rate = 1;
+	c->perf_link_error_recovery_rate = 0.1;
+	c->perf_link_downed_rate = 0.1;
+	c->perf_rcv_errors_rate = 1;
+	c->perf_local_link_integrity_rate = 0.1;
+	c->perf_excessive_buffer_overrun_rate = 0.1;
+	c->perf_xmit_discards_rate = 100;
 	snprintf(c->cache_dir, sizeof(c->cache_dir), "/var/cache/ibsm");
 	c->log_level = LOG_INFO;
 }
@@ -186,6 +222,18 @@ static int set_number(struct ibsm_config *c, const struct key_desc *k,
 			return bad_value(origin, k, value, "true or false");
 		*(int *)field = b;
 		return 0;
+	case K_DOUBLE: {
+		char *end;
+		double d;
+
+		errno = 0;
+		d = strtod(value, &end);
+		if (!*value || *end || errno || d != d || d < (double)k->lo ||
+		    d > (double)k->hi)
+			return bad_value(origin, k, value, range);
+		*(double *)field = d;
+		return 0;
+	}
 	case K_LOG_LEVEL:
 		b = log_level_parse(value);
 		if (b < 0)
@@ -227,6 +275,18 @@ int config_set(struct ibsm_config *c, const char *key, const char *value,
 	if (!strcmp(k->name, "routing_engine") && !engine_list_ok(value))
 		return bad_value(origin, k, value,
 				 "engine names separated by commas, e.g. updn,minhop");
+	if (!strcmp(k->name, "metrics_listen") && *value) {
+		unsigned a;
+		unsigned short port;
+
+		if (metrics_parse_listen(value, &a, &port) < 0)
+			return bad_value(origin, k, value,
+					 "ADDR:PORT or :PORT, e.g. 127.0.0.1:9464");
+	}
+	/* `disable` (take the port down) is not implemented yet. */
+	if (!strcmp(k->name, "perf_action") && strcmp(value, "report") &&
+	    strcmp(value, "avoid"))
+		return bad_value(origin, k, value, "report or avoid");
 	memcpy((char *)c + k->offset, value, len + 1);
 	return 0;
 }
@@ -323,6 +383,9 @@ void config_print(const struct ibsm_config *c, FILE *out)
 			break;
 		case K_U64:
 			fprintf(out, "0x%016" PRIx64, *(const uint64_t *)field);
+			break;
+		case K_DOUBLE:
+			fprintf(out, "%g", *(const double *)field);
 			break;
 		case K_BOOL:
 			fputs(*(const int *)field ? "true" : "false", out);

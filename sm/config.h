@@ -37,6 +37,26 @@ struct ibsm_config {
 	unsigned mad_window;        /* SMPs in flight */
 	unsigned mad_timeout_ms;
 	unsigned mad_retries;
+	/* PerfMgr and the noisy-link policy (docs/telemetry.md) */
+	unsigned perf_interval_s;   /* counter poll period, 0 = off */
+	unsigned perf_window;       /* ports polled at once */
+	unsigned perf_history;      /* samples kept per port */
+	char perf_action[16];       /* report, avoid or disable */
+	char perf_event_log[512];   /* JSON lines of every action, "" = none */
+	unsigned perf_quiet_period_s; /* quiet this long: restore the link */
+	double perf_restore_fraction; /* quiet = every rate below threshold x this */
+	unsigned perf_max_avoided;  /* links held out by the policy at most */
+	/* error-rate thresholds, per second, 0 = not checked */
+	double perf_symbol_error_rate;
+	double perf_link_error_recovery_rate;
+	double perf_link_downed_rate;
+	double perf_rcv_errors_rate;
+	double perf_local_link_integrity_rate;
+	double perf_excessive_buffer_overrun_rate;
+	double perf_xmit_discards_rate;
+	char metrics_listen[64];    /* Prometheus /metrics "ADDR:PORT", "" = off */
+	char ctl_socket[108];       /* ibsmctl's UNIX socket, "" = none */
+	char ctl_group[64];         /* group allowed besides root and our user */
 	/* state */
 	char cache_dir[512];        /* guid2lid lives here */
 	char guid2lid_file[512];    /* "" = <cache_dir>/guid2lid */

@@ -333,8 +333,9 @@ int main(int argc, char **argv)
 	log_info("attached to %s port %d, port GUID 0x%016llx; engines \"%s\", window %u, timeout %u ms, %u retries",
 		 mt_ca_name(t), mt_port_num(t), (unsigned long long)mt_port_guid(t),
 		 cfg.routing_engine, cfg.mad_window, cfg.mad_timeout_ms, cfg.mad_retries);
-	if (sm_init(&sm, &cfg, t) < 0) {
-		log_err("paths in the configuration are too long");
+	if ((rc = sm_init(&sm, &cfg, t)) < 0) {
+		if (rc == -ENAMETOOLONG)
+			log_err("paths in the configuration are too long");
 		mt_close(t);
 		return 1;
 	}

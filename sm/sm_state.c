@@ -16,6 +16,8 @@
 #include "../routing/verify.h"
 #include "lid_manager.h"
 #include "port_config.h"
+#include "sm_metrics.h"
+#include "sm_ctl.h"
 
 /* --- unsolicited MADs ------------------------------------------------- */
 
@@ -144,6 +146,11 @@ int sm_init(struct sm *sm, const struct ibsm_config *cfg,
 	sm->sa.ctx.packet_life_time = cfg->packet_life_time;
 	sm->sa.ctx.subnet_timeout = cfg->subnet_timeout;
 	sa_identity(sm);
+	link_hold_init(&sm->hold);
+	sm->ctl_fd = -1;
+	if (sm_perf_init(&sm->perf, cfg, t, &sm->hold) < 0 ||
+	    sm_metrics_start(sm) < 0 || sm_ctl_start(sm) < 0)
+		return -EINVAL;
 	mt_set_request_handler(t, on_request, sm);
 	return 0;
 }
@@ -156,6 +163,10 @@ void sm_free(struct sm *sm)
 	sweep_result_free(&sm->cur);
 	lft_free(&sm->lft);
 	lft_held_free(&sm->held);
+	sm_ctl_stop(sm);
+	sm_metrics_stop(sm);
+	sm_perf_free(&sm->perf);
+	link_hold_free(&sm->hold);
 	free(sm->root_guids);
 	free(sm->cn_guids);
 	memset(sm, 0, sizeof(*sm));
@@ -352,7 +363,21 @@ int sm_heavy_sweep(struct sm *sm)
 	log_info("sweep %u: LIDs: %d changed, top LID %u, SM LID %u (%.3f s)", n,
 		 changed, fab_max_lid(&nr.fab), sm->lid, t2 - t1);
 
-	routed = route_while_serving(sm, &nr.fab, &nl);
+	{
+		/* Engines route on a copy without the held-out links. */
+		struct fabric heldout;
+		const struct fabric *rf = &nr.fab;
+
+		if (sm->hold.n && fab_clone(&heldout, &nr.fab) == 0) {
+			if (link_hold_apply(&sm->hold, &heldout))
+				rf = &heldout;
+			else
+				fab_free(&heldout);
+		}
+		routed = route_while_serving(sm, rf, &nl);
+		if (rf == &heldout)
+			fab_free(&heldout);
+	}
 	sm->route_refused = routed == 0;
 	if (routed < 0) {
 		rc = routed;
@@ -430,6 +455,7 @@ int sm_heavy_sweep(struct sm *sm)
 		sm->mcast.topo_gen++;
 		if (sm_mcast_update(&sm->mcast, sm->t, &sm->cur) < 0)
 			log_warn("sweep %u: multicast forwarding tables not all programmed", n);
+		sm_perf_fabric(&sm->perf, &sm->cur.fab);
 	}
 	rc = up ? 0 : 1;
 out:
@@ -445,6 +471,8 @@ out:
 	lft_free(&nl);
 	sweep_result_free(&nr);
 	sm->last_heavy_end = now_seconds();
+	sm->last_heavy_s = sm->last_heavy_end - t0;
+	sm->heavy_s_total += sm->last_heavy_s;
 	return rc;
 }
 
@@ -484,6 +512,7 @@ int sm_light_sweep(struct sm *sm, int *changed)
 	int rc;
 
 	sm->act_count++;
+	sm->light_sweeps++;
 	for (uint32_t sw = 0; sw < f->num_switches; sw++) {
 		uint32_t n = f->switches[sw];
 
@@ -519,6 +548,9 @@ int sm_write_dumps(struct sm *sm, const char *dir)
 		rc |= topo_write_dot(&sm->cur.fab, path);
 	if (sm->lft.port && !join(path, sizeof(path), dir, "lfts.txt"))
 		rc |= lft_write_dump_fts(&sm->cur.fab, &sm->lft, path);
+	if (sm->perf.pm.o.interval_s &&
+	    !join(path, sizeof(path), dir, "perf-counters.txt"))
+		rc |= perfmgr_write(&sm->perf.pm, path);
 	if (!join(path, sizeof(path), dir, "sa-stats.txt"))
 		rc |= sa_server_write_stats(&sm->sa, path);
 	sa_server_log_stats(&sm->sa);
@@ -586,6 +618,13 @@ int sm_run(struct sm *sm, const struct sm_signals *sig)
 		if (sm->fabric_up && sm_mcast_dirty(&sm->mcast) &&
 		    !sm->heavy_wanted)
 			sm_mcast_update(&sm->mcast, sm->t, &sm->cur);
+		sm_metrics_tick(sm, now_seconds());
+		sm_ctl_tick(sm);
+		if (sm_perf_tick(&sm->perf, now_seconds()) && !sm->heavy_wanted) {
+			log_info("links held out of routing changed: rerouting");
+			sm->heavy_wanted = 1;
+			sm->next_heavy_at = now_seconds();
+		}
 		if ((sm->heavy_wanted && now_seconds() >= sm->next_heavy_at) ||
 		    changed) {
 			rc = sm_heavy_sweep(sm);

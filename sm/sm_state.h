@@ -14,6 +14,7 @@
 #define IBSM_SM_SM_STATE_H
 
 #include <signal.h>
+#include <sys/types.h>
 #include <stdint.h>
 #include "config.h"
 #include "../mad/mad_transport.h"
@@ -22,6 +23,8 @@
 #include "../sa/sa_server.h"
 #include "sweep_guard.h"
 #include "sm_multicast.h"
+#include "link_hold.h"
+#include "sm_perf.h"
 
 struct sm_signals {
 	volatile sig_atomic_t *stop;    /* SIGTERM / SIGINT */
@@ -58,6 +61,18 @@ struct sm {
 	char dump_dir[1024];
 	struct sa_server sa;            /* Subnet Administration (sa/) */
 	struct sm_mcast mcast;          /* multicast groups and MFTs */
+	struct link_hold hold;          /* links routed around (link_hold.h) */
+	struct sm_perf perf;            /* PerfMgr, noisy-link policy */
+	/* /metrics (sm_metrics.h) */
+	struct metrics_http *metrics;
+	double metrics_at;
+	uint32_t metrics_sweeps, metrics_holds;
+	uint64_t metrics_cycles;
+	uint32_t light_sweeps;
+	/* ibsmctl's socket (sm_ctl.h) */
+	int ctl_fd;
+	gid_t ctl_gid;
+	double last_heavy_s, heavy_s_total;
 };
 
 /* Prepare (no MADs yet). Installs the SMInfo / trap handler on t. */

@@ -1,0 +1,32 @@
+/* The SM's side of the PerfMgr (perfmgr/): options from the configuration,
+ * the fabric to poll after each routed sweep, and the noisy-link policy's
+ * actions on the SM: `avoid` holds the link out of routing (link_hold)
+ * and asks for a reroute, which the next heavy sweep does with minimal
+ * change (the previous tables guide the engine; only differing LFT blocks
+ * are written). */
+#ifndef IBSM_SM_SM_PERF_H
+#define IBSM_SM_SM_PERF_H
+
+#include "config.h"
+#include "link_hold.h"
+#include "../perfmgr/perfmgr.h"
+#include "../perfmgr/noisy.h"
+
+struct sm_perf {
+	struct perfmgr pm;
+	struct noisy noisy;
+	struct link_hold *hold;     /* the SM's held-out links */
+	int reroute;                /* the hold set changed */
+	double first_flag_at;       /* for the "flagged -> rerouted" timing */
+};
+
+/* Returns 0, or negative (bad event log path: logged). */
+int sm_perf_init(struct sm_perf *sp, const struct ibsm_config *cfg,
+		 struct mad_transport *t, struct link_hold *hold);
+void sm_perf_free(struct sm_perf *sp);
+/* After a heavy sweep that programmed tables for f. */
+void sm_perf_fabric(struct sm_perf *sp, const struct fabric *f);
+/* From the SM's idle loop. Returns 1 when routes must change. */
+int sm_perf_tick(struct sm_perf *sp, double now);
+
+#endif
