@@ -6,6 +6,7 @@
 
 #include <stdint.h>
 #include "sa_db.h"
+#include "sa_service.h"
 
 struct sa_sm_identity {
 	uint64_t guid;              /* our port GUID */
@@ -25,6 +26,7 @@ struct sa_ctx {
 	uint8_t (*path_sl)(void *arg, uint16_t slid, uint16_t dlid);
 	void *path_sl_arg;
 	void *mcast;                /* multicast groups (multicast/), when built */
+	struct sa_service_db services;  /* registered ServiceRecords */
 };
 
 #endif

@@ -130,6 +130,14 @@ bool sa_mask_valid(const struct sa_layout *l, uint64_t mask)
 	return l->num >= 64 || (mask >> l->num) == 0;
 }
 
+/* ServiceRecord 15.2.5.14: ServiceID, ServiceGID, ServiceP_Key, reserved,
+ * ServiceLease, ServiceKey, ServiceName, then ServiceData8.0-15,
+ * ServiceData16.0-7, ServiceData32.0-3, ServiceData64.0-1, each its own
+ * component (37 in all). */
+L(sa_service_rec, 176, 64, 128, 16, 16, 32, 128, 512,
+  8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
+  16, 16, 16, 16, 16, 16, 16, 16, 32, 32, 32, 32, 64, 64);
+
 /* MCMemberRecord 15.2.5.17: MGID, PortGID, Q_Key, MLID, MTUSelector, MTU,
  * TClass, P_Key, RateSelector, Rate, PacketLifeTimeSelector,
  * PacketLifeTime, SL, FlowLabel, HopLimit, Scope, JoinState, ProxyJoin,

@@ -16,6 +16,7 @@ static const struct sa_attr_ops *const table[] = {
 	&sa_pkeyrecord_ops,
 	&sa_pathrecord_ops,
 	&sa_mcmember_ops,
+	&sa_servicerecord_ops,
 };
 #define NUM (int)(sizeof(table) / sizeof(table[0]))
 

@@ -67,6 +67,7 @@ void sa_server_free(struct sa_server *s)
 	for (unsigned i = 0; i < SA_MAX_XFERS; i++)
 		free(s->xfer[i].data);
 	sa_db_free(&s->ctx.db);
+	sa_service_db_free(&s->ctx.services);
 	memset(s, 0, sizeof(*s));
 }
 

@@ -38,9 +38,9 @@ done
 
 # --- 2. odd requests -----------------------------------------------------------
 q() { SIM_HOST=$client sim_run timeout 10 saquery "$@" >"$W/q.out" 2>&1; echo $?; }
-[ "$(q SR)" -ne 0 ] || fail "ServiceRecord is not served yet, but saquery SR succeeded"
-grep -qi "ATTR\|attribute\|status" "$W/q.out" || { cat "$W/q.out"; fail "saquery SR: no status in the error"; }
-alive "saquery SR"
+[ "$(q VLAR)" -ne 0 ] || fail "VLArbitrationTableRecord is not served, but saquery VLAR succeeded"
+grep -qi "ATTR\|attribute\|status" "$W/q.out" || { cat "$W/q.out"; fail "saquery VLAR: no status in the error"; }
+alive "saquery VLAR"
 q NR 49151 >/dev/null; alive "saquery NR 49151"
 [ -z "$(grep -i 'NodeRecord dump' "$W/q.out")" ] || fail "a NodeRecord for an unused LID"
 q -p --slid 1 --dlid 65000 >/dev/null; alive "PathRecord to LID 65000"

@@ -20,7 +20,8 @@ static void test_layout_sizes(void **state)
 {
 	const struct sa_layout *all[] = { &sa_node_rec, &sa_portinfo_rec,
 		&sa_link_rec, &sa_swinfo_rec, &sa_lft_rec, &sa_guidinfo_rec,
-		&sa_pkey_rec, &sa_sminfo_rec, &sa_path_rec, &sa_sl2vl_rec };
+		&sa_pkey_rec, &sa_sminfo_rec, &sa_path_rec, &sa_sl2vl_rec,
+		&sa_mcmember_rec, &sa_service_rec };
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
@@ -61,6 +62,22 @@ static void test_layout_vs_libibmad(void **state)
 	sa_put(&sa_guidinfo_rec, rec, GIR_GUID0, 0xabcdull);
 	assert_int_equal(mad_get_field(rec, 0, IB_SA_GIR_LID_F), 9);
 	assert_int_equal(mad_get_field64(rec, 0, IB_SA_GIR_GUID0_F), 0xabcdull);
+
+	/* ServiceRecord: ID, P_Key, lease and name where libibmad puts them. */
+	memset(rec, 0, sizeof(rec));
+	sa_put(&sa_service_rec, rec, SR_ID, 0x1122334455667788ull);
+	sa_put(&sa_service_rec, rec, SR_PKEY, 0xffff);
+	sa_put(&sa_service_rec, rec, SR_LEASE, 600);
+	memcpy(rec + sa_comp_offset(&sa_service_rec, SR_NAME) / 8, "svc", 4);
+	{
+		char name[64];
+
+		assert_int_equal(mad_get_field64(rec, 0, IB_SA_SR_ID_F), 0x1122334455667788ull);
+		assert_int_equal(mad_get_field(rec, 0, IB_SA_SR_PKEY_F), 0xffff);
+		assert_int_equal(mad_get_field(rec, 0, IB_SA_SR_LEASE_F), 600);
+		mad_get_array(rec, 0, IB_SA_SR_NAME_F, name);
+		assert_string_equal(name, "svc");
+	}
 }
 
 static void test_comp_match(void **state)

@@ -1,0 +1,206 @@
+/* ServiceRecord (IBA 15.2.5.14): Set registers or renews, Delete removes,
+ * Get/GetTable query, over sa_service_db (sa/sa_service.h).
+ *
+ * Rules, as the spec and OpenSM (the reference clients expect them):
+ *  - Set and Delete need ServiceID and ServiceGID in the ComponentMask
+ *    (ERR_REQ_INVALID otherwise); a ServiceP_Key not given means the
+ *    default partition 0xFFFF; no ServiceLease means an infinite lease.
+ *  - A ServiceP_Key must be one the requester's port holds, and the
+ *    ServiceGID's port too (ERR_REQ_INVALID). Ports hold only the default
+ *    partition today (docs/sa.md), so that is full or limited 0x7FFF.
+ *  - Delete of a RID not registered: ERR_NO_RECORDS.
+ *  - Queries show only services in a partition the requester holds, and
+ *    the ServiceKey is zeroed unless the request carries our SM_Key
+ *    (IBA 15.2.5.14: ServiceKey is visible to trusted requesters only).
+ *  - The ServiceLease is answered as registered (OpenSM does the same). */
+#include "sa_service.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../core/log.h"
+#include "sa_rec.h"
+
+#define L (&sa_service_rec)
+#define LEASE_INFINITE 0xFFFFFFFFu
+#define DEFAULT_PKEY 0xFFFF
+
+static double mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+void sa_service_db_free(struct sa_service_db *db)
+{
+	free(db->s);
+	memset(db, 0, sizeof(*db));
+}
+
+uint32_t sa_service_expire(struct sa_service_db *db, double now)
+{
+	uint32_t k = 0, gone;
+
+	for (uint32_t i = 0; i < db->n; i++) {
+		if (db->s[i].expires && db->s[i].expires <= now) {
+			char name[65];
+
+			memcpy(name, sa_comp_ptr(L, db->s[i].rec, SR_NAME), 64);
+			name[64] = 0;
+			log_info("SA: ServiceRecord 0x%016llx \"%s\": lease expired",
+				 (unsigned long long)sa_get(L, db->s[i].rec, SR_ID), name);
+			continue;
+		}
+		db->s[k++] = db->s[i];
+	}
+	gone = db->n - k;
+	db->n = k;
+	db->expired += gone;
+	return gone;
+}
+
+/* Only the default partition exists (full 0xFFFF or limited 0x7FFF). */
+static int pkey_held(uint16_t pkey)
+{
+	return (pkey & 0x7FFF) == 0x7FFF;
+}
+
+static uint16_t rec_pkey(const uint8_t *rec)
+{
+	return (uint16_t)sa_get(L, rec, SR_PKEY);
+}
+
+static int same_rid(const uint8_t *a, const uint8_t *b)
+{
+	return sa_get(L, a, SR_ID) == sa_get(L, b, SR_ID) &&
+	       !memcmp(sa_comp_ptr(L, a, SR_GID), sa_comp_ptr(L, b, SR_GID), 16) &&
+	       rec_pkey(a) == rec_pkey(b);
+}
+
+/* The request's record with the defaults the spec gives missing parts. */
+static int request_record(const struct sa_ctx *c, const struct sa_query *q,
+			  uint8_t *rec)
+{
+	const uint64_t need = 1ull << SR_ID | 1ull << SR_GID;
+
+	if ((q->comp_mask & need) != need)
+		return SA_STATUS_REQ_INVALID;
+	if (q->record_len < SA_SERVICE_REC_LEN)
+		return SA_STATUS_REQ_INVALID;
+	memcpy(rec, q->record, SA_SERVICE_REC_LEN);
+	if (!(q->comp_mask >> SR_PKEY & 1))
+		sa_put(L, rec, SR_PKEY, DEFAULT_PKEY);
+	if (!(q->comp_mask >> SR_LEASE & 1))
+		sa_put(L, rec, SR_LEASE, LEASE_INFINITE);
+	if (q->comp_mask >> SR_PKEY & 1) {
+		const uint8_t *gid = sa_comp_ptr(L, rec, SR_GID);
+		uint64_t guid = 0;
+
+		for (int i = 8; i < 16; i++)
+			guid = guid << 8 | gid[i];
+		if (!q->requester_port_guid || !pkey_held(rec_pkey(rec)) ||
+		    sa_db_port_of_guid(&c->db, guid) == FAB_NONE)
+			return SA_STATUS_REQ_INVALID;
+	}
+	return 0;
+}
+
+static void answer_copy(const struct sa_query *q, const uint8_t *stored,
+			uint8_t *out)
+{
+	memcpy(out, stored, SA_SERVICE_REC_LEN);
+	if (!q->trusted)
+		memset(out + sa_comp_offset(L, SR_KEY) / 8, 0, 16);
+}
+
+static int sr_set(struct sa_ctx *c, const struct sa_query *q,
+		  struct sa_answer *a)
+{
+	struct sa_service_db *db = &c->services;
+	uint8_t rec[REC_MAX] = { 0 };
+	uint32_t lease, i;
+	double now = mono_now();
+	int rc = request_record(c, q, rec);
+
+	if (rc) {
+		log_debug("SA: ServiceRecord Set refused: ServiceID/ServiceGID missing, or a P_Key or GID not in this subnet");
+		return rc;
+	}
+	sa_service_expire(db, now);
+	for (i = 0; i < db->n; i++)
+		if (same_rid(db->s[i].rec, rec))
+			break;
+	if (i == db->n) {
+		if (db->n >= SA_SERVICE_MAX)
+			return SA_STATUS_NO_RESOURCES;
+		if (db->n == db->cap) {
+			uint32_t cap = db->cap ? db->cap * 2 : 16;
+			struct sa_service *s = realloc(db->s, cap * sizeof(*s));
+
+			if (!s)
+				return SA_STATUS_NO_RESOURCES;
+			db->s = s;
+			db->cap = cap;
+		}
+		db->n++;
+	}
+	memcpy(db->s[i].rec, rec, SA_SERVICE_REC_LEN);
+	lease = (uint32_t)sa_get(L, rec, SR_LEASE);
+	db->s[i].expires = lease == LEASE_INFINITE ? 0 : now + (lease ? lease : 1);
+	log_debug("SA: ServiceRecord 0x%016llx registered, lease %u s, trusted %d",
+		  (unsigned long long)sa_get(L, rec, SR_ID), lease, q->trusted);
+	answer_copy(q, rec, rec);
+	return sa_answer_add(a, rec) < 0 ? SA_STATUS_NO_RESOURCES : 0;
+}
+
+static int sr_del(struct sa_ctx *c, const struct sa_query *q,
+		  struct sa_answer *a)
+{
+	struct sa_service_db *db = &c->services;
+	uint8_t rec[REC_MAX] = { 0 }, out[REC_MAX] = { 0 };
+	int rc = request_record(c, q, rec);
+
+	if (rc)
+		return rc;
+	sa_service_expire(db, mono_now());
+	for (uint32_t i = 0; i < db->n; i++) {
+		if (!same_rid(db->s[i].rec, rec))
+			continue;
+		answer_copy(q, db->s[i].rec, out);
+		db->s[i] = db->s[--db->n];
+		return sa_answer_add(a, out) < 0 ? SA_STATUS_NO_RESOURCES : 0;
+	}
+	return SA_STATUS_NO_RECORDS;
+}
+
+static int sr_query(struct sa_ctx *c, const struct sa_query *q,
+		    struct sa_answer *a)
+{
+	struct sa_service_db *db = &c->services;
+	uint8_t out[REC_MAX] = { 0 };
+
+	sa_service_expire(db, mono_now());
+	for (uint32_t i = 0; i < db->n; i++) {
+		if (!pkey_held(rec_pkey(db->s[i].rec)))
+			continue;
+		if (!sa_comp_match(L, q->record, db->s[i].rec, q->comp_mask))
+			continue;
+		answer_copy(q, db->s[i].rec, out);
+		if (sa_answer_add(a, out) < 0)
+			return SA_STATUS_NO_RESOURCES;
+	}
+	return 0;
+}
+
+const struct sa_attr_ops sa_servicerecord_ops = {
+	.attr_id = 0x0031,
+	.name = "ServiceRecord",
+	.rec_len = SA_SERVICE_REC_LEN,
+	.query = sr_query,
+	.set = sr_set,
+	.del = sr_del,
+};

@@ -1,0 +1,28 @@
+/* The ServiceRecords registered with the SA (IBA 15.2.5.14): kept across
+ * sweeps, each with its lease. A record is identified by ServiceID,
+ * ServiceGID and ServiceP_Key (its RID); a Set with the same RID replaces
+ * it. Leases count from the last Set; 0xFFFFFFFF never expires. */
+#ifndef IBSM_SA_SA_SERVICE_H
+#define IBSM_SA_SA_SERVICE_H
+
+#include <stdint.h>
+
+#define SA_SERVICE_REC_LEN 176
+#define SA_SERVICE_MAX 4096         /* registrations kept at most */
+
+struct sa_service {
+	uint8_t rec[SA_SERVICE_REC_LEN];    /* wire format, as registered */
+	double expires;                     /* monotonic s; 0 = never */
+};
+
+struct sa_service_db {
+	struct sa_service *s;
+	uint32_t n, cap;
+	uint64_t expired;                   /* leases that ran out */
+};
+
+void sa_service_db_free(struct sa_service_db *db);
+/* Drop the records whose lease ran out by now; returns how many. */
+uint32_t sa_service_expire(struct sa_service_db *db, double now);
+
+#endif
