@@ -63,6 +63,9 @@ static const struct key_desc keys[] = {
 	{ "once_timeout",   NUM(K_UNSIGNED, once_timeout_s, 1, 86400) },
 	{ "missing_grace",  NUM(K_UNSIGNED, missing_grace_s, 0, 3600) },
 	{ "flap_max_delay", NUM(K_UNSIGNED, flap_max_delay_s, 1, 600) },
+	{ "flap_hold_count", NUM(K_UNSIGNED, flap_hold_count, 0, 63) },
+	{ "flap_hold_window", NUM(K_UNSIGNED, flap_hold_window_s, 1, 86400) },
+	{ "flap_hold_quiet", NUM(K_UNSIGNED, flap_hold_quiet_s, 1, 86400) },
 	{ "sa_enabled",     NUM(K_BOOL, sa_enabled, 0, 1) },
 	{ "sm_key",         NUM(K_U64, sm_key, 0, 0) },
 	{ "packet_life_time", NUM(K_U8, packet_life_time, 0, 63) },
@@ -113,6 +116,13 @@ void config_defaults(struct ibsm_config *c)
 	c->missing_grace_s = 10;
 	/* A flapping link: heavy sweeps at most every 5 s while it flaps. */
 	c->flap_max_delay_s = 5;
+	/* A port that went down and up 5 times (10 state changes) within a
+	 * minute is held out of routing until it stays up for 2 minutes: a
+	 * healthy cable does not do that, and a reseat or a reboot causes
+	 * 2-4 changes. */
+	c->flap_hold_count = 10;
+	c->flap_hold_window_s = 60;
+	c->flap_hold_quiet_s = 120;
 	c->sa_enabled = 1;
 	/* 1, as OpenSM: saquery --smkey 1 is how operators ask trusted. */
 	c->sm_key = 1;

@@ -29,6 +29,9 @@ struct ibsm_config {
 	unsigned once_timeout_s;    /* --once: keep sweeping this long */
 	unsigned missing_grace_s;   /* a smaller view without a trap: wait */
 	unsigned flap_max_delay_s;  /* trap storms: longest gap between sweeps */
+	unsigned flap_hold_count;   /* > this many port state changes ... */
+	unsigned flap_hold_window_s; /* ... in this many s: link held out */
+	unsigned flap_hold_quiet_s; /* held until up and quiet this long */
 	/* Subnet Administration */
 	int sa_enabled;             /* answer SubnAdm queries (default on) */
 	uint64_t sm_key;            /* SM_Key: trusted SA requests (IBA 15.2.1.1) */

@@ -85,6 +85,8 @@ static void handle_trap(struct sm *sm, uint8_t *mad, uint16_t slid,
 			log_info("trap storm: next heavy sweep in %.1f s", at - now);
 		sm->heavy_wanted = 1;
 		sweep_guard_trap(&sm->guard);
+		if (num == 128)
+			sm_flap_trap(sm, issuer);
 	}
 }
 
@@ -147,6 +149,7 @@ int sm_init(struct sm *sm, const struct ibsm_config *cfg,
 	sm->sa.ctx.subnet_timeout = cfg->subnet_timeout;
 	sa_identity(sm);
 	link_hold_init(&sm->hold);
+	sm_flap_init(&sm->flap, cfg);
 	sm->ctl_fd = -1;
 	if (sm_perf_init(&sm->perf, cfg, t, &sm->hold) < 0 ||
 	    sm_metrics_start(sm) < 0 || sm_ctl_start(sm) < 0)
@@ -166,6 +169,7 @@ void sm_free(struct sm *sm)
 	sm_ctl_stop(sm);
 	sm_metrics_stop(sm);
 	sm_perf_free(&sm->perf);
+	sm_flap_free(&sm->flap);
 	link_hold_free(&sm->hold);
 	free(sm->root_guids);
 	free(sm->cn_guids);
@@ -439,6 +443,7 @@ int sm_heavy_sweep(struct sm *sm)
 	sweep_result_free(&sm->cur);
 	sm->cur = nr;
 	sweep_result_init(&nr);
+	sm_flap_sweep(sm);
 	sm->fabric_up = up;
 	sm->state = SMP_SM_MASTER;
 	/* The SA answers from this sweep on (its database borrows sm->cur
@@ -622,6 +627,13 @@ int sm_run(struct sm *sm, const struct sm_signals *sig)
 		sm_ctl_tick(sm);
 		if (sm_perf_tick(&sm->perf, now_seconds()) && !sm->heavy_wanted) {
 			log_info("links held out of routing changed: rerouting");
+			sm->heavy_wanted = 1;
+			sm->next_heavy_at = now_seconds();
+		}
+		/* A flapping port held out, or given back: reroute now, even
+		 * in a trap storm (once per port, so still bounded). */
+		if (sm_flap_tick(sm, now_seconds())) {
+			log_info("links held out of routing changed (flapping ports): rerouting");
 			sm->heavy_wanted = 1;
 			sm->next_heavy_at = now_seconds();
 		}

@@ -25,6 +25,7 @@
 #include "sm_multicast.h"
 #include "link_hold.h"
 #include "sm_perf.h"
+#include "sm_flap.h"
 
 struct sm_signals {
 	volatile sig_atomic_t *stop;    /* SIGTERM / SIGINT */
@@ -63,6 +64,7 @@ struct sm {
 	struct sm_mcast mcast;          /* multicast groups and MFTs */
 	struct link_hold hold;          /* links routed around (link_hold.h) */
 	struct sm_perf perf;            /* PerfMgr, noisy-link policy */
+	struct sm_flap flap;            /* flap hold-out (sm_flap.h) */
 	/* /metrics (sm_metrics.h) */
 	struct metrics_http *metrics;
 	double metrics_at;
