@@ -8,6 +8,8 @@
 #include "sa_db.h"
 #include "sa_service.h"
 
+struct mft_held;
+
 struct sa_sm_identity {
 	uint64_t guid;              /* our port GUID */
 	uint64_t sm_key;
@@ -26,6 +28,7 @@ struct sa_ctx {
 	uint8_t (*path_sl)(void *arg, uint16_t slid, uint16_t dlid);
 	void *path_sl_arg;
 	void *mcast;                /* multicast groups (multicast/), when built */
+	const struct mft_held *mft; /* MFTs as programmed (multicast/mft_program.h) */
 	struct sa_service_db services;  /* registered ServiceRecords */
 };
 

@@ -130,6 +130,10 @@ bool sa_mask_valid(const struct sa_layout *l, uint64_t mask)
 	return l->num >= 64 || (mask >> l->num) == 0;
 }
 
+/* MulticastForwardingTableRecord 15.2.5.8: LID, Position, reserved,
+ * BlockNum, reserved, then 32 port masks of 16 bits (14.2.5.12). */
+L(sa_mft_rec, 72, 16, 4, 3, 9, 32, 512);
+
 /* ServiceRecord 15.2.5.14: ServiceID, ServiceGID, ServiceP_Key, reserved,
  * ServiceLease, ServiceKey, ServiceName, then ServiceData8.0-15,
  * ServiceData16.0-7, ServiceData32.0-3, ServiceData64.0-1, each its own

@@ -39,7 +39,7 @@ bool sa_mask_valid(const struct sa_layout *l, uint64_t mask);
 /* The layouts (component numbering as IBA 1.2.1 and OpenSM's ib_types.h). */
 extern const struct sa_layout sa_node_rec, sa_portinfo_rec, sa_link_rec,
 	sa_swinfo_rec, sa_lft_rec, sa_guidinfo_rec, sa_pkey_rec, sa_sminfo_rec,
-	sa_path_rec, sa_sl2vl_rec, sa_mcmember_rec, sa_service_rec;
+	sa_path_rec, sa_sl2vl_rec, sa_mcmember_rec, sa_service_rec, sa_mft_rec;
 
 /* Component numbers used by the handlers. */
 enum { NR_LID = 0, NR_NODEINFO = 2, NR_NODEGUID = 7, NR_PORTGUID = 8,
@@ -58,6 +58,8 @@ enum { PR_SERVICEID0 = 0, PR_DGID = 2, PR_SGID = 3, PR_DLID = 4, PR_SLID = 5,
        PR_REVERSIBLE = 11, PR_NUMBPATH = 12, PR_PKEY = 13, PR_QOS = 14,
        PR_SL = 15, PR_MTUSEL = 16, PR_MTU = 17, PR_RATESEL = 18, PR_RATE = 19,
        PR_PLTSEL = 20, PR_PLT = 21, PR_PREFERENCE = 22 };
+
+enum { MFTR_LID = 0, MFTR_POSITION = 1, MFTR_BLOCK = 3, MFTR_TABLE = 5 };
 
 enum { SR_ID = 0, SR_GID = 1, SR_PKEY = 2, SR_LEASE = 4, SR_KEY = 5,
        SR_NAME = 6 };

@@ -17,6 +17,7 @@ static const struct sa_attr_ops *const table[] = {
 	&sa_pathrecord_ops,
 	&sa_mcmember_ops,
 	&sa_servicerecord_ops,
+	&sa_mftrecord_ops,
 };
 #define NUM (int)(sizeof(table) / sizeof(table[0]))
 

@@ -145,6 +145,7 @@ int sm_init(struct sm *sm, const struct ibsm_config *cfg,
 	if (sm_mcast_init(&sm->mcast) < 0)
 		return -ENOMEM;
 	sm->sa.ctx.mcast = &sm->mcast.db;
+	sm->sa.ctx.mft = &sm->mcast.held;
 	sm->sa.ctx.packet_life_time = cfg->packet_life_time;
 	sm->sa.ctx.subnet_timeout = cfg->subnet_timeout;
 	sa_identity(sm);

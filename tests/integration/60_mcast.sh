@@ -8,7 +8,9 @@
 #     at its own cleanup; the next ones pass, as against OpenSM);
 #  3. dump_fts -M: for 0xC000 the switches' masks form a loop-free tree that
 #     reaches every member's port (tests/integration/mft_check.py);
-#  4. ibsm only: Unlink a member's link: the member is dropped and the tree
+#  4. saquery MFTR (MulticastForwardingTableRecord) matches dump_fts -M,
+#     bit for bit (tests/integration/mftr_check.py);
+#  5. ibsm only: Unlink a member's link: the member is dropped and the tree
 #     is rebuilt without it, still a tree reaching the others.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -47,6 +49,16 @@ join_and_check() { # name
 	sim_run ibnetdiscover >"$W/$1.ibnd" 2>/dev/null || fail "$1: ibnetdiscover"
 	sim_run dump_fts -M >"$W/$1.mfts" 2>/dev/null || fail "$1: dump_fts -M"
 	$CHECK "$W/$1.ibnd" "$W/$1.mfts" 0xc000 $members || fail "$1: broadcast group MFTs"
+	# The SA's MulticastForwardingTableRecords say what the switches
+	# hold. One query per switch LID: under ibsim a multi-segment RMPP
+	# answer reaches saquery cut to its first segment (2 of these records),
+	# from OpenSM and from ibsm alike (umad2sim does no RMPP).
+	: >"$W/$1.mftr"
+	for l in $(awk '/^Switch/ { for (i = 1; i <= NF; i++) if ($i == "lid") print $(i + 1) }' "$W/$1.ibnd"); do
+		SIM_HOST=$client sim_run saquery MFTR "$l" >>"$W/$1.mftr" 2>&1 || fail "$1: saquery MFTR $l"
+	done
+	python3 "$top/tests/integration/mftr_check.py" "$W/$1.ibnd" "$W/$1.mfts" "$W/$1.mftr" ||
+		fail "$1: saquery MFTR against dump_fts -M"
 }
 
 # --- OpenSM ----------------------------------------------------------------
