@@ -29,7 +29,7 @@ struct mt_req {
 	uint8_t mad[SMP_SIZE];
 	uint16_t dlid;              /* 0xffff for directed route */
 	uint16_t tries;             /* sends so far */
-	uint32_t dqp;               /* 0 for SMPs, 1 for GMPs (QP1) */
+	uint32_t dqp;               /* 0 for SMPs; GMPs: QP1, or a subscriber's QP */
 	mt_done_fn done;
 	void *ctx;
 	uint64_t cookie;
@@ -422,16 +422,25 @@ static int agent_of(const struct mad_transport *t, uint8_t mclass);
 int mt_submit_gmp(struct mad_transport *t, uint16_t dlid, const uint8_t *mad,
 		   mt_done_fn done, void *ctx, uint64_t cookie)
 {
+	return mt_submit_gmp_qp(t, dlid, 1, mad, done, ctx, cookie);
+}
+
+int mt_submit_gmp_qp(struct mad_transport *t, uint16_t dlid, uint32_t dqp,
+		      const uint8_t *mad, mt_done_fn done, void *ctx,
+		      uint64_t cookie)
+{
 	struct mt_req *r;
 	int rc;
 
 	if (agent_of(t, smp_class(mad)) < 0)
 		return -EOPNOTSUPP;
+	if (dqp == 0 || dqp > 0xFFFFFF)
+		return -EINVAL;
 	rc = submit(t, dlid, done, ctx, cookie, &r);
 	if (rc)
 		return rc;
 	memcpy(r->mad, mad, SMP_SIZE);
-	r->dqp = 1;
+	r->dqp = dqp;
 	return 0;
 }
 

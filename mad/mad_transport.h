@@ -78,6 +78,11 @@ int mt_submit_lid(struct mad_transport *t, uint16_t dlid, uint8_t method,
  * of the MAD's class is registered (PerfMgt: GMP_CLASS_PERF). */
 int mt_submit_gmp(struct mad_transport *t, uint16_t dlid, const uint8_t *mad,
 		   mt_done_fn done, void *ctx, uint64_t cookie);
+/* The same to another QP of dlid (a subscriber's, for SA Reports), with
+ * the GSI Q_Key. */
+int mt_submit_gmp_qp(struct mad_transport *t, uint16_t dlid, uint32_t dqp,
+		      const uint8_t *mad, mt_done_fn done, void *ctx,
+		      uint64_t cookie);
 /* 1 when MADs of this class can be sent. */
 int mt_has_class(const struct mad_transport *t, uint8_t mclass);
 /* Send a response or trap repress now, untracked. */

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include "sa_db.h"
 #include "sa_service.h"
+#include "sa_inform.h"
 
 struct mft_held;
 
@@ -30,6 +31,7 @@ struct sa_ctx {
 	void *mcast;                /* multicast groups (multicast/), when built */
 	const struct mft_held *mft; /* MFTs as programmed (multicast/mft_program.h) */
 	struct sa_service_db services;  /* registered ServiceRecords */
+	struct sa_inform_db informs;    /* event subscriptions (InformInfo) */
 };
 
 #endif

@@ -63,6 +63,7 @@ struct sa_query {
 	size_t record_len;          /* bytes available at record (a GetMulti or
 	                             * RMPP request may carry more than one) */
 	uint16_t slid;              /* requester's LID */
+	uint32_t sqp;               /* requester's QP (1 for the GSI) */
 	uint8_t requester_gid[16];  /* from the GRH, or built from the SLID's port */
 	uint64_t requester_port_guid; /* 0 if the SLID matches no known port */
 	bool trusted;               /* SM_Key matched ours (IBA 15.2.1.1) */

@@ -130,6 +130,14 @@ bool sa_mask_valid(const struct sa_layout *l, uint64_t mask)
 	return l->num >= 64 || (mask >> l->num) == 0;
 }
 
+/* InformInfo 13.4.8.3: GID, LIDRangeBegin, LIDRangeEnd, reserved,
+ * IsGeneric, Subscribe, Type, TrapNumber/DeviceID, QPN, reserved,
+ * RespTimeValue, reserved, ProducerType/VendorID. */
+#define INFORM_W 128, 16, 16, 16, 8, 8, 16, 16, 24, 3, 5, 8, 24
+L(sa_inform_rec, 36, INFORM_W);
+/* InformInfoRecord 15.2.5.12: SubscriberGID, Enum, reserved, InformInfo. */
+L(sa_iir_rec, 60, 128, 16, 48, INFORM_W);
+
 /* MulticastForwardingTableRecord 15.2.5.8: LID, Position, reserved,
  * BlockNum, reserved, then 32 port masks of 16 bits (14.2.5.12). */
 L(sa_mft_rec, 72, 16, 4, 3, 9, 32, 512);

@@ -39,7 +39,8 @@ bool sa_mask_valid(const struct sa_layout *l, uint64_t mask);
 /* The layouts (component numbering as IBA 1.2.1 and OpenSM's ib_types.h). */
 extern const struct sa_layout sa_node_rec, sa_portinfo_rec, sa_link_rec,
 	sa_swinfo_rec, sa_lft_rec, sa_guidinfo_rec, sa_pkey_rec, sa_sminfo_rec,
-	sa_path_rec, sa_sl2vl_rec, sa_mcmember_rec, sa_service_rec, sa_mft_rec;
+	sa_path_rec, sa_sl2vl_rec, sa_mcmember_rec, sa_service_rec, sa_mft_rec,
+	sa_inform_rec, sa_iir_rec;
 
 /* Component numbers used by the handlers. */
 enum { NR_LID = 0, NR_NODEINFO = 2, NR_NODEGUID = 7, NR_PORTGUID = 8,
@@ -58,6 +59,12 @@ enum { PR_SERVICEID0 = 0, PR_DGID = 2, PR_SGID = 3, PR_DLID = 4, PR_SLID = 5,
        PR_REVERSIBLE = 11, PR_NUMBPATH = 12, PR_PKEY = 13, PR_QOS = 14,
        PR_SL = 15, PR_MTUSEL = 16, PR_MTU = 17, PR_RATESEL = 18, PR_RATE = 19,
        PR_PLTSEL = 20, PR_PLT = 21, PR_PREFERENCE = 22 };
+
+enum { II_GID = 0, II_LID_BEGIN = 1, II_LID_END = 2, II_IS_GENERIC = 4,
+       II_SUBSCRIBE = 5, II_TYPE = 6, II_TRAP = 7, II_QPN = 8,
+       II_RESP_TIME = 10, II_PRODUCER = 12 };
+/* InformInfoRecord: the InformInfo components follow three of its own. */
+enum { IIR_SUBSCRIBER_GID = 0, IIR_ENUM = 1, IIR_II = 3 };
 
 enum { MFTR_LID = 0, MFTR_POSITION = 1, MFTR_BLOCK = 3, MFTR_TABLE = 5 };
 

@@ -18,6 +18,8 @@ static const struct sa_attr_ops *const table[] = {
 	&sa_mcmember_ops,
 	&sa_servicerecord_ops,
 	&sa_mftrecord_ops,
+	&sa_informinfo_ops,
+	&sa_informinforecord_ops,
 };
 #define NUM (int)(sizeof(table) / sizeof(table[0]))
 

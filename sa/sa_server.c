@@ -68,6 +68,7 @@ void sa_server_free(struct sa_server *s)
 		free(s->xfer[i].data);
 	sa_db_free(&s->ctx.db);
 	sa_service_db_free(&s->ctx.services);
+	sa_inform_db_free(&s->ctx.informs);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -98,7 +99,7 @@ static void requester(const struct sa_ctx *c, uint16_t slid, struct sa_query *q)
 
 /* Run the request; fills a, returns the MAD status. */
 static uint16_t run(struct sa_server *s, const uint8_t *req, uint16_t slid,
-		    struct sa_answer *a, int *slot)
+		    uint32_t sqp, struct sa_answer *a, int *slot)
 {
 	struct sa_query q = { 0 };
 	const struct sa_attr_ops *ops;
@@ -112,6 +113,7 @@ static uint16_t run(struct sa_server *s, const uint8_t *req, uint16_t slid,
 	q.record = req + GMP_SA_DATA_OFFS;
 	q.record_len = GMP_SA_DATA_SIZE;
 	q.slid = slid;
+	q.sqp = sqp;
 	q.trusted = sa_hdr_sm_key(req) == s->ctx.sm.sm_key;
 	*slot = -1;
 	if (gmp_class_version(req) != GMP_SA_CLASS_VERSION)
@@ -377,7 +379,7 @@ static void answer(struct sa_server *s, const uint8_t *req, uint16_t slid,
 	size_t len;
 	int slot, multi;
 
-	status = run(s, req, slid, &a, &slot);
+	status = run(s, req, slid, sqp, &a, &slot);
 	multi = smp_method(req) == SA_METHOD_GET_TABLE ||
 		smp_method(req) == SA_METHOD_GET_MULTI;
 	segs = segments(status ? 0 : a.len);

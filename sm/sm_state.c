@@ -60,6 +60,7 @@ static void handle_trap(struct sm *sm, uint8_t *mad, uint16_t slid,
 	mad_set_field(mad, 0, IB_MAD_METHOD_F, IB_MAD_METHOD_TRAP_REPRESS);
 	mad_set_field(mad, 0, IB_MAD_RESPONSE_F, 0);
 	mt_respond(sm->t, mad, slid, sqp);
+	sm_report_trap(sm, smp_data(mad));
 	/* 128 port state change, 129-131 link errors, 144 capability change,
 	 * 64/65 GID in/out of service: all may change the topology. */
 	if (num == 128 || num == 144 || num == 64 || num == 65) {
@@ -163,6 +164,7 @@ void sm_free(struct sm *sm)
 {
 	mt_set_request_handler(sm->t, NULL, NULL);
 	sa_server_free(&sm->sa);
+	sm_report_free(&sm->report);
 	sm_mcast_free(&sm->mcast);
 	sweep_result_free(&sm->cur);
 	lft_free(&sm->lft);
@@ -455,6 +457,8 @@ int sm_heavy_sweep(struct sm *sm)
 			sm->held.valid ? &sm->held.lft : NULL,
 			cfg->subnet_prefix) < 0)
 		log_err("sweep %u: SA database: out of memory; SA queries get no records", n);
+	else
+		sm_report_sweep(sm);
 	/* Multicast trees follow the fabric just programmed (after the SA
 	 * database: programming polls the transport, which may serve SA). */
 	if (routed) {

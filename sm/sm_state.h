@@ -26,6 +26,7 @@
 #include "link_hold.h"
 #include "sm_perf.h"
 #include "sm_flap.h"
+#include "sm_report.h"
 
 struct sm_signals {
 	volatile sig_atomic_t *stop;    /* SIGTERM / SIGINT */
@@ -65,6 +66,7 @@ struct sm {
 	struct link_hold hold;          /* links routed around (link_hold.h) */
 	struct sm_perf perf;            /* PerfMgr, noisy-link policy */
 	struct sm_flap flap;            /* flap hold-out (sm_flap.h) */
+	struct sm_report report;        /* Reports to subscribers (sm_report.h) */
 	/* /metrics (sm_metrics.h) */
 	struct metrics_http *metrics;
 	double metrics_at;

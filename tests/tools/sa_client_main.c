@@ -1,39 +1,63 @@
 /* sa-client: one SubnAdm request from the command line, for tests that need
- * the SA methods the diag tools never send (saquery only reads). Today:
- * ServiceRecord Set, Get and Delete. It runs the same against ibsm and
- * OpenSM, so a test can hold both SMs to the same outcome.
+ * the SA methods the diag tools never send (saquery only reads):
+ * ServiceRecord Set, Get and Delete; InformInfo subscribe and unsubscribe,
+ * and listening for the Reports a subscription brings. It runs the same
+ * against ibsm and OpenSM, so a test can hold both SMs to one outcome.
  *
  *   sa-client [-C ca] [-P port] [-k sm_key] sr-set|sr-get|sr-delete
  *             [--id N] [--gid GID|own] [--pkey N] [--lease S] [--key HEX]
  *             [--name S] [--data8 N] [--mask N]
+ *   sa-client [-C ca] [-P port] [-k sm_key] ii-set|ii-unset
+ *             [--trap N] [--gid GID|own] [--lid-begin N] [--lid-end N]
+ *             [--generic 0|1] [--type N] [--producer N] [--qpn N]
+ *             [--subscribe N] [--listen SECONDS] [--issm]
  *
- * The ComponentMask holds the fields given, unless --mask sets it. On an
- * answer it prints the record, one "Field value" per line, and exits 0;
- * an error status prints "status 0xNNNN" and exits 3; no answer exits 4;
- * bad arguments exit 2. MAD fields are libibmad's (IB_SA_SR_*). */
+ * ServiceRecord: the ComponentMask holds the fields given, unless --mask
+ * sets it. InformInfo defaults as the usual clients send them: GID 0, LID
+ * range 0xFFFF (all), generic, type, trap and producer 0xFFFF.. (any).
+ * --listen keeps the port open after subscribing and prints every Report
+ * ("report trap N issuer LID [gid G]"), answering each with ReportResponse.
+ * Under ibsim, Reports reach the client only with --issm (see transact).
+ * On an answer it prints the record, one "Field value" per line, and exits
+ * 0; an error status prints "status 0xNNNN" and exits 3; no answer exits 4;
+ * bad arguments exit 2. ServiceRecord and Notice fields are libibmad's;
+ * libibmad has none for InformInfo, so that record is laid out with ibsm's
+ * own SA table (sa/sa_layout.c); saquery IIR is the independent reader. */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <infiniband/mad.h>
 #include <infiniband/umad.h>
 
-enum { SR_ID, SR_GID, SR_PKEY, SR_RESV, SR_LEASE, SR_KEY, SR_NAME, SR_DATA8 };
+#include "sa/sa_layout.h"
+
+/* ServiceRecord component bits (sa/sa_layout.h numbers them the same). */
+enum { SR_DATA8 = 7 };
 
 struct req {
 	int method;
+	unsigned attr;
 	uint64_t mask;
 	uint8_t rec[IB_SA_DATA_SIZE];
+	int listen_s;               /* ii-set: wait this long for Reports */
+	int issm;                   /* claim IsSM first (ibsim, see transact) */
 };
 
 static void usage(void)
 {
 	fprintf(stderr, "usage: sa-client [-C ca] [-P port] [-k sm_key] sr-set|sr-get|sr-delete\n"
 		"       [--id N] [--gid GID|own] [--pkey N] [--lease S] [--key HEX]\n"
-		"       [--name S] [--data8 N] [--mask N]\n");
+		"       [--name S] [--data8 N] [--mask N]\n"
+		"   or: sa-client [-C ca] [-P port] [-k sm_key] ii-set|ii-unset [--trap N]\n"
+		"       [--gid GID|own] [--lid-begin N] [--lid-end N] [--generic 0|1]\n"
+		"       [--type N] [--producer N] [--qpn N] [--subscribe N] [--listen S] [--issm]\n");
 	exit(2);
 }
 
@@ -112,6 +136,63 @@ static void print_rec(uint8_t *r)
 	printf("ServiceData8.0 %u\n", data[0]);
 }
 
+static void print_ii(const uint8_t *r)
+{
+	char buf[64];
+
+	printf("GID %s\n", inet_ntop(AF_INET6, sa_comp_ptr(&sa_inform_rec, r, II_GID),
+				     buf, sizeof(buf)));
+	printf("LIDRange %llu-%llu\n",
+	       (unsigned long long)sa_get(&sa_inform_rec, r, II_LID_BEGIN),
+	       (unsigned long long)sa_get(&sa_inform_rec, r, II_LID_END));
+	printf("IsGeneric %llu\n", (unsigned long long)sa_get(&sa_inform_rec, r, II_IS_GENERIC));
+	printf("Subscribe %llu\n", (unsigned long long)sa_get(&sa_inform_rec, r, II_SUBSCRIBE));
+	printf("Type 0x%llx\n", (unsigned long long)sa_get(&sa_inform_rec, r, II_TYPE));
+	printf("TrapNumber %llu\n", (unsigned long long)sa_get(&sa_inform_rec, r, II_TRAP));
+	printf("ProducerType 0x%llx\n", (unsigned long long)sa_get(&sa_inform_rec, r, II_PRODUCER));
+}
+
+/* Reports for `secs` seconds: each printed and answered (ReportResponse,
+ * same TID, back to where it came from). Returns how many came. */
+static int listen_reports(int fd, int agent, void *buf, int secs)
+{
+	struct timespec t0, t;
+	int n = 0, len, left;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		uint8_t *mad = umad_get_mad(buf);
+		char g[64];
+
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		left = secs * 1000 - (int)((t.tv_sec - t0.tv_sec) * 1000 +
+					   (t.tv_nsec - t0.tv_nsec) / 1000000);
+		if (left <= 0)
+			break;
+		len = IB_MAD_SIZE;
+		if (umad_recv(fd, buf, &len, left) < 0 || umad_status(buf))
+			continue;
+		if (mad_get_field(mad, 0, IB_MAD_METHOD_F) != IB_MAD_METHOD_REPORT ||
+		    mad_get_field(mad, 0, IB_MAD_ATTRID_F) != IB_SA_ATTR_NOTICE)
+			continue;
+		n++;
+		printf("report trap %u issuer %u",
+		       mad_get_field(mad, IB_SA_DATA_OFFS, IB_NOTICE_TRAP_NUMBER_F),
+		       mad_get_field(mad, IB_SA_DATA_OFFS, IB_NOTICE_ISSUER_LID_F));
+		if (mad_get_field(mad, IB_SA_DATA_OFFS, IB_NOTICE_TRAP_NUMBER_F) == 64 ||
+		    mad_get_field(mad, IB_SA_DATA_OFFS, IB_NOTICE_TRAP_NUMBER_F) == 65)
+			/* Traps 64/65: the GID is DataDetails bytes 6..21. */
+			printf(" gid %s", inet_ntop(AF_INET6, mad + IB_SA_DATA_OFFS + 16,
+						    g, sizeof(g)));
+		printf("\n");
+		fflush(stdout);
+		mad_set_field(mad, 0, IB_MAD_METHOD_F, IB_MAD_METHOD_REPORT_RESPONSE & 0x7f);
+		mad_set_field(mad, 0, IB_MAD_RESPONSE_F, 1);
+		umad_send(fd, agent, buf, IB_MAD_SIZE, 0, 0);
+	}
+	return n;
+}
+
 /* Send the request and wait for its answer (same TID), with libibumad's
  * timeout and retries. libibmad builds the MAD; the SM_Key is then written
  * where IBA 15.2.1.1 puts it (IB_SA_MKEY_F), because older libibmad's
@@ -127,7 +208,7 @@ static int transact(const char *ca, int port, struct req *q, uint64_t smkey,
 	void *snd = umad_alloc(1, bufsz), *rcv = umad_alloc(1, bufsz);
 	uint8_t *mad;
 	const char *err = NULL;
-	int fd = -1, agent = -1, len, r, rc = 4;
+	int fd = -1, sfd = -1, agent = -1, len, r, rc = 4;
 
 	if (!snd || !rcv) {
 		err = "out of memory";
@@ -138,14 +219,42 @@ static int transact(const char *ca, int port, struct req *q, uint64_t smkey,
 		err = "cannot open the local port";
 		goto out;
 	}
-	agent = umad_register(fd, IB_SA_CLASS, 2, 1, NULL);
+	if (q->issm) {
+		/* --issm (ibsim only): a Report is a request to QP1, and
+		 * ibsim hands those only to a client that says it is an SM;
+		 * such a client is sent SMPs too (other SMs' SMInfo
+		 * queries), and umad2sim ends a process that has no agent for
+		 * a class it receives. So: agents for both SMI classes
+		 * first (their MADs are left unanswered), then open the issm
+		 * device, which umad2sim turns into "this client is an SM".
+		 * Never on a real port: there it would claim IsSM for real. */
+		char issm[256];
+
+		umad_register(fd, IB_SMI_CLASS, 1, 0, NULL);
+		umad_register(fd, IB_SMI_DIRECT_CLASS, 1, 0, NULL);
+		if (umad_get_issm_path(ca, port, issm, sizeof(issm)) < 0)
+			snprintf(issm, sizeof(issm), "/dev/infiniband/issm0");
+		sfd = open(issm, O_RDWR);
+		if (sfd < 0) {
+			err = "cannot open the issm device (--issm is for ibsim)";
+			goto out;
+		}
+	}
+	{
+		/* Reports are requests to us: ask for the method. */
+		long methods[16 / sizeof(long)] = { 0 };
+
+		methods[IB_MAD_METHOD_REPORT / (8 * sizeof(long))] |=
+			1L << (IB_MAD_METHOD_REPORT % (8 * sizeof(long)));
+		agent = umad_register(fd, IB_SA_CLASS, 2, 1, methods);
+	}
 	if (agent < 0) {
 		err = "cannot register an SA agent";
 		goto out;
 	}
 	rpc.mgtclass = IB_SA_CLASS;
 	rpc.method = q->method;
-	rpc.attr.id = IB_SA_ATTR_SERVICERECORD;
+	rpc.attr.id = q->attr;
 	rpc.mask = q->mask;
 	rpc.dataoffs = IB_SA_DATA_OFFS;
 	rpc.datasz = IB_SA_DATA_SIZE;
@@ -182,14 +291,23 @@ static int transact(const char *ca, int port, struct req *q, uint64_t smkey,
 		printf("status 0x%04x\n", r);
 		rc = 3;
 	} else {
-		print_rec(mad + IB_SA_DATA_OFFS);
+		if (q->attr == IB_SA_ATTR_INFORMINFO)
+			print_ii(mad + IB_SA_DATA_OFFS);
+		else
+			print_rec(mad + IB_SA_DATA_OFFS);
 		rc = 0;
+		if (q->listen_s > 0) {
+			fflush(stdout);
+			printf("reports %d\n", listen_reports(fd, agent, rcv, q->listen_s));
+		}
 	}
 out:
 	if (err)
 		fprintf(stderr, "sa-client: %s\n", err);
 	if (agent >= 0)
 		umad_unregister(fd, agent);
+	if (sfd >= 0)
+		close(sfd);
 	if (fd >= 0)
 		umad_close_port(fd);
 	umad_free(snd);
@@ -202,12 +320,20 @@ int main(int argc, char **argv)
 	static const struct option lo[] = {
 		{ "id", 1, 0, 'i' }, { "gid", 1, 0, 'g' }, { "pkey", 1, 0, 'p' },
 		{ "lease", 1, 0, 'l' }, { "key", 1, 0, 'K' }, { "name", 1, 0, 'n' },
-		{ "data8", 1, 0, 'd' }, { "mask", 1, 0, 'm' }, { 0, 0, 0, 0 },
+		{ "data8", 1, 0, 'd' }, { "mask", 1, 0, 'm' },
+		{ "trap", 1, 0, 't' }, { "lid-begin", 1, 0, 'b' },
+		{ "lid-end", 1, 0, 'e' }, { "generic", 1, 0, 'G' },
+		{ "type", 1, 0, 'T' }, { "producer", 1, 0, 'r' },
+		{ "qpn", 1, 0, 'q' }, { "subscribe", 1, 0, 's' },
+		{ "listen", 1, 0, 'L' }, { "issm", 0, 0, 'I' },
+		{ 0, 0, 0, 0 },
 	};
 	const char *ca = NULL, *verb;
 	int port = 0, c;
 	uint64_t smkey = 0;
 	struct req q = { 0 };
+	uint8_t gid[16] = { 0 }, ii[IB_SA_DATA_SIZE] = { 0 };
+	int have_gid = 0, subscribe = -1;
 	ib_portid_t sa = { 0 };
 	umad_port_t p;
 
@@ -234,8 +360,8 @@ int main(int argc, char **argv)
 				fprintf(stderr, "sa-client: --gid: bad GID \"%s\"\n", optarg);
 				return 2;
 			}
-			mad_set_array(q.rec, 0, IB_SA_SR_GID_F, b);
-			q.mask |= 1ull << SR_GID;
+			memcpy(gid, b, 16);
+			have_gid = 1;
 			break;
 		case 'p':
 			mad_set_field(q.rec, 0, IB_SA_SR_PKEY_F, (uint32_t)num("--pkey", optarg, 0xFFFF));
@@ -269,6 +395,16 @@ int main(int argc, char **argv)
 		case 'm':
 			q.mask = num("--mask", optarg, UINT64_MAX);
 			break;
+		case 't': sa_put(&sa_inform_rec, ii, II_TRAP, num("--trap", optarg, 0xFFFF)); break;
+		case 'b': sa_put(&sa_inform_rec, ii, II_LID_BEGIN, num("--lid-begin", optarg, 0xFFFF)); break;
+		case 'e': sa_put(&sa_inform_rec, ii, II_LID_END, num("--lid-end", optarg, 0xFFFF)); break;
+		case 'G': sa_put(&sa_inform_rec, ii, II_IS_GENERIC, num("--generic", optarg, 1)); break;
+		case 'T': sa_put(&sa_inform_rec, ii, II_TYPE, num("--type", optarg, 0xFFFF)); break;
+		case 'r': sa_put(&sa_inform_rec, ii, II_PRODUCER, num("--producer", optarg, 0xFFFFFF)); break;
+		case 'q': sa_put(&sa_inform_rec, ii, II_QPN, num("--qpn", optarg, 0xFFFFFF)); break;
+		case 's': subscribe = (int)num("--subscribe", optarg, 255); break;
+		case 'L': q.listen_s = (int)num("--listen", optarg, 3600); break;
+		case 'I': q.issm = 1; break;
 		default:
 			usage();
 		}
@@ -276,7 +412,36 @@ int main(int argc, char **argv)
 	if (optind != argc - 1)
 		usage();
 	verb = argv[optind];
-	if (!strcmp(verb, "sr-set"))
+	q.attr = IB_SA_ATTR_SERVICERECORD;
+	if (!strncmp(verb, "ii-", 3)) {
+		/* The usual subscription: any trap of any producer, everywhere,
+		 * unless an option said otherwise (a field still 0). */
+		static const struct { unsigned comp; uint64_t any; } dflt[] = {
+			{ II_LID_BEGIN, 0xFFFF }, { II_IS_GENERIC, 1 },
+			{ II_TYPE, 0xFFFF }, { II_TRAP, 0xFFFF },
+			{ II_PRODUCER, 0xFFFFFF },
+		};
+		int set = !strcmp(verb, "ii-set");
+
+		if (!set && strcmp(verb, "ii-unset"))
+			usage();
+		for (size_t k = 0; k < sizeof(dflt) / sizeof(dflt[0]); k++)
+			if (!sa_get(&sa_inform_rec, ii, dflt[k].comp))
+				sa_put(&sa_inform_rec, ii, dflt[k].comp, dflt[k].any);
+		if (have_gid)
+			memcpy(ii, gid, 16);
+		sa_put(&sa_inform_rec, ii, II_SUBSCRIBE,
+		       subscribe >= 0 ? (uint64_t)subscribe : (uint64_t)set);
+		memcpy(q.rec, ii, sizeof(ii));
+		q.attr = IB_SA_ATTR_INFORMINFO;
+		q.method = IB_MAD_METHOD_SET;
+	} else if (have_gid) {
+		mad_set_array(q.rec, 0, IB_SA_SR_GID_F, gid);
+		q.mask |= 1ull << SR_GID;
+	}
+	if (q.attr == IB_SA_ATTR_INFORMINFO)
+		;
+	else if (!strcmp(verb, "sr-set"))
 		q.method = IB_MAD_METHOD_SET;
 	else if (!strcmp(verb, "sr-get"))
 		q.method = IB_MAD_METHOD_GET;

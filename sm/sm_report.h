@@ -1,0 +1,28 @@
+/* Reports to InformInfo subscribers (IBA 13.4.8, 14.2.5.1): every trap the
+ * SM receives is forwarded to the subscriptions it matches, and after each
+ * heavy sweep the SM issues its own notices, trap 64 for each port that
+ * came into service and trap 65 for each that left (the subscriptions of
+ * ports that left are dropped first). Each Report is a tracked GMP with
+ * the transport's timeout and retries; a subscriber that never answers
+ * with ReportResponse is logged, and keeps its subscription (as OpenSM). */
+#ifndef IBSM_SM_SM_REPORT_H
+#define IBSM_SM_SM_REPORT_H
+
+#include <stdint.h>
+
+struct sm;
+
+struct sm_report {
+	uint64_t *guids;            /* ports in service at the last sweep, sorted */
+	uint32_t n;
+	int have;                   /* a sweep has filled guids */
+	uint64_t sent, answered, failed;
+};
+
+void sm_report_free(struct sm_report *r);
+/* A trap received (smp_data: the trap SMP's 64 data bytes). */
+void sm_report_trap(struct sm *sm, const uint8_t *smp_data);
+/* After the SA database is rebuilt from a heavy sweep. */
+void sm_report_sweep(struct sm *sm);
+
+#endif
