@@ -254,9 +254,8 @@ void sa_notice_from_trap(struct sa_notice *n, const uint8_t *smp_data,
 	notice_fields(n);
 }
 
-void sa_notice_gid_service(struct sa_notice *n, int in_service,
-			   uint16_t sm_lid, const uint8_t sm_gid[16],
-			   const uint8_t port_gid[16])
+void sa_notice_sm_trap(struct sa_notice *n, uint16_t trap, uint16_t sm_lid,
+		       const uint8_t sm_gid[16], const uint8_t gid[16])
 {
 	uint8_t *r = n->raw;
 
@@ -264,11 +263,11 @@ void sa_notice_gid_service(struct sa_notice *n, int in_service,
 	mad_set_field(r, 0, IB_NOTICE_IS_GENERIC_F, 1);
 	mad_set_field(r, 0, IB_NOTICE_TYPE_F, SA_NOTICE_TYPE_SUBN_MGMT);
 	mad_set_field(r, 0, IB_NOTICE_PRODUCER_F, SA_NOTICE_PRODUCER_SM);
-	mad_set_field(r, 0, IB_NOTICE_TRAP_NUMBER_F, in_service ? 64 : 65);
+	mad_set_field(r, 0, IB_NOTICE_TRAP_NUMBER_F, trap);
 	mad_set_field(r, 0, IB_NOTICE_ISSUER_LID_F, sm_lid);
 	/* DataDetails (bytes 10..63) of traps 64-67: 6 reserved bytes, then
 	 * the GID. */
-	memcpy(r + 16, port_gid, 16);
+	memcpy(r + 16, gid, 16);
 	memcpy(r + 64, sm_gid, 16);
 	notice_fields(n);
 }

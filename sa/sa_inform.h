@@ -47,12 +47,16 @@ struct sa_notice {
  * Notice without its IssuerGID) and the issuer's port GID. */
 void sa_notice_from_trap(struct sa_notice *n, const uint8_t *smp_data,
 			 const uint8_t issuer_gid[16]);
-/* The SM's own notice that a port entered (trap 64) or left (trap 65)
- * service (IBA 14.2.5.1 Table 130): issued by the SM, the port's GID in
- * the DataDetails. */
-void sa_notice_gid_service(struct sa_notice *n, int in_service,
-			   uint16_t sm_lid, const uint8_t sm_gid[16],
-			   const uint8_t port_gid[16]);
+/* The SM's own notices (IBA 14.2.5.1, traps 64-67): a port's GID entered
+ * (64) or left (65) service, a multicast group was created (66) or deleted
+ * (67). Issued by the SM (sm_lid, sm_gid), the GID or MGID in the
+ * DataDetails. */
+#define SA_TRAP_GID_IN_SERVICE 64
+#define SA_TRAP_GID_OUT_OF_SERVICE 65
+#define SA_TRAP_MCG_CREATED 66
+#define SA_TRAP_MCG_DELETED 67
+void sa_notice_sm_trap(struct sa_notice *n, uint16_t trap, uint16_t sm_lid,
+		       const uint8_t sm_gid[16], const uint8_t gid[16]);
 /* The SubnAdm Report(Notice) MAD that carries n to a subscriber (IBA
  * 13.4.8.2; the transport fills in the TID). */
 void sa_report_build(uint8_t mad[256], const struct sa_notice *n);

@@ -6,12 +6,14 @@
 
 #include "../core/log.h"
 #include "../mad/gmp.h"
+#include "../multicast/mcast_db.h"
 #include "../sa/sa_inform.h"
 #include "sm_state.h"
 
 void sm_report_free(struct sm_report *r)
 {
 	free(r->guids);
+	free(r->groups);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -136,7 +138,7 @@ void sm_report_sweep(struct sm *sm)
 			if (in_set(r->guids, r->n, now[i]))
 				continue;
 			make_gid(gid, db->subnet_prefix, now[i]);
-			sa_notice_gid_service(&ntc, 1, sm->lid, sm_gid, gid);
+			sa_notice_sm_trap(&ntc, SA_TRAP_GID_IN_SERVICE, sm->lid, sm_gid, gid);
 			report(sm, &ntc);
 			in++;
 		}
@@ -144,7 +146,7 @@ void sm_report_sweep(struct sm *sm)
 			if (in_set(now, n, r->guids[i]))
 				continue;
 			make_gid(gid, db->subnet_prefix, r->guids[i]);
-			sa_notice_gid_service(&ntc, 0, sm->lid, sm_gid, gid);
+			sa_notice_sm_trap(&ntc, SA_TRAP_GID_OUT_OF_SERVICE, sm->lid, sm_gid, gid);
 			report(sm, &ntc);
 			out++;
 		}
@@ -156,4 +158,55 @@ void sm_report_sweep(struct sm *sm)
 	r->guids = now;
 	r->n = n;
 	r->have = 1;
+}
+
+static int cmp_gid(const void *a, const void *b)
+{
+	return memcmp(a, b, 16);
+}
+
+void sm_report_groups(struct sm *sm)
+{
+	struct sm_report *r = &sm->report;
+	const struct mcast_db *db = &sm->mcast.db;
+	uint8_t (*now)[16], sm_gid[16];
+	uint32_t n = db->num_groups, made = 0, gone = 0;
+	struct sa_notice ntc;
+
+	if (r->have_groups && r->groups_gen == db->generation &&
+	    r->ngroups == n)
+		return;
+	now = malloc((n + 1) * sizeof(*now));
+	if (!now) {
+		log_warn("SA: out of memory: no trap 66/67 reports");
+		return;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		memcpy(now[i], db->groups[i].mgid, 16);
+	qsort(now, n, sizeof(*now), cmp_gid);
+	if (r->have_groups && sm->sa.ctx.informs.n && sm->sa.ctx.db.r) {
+		make_gid(sm_gid, sm->sa.ctx.db.subnet_prefix, sm->guid);
+		for (uint32_t i = 0; i < n; i++)
+			if (!bsearch(now[i], r->groups, r->ngroups, 16, cmp_gid)) {
+				sa_notice_sm_trap(&ntc, SA_TRAP_MCG_CREATED, sm->lid,
+						  sm_gid, now[i]);
+				report(sm, &ntc);
+				made++;
+			}
+		for (uint32_t i = 0; i < r->ngroups; i++)
+			if (!bsearch(r->groups[i], now, n, 16, cmp_gid)) {
+				sa_notice_sm_trap(&ntc, SA_TRAP_MCG_DELETED, sm->lid,
+						  sm_gid, r->groups[i]);
+				report(sm, &ntc);
+				gone++;
+			}
+		if (made || gone)
+			log_info("SA: %u multicast group%s created, %u deleted: reported to subscribers",
+				 made, made == 1 ? "" : "s", gone);
+	}
+	free(r->groups);
+	r->groups = now;
+	r->ngroups = n;
+	r->groups_gen = db->generation;
+	r->have_groups = 1;
 }

@@ -2,7 +2,8 @@
  * SM receives is forwarded to the subscriptions it matches, and after each
  * heavy sweep the SM issues its own notices, trap 64 for each port that
  * came into service and trap 65 for each that left (the subscriptions of
- * ports that left are dropped first). Each Report is a tracked GMP with
+ * ports that left are dropped first), and traps 66/67 when a multicast
+ * group is created or deleted. Each Report is a tracked GMP with
  * the transport's timeout and retries; a subscriber that never answers
  * with ReportResponse is logged, and keeps its subscription (as OpenSM). */
 #ifndef IBSM_SM_SM_REPORT_H
@@ -16,6 +17,9 @@ struct sm_report {
 	uint64_t *guids;            /* ports in service at the last sweep, sorted */
 	uint32_t n;
 	int have;                   /* a sweep has filled guids */
+	uint8_t (*groups)[16];      /* multicast MGIDs last seen, sorted */
+	uint32_t ngroups, groups_gen;
+	int have_groups;
 	uint64_t sent, answered, failed;
 };
 
@@ -24,5 +28,8 @@ void sm_report_free(struct sm_report *r);
 void sm_report_trap(struct sm *sm, const uint8_t *smp_data);
 /* After the SA database is rebuilt from a heavy sweep. */
 void sm_report_sweep(struct sm *sm);
+/* Traps 66/67 for multicast groups created or deleted since the last call
+ * (cheap when the group database did not change: call it often). */
+void sm_report_groups(struct sm *sm);
 
 #endif

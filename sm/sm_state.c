@@ -625,6 +625,7 @@ int sm_run(struct sm *sm, const struct sm_signals *sig)
 		}
 		/* Joins and leaves arrive through the SA: bring the MFTs in
 		 * line here, outside the transport's callbacks. */
+		sm_report_groups(sm);
 		if (sm->fabric_up && sm_mcast_dirty(&sm->mcast) &&
 		    !sm->heavy_wanted)
 			sm_mcast_update(&sm->mcast, sm->t, &sm->cur);

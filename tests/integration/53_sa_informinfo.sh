@@ -14,7 +14,9 @@
 # sa-client --issm): a listener subscribed to everything gets trap 128
 # (forwarded, issuer the switch) when a CA's link goes and comes back, and
 # from ibsm also traps 65 and 64 with that CA's GID; a listener subscribed to
-# trap 64 only gets only 64. OpenSM delivers the 128s too. A subscriber that
+# trap 64 only gets only 64; a join that creates a group and its leave
+# bring traps 66 and 67 with the MGID. OpenSM delivers the 128s and the
+# 66/67 too. A subscriber that
 # never answers is logged after the retries, and the subscriptions of a port
 # that leaves the fabric are dropped.
 set -u
@@ -75,9 +77,9 @@ scenario() {
 # Reports: two listeners, a CA link down and up again; then a subscriber
 # that is gone (node c5, whose link goes down) and one that never answers.
 reports() {
-	SIM_HOST=$c2 sim_run timeout 40 "$IBSM_BUILD/bin/sa-client" ii-set --issm --listen 16 >"$W/all.$1" 2>&1 &
+	SIM_HOST=$c2 sim_run timeout 40 "$IBSM_BUILD/bin/sa-client" ii-set --issm --listen 20 >"$W/all.$1" 2>&1 &
 	la=$!
-	SIM_HOST=$c3 sim_run timeout 40 "$IBSM_BUILD/bin/sa-client" ii-set --issm --trap 64 --listen 16 >"$W/t64.$1" 2>&1 &
+	SIM_HOST=$c3 sim_run timeout 40 "$IBSM_BUILD/bin/sa-client" ii-set --issm --trap 64 --listen 20 >"$W/t64.$1" 2>&1 &
 	lb=$!
 	sac "$c4" ii-set --trap 128
 	sac "$c5" ii-set --trap 128
@@ -85,6 +87,10 @@ reports() {
 	ibsim_cmd "Unlink \"$c5\"[1]"
 	sleep 5
 	ibsim_cmd "ReLink \"$c5\"[1]"
+	sleep 2
+	sac "$c4" mc-join --mgid ff12:601b:ffff::53:1
+	sleep 1
+	sac "$c4" mc-leave --mgid ff12:601b:ffff::53:1
 	wait $la $lb
 	echo "IIR --smkey 1 after:" >>"$T"; iir_set --smkey 1 >>"$T"
 }
@@ -139,11 +145,16 @@ gid5=$(printf '%s' "$guid5" | sed 's/.*portguid 0x\([0-9a-f]*\).*/\1/')
 grep -q "^report trap 128 issuer" "$W/all.ibsm" || fail "ibsm forwarded no trap 128"
 grep -q "^report trap 65 .* gid fe80::" "$W/all.ibsm" || fail "ibsm reported no trap 65 (GID out of service)"
 grep -q "^report trap 64 .* gid fe80::" "$W/all.ibsm" || fail "ibsm reported no trap 64 (GID in service)"
+grep -q "^report trap 66 .* gid ff12:601b:ffff::53:1" "$W/all.ibsm" || fail "ibsm reported no trap 66 (group created)"
+grep -q "^report trap 67 .* gid ff12:601b:ffff::53:1" "$W/all.ibsm" || fail "ibsm reported no trap 67 (group deleted)"
+grep -q "mc-join.*" "$W/ibsm.rep" && grep -A3 "> mc-join" "$W/ibsm.rep" | grep -q "^MLID 0xc0" ||
+	fail "the join that creates a group got no MLID"
 grep -q "^report trap 64 " "$W/t64.ibsm" || fail "the trap-64 subscriber got no trap 64"
 grep "^report trap" "$W/t64.ibsm" | grep -qv "^report trap 64 " && fail "the trap-64 subscriber got other traps"
 grep -q "^report trap 128 issuer" "$W/all.osm" || fail "OpenSM forwarded no trap 128 (the harness, not ibsm, is broken)"
+grep -q "^report trap 66 .* gid ff12:601b:ffff::53:1" "$W/all.osm" || fail "OpenSM reported no trap 66 (the check is wrong)"
 grep -q "subscriptions* of ports gone from the fabric dropped" "$W/sm.log" ||
 	fail "the subscription of the port that left was not dropped"
 grep -q "no ReportResponse for trap 128 from LID" "$W/sm.log" ||
 	fail "a subscriber that never answers is not logged"
-echo "ok: InformInfo as OpenSM ($(grep -c '^> ' "$W/ibsm.txt") requests), Reports 128/64/65 delivered ($(grep -c '^report trap' "$W/all.ibsm") to the listener), OpenSM $(grep -c '^report trap' "$W/all.osm")"
+echo "ok: InformInfo as OpenSM ($(grep -c '^> ' "$W/ibsm.txt") requests), Reports 128/64/65/66/67 delivered ($(grep -c '^report trap' "$W/all.ibsm") to the listener), OpenSM $(grep -c '^report trap' "$W/all.osm")"

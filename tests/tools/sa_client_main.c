@@ -1,7 +1,8 @@
 /* sa-client: one SubnAdm request from the command line, for tests that need
  * the SA methods the diag tools never send (saquery only reads):
  * ServiceRecord Set, Get and Delete; InformInfo subscribe and unsubscribe,
- * and listening for the Reports a subscription brings. It runs the same
+ * and listening for the Reports a subscription brings; a multicast join
+ * that creates a group, and its leave (MCMemberRecord Set/Delete). It runs the same
  * against ibsm and OpenSM, so a test can hold both SMs to one outcome.
  *
  *   sa-client [-C ca] [-P port] [-k sm_key] sr-set|sr-get|sr-delete
@@ -11,6 +12,7 @@
  *             [--trap N] [--gid GID|own] [--lid-begin N] [--lid-end N]
  *             [--generic 0|1] [--type N] [--producer N] [--qpn N]
  *             [--subscribe N] [--listen SECONDS] [--issm]
+ *   sa-client [-C ca] [-P port] mc-join|mc-leave [--mgid MGID] [--gid GID]
  *
  * ServiceRecord: the ComponentMask holds the fields given, unless --mask
  * sets it. InformInfo defaults as the usual clients send them: GID 0, LID
@@ -40,6 +42,15 @@
 
 /* ServiceRecord component bits (sa/sa_layout.h numbers them the same). */
 enum { SR_DATA8 = 7 };
+/* MCMemberRecord ComponentMask bits (IBA 15.2.5.17). */
+#define MCM_MGID (1ull << 0)
+#define MCM_PORTGID (1ull << 1)
+#define MCM_QKEY (1ull << 2)
+#define MCM_TCLASS (1ull << 6)
+#define MCM_PKEY (1ull << 7)
+#define MCM_SL (1ull << 12)
+#define MCM_FLOW (1ull << 13)
+#define MCM_JOIN_STATE (1ull << 16)
 
 struct req {
 	int method;
@@ -57,7 +68,8 @@ static void usage(void)
 		"       [--name S] [--data8 N] [--mask N]\n"
 		"   or: sa-client [-C ca] [-P port] [-k sm_key] ii-set|ii-unset [--trap N]\n"
 		"       [--gid GID|own] [--lid-begin N] [--lid-end N] [--generic 0|1]\n"
-		"       [--type N] [--producer N] [--qpn N] [--subscribe N] [--listen S] [--issm]\n");
+		"       [--type N] [--producer N] [--qpn N] [--subscribe N] [--listen S] [--issm]\n"
+		"   or: sa-client [-C ca] [-P port] mc-join|mc-leave [--mgid MGID] [--gid GID]\n");
 	exit(2);
 }
 
@@ -152,6 +164,15 @@ static void print_ii(const uint8_t *r)
 	printf("ProducerType 0x%llx\n", (unsigned long long)sa_get(&sa_inform_rec, r, II_PRODUCER));
 }
 
+static void print_mcm(uint8_t *r)
+{
+	char buf[64];
+
+	printf("MGID %s\n", inet_ntop(AF_INET6, r, buf, sizeof(buf)));
+	printf("MLID 0x%04x\n", mad_get_field(r, 0, IB_SA_MCM_MLID_F));
+	printf("JoinState %u\n", mad_get_field(r, 0, IB_SA_MCM_JOIN_STATE_F));
+}
+
 /* Reports for `secs` seconds: each printed and answered (ReportResponse,
  * same TID, back to where it came from). Returns how many came. */
 static int listen_reports(int fd, int agent, void *buf, int secs)
@@ -179,9 +200,9 @@ static int listen_reports(int fd, int agent, void *buf, int secs)
 		printf("report trap %u issuer %u",
 		       mad_get_field(mad, IB_SA_DATA_OFFS, IB_NOTICE_TRAP_NUMBER_F),
 		       mad_get_field(mad, IB_SA_DATA_OFFS, IB_NOTICE_ISSUER_LID_F));
-		if (mad_get_field(mad, IB_SA_DATA_OFFS, IB_NOTICE_TRAP_NUMBER_F) == 64 ||
-		    mad_get_field(mad, IB_SA_DATA_OFFS, IB_NOTICE_TRAP_NUMBER_F) == 65)
-			/* Traps 64/65: the GID is DataDetails bytes 6..21. */
+		if (mad_get_field(mad, IB_SA_DATA_OFFS, IB_NOTICE_TRAP_NUMBER_F) >= 64 &&
+		    mad_get_field(mad, IB_SA_DATA_OFFS, IB_NOTICE_TRAP_NUMBER_F) <= 67)
+			/* Traps 64-67: the (M)GID is DataDetails bytes 6..21. */
 			printf(" gid %s", inet_ntop(AF_INET6, mad + IB_SA_DATA_OFFS + 16,
 						    g, sizeof(g)));
 		printf("\n");
@@ -293,6 +314,8 @@ static int transact(const char *ca, int port, struct req *q, uint64_t smkey,
 	} else {
 		if (q->attr == IB_SA_ATTR_INFORMINFO)
 			print_ii(mad + IB_SA_DATA_OFFS);
+		else if (q->attr == IB_SA_ATTR_MCRECORD)
+			print_mcm(mad + IB_SA_DATA_OFFS);
 		else
 			print_rec(mad + IB_SA_DATA_OFFS);
 		rc = 0;
@@ -326,6 +349,7 @@ int main(int argc, char **argv)
 		{ "type", 1, 0, 'T' }, { "producer", 1, 0, 'r' },
 		{ "qpn", 1, 0, 'q' }, { "subscribe", 1, 0, 's' },
 		{ "listen", 1, 0, 'L' }, { "issm", 0, 0, 'I' },
+		{ "mgid", 1, 0, 'M' },
 		{ 0, 0, 0, 0 },
 	};
 	const char *ca = NULL, *verb;
@@ -334,6 +358,7 @@ int main(int argc, char **argv)
 	struct req q = { 0 };
 	uint8_t gid[16] = { 0 }, ii[IB_SA_DATA_SIZE] = { 0 };
 	int have_gid = 0, subscribe = -1;
+	uint8_t mgid[16] = { 0 };
 	ib_portid_t sa = { 0 };
 	umad_port_t p;
 
@@ -405,6 +430,12 @@ int main(int argc, char **argv)
 		case 's': subscribe = (int)num("--subscribe", optarg, 255); break;
 		case 'L': q.listen_s = (int)num("--listen", optarg, 3600); break;
 		case 'I': q.issm = 1; break;
+		case 'M':
+			if (inet_pton(AF_INET6, optarg, mgid) != 1) {
+				fprintf(stderr, "sa-client: --mgid: bad GID \"%s\"\n", optarg);
+				return 2;
+			}
+			break;
 		default:
 			usage();
 		}
@@ -435,11 +466,32 @@ int main(int argc, char **argv)
 		memcpy(q.rec, ii, sizeof(ii));
 		q.attr = IB_SA_ATTR_INFORMINFO;
 		q.method = IB_MAD_METHOD_SET;
+	} else if (!strncmp(verb, "mc-", 3)) {
+		/* A full-member join that may create the group (the creation
+		 * components of o15-0.1.8, values of the IPoIB broadcast
+		 * group), or the leave of that membership. */
+		int join = !strcmp(verb, "mc-join");
+		uint8_t own[16];
+
+		if (!join && strcmp(verb, "mc-leave"))
+			usage();
+		own_gid(ca, port, own);
+		mad_set_array(q.rec, 0, IB_SA_MCM_MGID_F, mgid);
+		mad_set_array(q.rec, 0, IB_SA_MCM_PORTGID_F, have_gid ? gid : own);
+		mad_set_field(q.rec, 0, IB_SA_MCM_JOIN_STATE_F, 1);
+		q.mask = MCM_MGID | MCM_PORTGID | MCM_JOIN_STATE;
+		if (join) {
+			mad_set_field(q.rec, 0, IB_SA_MCM_QKEY_F, 0x0B1B);
+			mad_set_field(q.rec, 0, IB_SA_MCM_PKEY_F, 0xFFFF);
+			q.mask |= MCM_QKEY | MCM_TCLASS | MCM_PKEY | MCM_SL | MCM_FLOW;
+		}
+		q.attr = IB_SA_ATTR_MCRECORD;
+		q.method = join ? IB_MAD_METHOD_SET : IB_MAD_METHOD_DELETE;
 	} else if (have_gid) {
 		mad_set_array(q.rec, 0, IB_SA_SR_GID_F, gid);
 		q.mask |= 1ull << SR_GID;
 	}
-	if (q.attr == IB_SA_ATTR_INFORMINFO)
+	if (q.attr == IB_SA_ATTR_INFORMINFO || q.attr == IB_SA_ATTR_MCRECORD)
 		;
 	else if (!strcmp(verb, "sr-set"))
 		q.method = IB_MAD_METHOD_SET;

@@ -125,7 +125,7 @@ static void test_gid_service_notice(void **state)
 	uint8_t mad[GMP_SIZE];
 
 	(void)state;
-	sa_notice_gid_service(&n, 0, 13, sm_gid, port);
+	sa_notice_sm_trap(&n, SA_TRAP_GID_OUT_OF_SERVICE, 13, sm_gid, port);
 	assert_int_equal(n.trap, 65);
 	assert_int_equal(n.issuer_lid, 13);
 	assert_int_equal(n.type, SA_NOTICE_TYPE_SUBN_MGMT);
