@@ -12,6 +12,11 @@
 #   during sweep      PathRecord queries issued while a heavy sweep runs
 #                     (SIGHUP to either SM): mean and worst
 #   RSS               the SM process's resident memory after the queries
+#   throughput        sa-load (tests/tools/sa_load_main.c): SA_BENCH_LOAD
+#                     PathRecord Gets between random CA pairs from one
+#                     client with 1 and 32 in flight, and ClassPortInfo
+#                     with 32 in flight (the floor): queries/s, p99 latency,
+#                     and the ibsm/OpenSM ratio
 # Benchmarks measure; nothing here is asserted.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -19,6 +24,7 @@ B=${1:-${IBSM_BUILD:-$top/build}}
 case $B in /*) ;; *) B=$top/$B ;; esac
 SIZES=${SA_BENCH_SIZES:-small large}
 Q=${SA_BENCH_QUERIES:-200}
+LOADN=${SA_BENCH_LOAD:-20000}
 for c in ibsim opensm saquery osmtest; do
 	command -v $c >/dev/null 2>&1 || { echo "sa_bench: $c missing"; exit 77; }
 done
@@ -87,6 +93,14 @@ run_sm() { # which size net limits
 	awk -v q="$Q" 'BEGIN { for (i = 0; i < q; i++) print "cpi" }' >"$W/cpis"
 	pr=$(time_queries "$W/pairs")
 	floor=$(time_queries "$W/cpis")
+	# Throughput with 32 queries in flight from one client (sa-load):
+	# PathRecords between random CA pairs, and the ClassPortInfo floor.
+	for w in 1 32; do
+		SIM_HOST=$client sim_run timeout 600 "$B/bin/sa-load" --count "$LOADN" \
+			--window $w $(cat "$W/calids") >"$W/load.$2.$1.w$w" 2>&1
+	done
+	SIM_HOST=$client sim_run timeout 600 "$B/bin/sa-load" --count "$LOADN" \
+		--window 32 --cpi >"$W/load.$2.$1.cpi" 2>&1
 	# Queries from SIGHUP until the sweep's end is logged (both SMs log
 	# their "up" line again after a heavy sweep).
 	n0=$(grep -c "$up" "$log")
@@ -122,6 +136,21 @@ for size in $SIZES; do
 	client=$(awk -F'"' '/^Ca/ { n++; if (n == 3) { print $2; exit } }' "$net")
 	run_sm ibsm "$size" "$net" "$limits"
 	run_sm opensm "$size" "$net" "$limits"
+done
+echo
+printf '%-6s %-7s | %22s | %22s | %22s\n' size SM "PR w1 qps (p99 ms)" "PR w32 qps (p99 ms)" "floor w32 qps"
+qps() { awk '{ for (i = 1; i <= NF; i++) { if ($i == "qps") q = $(i + 1); if ($i == "p99") p = $(i + 1) } }
+	END { if (q == "") print "-"; else printf "%s (%s)\n", q, p }' "$1" 2>/dev/null; }
+for size in $SIZES; do
+	for sm in ibsm opensm; do
+		[ -f "$W/load.$size.$sm.w1" ] || continue
+		printf '%-6s %-7s | %22s | %22s | %22s\n' "$size" "$sm" "$(qps "$W/load.$size.$sm.w1")" \
+			"$(qps "$W/load.$size.$sm.w32")" "$(qps "$W/load.$size.$sm.cpi")"
+	done
+	a=$(qps "$W/load.$size.ibsm.w32" | cut -d' ' -f1); b=$(qps "$W/load.$size.opensm.w32" | cut -d' ' -f1)
+	f=$(qps "$W/load.$size.opensm.cpi" | cut -d' ' -f1)
+	awk -v a="$a" -v b="$b" -v f="$f" -v s="$size" 'BEGIN { if (a + 0 > 0 && b + 0 > 0)
+		printf "%s: PathRecord throughput ibsm/OpenSM = %.2fx (32 in flight); ibsim floor (ClassPortInfo) %s qps\n", s, a / b, f }'
 done
 echo "osmtest: seconds for osmtest -f f (100,000 queries; ibsim and osmtest bound)."
 echo "PR, floor, in sweep: one saquery process per query (start-up included), from another CA."
