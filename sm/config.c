@@ -15,6 +15,7 @@
 #include "../core/log.h"
 #include "../routing/engine.h"
 #include "metrics_http.h"
+#include "../multicast/mcast_spec.h"
 
 enum key_kind {
 	K_STR,          /* char[] */
@@ -69,6 +70,7 @@ static const struct key_desc keys[] = {
 	{ "sa_enabled",     NUM(K_BOOL, sa_enabled, 0, 1) },
 	{ "sm_key",         NUM(K_U64, sm_key, 0, 0) },
 	{ "packet_life_time", NUM(K_U8, packet_life_time, 0, 63) },
+	{ "mcast_groups",   LIST(mcast_groups, ';') },
 	{ "mad_window",     NUM(K_UNSIGNED, mad_window, 1, 4096) },
 	{ "mad_timeout_ms", NUM(K_UNSIGNED, mad_timeout_ms, 1, 60000) },
 	{ "mad_retries",    NUM(K_UNSIGNED, mad_retries, 0, 100) },
@@ -308,6 +310,12 @@ int config_validate(const struct ibsm_config *c)
 	 * directly by code (command-line parsers, tests). */
 	if (c->lmc > 7 && ++bad)
 		log_err("config: lmc %u out of range 0..7", c->lmc);
+	{
+		char why[300];
+
+		if (mcast_spec_list(c->mcast_groups, NULL, NULL, why, sizeof(why)) < 0 && ++bad)
+			log_err("config: mcast_groups %s", why);
+	}
 	if (c->sm_priority > 15 && ++bad)
 		log_err("config: sm_priority %u out of range 0..15", c->sm_priority);
 	if (c->subnet_timeout > 31 && ++bad)

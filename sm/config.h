@@ -36,6 +36,8 @@ struct ibsm_config {
 	int sa_enabled;             /* answer SubnAdm queries (default on) */
 	uint64_t sm_key;            /* SM_Key: trusted SA requests (IBA 15.2.1.1) */
 	uint8_t packet_life_time;   /* PathRecord PacketLifeTime, 0..63 */
+	char mcast_groups[2048];    /* predefined groups, ';'-separated
+	                               (multicast/mcast_spec.h) */
 	/* MAD transport */
 	unsigned mad_window;        /* SMPs in flight */
 	unsigned mad_timeout_ms;

@@ -1,6 +1,7 @@
 /* Multicast in the SM (see sm_multicast.h). */
 #include "sm_multicast.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -8,12 +9,29 @@
 
 #include "../core/log.h"
 #include "../mad/smp.h"
+#include "../multicast/mcast_spec.h"
 #include "../multicast/mcast_tree.h"
 
-int sm_mcast_init(struct sm_mcast *m)
+static int create_predefined(void *ctx, const struct mcast_spec *s)
+{
+	struct sm_mcast *m = ctx;
+	struct mcast_group *g;
+	char gid[64];
+
+	g = mcast_create(&m->db, s->mgid, s->pkey, s->qkey, s->mtu, s->rate, true);
+	if (!g)
+		return -1;
+	log_info("multicast: predefined group %s MLID 0x%04x P_Key 0x%04x Q_Key 0x%08x MTU %u rate %u",
+		 inet_ntop(AF_INET6, s->mgid, gid, sizeof(gid)), g->mlid, s->pkey,
+		 s->qkey, s->mtu, s->rate);
+	return 0;
+}
+
+int sm_mcast_init(struct sm_mcast *m, const char *groups)
 {
 	uint8_t mgid[16];
 	struct mcast_group *g;
+	char why[300];
 
 	memset(m, 0, sizeof(*m));
 	mcast_db_init(&m->db);
@@ -25,6 +43,12 @@ int sm_mcast_init(struct sm_mcast *m)
 	g = mcast_create(&m->db, mgid, 0xffff, 0x0B1B, 4, 3, true);
 	if (!g)
 		return -ENOMEM;
+	/* Groups the configuration predefines stay without members, as
+	 * the broadcast group does (their MTU and rate as configured). */
+	if (groups && mcast_spec_list(groups, create_predefined, m, why, sizeof(why)) < 0) {
+		log_err("config: mcast_groups %s", why);
+		return -EINVAL;
+	}
 	m->topo_gen = 1;
 	return 0;
 }

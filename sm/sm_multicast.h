@@ -20,8 +20,10 @@ struct sm_mcast {
 };
 
 /* Groups as configured: the IPoIB broadcast group of the default
- * partition. 0 or -ENOMEM. */
-int sm_mcast_init(struct sm_mcast *m);
+ * partition, and the predefined ones of the mcast_groups key (a
+ * ';'-separated list, multicast/mcast_spec.h). 0, -ENOMEM, or -EINVAL
+ * (logged) for a bad or clashing entry. */
+int sm_mcast_init(struct sm_mcast *m, const char *groups);
 void sm_mcast_free(struct sm_mcast *m);
 /* Whether the MFTs are behind the groups or the fabric. */
 int sm_mcast_dirty(const struct sm_mcast *m);

@@ -143,8 +143,12 @@ int sm_init(struct sm *sm, const struct ibsm_config *cfg,
 	sweep_guard_init(&sm->guard, cfg->missing_grace_s);
 	sm->retries = cfg->mad_retries;
 	sa_server_init(&sm->sa, t);
-	if (sm_mcast_init(&sm->mcast) < 0)
-		return -ENOMEM;
+	{
+		int rc = sm_mcast_init(&sm->mcast, cfg->mcast_groups);
+
+		if (rc < 0)
+			return rc;
+	}
 	sm->sa.ctx.mcast = &sm->mcast.db;
 	sm->sa.ctx.mft = &sm->mcast.held;
 	sm->sa.ctx.packet_life_time = cfg->packet_life_time;
