@@ -98,6 +98,10 @@ struct sa_attr_ops {
 	/* GetMulti (MultiPathRecord only). NULL: refused. */
 	int (*get_multi)(struct sa_ctx *c, const struct sa_query *q,
 			 struct sa_answer *a);
+	/* The AttributeID of the answer when it is not the request's
+	 * (GetMultiResp(PathRecord) answers GetMulti(MultiPathRecord),
+	 * IBA 15.2.5.17). 0: the request's. */
+	uint16_t resp_attr_id;
 };
 
 /* The registry: one table of every attribute the SA serves. Returns NULL

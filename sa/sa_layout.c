@@ -41,6 +41,12 @@ L(sa_sl2vl_rec, 16, 16, 8, 8, 32, 64);
  * reserved. */
 L(sa_path_rec, 64, 32, 32, 128, 128, 16, 16, 1, 3, 20, 8, 8, 1, 7, 16, 12, 4,
   2, 6, 2, 6, 2, 6, 8, 48);
+/* MultiPathRecord 15.2.5.17: RawTraffic .. PacketLifeTime as in
+ * PathRecord, ServiceID8MSB, IndependenceSelector, reserved, SGIDCount,
+ * DGIDCount, ServiceID56LSB; then the SGIDs and DGIDs (16 bytes each),
+ * outside the component table. */
+L(sa_mpr_rec, 24, 1, 3, 20, 8, 8, 1, 7, 16, 12, 4, 2, 6, 2, 6, 2, 6,
+  8, 2, 6, 8, 8, 56);
 
 unsigned sa_comp_offset(const struct sa_layout *l, unsigned i)
 {

@@ -40,7 +40,7 @@ bool sa_mask_valid(const struct sa_layout *l, uint64_t mask);
 extern const struct sa_layout sa_node_rec, sa_portinfo_rec, sa_link_rec,
 	sa_swinfo_rec, sa_lft_rec, sa_guidinfo_rec, sa_pkey_rec, sa_sminfo_rec,
 	sa_path_rec, sa_sl2vl_rec, sa_mcmember_rec, sa_service_rec, sa_mft_rec,
-	sa_inform_rec, sa_iir_rec;
+	sa_inform_rec, sa_iir_rec, sa_mpr_rec;
 
 /* Component numbers used by the handlers. */
 enum { NR_LID = 0, NR_NODEINFO = 2, NR_NODEGUID = 7, NR_PORTGUID = 8,
@@ -59,6 +59,14 @@ enum { PR_SERVICEID0 = 0, PR_DGID = 2, PR_SGID = 3, PR_DLID = 4, PR_SLID = 5,
        PR_REVERSIBLE = 11, PR_NUMBPATH = 12, PR_PKEY = 13, PR_QOS = 14,
        PR_SL = 15, PR_MTUSEL = 16, PR_MTU = 17, PR_RATESEL = 18, PR_RATE = 19,
        PR_PLTSEL = 20, PR_PLT = 21, PR_PREFERENCE = 22 };
+
+/* MultiPathRecord: components 0..15 are PathRecord's PR_RAW..PR_PLT. */
+enum { MPR_RAW = 0, MPR_REVERSIBLE = 5, MPR_NUMBPATH = 6, MPR_MTUSEL = 10,
+       MPR_MTU = 11, MPR_RATESEL = 12, MPR_RATE = 13, MPR_PLT = 15,
+       MPR_SID_MSB = 16, MPR_INDEP = 17, MPR_SGIDCOUNT = 19,
+       MPR_DGIDCOUNT = 20, MPR_SID_LSB = 21 };
+#define MPR_TO_PR(i) ((i) + PR_RAW)
+#define MPR_MAX_GIDS 10             /* as OpenSM: what one request MAD holds */
 
 enum { II_GID = 0, II_LID_BEGIN = 1, II_LID_END = 2, II_IS_GENERIC = 4,
        II_SUBSCRIBE = 5, II_TYPE = 6, II_TRAP = 7, II_QPN = 8,

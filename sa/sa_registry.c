@@ -15,6 +15,7 @@ static const struct sa_attr_ops *const table[] = {
 	&sa_guidinforecord_ops,
 	&sa_pkeyrecord_ops,
 	&sa_pathrecord_ops,
+	&sa_multipathrecord_ops,
 	&sa_mcmember_ops,
 	&sa_servicerecord_ops,
 	&sa_mftrecord_ops,

@@ -373,7 +373,7 @@ static void answer(struct sa_server *s, const uint8_t *req, uint16_t slid,
 		   uint32_t sqp)
 {
 	struct sa_answer a = { 0 };
-	uint8_t mad[GMP_SIZE];
+	uint8_t mad[GMP_SIZE], resp_hdr[GMP_SIZE];
 	uint16_t status;
 	unsigned segs;
 	size_t len;
@@ -382,6 +382,18 @@ static void answer(struct sa_server *s, const uint8_t *req, uint16_t slid,
 	status = run(s, req, slid, sqp, &a, &slot);
 	multi = smp_method(req) == SA_METHOD_GET_TABLE ||
 		smp_method(req) == SA_METHOD_GET_MULTI;
+	{
+		/* Answers of another attribute (MultiPathRecord's are
+		 * PathRecords): the header the segments are built from
+		 * says so. */
+		const struct sa_attr_ops *ops = sa_registry_find(smp_attr(req), NULL);
+
+		if (ops && ops->resp_attr_id && !status) {
+			memcpy(resp_hdr, req, GMP_SIZE);
+			mad_set_field(resp_hdr, 0, IB_MAD_ATTRID_F, ops->resp_attr_id);
+			req = resp_hdr;
+		}
+	}
 	segs = segments(status ? 0 : a.len);
 	if (!status && multi && s->t && mt_kernel_rmpp(s->t)) {
 		if (respond_kernel_rmpp(s, req, &a, slid, sqp) < 0)
@@ -417,9 +429,14 @@ void sa_server_handle(struct sa_server *s, uint8_t *mad, uint16_t slid,
 		xfer_control(s, mad, slid);
 		return;
 	}
-	if (smp_is_response(mad) || (h.flags & RMPP_FLAG_ACTIVE)) {
+	if (smp_is_response(mad) ||
+	    ((h.flags & RMPP_FLAG_ACTIVE) &&
+	     (h.flags & (RMPP_FLAG_FIRST | RMPP_FLAG_LAST)) !=
+	     (RMPP_FLAG_FIRST | RMPP_FLAG_LAST))) {
 		/* A stray response, or a multi-MAD request (RMPP DATA from a
-		 * client), which is not reassembled here yet. */
+		 * client), which is not reassembled here yet. A request that
+		 * is one whole segment (FIRST and LAST: a GetMulti that fits
+		 * one MAD) is answered like any request. */
 		s->st.ignored++;
 		return;
 	}

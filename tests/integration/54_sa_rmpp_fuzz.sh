@@ -10,9 +10,13 @@
 #     Under ibsim every MAD a client receives loses its bytes 224..255
 #     (umad2sim; see sa_table_main.c), so counts come from the bytes the
 #     transfer carried and only records that arrived whole are compared.
+#     GetMulti(MultiPathRecord) from one source GID to two destination GIDs
+#     gives one PathRecord per pair.
 #  2. OpenSM, same client: its table answers come as one unsegmented MAD
 #     under ibsim (it leaves RMPP to a kernel that is not there), reported
-#     as such (exit 5), and what arrived agrees with ibnetdiscover too.
+#     as such (exit 5), and what arrived agrees with ibnetdiscover too. Bad
+#     MultiPathRecord requests (unknown GID, no destination) get the same
+#     statuses from both SMs.
 #  3. sa-fuzz --strict against ibsm: every request that reaches the SA is
 #     answered with a status the spec allows, none that must not be is;
 #     afterwards the SM answers saquery and still sweeps. Against OpenSM
@@ -80,6 +84,23 @@ comm -23 "$W/prd" "$W/lids.ibsm" | grep . && fail "PathRecord DLIDs that are not
 awk '/^path/ && $2 != '"$src"' { bad = 1 } END { exit bad }' "$W/pr.ibsm" || fail "PathRecords from another SLID"
 tab --lid "$src" NR | grep -qx "records 1 intact 1 cut 0 segments 1" || fail "NodeRecord GetTable of one LID"
 
+# MultiPathRecord (GetMulti): one source, two destinations, no LMC: one
+# PathRecord per pair, from the source's LID to each destination's.
+gid_of() { awk -v l="$2" '$1 == "CA" && $2 == l { print $4; exit }' "$W/ibnd.$1" |
+	sed 's/^0x\(....\)\(....\)\(....\)\(....\)$/fe80::\1:\2:\3:\4/'; }
+calids=$(awk '$1 == "CA" { print $2 }' "$W/ibnd.ibsm" | sort -un | head -3 | tr '\n' ' ')
+set -- $calids
+tab --sgid "$(gid_of ibsm "$1")" --dgid "$(gid_of ibsm "$2")" --dgid "$(gid_of ibsm "$3")" MPR >"$W/mpr.ibsm" ||
+	{ cat "$W/mpr.ibsm"; fail "GetMulti(MultiPathRecord) against ibsm"; }
+cat "$W/mpr.ibsm"
+[ "$(grep -c "^path $1 \($2\|$3\)\$" "$W/mpr.ibsm")" = 2 ] && grep -q "^records 2 " "$W/mpr.ibsm" ||
+	fail "MultiPathRecord: not one path from LID $1 to each of $2 and $3"
+mpr_bad() { # build: the statuses of two bad requests
+	tab --sgid "$(gid_of "$1" "$2")" --dgid fe80::dead:1 MPR
+	tab --sgid "$(gid_of "$1" "$2")" MPR
+}
+mpr_bad ibsm "$1" >"$W/mprbad.ibsm"
+
 # --- 3. fuzz ibsm (before its run ends) ------------------------------------------
 SIM_HOST=$client sim_run timeout 300 "$IBSM_BUILD/bin/sa-fuzz" --strict --count 600 --seed 54 >"$W/fuzz.ibsm" 2>&1
 rc=$?
@@ -106,6 +127,9 @@ cat "$W/nr.osm" | tail -2
 [ $rc = 5 ] && grep -q "^unsegmented" "$W/nr.osm" ||
 	fail "OpenSM's NodeRecord table under ibsim: expected one unsegmented MAD (rc 5), rc $rc"
 nr_agree "$W/nr.osm" OpenSM osm
+mpr_bad osm "$(awk '$1 == "CA" { print $2 }' "$W/ibnd.osm" | sort -un | head -1)" >"$W/mprbad.osm"
+diff "$W/mprbad.osm" "$W/mprbad.ibsm" || fail "MultiPathRecord errors differ from OpenSM's"
+grep -qx "status 0x0500" "$W/mprbad.ibsm" || fail "MultiPathRecord with an unknown GID: not ERR_REQ_INVALID_GID"
 SIM_HOST=$client sim_run timeout 300 "$IBSM_BUILD/bin/sa-fuzz" --count 100 --wait 150 --seed 54 >"$W/fuzz.osm" 2>&1 ||
 	{ cat "$W/fuzz.osm"; fail "sa-fuzz against OpenSM: a status the spec does not allow, or no answer at the end"; }
 grep "^status\|no-answer" "$W/fuzz.osm"

@@ -4,9 +4,12 @@
  *
  *   sa-table [-C ca] [-P port] [-k sm_key] [--window N] [--timeout MS]
  *            [--slid N] [--lid N] NR|PIR|LR|PR|SWIR|LFTR|GIR|PKTR|SMIR|IIR|MCMR|SR
+ *   sa-table ... [--sgid GID]... [--dgid GID]... [--numb N] MPR
  *
  * --slid (PathRecord) and --lid (the record's own LID component: NodeRecord,
- * PortInfoRecord, LinkRecord's FromLID, ...) narrow the query.
+ * PortInfoRecord, LinkRecord's FromLID, ...) narrow the query. MPR sends
+ * GetMulti(MultiPathRecord) with the given source and destination GIDs
+ * (at most 10 in all) and reads the PathRecords it brings.
  *
  * It receives the DATA segments in order, ACKs every window (NewWindowLast =
  * segment + window) and the last segment, and drops duplicates and segments
@@ -70,6 +73,7 @@ static const struct {
 	{ "PKTR", IB_SA_ATTR_PKEYTABLERECORD, 0 },
 	{ "SMIR", IB_SA_ATTR_SMINFORECORD, 0 },
 	{ "IIR", IB_SA_ATTR_INFORMINFORECORD, -1 },
+	{ "MPR", 0x003A, -1 },          /* GetMulti(MultiPathRecord) */
 	{ "MCMR", IB_SA_ATTR_MCRECORD, -1 },
 	{ "SR", IB_SA_ATTR_SERVICERECORD, -1 },
 };
@@ -77,7 +81,8 @@ static const struct {
 static void usage(void)
 {
 	fprintf(stderr, "usage: sa-table [-C ca] [-P port] [-k sm_key] [--window N] [--timeout MS]\n"
-		"       [--slid N] [--lid N] NR|PIR|LR|PR|SWIR|LFTR|GIR|PKTR|SMIR|IIR|MCMR|SR\n");
+		"       [--slid N] [--lid N] NR|PIR|LR|PR|SWIR|LFTR|GIR|PKTR|SMIR|IIR|MCMR|SR\n"
+		"   or: sa-table ... [--sgid GID]... [--dgid GID]... [--numb N] MPR\n");
 	exit(2);
 }
 
@@ -131,6 +136,7 @@ static void print_records(unsigned attr, const struct table *t, uint8_t *data,
 			       (unsigned long long)sa_get(&sa_link_rec, r, LR_TOPORT));
 			break;
 		case IB_SA_ATTR_PATHRECORD:
+		case 0x003A:
 			printf("path %u %u\n", mad_get_field(r, 0, IB_SA_PR_SLID_F),
 			       mad_get_field(r, 0, IB_SA_PR_DLID_F));
 			break;
@@ -220,7 +226,9 @@ int main(int argc, char **argv)
 {
 	static const struct option lo[] = {
 		{ "window", 1, 0, 'w' }, { "timeout", 1, 0, 't' },
-		{ "slid", 1, 0, 's' }, { "lid", 1, 0, 'l' }, { 0, 0, 0, 0 },
+		{ "slid", 1, 0, 's' }, { "lid", 1, 0, 'l' },
+		{ "sgid", 1, 0, 'S' }, { "dgid", 1, 0, 'D' }, { "numb", 1, 0, 'N' },
+		{ 0, 0, 0, 0 },
 	};
 	const char *ca = NULL;
 	int port = 0, c, fd, agent, rc = 4, lid = -1, slid = -1;
@@ -228,7 +236,9 @@ int main(int argc, char **argv)
 	unsigned first_len = 0;
 	const char *pre = getenv("LD_PRELOAD");
 	int sim = pre && strstr(pre, "umad2sim") != NULL;
-	int lid_comp = -1;
+	int lid_comp = -1, numb = -1;
+	uint8_t gids[10][16];
+	int gid_src[10], ngid = 0;
 	uint64_t smkey = 0, mask = 0;
 	uint8_t rec[IB_SA_DATA_SIZE] = { 0 };
 	size_t bufsz = umad_size() + IB_MAD_SIZE + 256;
@@ -249,6 +259,16 @@ int main(int argc, char **argv)
 		case 't': timeout = (unsigned)num("--timeout", optarg, 600000); break;
 		case 's': slid = (int)num("--slid", optarg, 0xFFFF); break;
 		case 'l': lid = (int)num("--lid", optarg, 0xFFFF); break;
+		case 'S':
+		case 'D':
+			if (ngid >= 10 || inet_pton(AF_INET6, optarg, gids[ngid]) != 1) {
+				fprintf(stderr, "sa-table: --%cgid: bad GID \"%s\" (or more than 10)\n",
+					c == 'S' ? 's' : 'd', optarg);
+				return 2;
+			}
+			gid_src[ngid++] = c == 'S';
+			break;
+		case 'N': numb = (int)num("--numb", optarg, 127); break;
 		default: usage();
 		}
 	}
@@ -307,6 +327,28 @@ int main(int argc, char **argv)
 	}
 	rpc.mgtclass = IB_SA_CLASS;
 	rpc.method = IB_MAD_METHOD_GET_TABLE;
+	if (attr == 0x003A) {
+		/* MultiPathRecord (IBA 15.2.5.17): SGIDCount (bits 120..127)
+		 * and DGIDCount (128..135), the SGIDs then the DGIDs from
+		 * byte 24; NumbPath at bits 41..47. */
+		unsigned ns = 0, nd = 0, k = 0;
+
+		for (int i = 0; i < ngid; i++)
+			ns += (unsigned)gid_src[i];
+		nd = (unsigned)ngid - ns;
+		rec[15] = (uint8_t)ns;
+		rec[16] = (uint8_t)nd;
+		mask |= 1ull << 19 | 1ull << 20;
+		for (int src = 1; src >= 0; src--)
+			for (int i = 0; i < ngid; i++)
+				if (gid_src[i] == src)
+					memcpy(rec + 24 + 16 * k++, gids[i], 16);
+		if (numb >= 0) {
+			rec[5] = (uint8_t)(rec[5] & 0x80) | (uint8_t)numb;
+			mask |= 1ull << 6;
+		}
+		rpc.method = IB_MAD_METHOD_GETMULTI;
+	}
 	rpc.attr.id = attr;
 	rpc.mask = mask;
 	rpc.dataoffs = IB_SA_DATA_OFFS;
@@ -318,9 +360,15 @@ int main(int argc, char **argv)
 	{
 		uint8_t *m = umad_get_mad(snd);
 
-		mad_set_field(m, 0, IB_SA_RMPP_VERS_F, 0);
-		mad_set_field(m, 0, IB_SA_RMPP_TYPE_F, 0);
-		mad_set_field(m, 0, IB_SA_RMPP_FLAGS_F, 0);
+		/* A GetMulti request is an RMPP transfer (IBA 15.2.5.17),
+		 * here of one segment; the others are plain MADs. */
+		int gm = rpc.method == IB_MAD_METHOD_GETMULTI;
+
+		mad_set_field(m, 0, IB_SA_RMPP_VERS_F, gm);
+		mad_set_field(m, 0, IB_SA_RMPP_TYPE_F, gm);
+		mad_set_field(m, 0, IB_SA_RMPP_FLAGS_F, gm ? 0x7 : 0);
+		mad_set_field(m, 0, IB_SA_RMPP_SEGNUM_F, gm);
+		mad_set_field(m, 0, IB_SA_RMPP_LEN_F, gm ? 20 + 24 + 16 * ngid : 0);
 		mad_set_field64(m, 0, IB_SA_MKEY_F, smkey);
 		tid32 = (uint32_t)mad_get_field64(m, 0, IB_MAD_TRID_F);
 	}
