@@ -2,7 +2,8 @@
  * as diamonds. Nodes are ranked by kind and distance: CAs and routers on the
  * bottom rank, each switch on the rank of its hop distance from the nearest
  * end node (leaf switches 1, spines 2, ...), so trees draw as trees.
- * Each link is one edge labelled with its two port numbers. */
+ * Each link is one edge labelled with its two port numbers; with a heat map
+ * (topo_write_dot_heat) also coloured and sized by its load. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,7 +55,32 @@ static uint32_t *end_node_distance(const struct fabric *f)
 	return dist;
 }
 
+/* Blue (hue 0.667) at no load to red (hue 0) at the maximum, in
+ * Graphviz's "H S V" notation. */
+static void heat_edge(FILE *fp, const struct dot_heat *h, uint32_t p,
+		      uint32_t q, double max)
+{
+	double a = h->load ? h->load[p] : 0, b = h->load ? h->load[q] : 0;
+	double top = a > b ? a : b, x = max > 0 ? top / max : 0;
+
+	if (h->held && (h->held[p] || h->held[q])) {
+		fprintf(fp, ", style=dashed, color=\"0.000 0.000 0.500\", label=\"avoided\"");
+		return;
+	}
+	if (!h->load)
+		return;
+	fprintf(fp, ", color=\"%.3f 1.000 %.3f\", penwidth=%.2f, label=\"%.4g / %.4g%s%s\"",
+		0.667 * (1.0 - x), 0.55 + 0.45 * x, 1.0 + 5.0 * x, a, b,
+		h->unit ? " " : "", h->unit ? h->unit : "");
+}
+
 int topo_write_dot(const struct fabric *f, const char *path)
+{
+	return topo_write_dot_heat(f, path, NULL);
+}
+
+int topo_write_dot_heat(const struct fabric *f, const char *path,
+			const struct dot_heat *heat)
 {
 	uint32_t *dist = end_node_distance(f);
 	if (!dist)
@@ -97,13 +123,25 @@ int topo_write_dot(const struct fabric *f, const char *path)
 		if (any)
 			fprintf(fp, " }\n");
 	}
+	double max = 0;
+	if (heat && heat->load)
+		for (uint32_t p = 0; p < f->num_ports; p++)
+			if (f->ports[p].peer != FAB_NONE && heat->load[p] > max &&
+			    !(heat->held && heat->held[p]))
+				max = heat->load[p];
+	if (heat && heat->load)
+		fprintf(fp, "\tlabel=\"link load, busiest %.4g%s%s (red); label: tail->head / head->tail\";\n",
+			max, heat->unit ? " " : "", heat->unit ? heat->unit : "");
 	for (uint32_t p = 0; p < f->num_ports; p++) {
 		uint32_t q = f->ports[p].peer;
 		if (q == FAB_NONE || q < p)
 			continue;
-		fprintf(fp, "\tn%u -- n%u [taillabel=\"%u\", headlabel=\"%u\"];\n",
+		fprintf(fp, "\tn%u -- n%u [taillabel=\"%u\", headlabel=\"%u\"",
 			f->ports[p].node, f->ports[q].node, f->ports[p].num,
 			f->ports[q].num);
+		if (heat)
+			heat_edge(fp, heat, p, q, max);
+		fprintf(fp, "];\n");
 	}
 	fprintf(fp, "}\n");
 	free(dist);

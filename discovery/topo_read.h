@@ -30,4 +30,18 @@ int topo_write_ibnetdiscover(const struct fabric *f, const char *path);
 /* Write a Graphviz DOT file of the topology. */
 int topo_write_dot(const struct fabric *f, const char *path);
 
+/* A link-load heat map over the DOT drawing: per port index (the load
+ * leaving through that port: routes from an all-to-all, or a measured
+ * rate), and links held out of routing. */
+struct dot_heat {
+	const double *load;         /* f->num_ports entries, NULL: none */
+	const char *unit;           /* "routes", "MB/s", ... */
+	const uint8_t *held;        /* per port index, 1 = avoided; NULL */
+};
+/* The same drawing with each link coloured from blue (idle) to red (the
+ * busiest link), its width growing with the load, both directions'
+ * loads in its label, and held links dashed grey, labelled "avoided". */
+int topo_write_dot_heat(const struct fabric *f, const char *path,
+			const struct dot_heat *heat);
+
 #endif

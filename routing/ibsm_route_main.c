@@ -427,6 +427,7 @@ static int run(const struct cli *c)
 	struct lft_set t = { 0 };
 	struct path_sl sl = { 0 };
 	struct verify_result res;
+	uint64_t *a2a = NULL;         /* --dot: all-to-all routes per port */
 	const char *engine = "?";
 	double t0 = now_seconds(), t_read, t_lids, route_s = 0, t_verify = 0;
 	int rc;
@@ -475,12 +476,18 @@ static int run(const struct cli *c)
 			goto out;
 		}
 	}
+	if (c->dot && !(a2a = calloc((size_t)f.num_ports + 1, sizeof(*a2a)))) {
+		rc = EXIT_USAGE;
+		goto out;
+	}
 	struct verify_opts vo = {
 		/* Layered tables: one CDG per SL below, not one for all. */
 		.check_credit_loops = c->check && !sl.sl,
-		.link_load = c->check,
+		/* --dot draws the all-to-all load as a heat map. */
+		.link_load = c->check || c->dot,
+		.a2a_load_out = a2a,
 		.path_diversity = c->check && c->lmc,
-		.max_shifts = c->shifts,
+		.max_shifts = c->check ? c->shifts : 1,
 		.threads = c->threads,
 		.cdg_switch_lids = c->cdg_switch_lids,
 		.unchecked_lid = c->lfts_in ? dropped_top_lid(&f, &t) : 0,
@@ -492,6 +499,24 @@ static int run(const struct cli *c)
 		goto out;
 	}
 	t_verify = res.seconds;
+	if (c->dot) {
+		/* The drawing again, now with each link's all-to-all routes. */
+		double *load = calloc((size_t)f.num_ports + 1, sizeof(*load));
+		struct dot_heat heat = { .load = load, .unit = "routes" };
+
+		if (!load) {
+			rc = EXIT_USAGE;
+			goto out;
+		}
+		for (uint32_t p = 0; p < f.num_ports; p++)
+			load[p] = (double)a2a[p];
+		rc = topo_write_dot_heat(&f, c->dot, &heat);
+		free(load);
+		if (rc) {
+			rc = EXIT_USAGE;
+			goto out;
+		}
+	}
 	if (!c->quiet)
 		verify_print_json(stdout, &res);
 	if (c->check && sl.sl) {
@@ -526,6 +551,7 @@ static int run(const struct cli *c)
 			ru.ru_maxrss / 1024.0, engine, route_s);
 	}
 out:
+	free(a2a);
 	path_sl_free(&sl);
 	lft_free(&t);
 	fab_free(&f);

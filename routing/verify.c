@@ -259,6 +259,8 @@ static int run_passes(struct vx *x, struct vx_errors *errs,
 		if (rc)
 			vx_err_add(errs, "credit loop: %.130s", res->cdg_cycle);
 	}
+	if (load && o->a2a_load_out)
+		memcpy(o->a2a_load_out, load, x->f->num_ports * sizeof(*load));
 	if (load) {
 		for (uint32_t p = 0; p < x->f->num_ports; p++) {
 			if (load[p] > res->a2a_max_link_load)

@@ -205,6 +205,18 @@ if sim_run dump_fts >"$WORK/lfts.txt" 2>"$WORK/dump_fts.err"; then
 		show "$WORK/verify.err" 5
 		show "$WORK/verify.json" 5
 	fi
+	# The same tables drawn as a heat map of the all-to-all link load
+	# (graphviz renders it; build/demo/fabric-heat.svg).
+	mkdir -p "$B/demo"
+	"$ROUTE" --topo "$WORK/fabric.ibnd" --lfts-in "$WORK/lfts.txt" -q \
+		--dot "$WORK/heat.dot" 2>"$WORK/heat.err"
+	if grep -q penwidth "$WORK/heat.dot" 2>/dev/null &&
+	   dot -Tsvg "$WORK/heat.dot" -o "$B/demo/fabric-heat.svg" 2>>"$WORK/heat.err" &&
+	   grep -q "<svg" "$B/demo/fabric-heat.svg"; then
+		pass "heat map: $B/demo/fabric-heat.svg ($(grep -c penwidth "$WORK/heat.dot") links coloured by all-to-all load)"
+	else
+		fail "heat map: $(head -3 "$WORK/heat.err")"
+	fi
 else
 	fail "dump_fts failed"
 	show "$WORK/dump_fts.err"

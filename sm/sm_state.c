@@ -18,6 +18,7 @@
 #include "port_config.h"
 #include "sm_metrics.h"
 #include "sm_ctl.h"
+#include "sm_heat.h"
 
 /* --- unsolicited MADs ------------------------------------------------- */
 
@@ -559,7 +560,7 @@ int sm_write_dumps(struct sm *sm, const char *dir)
 	if (!join(path, sizeof(path), dir, "ibnetdiscover.txt"))
 		rc |= topo_write_ibnetdiscover(&sm->cur.fab, path);
 	if (!join(path, sizeof(path), dir, "fabric.dot"))
-		rc |= topo_write_dot(&sm->cur.fab, path);
+		rc |= sm_write_heat_dot(sm, path);
 	if (sm->lft.port && !join(path, sizeof(path), dir, "lfts.txt"))
 		rc |= lft_write_dump_fts(&sm->cur.fab, &sm->lft, path);
 	if (sm->perf.pm.o.interval_s &&

@@ -51,6 +51,18 @@ sleep 0.3
 ctl holds | grep -q "port 6, .*operator: cable check" || fail "holds"
 [ "$(ctl --json holds | jget 'len(d), d[0]["port"]')" = "1 6" ] || fail "holds --json"
 echo "ok avoid: leaf-2 port 6 carries no routes; $(ctl holds)"
+# The dump's drawing is a heat map: measured transmit rates (ibsim's PMA
+# counts the management traffic) or else the all-to-all route load, the
+# avoided link dashed; graphviz renders it.
+[ "$(ctl dump)" = "$W/ft.dump" ] || fail "dump (heat map)"
+grep -q 'label="link load, busiest [0-9.e+-]* \(MB/s measured\|routes (all-to-all)\)' "$W/ft.dump/fabric.dot" ||
+	fail "fabric.dot has no heat map"
+[ "$(grep -c 'style=dashed.*label="avoided"' "$W/ft.dump/fabric.dot")" = 1 ] || fail "fabric.dot: not exactly one avoided link"
+grep -q 'headlabel="6".*avoided\|taillabel="6".*avoided' "$W/ft.dump/fabric.dot" || fail "fabric.dot: the avoided link is not port 6's"
+if command -v dot >/dev/null 2>&1; then
+	dot -Tsvg "$W/ft.dump/fabric.dot" -o "$W/fabric.svg" && [ -s "$W/fabric.svg" ] || fail "graphviz cannot render fabric.dot"
+fi
+echo "ok heat map: $(grep -c penwidth "$W/ft.dump/fabric.dot") links drawn by load, 1 avoided"
 ups=$(grep -c "fabric UP" "$W/sm.log")
 [ "$(ctl --json restore "$LEAF" 6 | jget 'd["changed"]')" = True ] || fail "restore --json"
 i=0; until [ "$(grep -c "fabric UP" "$W/sm.log")" -gt "$ups" ]; do i=$((i + 1)); [ $i -gt 200 ] && fail "no reroute after restore"; sleep 0.1; done

@@ -294,6 +294,53 @@ static void writers_round_trip(void **state)
 	assert_int_equal(boxes, 2);
 	assert_int_equal(ellipses, 4);
 	assert_int_equal(edges, 6);
+	/* Heat map: the busiest link red and widest, one held link dashed,
+	 * an idle one blue. */
+	{
+		double *load = calloc(f.num_ports, sizeof(*load));
+		uint8_t *held = calloc(f.num_ports, 1);
+		uint32_t busy = FAB_NONE, idle = FAB_NONE, hold = FAB_NONE;
+		int red = 0, blue = 0, dashed = 0, widest = 0;
+
+		assert_non_null(load);
+		assert_non_null(held);
+		for (uint32_t p = 0; p < f.num_ports; p++) {
+			uint32_t q = f.ports[p].peer;
+
+			if (q == FAB_NONE || q < p)
+				continue;
+			if (busy == FAB_NONE)
+				busy = p;
+			else if (idle == FAB_NONE)
+				idle = p;
+			else if (hold == FAB_NONE)
+				hold = p;
+		}
+		assert_true(hold != FAB_NONE);
+		load[busy] = 40;
+		load[f.ports[busy].peer] = 10;
+		load[hold] = 99;        /* held: drawn avoided, not the max */
+		held[hold] = 1;
+		struct dot_heat heat = { .load = load, .unit = "routes", .held = held };
+		assert_int_equal(topo_write_dot_heat(&f, out, &heat), 0);
+		fp = fopen(out, "r");
+		assert_non_null(fp);
+		while (fgets(line, sizeof(line), fp)) {
+			if (strstr(line, "color=\"0.000 1.000 1.000\"") &&
+			    strstr(line, "label=\"40 / 10 routes\""))
+				red++;
+			widest += strstr(line, "penwidth=6.00") != NULL;
+			blue += strstr(line, "color=\"0.667 1.000 0.550\"") != NULL;
+			dashed += strstr(line, "style=dashed") && strstr(line, "avoided");
+		}
+		fclose(fp);
+		assert_int_equal(red, 1);
+		assert_int_equal(widest, 1);
+		assert_int_equal(dashed, 1);
+		assert_int_equal(blue, 6 - 2);
+		free(load);
+		free(held);
+	}
 	fab_free(&f);
 }
 
