@@ -170,6 +170,7 @@ void sm_free(struct sm *sm)
 	mt_set_request_handler(sm->t, NULL, NULL);
 	sa_server_free(&sm->sa);
 	sm_report_free(&sm->report);
+	sm_standby_free(&sm->standby);
 	sm_mcast_free(&sm->mcast);
 	sweep_result_free(&sm->cur);
 	lft_free(&sm->lft);
@@ -365,6 +366,27 @@ int sm_heavy_sweep(struct sm *sm)
 			log_warn("sweep %u: %s", n, why);
 	}
 
+	/* Other SMs (IBA 14.4): follow a master, or a better SM, as
+	 * STANDBY and program nothing; a master yields only to a better
+	 * master, so two never program at once. */
+	{
+		const struct sm_peer *lead;
+
+		if (sm_standby_discover(sm, &nr) < 0) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		lead = sm_standby_elect(sm, sm->state == SMP_SM_MASTER);
+		if (lead) {
+			if (sm->state == SMP_SM_MASTER)
+				log_warn("sweep %u: a better master SM 0x%016llx (priority %u) is here: stepping down",
+					 n, (unsigned long long)lead->guid, lead->priority);
+			sm_standby_enter(sm, lead);
+			rc = SM_SWEEP_STANDBY;
+			goto out;
+		}
+	}
+
 	changed = lidmgr_assign(&nr.fab, cfg->lmc, sm->guid2lid);
 	if (changed < 0) {
 		rc = changed;
@@ -478,7 +500,8 @@ out:
 	if (rc < 0)
 		log_err("sweep %u failed: %s", n, strerror(-rc));
 	log_info("sweep %u: heavy sweep %.3f s, fabric %s; MADs sent %llu, received %llu, timed out %llu, retried %llu, failed %llu",
-		 n, now_seconds() - t0, rc == 0 ? "UP" : "NOT up",
+		 n, now_seconds() - t0, rc == 0 ? "UP" :
+		 rc == SM_SWEEP_STANDBY ? "left to the master SM" : "NOT up",
 		 (unsigned long long)ds.sent, (unsigned long long)ds.received,
 		 (unsigned long long)ds.timed_out, (unsigned long long)ds.retried,
 		 (unsigned long long)ds.failed);
@@ -586,7 +609,8 @@ int sm_run(struct sm *sm, const struct sm_signals *sig)
 	 * be held (sweep_guard.h); sweep again, with the guard's backoff,
 	 * for once_timeout seconds (only what is missing is sent). */
 	/* Sweeping again does not fix a route refused or a duplicate GUID. */
-	while (cfg->once && rc > 0 && !sm->route_refused && !sm->dup_guids &&
+	while (cfg->once && rc > 0 && rc != SM_SWEEP_STANDBY &&
+	       !sm->route_refused && !sm->dup_guids &&
 	       !*sig->stop &&
 	       now_seconds() - t0 < cfg->once_timeout_s) {
 		while (now_seconds() < sm->next_heavy_at && !*sig->stop)
@@ -595,6 +619,10 @@ int sm_run(struct sm *sm, const struct sm_signals *sig)
 		log_info("fabric not fully up: sweeping again (%.1f of %u s)",
 			 now_seconds() - t0, cfg->once_timeout_s);
 		rc = sm_heavy_sweep(sm);
+	}
+	if (cfg->once && rc == SM_SWEEP_STANDBY) {
+		log_err("another SM is master of this subnet: --once changes nothing");
+		return 3;
 	}
 	if (cfg->once && rc > 0)
 		log_err("fabric not up after %u sweeps in %.1f s", sm->sweeps,
@@ -620,6 +648,15 @@ int sm_run(struct sm *sm, const struct sm_signals *sig)
 			*sig->resweep = 0;
 			log_info("SIGHUP: heavy sweep");
 			sm->heavy_wanted = 1;
+		}
+		if (sm->state == SMP_SM_STANDBY) {
+			/* Following another SM: poll it, program nothing,
+			 * keep answering SMInfo and the control socket. */
+			sm_standby_tick(sm, now_seconds());
+			sm_metrics_tick(sm, now_seconds());
+			sm_ctl_tick(sm);
+			if (sm->state == SMP_SM_STANDBY)
+				continue;
 		}
 		if (!sm->heavy_wanted && cfg->sweep_interval_s &&
 		    now_seconds() >= next_light) {
@@ -650,9 +687,19 @@ int sm_run(struct sm *sm, const struct sm_signals *sig)
 		}
 		if ((sm->heavy_wanted && now_seconds() >= sm->next_heavy_at) ||
 		    changed) {
+			int taking_over = sm->state == SMP_SM_DISCOVERING &&
+					  sm->standby.takeover_at > 0;
+
 			rc = sm_heavy_sweep(sm);
 			if (rc < 0 && rc != -EIO)
 				return 1;
+			if (taking_over && sm->state == SMP_SM_MASTER) {
+				log_info("takeover: MASTER, fabric %s, %.3f s after the master was found gone (%.3f s after its first unanswered poll)",
+					 rc == 0 ? "UP" : "NOT up",
+					 now_seconds() - sm->standby.takeover_at,
+					 now_seconds() - sm->standby.lost_since);
+				sm->standby.takeover_at = 0;
+			}
 			if (rc == 0 && cfg->dump_dir[0])
 				sm_write_dumps(sm, sm->dump_dir);
 			next_light = now_seconds() + cfg->sweep_interval_s;

@@ -27,6 +27,7 @@
 #include "sm_perf.h"
 #include "sm_flap.h"
 #include "sm_report.h"
+#include "sm_standby.h"
 
 struct sm_signals {
 	volatile sig_atomic_t *stop;    /* SIGTERM / SIGINT */
@@ -67,6 +68,7 @@ struct sm {
 	struct sm_perf perf;            /* PerfMgr, noisy-link policy */
 	struct sm_flap flap;            /* flap hold-out (sm_flap.h) */
 	struct sm_report report;        /* Reports to subscribers (sm_report.h) */
+	struct sm_standby standby;      /* other SMs, standby (sm_standby.h) */
 	/* /metrics (sm_metrics.h) */
 	struct metrics_http *metrics;
 	double metrics_at;
@@ -86,7 +88,9 @@ void sm_free(struct sm *sm);
 
 /* One heavy sweep. Returns 0 when the fabric is fully up (every linked
  * port ACTIVE with a LID, verified tables programmed), 1 when the sweep ran
- * but something is not up, or a negative errno. */
+ * but something is not up, SM_SWEEP_STANDBY when another SM leads (nothing
+ * was programmed; we are STANDBY), or a negative errno. */
+#define SM_SWEEP_STANDBY 3
 int sm_heavy_sweep(struct sm *sm);
 /* One light sweep: *changed = 1 when a heavy sweep is needed. */
 int sm_light_sweep(struct sm *sm, int *changed);

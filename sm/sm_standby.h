@@ -1,0 +1,43 @@
+/* Other SMs, standby and takeover (IBA 14.4; issue 10). During each heavy
+ * sweep the SM asks every port whose CapabilityMask says IsSM for its
+ * SMInfo (directed route, as the sweep reached it) and elects
+ * (standby/sm_election.h). Following another SM, it programs nothing: it
+ * is STANDBY, polls that SM's SMInfo LID-routed every
+ * sminfo_polling_timeout ms, and after polling_retry_number polls in a row
+ * go unanswered (each with the transport's timeout and retries) it takes
+ * over: DISCOVERING, then a heavy sweep that keeps the LIDs the ports hold
+ * and writes only the LFT blocks that differ from what the switches hold
+ * (none, when the old master's tables are the ones ibsm computes). */
+#ifndef IBSM_SM_SM_STANDBY_H
+#define IBSM_SM_SM_STANDBY_H
+
+#include <stdint.h>
+#include "../discovery/sweep.h"
+#include "../standby/sm_election.h"
+
+struct sm;
+
+struct sm_standby {
+	struct sm_peer *peers;      /* SMs the last heavy sweep found */
+	uint32_t npeers, cap;
+	struct sm_peer master;      /* the SM followed while STANDBY */
+	double next_poll;
+	unsigned misses;            /* polls in a row without an answer */
+	int poll_in_flight;
+	uint64_t polls, answers;
+	double lost_since;          /* first unanswered poll of this run */
+	double takeover_at;         /* when we decided to take over */
+};
+
+void sm_standby_free(struct sm_standby *s);
+/* Ask the IsSM ports of r for their SMInfo; fills s->peers. 0 or -ENOMEM. */
+int sm_standby_discover(struct sm *sm, const struct sweep_result *r);
+/* After discovery: the peer to follow, or NULL to be (stay) master. */
+const struct sm_peer *sm_standby_elect(struct sm *sm, int we_are_master);
+/* Become STANDBY under `master` (logged). */
+void sm_standby_enter(struct sm *sm, const struct sm_peer *master);
+/* From the idle loop while STANDBY: poll the master. 1 when it is gone
+ * and we take over (state DISCOVERING, heavy sweep wanted), else 0. */
+int sm_standby_tick(struct sm *sm, double now);
+
+#endif

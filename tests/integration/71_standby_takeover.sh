@@ -1,0 +1,83 @@
+#!/bin/sh
+# Standby and takeover (issue 10), judged by sminfo, ibnetdiscover,
+# dump_fts, ibtracert and our verifier on the switches' tables:
+#  1. two ibsm: A (sm_priority 5) master, B (priority 1, another CA) finds A
+#     MASTER through SMInfo and enters STANDBY, programming nothing; sminfo
+#     names A. A's heavy sweep (after B's trap 144) sees B.
+#  2. kill -9 A: B notices within sminfo_polling_timeout x
+#     polling_retry_number, takes over, keeps every LID and writes no LFT
+#     block (the tables A left are the ones B computes); sminfo names B;
+#     the fabric checks out.
+#  3. OpenSM master (priority 10) and ibsm beside it: ibsm follows OpenSM as
+#     STANDBY; kill -9 OpenSM: ibsm takes over with OpenSM's LIDs and its own
+#     verified tables (written only where they differ from OpenSM's).
+# Takeover times are printed, not asserted.
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+IBSM_BUILD=${IBSM_BUILD:-$top/build}
+. "$top/sim/ibsim_harness.sh"
+. "$top/tests/integration/sm_lib.sh"
+sm_need
+for tool in opensm sminfo dump_fts; do
+	command -v $tool >/dev/null 2>&1 || { echo "skip: no $tool"; exit 77; }
+done
+W=$(mktemp -d "${TMPDIR:-/tmp}/ibsm-t71.XXXXXX")
+trap 'sim_cleanup; [ -n "${KEEP:-}" ] || rm -rf "$W"' EXIT
+cd "$W" || exit 1
+
+"$IBSM_BUILD/bin/ibsm-topo" fattree --levels 2 --radix 8 -o "$W/ft.net" >/dev/null || fail "ibsm-topo"
+ca() { awk -F'"' -v k="$1" '/^Ca/ { n++; if (n == k) { print $2; exit } }' "$W/ft.net"; }
+c2=$(ca 3); c5=$(ca 6)
+master_guid() { SIM_HOST=$c2 sim_run timeout 10 sminfo 2>/dev/null | sed -n 's/.*sm guid \(0x[0-9a-f]*\).*state 3 SMINFO_MASTER.*/\1/p'; }
+lids() { sim_run ibnetdiscover 2>/dev/null | grep -o "lid [0-9]*"; }
+
+# --- 1. two ibsm ---------------------------------------------------------------
+ibsim_start "$W/ft.net" || fail "ibsim did not start"
+sm_daemon "$W/a.log" -R ftree,updn --cache-dir "$W/ca" --sweep 2 --set sm_priority=5
+A=$SMPID
+SIM_HOST=$c5 sim_bg_run "$IBSM_BUILD/bin/ibsm" -R ftree,updn --cache-dir "$W/cb" \
+	--sweep 2 --set sm_priority=1 --dump "$W/b.dump" >"$W/b.log" 2>&1
+B=$SIM_LAST_PID
+wait_log "$W/b.log" "STANDBY: MASTER SM" 30 || { tail "$W/b.log"; fail "B did not enter STANDBY"; }
+grep "STANDBY" "$W/b.log"
+grep -q "LFT blocks [1-9]\|PortInfo [1-9][0-9]* set" "$W/b.log" && fail "the standby programmed something"
+guid_a=$(sed -n 's/.*STANDBY: MASTER SM \(0x[0-9a-f]*\).*/\1/p' "$W/b.log" | head -1)
+[ "$(master_guid)" = "$(printf '0x%x' "$guid_a")" ] || fail "sminfo does not name A ($guid_a) the master: $(master_guid)"
+wait_log "$W/a.log" "SMs: 0x[0-9a-f]* LID [0-9]* priority 1 " 20 || fail "A's sweeps do not see B"
+lids >"$W/lids.1"
+sim_run dump_fts >"$W/fts.1" 2>/dev/null || fail "dump_fts"
+sleep 1
+kill -9 "$A"
+t0=$(date +%s.%N)
+wait_log "$W/b.log" "takeover: MASTER, fabric UP" 30 || { tail -20 "$W/b.log"; fail "B did not take over"; }
+echo "takeover noticed by this test $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }') s after kill -9"
+grep "gone\|takeover" "$W/b.log"
+lids >"$W/lids.2"
+cmp -s "$W/lids.1" "$W/lids.2" || fail "LIDs changed at the takeover"
+sim_run dump_fts >"$W/fts.2" 2>/dev/null || fail "dump_fts after takeover"
+diff "$W/fts.1" "$W/fts.2" >/dev/null || fail "LFTs changed at the takeover"
+grep "takeover" -B3 "$W/b.log" | grep -q "LFT blocks 0 written" ||
+	grep -A0 "sweep [0-9]*: program" "$W/b.log" | tail -1 | grep -q "LFT blocks 0 written" || fail "the takeover wrote LFT blocks"
+[ "$(master_guid)" != "$(printf '0x%x' "$guid_a")" ] && [ -n "$(master_guid)" ] || fail "sminfo still names A or nobody"
+kill -USR1 "$B"; sleep 0.5
+sm_check_fabric b
+kill "$B"
+sim_cleanup
+
+# --- 3. OpenSM master, ibsm standby ------------------------------------------------
+ibsim_start "$W/ft.net" || fail "ibsim did not start (OpenSM run)"
+osm_daemon "$W/osm.log" -p 10
+O=$SIM_LAST_PID
+SIM_HOST=$c5 sim_bg_run "$IBSM_BUILD/bin/ibsm" -R ftree,updn --cache-dir "$W/cc" \
+	--sweep 2 --set sm_priority=1 --dump "$W/c.dump" >"$W/c.log" 2>&1
+C=$SIM_LAST_PID
+wait_log "$W/c.log" "STANDBY: MASTER SM .*priority 10" 30 || { tail "$W/c.log"; fail "ibsm did not follow OpenSM as STANDBY"; }
+lids >"$W/lids.3"
+kill -9 "$O"
+wait_log "$W/c.log" "takeover: MASTER, fabric UP" 30 || { tail -20 "$W/c.log"; fail "ibsm did not take over from OpenSM"; }
+grep "gone\|takeover\|LFT blocks" "$W/c.log" | tail -3
+lids >"$W/lids.4"
+cmp -s "$W/lids.3" "$W/lids.4" || fail "LIDs changed when ibsm took over from OpenSM"
+kill -USR1 "$C"; sleep 0.5
+sm_check_fabric c
+echo "ok: standby follows the master (ibsm or OpenSM), takes over keeping LIDs (and, from ibsm, every LFT block)"
