@@ -123,6 +123,11 @@ static int under_umad2sim(void)
 	return preload && strstr(preload, "umad2sim");
 }
 
+int mt_simulated(void)
+{
+	return under_umad2sim();
+}
+
 /* Classes ibsim may hand to the SM's port that we do not serve: BM, DevMgt, CM, SNMP tunnelling, CC and the OpenIB ping class (ibping).
  * A real port's kernel answers them itself (IBA 13.4.7: unsupported
  * class); umad2sim instead crashes the process on a class it has no agent

@@ -115,6 +115,9 @@ unsigned mt_window(const struct mad_transport *t);
  * loss, and lowers them again when a sweep is whole). */
 void mt_set_retries(struct mad_transport *t, unsigned retries);
 
+/* 1 under ibsim (libumad2sim preloaded). */
+int mt_simulated(void);
+
 const struct mt_stats *mt_get_stats(const struct mad_transport *t);
 /* Difference b - a, for per-sweep counts. */
 void mt_stats_diff(struct mt_stats *out, const struct mt_stats *a,
