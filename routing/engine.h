@@ -36,6 +36,9 @@ struct route_options {
 	uint8_t max_vls;                /* layers (SLs/VLs) allowed, 0 = 8 */
 	struct path_sl *sl_out;         /* optional: filled with path SLs
 					 * (path_sl.h), allocated by caller */
+	/* Appended for rank order (issue 13): per port index of the fabric,
+	 * the compute node's rank (core/cn_rank.h), NULL = port order. */
+	const uint32_t *cn_rank;
 };
 
 struct route_ctx {

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/cn_rank.h"
 #include "ftree.h"
 
 static int cmp_u64(const void *a, const void *b)
@@ -341,6 +342,68 @@ static void leaf_key(const struct ftree *t, uint32_t s, struct sort_key *k)
 	*k = (struct sort_key){ 0, best1, best2, s };
 }
 
+/* qsort context for the rank order (build_dests runs single-threaded). */
+static const uint32_t *sort_rank;
+static const struct fab_node *sort_nd;
+static const struct fabric *sort_f;
+
+static uint32_t dest_rank(const struct ft_dest *d)
+{
+	uint32_t q = sort_f->ports[sort_nd->first_port + d->port].peer;
+
+	return q == FAB_NONE ? CN_NO_RANK : sort_rank[q];
+}
+
+static int cmp_dest_rank(const void *a, const void *b)
+{
+	uint32_t x = dest_rank(a), y = dest_rank(b);
+
+	if (x != y)
+		return x < y ? -1 : 1;
+	return ((const struct ft_dest *)a)->port < ((const struct ft_dest *)b)->port ? -1 : 1;
+}
+
+/* Leaves with compute nodes by their lowest rank, the others after them
+ * in the order they had (stable). */
+static void rank_leaves(const struct ftree *t, const uint32_t *rank,
+			struct sort_key *k)
+{
+	const struct fabric *f = t->fab;
+	struct { uint32_t r, pos; struct sort_key k; } *v = malloc(t->nsw * sizeof(*v));
+
+	if (!v)
+		return;                 /* keep the cabled order */
+	for (uint32_t i = 0; i < t->nsw; i++) {
+		const struct fab_node *nd = &f->nodes[f->switches[k[i].id]];
+		uint32_t r = CN_NO_RANK;
+
+		for (unsigned p = 1; p <= nd->num_ports; p++) {
+			uint32_t q = f->ports[nd->first_port + p].peer;
+
+			if (q != FAB_NONE && rank[q] < r)
+				r = rank[q];
+		}
+		v[i].r = r;
+		v[i].pos = i;
+		v[i].k = k[i];
+	}
+	/* Insertion by (rank, position): leaves are few. */
+	for (uint32_t i = 1; i < t->nsw; i++) {
+		uint32_t j = i;
+		__typeof__(v[0]) x = v[i];
+
+		while (j > 0 && (v[j - 1].r > x.r ||
+				 (v[j - 1].r == x.r && v[j - 1].pos > x.pos))) {
+			v[j] = v[j - 1];
+			j--;
+		}
+		v[j] = x;
+	}
+	for (uint32_t i = 0; i < t->nsw; i++)
+		k[i] = v[i].k;
+	free(v);
+}
+
 static int build_dests(struct ftree *t, const struct route_options *opt)
 {
 	const struct fabric *f = t->fab;
@@ -359,10 +422,14 @@ static int build_dests(struct ftree *t, const struct route_options *opt)
 	for (uint32_t s = 0; s < t->nsw; s++)
 		leaf_key(t, s, &k[s]);
 	qsort(k, t->nsw, sizeof(*k), cmp_key);
+	const uint32_t *rank = opt ? opt->cn_rank : NULL;
+	if (rank)
+		rank_leaves(t, rank, k);
 	uint32_t n = 0;
 	for (uint32_t i = 0; i < t->nsw; i++) {
 		uint32_t s = k[i].id;
 		const struct fab_node *nd = &f->nodes[f->switches[s]];
+		uint32_t first = n;
 		for (unsigned p = 1; p <= nd->num_ports; p++) {
 			uint32_t pi = nd->first_port + p;
 			uint32_t q = f->ports[pi].peer;
@@ -376,6 +443,14 @@ static int build_dests(struct ftree *t, const struct route_options *opt)
 				(!ncn || guid_in(cn, ncn, cnode->guid));
 			t->dest[n++] = (struct ft_dest){ s, cp->lid, (uint8_t)p,
 				(uint8_t)(1u << cp->lmc), (uint8_t)w };
+		}
+		/* Rank order: the leaf's CAs in rank order, so that d-mod-k
+		 * gives the i-th ranked CA of a leaf the i-th up column. */
+		if (rank && n - first > 1) {
+			sort_rank = rank;
+			sort_nd = nd;
+			sort_f = f;
+			qsort(t->dest + first, n - first, sizeof(*t->dest), cmp_dest_rank);
 		}
 	}
 	t->nca_dest = n;

@@ -18,6 +18,7 @@
 
 #include "../core/fabric.h"
 #include "../core/lid_assign.h"
+#include "../core/cn_rank.h"
 #include "../core/log.h"
 #include "../discovery/topo_read.h"
 #include "engine.h"
@@ -50,7 +51,11 @@ static const char usage[] =
 	"  --shifts N           shift permutations to evaluate (0 = all, default 256)\n"
 	"  --threads N          engine and verifier threads (default: CPUs,\n"
 	"                       at most 8; ftree uses 2 when N is 0 or >= 2)\n"
-	"  --dot FILE           write the topology as Graphviz DOT\n"
+	"  --dot FILE           write the topology as Graphviz DOT (a heat map of\n"
+	"                       the all-to-all load when there are tables)\n"
+	"  --cn-order FILE|port compute-node rank order: GUIDs or host names, one\n"
+	"                       per line (default: natural sort of host names);\n"
+	"                       port: route in port order, check in host order\n"
 	"  --list-engines       print the known engines\n"
 	"  --wide-lids          allow LIDs past 0xBFFF (offline analysis of fabrics\n"
 	"                       larger than one subnet; no switch holds such tables)\n"
@@ -60,7 +65,7 @@ static const char usage[] =
 
 struct cli {
 	const char *topo, *engines, *roots, *cns, *guid2lid, *save_guid2lid;
-	const char *out, *lfts_in, *dot, *sl_out;
+	const char *out, *lfts_in, *dot, *sl_out, *cn_order;
 	const char *engine_path[16];
 	unsigned num_engine_paths;
 	enum topo_format format;
@@ -91,7 +96,8 @@ static int parse_args(int argc, char **argv, struct cli *c)
 {
 	enum { O_TOPO = 256, O_FORMAT, O_ENGINE, O_ENGINE_PATH, O_LMC, O_ROOTS,
 	       O_CNS, O_GUID2LID, O_SAVE, O_OUT, O_LFTS_IN, O_CHECK, O_CDG_SW,
-	       O_SHIFTS, O_THREADS, O_DOT, O_LIST, O_WIDE, O_VLS, O_SL_OUT };
+	       O_SHIFTS, O_THREADS, O_DOT, O_LIST, O_WIDE, O_VLS, O_SL_OUT,
+	       O_CN_ORDER };
 	static const struct option longopts[] = {
 		{ "topo", required_argument, NULL, O_TOPO },
 		{ "format", required_argument, NULL, O_FORMAT },
@@ -109,6 +115,7 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		{ "shifts", required_argument, NULL, O_SHIFTS },
 		{ "threads", required_argument, NULL, O_THREADS },
 		{ "dot", required_argument, NULL, O_DOT },
+		{ "cn-order", required_argument, NULL, O_CN_ORDER },
 		{ "list-engines", no_argument, NULL, O_LIST },
 		{ "wide-lids", no_argument, NULL, O_WIDE },
 		{ "vls", required_argument, NULL, O_VLS },
@@ -168,6 +175,7 @@ static int parse_args(int argc, char **argv, struct cli *c)
 				return bad_usage("--threads: '%s' is not 0..64", optarg);
 			break;
 		case O_DOT: c->dot = optarg; break;
+		case O_CN_ORDER: c->cn_order = optarg; break;
 		case O_LIST: c->list_engines = 1; break;
 		case 'q': c->quiet = 1; break;
 		case 'v': c->verbose++; break;
@@ -354,7 +362,7 @@ static int check_engine_names(const char *list)
 
 /* Route (or read tables); returns 0 or an exit code. */
 static int make_tables(struct fabric *f, const struct cli *c, struct lft_set *t,
-		       struct path_sl *sl,
+		       struct path_sl *sl, const uint32_t *rank,
 		       const char **engine_used, double *route_s)
 {
 	uint64_t *roots = NULL, *cns = NULL;
@@ -389,6 +397,7 @@ static int make_tables(struct fabric *f, const struct cli *c, struct lft_set *t,
 		.threads = c->threads,
 		.max_vls = (uint8_t)c->vls,
 		.sl_out = sl,
+		.cn_rank = rank,
 	};
 	const struct route_engine *used = NULL;
 	t0 = now_seconds();
@@ -428,6 +437,8 @@ static int run(const struct cli *c)
 	struct path_sl sl = { 0 };
 	struct verify_result res;
 	uint64_t *a2a = NULL;         /* --dot: all-to-all routes per port */
+	uint32_t *rank = NULL;        /* compute-node rank order, or NULL */
+	const uint32_t *engine_rank = NULL;
 	const char *engine = "?";
 	double t0 = now_seconds(), t_read, t_lids, route_s = 0, t_verify = 0;
 	int rc;
@@ -452,7 +463,21 @@ static int run(const struct cli *c)
 		rc = EXIT_USAGE;
 		goto out;
 	}
-	if ((rc = make_tables(&f, c, &t, &sl, &engine, &route_s)))
+	/* Compute-node rank order (core/cn_rank.h): the engine routes for
+	 * it, the verifier's shifts follow it. "--cn-order port": the
+	 * engine keeps port order, the shifts are still judged in host-name
+	 * order (what a launcher does). */
+	{
+		int port_only = c->cn_order && !strcmp(c->cn_order, "port");
+
+		rc = cn_rank_build(&f, port_only ? NULL : c->cn_order, &rank);
+		if (rc) {
+			rc = EXIT_USAGE;
+			goto out;
+		}
+		engine_rank = port_only ? NULL : rank;
+	}
+	if ((rc = make_tables(&f, c, &t, &sl, engine_rank, &engine, &route_s)))
 		goto out;
 	if (c->out && (rc = lft_write_dump_fts(&f, &t, c->out))) {
 		log_err("%s: %s", c->out, strerror(-rc));
@@ -486,6 +511,7 @@ static int run(const struct cli *c)
 		/* --dot draws the all-to-all load as a heat map. */
 		.link_load = c->check || c->dot,
 		.a2a_load_out = a2a,
+		.cn_rank = rank,
 		.path_diversity = c->check && c->lmc,
 		.max_shifts = c->check ? c->shifts : 1,
 		.threads = c->threads,
@@ -552,6 +578,7 @@ static int run(const struct cli *c)
 	}
 out:
 	free(a2a);
+	free(rank);
 	path_sl_free(&sl);
 	lft_free(&t);
 	fab_free(&f);

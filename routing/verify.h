@@ -19,6 +19,8 @@ struct verify_opts {
 	uint32_t max_pairs;         /* CA pairs sampled for path diversity (0 = 20000) */
 	uint32_t unchecked_lid;     /* a LID left out (0 = none): dump_fts drops
 				     * the top LID when it is a multiple of 64 */
+	const uint32_t *cn_rank;    /* shifts in this rank order (per port
+				     * index, core/cn_rank.h); NULL: port order */
 	uint64_t *a2a_load_out;     /* with link_load: the all-to-all routes
 				     * leaving each port (f->num_ports
 				     * entries, by port index); NULL: not kept */

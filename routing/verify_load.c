@@ -16,7 +16,8 @@
  * a2a_switch_bound = max(cut, average) judges switch-to-switch links alone;
  * a2a_lower_bound = max(terminal, cut, average) judges every link.
  *
- * Shifts: CA port i sends to CA port (i + s) mod N (ports in node order),
+ * Shifts: CA port i sends to CA port (i + s) mod N (ports in node order,
+ * or in the compute-node rank order when one is given, core/cn_rank.h),
  * for s = 1..N-1 or max_shifts values spread evenly over that range; the
  * load of a link is the number of the N routes on it. A shift is congested
  * when some link carries more than one route. */
@@ -105,6 +106,27 @@ static void *shift_work(void *arg)
 	return NULL;
 }
 
+/* Terminals in the compute-node rank order (ranked first, by rank; the
+ * rest after, in port order). Insertion sort on a copy keyed by rank. */
+static const struct vx *rank_x;
+
+static int cmp_term_rank(const void *a, const void *b)
+{
+	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+	uint32_t ri = rank_x->o->cn_rank[rank_x->term[i]];
+	uint32_t rj = rank_x->o->cn_rank[rank_x->term[j]];
+
+	if (ri != rj)
+		return ri < rj ? -1 : 1;
+	return i < j ? -1 : i > j;
+}
+
+static void rank_sort(const struct vx *x, uint32_t *src, uint32_t n)
+{
+	rank_x = x;
+	qsort(src, n, sizeof(*src), cmp_term_rank);
+}
+
 int vx_shifts(const struct vx *x, unsigned threads, struct verify_result *res)
 {
 	uint32_t n = 0, m;
@@ -125,6 +147,8 @@ int vx_shifts(const struct vx *x, unsigned threads, struct verify_result *res)
 		free(src);
 		return 0;
 	}
+	if (x->o->cn_rank)
+		rank_sort(x, src, n);
 	m = x->o->max_shifts && x->o->max_shifts < n - 1 ? x->o->max_shifts : n - 1;
 	if (threads > m)
 		threads = m;

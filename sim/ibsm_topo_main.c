@@ -2,7 +2,7 @@
  * ibnetdiscover text or Graphviz DOT.
  *
  *   ibsm-topo fattree --levels 2|3 --radix K [--oversub X] [--hcas N]
- *                     [--remove FRAC --seed S]
+ *                     [--remove FRAC --seed S] [--shuffle-hosts]
  *   ibsm-topo torus --dims AxB[xC] [--mesh] --hcas-per-switch P
  *   ibsm-topo dragonfly --groups G --switches A --hosts P --global H
  *   ibsm-topo random --switches N --degree D --hosts P [--seed S]
@@ -25,13 +25,13 @@ enum opt_id {
 	OPT_LEVELS = 256, OPT_RADIX, OPT_OVERSUB, OPT_REMOVE, OPT_SEED, OPT_HCAS,
 	OPT_DIMS, OPT_MESH, OPT_HCAS_PER_SW, OPT_GROUPS, OPT_SWITCHES,
 	OPT_HOSTS, OPT_GLOBAL, OPT_DEGREE, OPT_FORMAT, OPT_SUMMARY, OPT_HELP,
-	OPT_END,
+	OPT_SHUFFLE, OPT_END,
 };
 
 static const char usage[] =
 	"usage: ibsm-topo SHAPE [options] [-o FILE|-]\n"
 	"  fattree   --levels 2|3 --radix K [--oversub X] [--hcas N]\n"
-	"            [--remove FRAC] [--seed S]\n"
+	"            [--remove FRAC] [--seed S] [--shuffle-hosts]\n"
 	"  torus     --dims AxB[xC] [--mesh] --hcas-per-switch P\n"
 	"  dragonfly --groups G --switches A --hosts P --global H\n"
 	"  random    --switches N --degree D --hosts P [--seed S]\n"
@@ -132,7 +132,7 @@ static int generate(const struct cli *c, struct fabric *f,
 	const char *s = c->shape;
 	if (!strcmp(s, "fattree")) {
 		static const int ok[] = { OPT_LEVELS, OPT_RADIX, OPT_OVERSUB,
-			OPT_REMOVE, OPT_SEED, OPT_HCAS, 0 };
+			OPT_REMOVE, OPT_SEED, OPT_HCAS, OPT_SHUFFLE, 0 };
 		if (check_allowed(c, s, ok, lo) || need(c, OPT_LEVELS, "levels", s) ||
 		    need(c, OPT_RADIX, "radix", s))
 			return 2;
@@ -141,6 +141,7 @@ static int generate(const struct cli *c, struct fabric *f,
 			.oversub = c->given[OPT_OVERSUB - OPT_LEVELS] ? V(OPT_OVERSUB) : 1,
 			.remove_frac = c->remove, .seed = c->val[OPT_SEED - OPT_LEVELS],
 			.hcas = V(OPT_HCAS),
+			.shuffle_hosts = c->given[OPT_SHUFFLE - OPT_LEVELS],
 		};
 		if (c->given[OPT_OVERSUB - OPT_LEVELS] && p.oversub == 0)
 			return bad("--oversub must be at least 1%s%s", "", "");
@@ -254,6 +255,7 @@ int main(int argc, char **argv)
 		{ "degree", required_argument, NULL, OPT_DEGREE },
 		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "summary", no_argument, NULL, OPT_SUMMARY },
+		{ "shuffle-hosts", no_argument, NULL, OPT_SHUFFLE },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
@@ -280,6 +282,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_MESH:
 			c.mesh = 1;
+			c.given[opt - OPT_LEVELS] = 1;
+			break;
+		case OPT_SHUFFLE:
 			c.given[opt - OPT_LEVELS] = 1;
 			break;
 		case OPT_DIMS:

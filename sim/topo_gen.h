@@ -17,6 +17,8 @@ struct fattree_params {
 	double remove_frac;     /* fraction of switch-switch links removed */
 	uint64_t seed;          /* for removals */
 	unsigned hcas;          /* 0 = as many as the tree holds, else cap */
+	int shuffle_hosts;      /* cable each leaf's CAs to its ports in a
+				 * seeded random order (names stay leaf-major) */
 };
 
 struct torus_params {

@@ -38,6 +38,8 @@ struct ft_shape {
 	unsigned pods;          /* 3 levels: k; 2 levels: 1 */
 	unsigned leaves_per_pod, spines_per_pod, cores;
 	uint32_t leaves, spines, hcas;
+	int shuffle;            /* shuffle_hosts */
+	uint64_t seed;
 };
 
 static int ft_shape(struct ft_shape *s, const struct fattree_params *p,
@@ -45,6 +47,8 @@ static int ft_shape(struct ft_shape *s, const struct fattree_params *p,
 {
 	if (p->levels != 2 && p->levels != 3)
 		return gen_fail(err, "levels must be 2 or 3, not %u", p->levels);
+	s->shuffle = p->shuffle_hosts;
+	s->seed = p->seed;
 	if (p->radix < 4 || p->radix > FAB_MAX_PORTS || p->radix % 2)
 		return gen_fail(err, "radix must be even and in 4..%u, not %u",
 				FAB_MAX_PORTS, p->radix);
@@ -106,12 +110,29 @@ static int ft_build(struct fabric *f, const struct ft_shape *s,
 			return -ENOMEM;
 	}
 
-	/* CAs, leaf-major, spread evenly. */
+	/* CAs, leaf-major, spread evenly; with shuffle_hosts each leaf's CAs
+	 * take its host ports in a seeded random order (node-97 on port 3,
+	 * node-96 on port 2, ...), as real cabling often is. */
 	uint32_t per = s->hcas / s->leaves, extra = s->hcas % s->leaves, ca = 0;
+	uint64_t rng = s->seed * 0x9E3779B97F4A7C15ull + 1;
+	uint32_t port_of[256];
 	for (uint32_t l = 0; l < s->leaves; l++) {
 		uint32_t here = per + (l < extra);
+		for (uint32_t j = 0; j < here; j++)
+			port_of[j] = j + 1;
+		for (uint32_t j = here; s->shuffle && j > 1; j--) {
+			uint32_t r, tmp;
+
+			rng ^= rng << 13;
+			rng ^= rng >> 7;
+			rng ^= rng << 17;
+			r = (uint32_t)(rng % j);
+			tmp = port_of[j - 1];
+			port_of[j - 1] = port_of[r];
+			port_of[r] = tmp;
+		}
 		for (uint32_t j = 0; j < here; j++, ca++)
-			if (gen_link(f, ca, 1, leaf0 + l, j + 1))
+			if (gen_link(f, ca, 1, leaf0 + l, port_of[j]))
 				return -EINVAL;
 	}
 

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 #include <yaml.h>
 
@@ -55,6 +56,7 @@ static const struct key_desc keys[] = {
 	{ "engine_paths",   LIST(engine_paths, ':') },
 	{ "root_guid_file", STR(root_guid_file) },
 	{ "cn_guid_file",   STR(cn_guid_file) },
+	{ "cn_order",       STR(cn_order) },
 	{ "lmc",            NUM(K_U8, lmc, 0, 7) },
 	{ "sm_priority",    NUM(K_U8, sm_priority, 0, 15) },
 	{ "sminfo_polling_timeout", NUM(K_UNSIGNED, sminfo_polling_ms, 10, 600000) },
@@ -321,6 +323,11 @@ int config_validate(const struct ibsm_config *c)
 	 * directly by code (command-line parsers, tests). */
 	if (c->lmc > 7 && ++bad)
 		log_err("config: lmc %u out of range 0..7", c->lmc);
+	/* cn_order: a file that must be readable now (its names are checked
+	 * against the fabric when routing), or "port". */
+	if (c->cn_order[0] && strcmp(c->cn_order, "port") &&
+	    access(c->cn_order, R_OK) < 0 && ++bad)
+		log_err("config: cn_order %s: %s", c->cn_order, strerror(errno));
 	{
 		char why[300];
 

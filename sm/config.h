@@ -19,6 +19,7 @@ struct ibsm_config {
 	char engine_paths[1024];    /* ':'-separated .so files to dlopen */
 	char root_guid_file[512];
 	char cn_guid_file[512];
+	char cn_order[512];         /* rank order file, "" = host names, "port" */
 	uint8_t lmc;
 	/* SM behaviour */
 	uint8_t sm_priority;        /* 0..15 */

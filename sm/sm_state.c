@@ -18,6 +18,7 @@
 #include "port_config.h"
 #include "sm_metrics.h"
 #include "sm_ctl.h"
+#include "../core/cn_rank.h"
 #include "sm_heat.h"
 
 /* --- unsolicited MADs ------------------------------------------------- */
@@ -223,9 +224,24 @@ static int route_and_verify(struct sm *sm, const struct fabric *f,
 	struct verify_opts vo = { .check_credit_loops = 1, .cdg_switch_lids = 1 };
 	struct verify_result vr;
 	const struct route_engine *used = NULL;
+	uint32_t *rank = NULL;
 	int rc;
 
+	/* Compute-node rank order (core/cn_rank.h, key cn_order): host-name
+	 * order unless a file gives one; "port" keeps port order. A file
+	 * that cannot be read was refused at start; if it went away since,
+	 * route in host-name order and say so. */
+	if (strcmp(sm->cfg->cn_order, "port")) {
+		rc = cn_rank_build(f, sm->cfg->cn_order, &rank);
+		if (rc == -ENOMEM)
+			return rc;
+		if (rc && cn_rank_build(f, NULL, &rank) == 0)
+			log_warn("cn_order %s unreadable: routing in host-name order",
+				 sm->cfg->cn_order);
+	}
+	ro.cn_rank = rank;
 	rc = route_run_list(sm->cfg->routing_engine, f, &ro, t, &used);
+	free(rank);
 	if (rc < 0) {
 		log_err("routing failed with every engine of \"%s\": keeping the old tables",
 			sm->cfg->routing_engine);
