@@ -14,6 +14,8 @@
 struct ibsm_osm_opts {
 	char roots[IBSM_OSM_PATH_LEN];  /* root switch GUID file ("" = none) */
 	char cn[IBSM_OSM_PATH_LEN];     /* compute-node GUID file */
+	char cn_order[IBSM_OSM_PATH_LEN]; /* rank order file, "" = host names,
+					   * "port" = port order (core/cn_rank.h) */
 	char engines[256];              /* engines to register ("" = all) */
 	char dump[IBSM_OSM_PATH_LEN];   /* write the routed graph here */
 	unsigned threads;               /* route_options.threads */

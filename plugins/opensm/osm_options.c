@@ -48,6 +48,8 @@ static int opt_one(struct ibsm_osm_opts *o, const char *key, const char *v)
 		return copy_path(o->roots, sizeof(o->roots), v);
 	if (!strcmp(key, "cn") || !strcmp(key, "cn_guid_file"))
 		return copy_path(o->cn, sizeof(o->cn), v);
+	if (!strcmp(key, "cn_order"))
+		return copy_path(o->cn_order, sizeof(o->cn_order), v);
 	if (!strcmp(key, "engines"))
 		return copy_path(o->engines, sizeof(o->engines), v);
 	if (!strcmp(key, "dump"))
@@ -98,7 +100,7 @@ int ibsm_osm_opts_parse(struct ibsm_osm_opts *o, const char *text,
 		int r = opt_one(o, w, eq + 1);
 		if (r == -ENOENT) {
 			snprintf(err, errlen, "unknown option \"%s\" (known: roots, "
-				 "cn, engines, dump, reroute, hops, threads, log)", w);
+				 "cn, cn_order, engines, dump, reroute, hops, threads, log)", w);
 			return -EINVAL;
 		}
 		if (r) {

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/cn_rank.h"
 #include "discovery/topo_read.h"
 #include "ibsm_osm.h"
 
@@ -248,11 +249,21 @@ static int route_fabric(struct ibsm_osm_engine *e,
 		.num_cn_guids = (uint32_t)g.ncn,
 		.threads = o->threads,
 	};
+	uint32_t *rank = NULL;
+	/* Rank order for ftree (core/cn_rank.h), as the daemon's cn_order. */
+	if (strcmp(o->cn_order, "port") &&
+	    cn_rank_build(&of->fab, o->cn_order, &rank) < 0) {
+		snprintf(why, 256, "cn_order %.200s cannot be used", o->cn_order);
+		free_lists(&g);
+		return -EINVAL;
+	}
+	ro.cn_rank = rank;
 	if (o->reroute && e->have_prev) {
 		ro.prev = &e->prev;
 		ro.prev_fab = &e->prev_fab;
 	}
 	r = route_run(e->engine, &of->fab, &ro, t, why);
+	free(rank);
 	free_lists(&g);
 	return r;
 }
