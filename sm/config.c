@@ -61,6 +61,7 @@ static const struct key_desc keys[] = {
 	{ "sm_priority",    NUM(K_U8, sm_priority, 0, 15) },
 	{ "sminfo_polling_timeout", NUM(K_UNSIGNED, sminfo_polling_ms, 10, 600000) },
 	{ "polling_retry_number", NUM(K_UNSIGNED, polling_retry_number, 1, 100) },
+	{ "honor_priority", NUM(K_BOOL, honor_priority, 0, 1) },
 	{ "subnet_prefix",  NUM(K_U64, subnet_prefix, 0, 0) },
 	{ "subnet_timeout", NUM(K_U8, subnet_timeout, 0, 31) },
 	{ "sweep_interval", NUM(K_UNSIGNED, sweep_interval_s, 0, 86400) },
@@ -121,6 +122,9 @@ void config_defaults(struct ibsm_config *c)
 	 * (ibsim), in 3 x 4 MAD timeouts when it is silent. */
 	c->sminfo_polling_ms = 200;
 	c->polling_retry_number = 3;
+	/* A better SM that joins as STANDBY gets the subnet (IBA 14.4.1.2),
+	 * as OpenSM does; 0 keeps the running master. */
+	c->honor_priority = 1;
 	c->subnet_prefix = 0xfe80000000000000ull;  /* default GID prefix */
 	/* 18: 4.096 us * 2^18 = ~1 s, OpenSM's default subnet timeout. */
 	c->subnet_timeout = 18;

@@ -51,6 +51,7 @@ static void on_sminfo(void *ctx, uint64_t cookie, const uint8_t *req,
 	p->priority = si.priority;
 	p->state = si.state;
 	p->act_count = si.act_count;
+	p->port = (uint32_t)cookie;
 }
 
 int sm_standby_discover(struct sm *sm, const struct sweep_result *r)
@@ -102,10 +103,22 @@ int sm_standby_discover(struct sm *sm, const struct sweep_result *r)
 
 const struct sm_peer *sm_standby_elect(struct sm *sm, int we_are_master)
 {
-	int i = sm_elect(sm->standby.peers, sm->standby.npeers,
-			 sm->cfg->sm_priority, sm->guid, we_are_master);
+	struct sm_standby *s = &sm->standby;
+	int i;
 
-	return i < 0 ? NULL : &sm->standby.peers[i];
+	/* The SM that just handed the subnet to us is stepping down: it may
+	 * still say MASTER until our ACKNOWLEDGE reaches it. */
+	if (s->handover_from) {
+		uint32_t k = 0;
+
+		for (uint32_t j = 0; j < s->npeers; j++)
+			if (s->peers[j].guid != s->handover_from)
+				s->peers[k++] = s->peers[j];
+		s->npeers = k;
+	}
+	i = sm_elect(s->peers, s->npeers, sm->cfg->sm_priority, sm->guid,
+		     we_are_master);
+	return i < 0 ? NULL : &s->peers[i];
 }
 
 void sm_standby_enter(struct sm *sm, const struct sm_peer *master)
@@ -114,6 +127,7 @@ void sm_standby_enter(struct sm *sm, const struct sm_peer *master)
 
 	s->master = *master;
 	s->misses = 0;
+	s->not_master = 0;
 	s->next_poll = 0;
 	s->lost_since = 0;
 	log_info("STANDBY: %s SM 0x%016llx (LID %u, priority %u) leads; we (priority %u) poll it every %u ms and take over after %u unanswered polls",
@@ -150,6 +164,7 @@ static void on_poll(void *ctx, uint64_t cookie, const uint8_t *req,
 	s->master.guid = si.guid;
 	s->master.state = si.state;
 	s->master.act_count = si.act_count;
+	s->not_master = si.state == SMP_SM_MASTER ? 0 : s->not_master + 1;
 }
 
 int sm_standby_tick(struct sm *sm, double now)
@@ -168,6 +183,18 @@ int sm_standby_tick(struct sm *sm, double now)
 		sm->next_heavy_at = now;
 		return 1;
 	}
+	if (s->not_master >= sm->cfg->polling_retry_number) {
+		/* The SM we follow answers but is not master (it handed
+		 * over, or is itself waiting): elect again. */
+		log_warn("STANDBY: SM 0x%016llx answers as %s, not MASTER (%u polls): sweeping to elect again",
+			 (unsigned long long)s->master.guid,
+			 state_name(s->master.state), s->not_master);
+		s->not_master = 0;
+		sm->state = SMP_SM_DISCOVERING;
+		sm->heavy_wanted = 1;
+		sm->next_heavy_at = now;
+		return 1;
+	}
 	if (s->poll_in_flight || now < s->next_poll)
 		return 0;
 	s->next_poll = now + sm->cfg->sminfo_polling_ms / 1000.0;
@@ -177,4 +204,144 @@ int sm_standby_tick(struct sm *sm, double now)
 		s->polls++;
 	}
 	return 0;
+}
+
+/* --- SMInfo Set controls (IBA 14.4.1.2) -------------------------------- */
+
+enum { SMINFO_HANDOVER = 1, SMINFO_ACKNOWLEDGE = 2, SMINFO_DISABLE = 3,
+       SMINFO_STANDBY = 4, SMINFO_DISCOVER = 5 };
+
+static void our_sminfo(struct sm *sm, uint8_t *data)
+{
+	struct smp_sminfo si = {
+		.guid = sm->guid,
+		.act_count = sm->act_count,
+		.priority = sm->cfg->sm_priority,
+		.state = sm->state,
+	};
+
+	memset(data, 0, 64);
+	smp_set_sminfo(data, &si);
+}
+
+static void on_control_done(void *ctx, uint64_t cookie, const uint8_t *req,
+			    const uint8_t *resp)
+{
+	(void)ctx;
+	(void)req;
+	if (!resp || smp_status(resp))
+		log_warn("SMInfo control %u: no (good) answer", (unsigned)cookie);
+}
+
+void sm_standby_handover(struct sm *sm, const struct sweep_result *r)
+{
+	struct sm_standby *s = &sm->standby;
+	uint8_t data[64];
+	int i;
+
+	if (!sm->cfg->honor_priority)
+		return;
+	i = sm_handover_to(s->peers, s->npeers, sm->cfg->sm_priority, sm->guid);
+	if (i < 0) {
+		/* A better SM still DISCOVERING goes STANDBY under us in a
+		 * moment: look again soon (a few times), then hand over. */
+		for (uint32_t k = 0; k < s->npeers; k++)
+			if (s->peers[k].state == SMP_SM_DISCOVERING &&
+			    sm_better(s->peers[k].priority, s->peers[k].guid,
+				      sm->cfg->sm_priority, sm->guid) &&
+			    s->rechecks < 10) {
+				s->rechecks++;
+				sm->heavy_wanted = 1;
+				sm->next_heavy_at = now_seconds() + 1.0;
+				log_info("SMs: better SM 0x%016llx is still DISCOVERING: looking again in 1 s",
+					 (unsigned long long)s->peers[k].guid);
+				break;
+			}
+		return;
+	}
+	s->rechecks = 0;
+	s->handover_guid = s->peers[i].guid;
+	s->handover_lid = s->peers[i].lid;
+	s->handover_priority = s->peers[i].priority;
+	our_sminfo(sm, data);
+	log_info("HANDOVER: SM 0x%016llx (LID %u) has priority %u > our %u: handing the subnet over",
+		 (unsigned long long)s->peers[i].guid, s->peers[i].lid,
+		 s->peers[i].priority, sm->cfg->sm_priority);
+	if (mt_submit_dr(sm->t, &r->port_path[s->peers[i].port], IB_MAD_METHOD_SET,
+			 IB_ATTR_SMINFO, SMINFO_HANDOVER, data, on_control_done,
+			 sm, SMINFO_HANDOVER) < 0)
+		log_warn("HANDOVER: cannot send SMInfo(HANDOVER)");
+}
+
+void sm_standby_control(struct sm *sm, unsigned control, const uint8_t *data,
+			uint16_t slid)
+{
+	struct sm_standby *s = &sm->standby;
+	struct smp_sminfo from;
+	struct sm_peer p = { 0 };
+	uint8_t ours[64];
+
+	smp_get_sminfo(data, &from);
+	p.guid = from.guid;
+	p.priority = from.priority;
+	p.state = SMP_SM_MASTER;
+	p.act_count = from.act_count;
+	switch (control) {
+	case SMINFO_HANDOVER:
+		if (sm->state == SMP_SM_MASTER)
+			return;
+		log_info("HANDOVER from SM 0x%016llx (priority %u): taking over",
+			 (unsigned long long)from.guid, from.priority);
+		/* IBA 14.4.1.2: acknowledge to the old master, then sweep. */
+		our_sminfo(sm, ours);
+		{
+			uint16_t to = slid != 0xffff && slid ? slid : s->master.lid;
+
+			if (to && mt_submit_lid(sm->t, to, IB_MAD_METHOD_SET,
+						IB_ATTR_SMINFO, SMINFO_ACKNOWLEDGE,
+						ours, on_control_done, sm,
+						SMINFO_ACKNOWLEDGE) < 0)
+				log_warn("HANDOVER: cannot send SMInfo(ACKNOWLEDGE) to LID %u", to);
+		}
+		s->handover_from = from.guid;
+		s->takeover_at = now_seconds();
+		s->lost_since = s->takeover_at;
+		sm->state = SMP_SM_DISCOVERING;
+		sm->heavy_wanted = 1;
+		sm->next_heavy_at = now_seconds();
+		return;
+	case SMINFO_ACKNOWLEDGE:
+		if (sm->state != SMP_SM_MASTER)
+			return;
+		p.lid = slid != 0xffff && slid ? slid : s->handover_lid;
+		if (!p.priority)
+			p.priority = s->handover_priority;
+		log_info("HANDOVER acknowledged by SM 0x%016llx: stepping down",
+			 (unsigned long long)from.guid);
+		sm_standby_enter(sm, &p);
+		return;
+	case SMINFO_DISABLE:
+		log_warn("SMInfo(DISABLE) from SM 0x%016llx: NOTACTIVE, sweeping and polling nothing until DISCOVER",
+			 (unsigned long long)from.guid);
+		sm->state = SMP_SM_NOTACTIVE;
+		return;
+	case SMINFO_STANDBY:
+		p.lid = slid != 0xffff ? slid : 0;
+		if (!p.lid) {
+			log_warn("SMInfo(STANDBY) from SM 0x%016llx by directed route: no LID to poll, ignored",
+				 (unsigned long long)from.guid);
+			return;
+		}
+		log_info("SMInfo(STANDBY) from SM 0x%016llx", (unsigned long long)from.guid);
+		sm_standby_enter(sm, &p);
+		return;
+	case SMINFO_DISCOVER:
+		log_info("SMInfo(DISCOVER) from SM 0x%016llx: sweeping", (unsigned long long)from.guid);
+		sm->state = SMP_SM_DISCOVERING;
+		sm->heavy_wanted = 1;
+		sm->next_heavy_at = now_seconds();
+		return;
+	default:
+		log_warn("SMInfo Set with unknown control %u from LID %u ignored", control, slid);
+	}
 }

@@ -27,6 +27,14 @@ struct sm_standby {
 	uint64_t polls, answers;
 	double lost_since;          /* first unanswered poll of this run */
 	double takeover_at;         /* when we decided to take over */
+	/* a HANDOVER we sent (master, honor_priority) */
+	uint64_t handover_guid;
+	uint16_t handover_lid;
+	uint8_t handover_priority;
+	unsigned rechecks;          /* sweeps asked while a better SM discovers */
+	uint64_t handover_from;     /* the SM that handed over to us (ignored
+				     * by the election until we are master) */
+	unsigned not_master;        /* polls in a row: followed SM not MASTER */
 };
 
 void sm_standby_free(struct sm_standby *s);
@@ -36,6 +44,14 @@ int sm_standby_discover(struct sm *sm, const struct sweep_result *r);
 const struct sm_peer *sm_standby_elect(struct sm *sm, int we_are_master);
 /* Become STANDBY under `master` (logged). */
 void sm_standby_enter(struct sm *sm, const struct sm_peer *master);
+/* Master with honor_priority: a STANDBY SM better than us is sent
+ * SMInfo Set(HANDOVER) (IBA 14.4.1.2); its ACKNOWLEDGE makes us STANDBY. */
+void sm_standby_handover(struct sm *sm, const struct sweep_result *r);
+/* A SubnSet(SMInfo) with control HANDOVER, ACKNOWLEDGE, DISABLE, STANDBY
+ * or DISCOVER from another SM (data: its SMInfo; slid 0xffff when it came
+ * by directed route). */
+void sm_standby_control(struct sm *sm, unsigned control, const uint8_t *data,
+			uint16_t slid);
 /* From the idle loop while STANDBY: poll the master. 1 when it is gone
  * and we take over (state DISCOVERING, heavy sweep wanted), else 0. */
 int sm_standby_tick(struct sm *sm, double now);

@@ -26,6 +26,10 @@
 static void answer_sminfo(struct sm *sm, uint8_t *mad, uint16_t slid,
 			  uint32_t sqp)
 {
+	/* A Set carries a control for us (IBA 14.4.1.2): act first, then
+	 * answer with our SMInfo as it now is. */
+	if (smp_method(mad) == IB_MAD_METHOD_SET)
+		sm_standby_control(sm, smp_mod(mad), smp_data(mad), slid);
 	struct smp_sminfo si = {
 		.guid = sm->guid,
 		.act_count = sm->act_count,
@@ -393,6 +397,8 @@ int sm_heavy_sweep(struct sm *sm)
 			goto out;
 		}
 		lead = sm_standby_elect(sm, sm->state == SMP_SM_MASTER);
+		if (!lead && sm->state == SMP_SM_MASTER)
+			sm_standby_handover(sm, &nr);
 		if (lead) {
 			if (sm->state == SMP_SM_MASTER)
 				log_warn("sweep %u: a better master SM 0x%016llx (priority %u) is here: stepping down",
@@ -665,13 +671,14 @@ int sm_run(struct sm *sm, const struct sm_signals *sig)
 			log_info("SIGHUP: heavy sweep");
 			sm->heavy_wanted = 1;
 		}
-		if (sm->state == SMP_SM_STANDBY) {
-			/* Following another SM: poll it, program nothing,
-			 * keep answering SMInfo and the control socket. */
+		if (sm->state == SMP_SM_STANDBY || sm->state == SMP_SM_NOTACTIVE) {
+			/* Following another SM (or disabled by one): poll
+			 * it, program nothing, keep answering SMInfo and the
+			 * control socket. */
 			sm_standby_tick(sm, now_seconds());
 			sm_metrics_tick(sm, now_seconds());
 			sm_ctl_tick(sm);
-			if (sm->state == SMP_SM_STANDBY)
+			if (sm->state == SMP_SM_STANDBY || sm->state == SMP_SM_NOTACTIVE)
 				continue;
 		}
 		if (!sm->heavy_wanted && cfg->sweep_interval_s &&
@@ -709,6 +716,8 @@ int sm_run(struct sm *sm, const struct sm_signals *sig)
 			rc = sm_heavy_sweep(sm);
 			if (rc < 0 && rc != -EIO)
 				return 1;
+			if (sm->state == SMP_SM_MASTER)
+				sm->standby.handover_from = 0;
 			if (taking_over && sm->state == SMP_SM_MASTER) {
 				log_info("takeover: MASTER, fabric %s, %.3f s after the master was found gone (%.3f s after its first unanswered poll)",
 					 rc == 0 ? "UP" : "NOT up",

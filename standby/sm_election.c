@@ -50,3 +50,19 @@ int sm_elect(const struct sm_peer *peers, uint32_t n, uint8_t our_priority,
 	}
 	return -1;
 }
+
+int sm_handover_to(const struct sm_peer *peers, uint32_t n,
+		   uint8_t our_priority, uint64_t our_guid)
+{
+	int d = best_in(peers, n, SMP_SM_DISCOVERING);
+	int s = best_in(peers, n, SMP_SM_STANDBY);
+	int b = s;
+
+	/* A STANDBY SM is ready to take over; a DISCOVERING one is still
+	 * sweeping, and will go STANDBY under us first. */
+	(void)d;
+	if (b >= 0 && sm_better(peers[b].priority, peers[b].guid,
+				our_priority, our_guid))
+		return b;
+	return -1;
+}

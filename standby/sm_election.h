@@ -21,10 +21,17 @@ struct sm_peer {
 	uint8_t priority;           /* 0..15 */
 	uint8_t state;              /* enum smp_sm_state */
 	uint32_t act_count;
+	uint32_t port;              /* port index in the sweep that found it */
 };
 
 /* 1 when SM a (priority pa, GUID ga) beats SM b. */
 int sm_better(uint8_t pa, uint64_t ga, uint8_t pb, uint64_t gb);
+
+/* The best non-master peer that beats a master's (priority, GUID): the
+ * SM to hand the subnet over to (SMInfo Set HANDOVER, IBA 14.4.1.2), or
+ * -1. Only asked when handover by priority is on (honor_priority). */
+int sm_handover_to(const struct sm_peer *peers, uint32_t n,
+		   uint8_t our_priority, uint64_t our_guid);
 
 /* The peer to follow as STANDBY, or -1 when we are (or stay) master.
  * we_are_master: we hold the fabric now. */

@@ -43,11 +43,29 @@ static void test_elect(void **state)
 	assert_int_equal(sm_elect(p, 0, 0, 0x10, 0), -1);   /* alone */
 }
 
+static void test_handover(void **state)
+{
+	struct sm_peer p[3] = {
+		{ .guid = 0x30, .priority = 9, .state = SMP_SM_STANDBY },
+		{ .guid = 0x20, .priority = 12, .state = SMP_SM_DISCOVERING },
+		{ .guid = 0x10, .priority = 4, .state = SMP_SM_STANDBY },
+	};
+
+	(void)state;
+	assert_int_equal(sm_handover_to(p, 3, 5, 0x40), 0);   /* 9 > 5 */
+	assert_int_equal(sm_handover_to(p, 3, 9, 0x40), 0);   /* tie, lower GUID */
+	assert_int_equal(sm_handover_to(p, 3, 9, 0x25), -1);  /* we win the tie */
+	assert_int_equal(sm_handover_to(p, 3, 15, 0x01), -1);
+	p[0].state = SMP_SM_NOTACTIVE;
+	assert_int_equal(sm_handover_to(p, 3, 3, 0x40), 2);   /* only standbys */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_better),
 		cmocka_unit_test(test_elect),
+		cmocka_unit_test(test_handover),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
