@@ -45,6 +45,8 @@ static const char usage[] =
 	"  --vls N              layers (SLs/VLs) a layered engine (dfsp) may\n"
 	"                       use, 1..15 (default 8)\n"
 	"  --sl-out FILE        write 'SLID DLID SL' for every CA-to-CA path\n"
+	"  --sl-in FILE         path SLs to judge with the tables (--check: one\n"
+	"                       credit-loop check per SL), e.g. the daemon's dump\n"
 	"  --check              full verification: credit loops, link loads,\n"
 	"                       shifts, LMC path diversity; exit 1 if not ok\n"
 	"  --cdg-switch-lids    credit loops: also CA -> switch-LID routes\n"
@@ -65,7 +67,7 @@ static const char usage[] =
 
 struct cli {
 	const char *topo, *engines, *roots, *cns, *guid2lid, *save_guid2lid;
-	const char *out, *lfts_in, *dot, *sl_out, *cn_order;
+	const char *out, *lfts_in, *dot, *sl_out, *cn_order, *sl_in;
 	const char *engine_path[16];
 	unsigned num_engine_paths;
 	enum topo_format format;
@@ -97,7 +99,7 @@ static int parse_args(int argc, char **argv, struct cli *c)
 	enum { O_TOPO = 256, O_FORMAT, O_ENGINE, O_ENGINE_PATH, O_LMC, O_ROOTS,
 	       O_CNS, O_GUID2LID, O_SAVE, O_OUT, O_LFTS_IN, O_CHECK, O_CDG_SW,
 	       O_SHIFTS, O_THREADS, O_DOT, O_LIST, O_WIDE, O_VLS, O_SL_OUT,
-	       O_CN_ORDER };
+	       O_CN_ORDER, O_SL_IN };
 	static const struct option longopts[] = {
 		{ "topo", required_argument, NULL, O_TOPO },
 		{ "format", required_argument, NULL, O_FORMAT },
@@ -116,6 +118,7 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		{ "threads", required_argument, NULL, O_THREADS },
 		{ "dot", required_argument, NULL, O_DOT },
 		{ "cn-order", required_argument, NULL, O_CN_ORDER },
+		{ "sl-in", required_argument, NULL, O_SL_IN },
 		{ "list-engines", no_argument, NULL, O_LIST },
 		{ "wide-lids", no_argument, NULL, O_WIDE },
 		{ "vls", required_argument, NULL, O_VLS },
@@ -176,6 +179,7 @@ static int parse_args(int argc, char **argv, struct cli *c)
 			break;
 		case O_DOT: c->dot = optarg; break;
 		case O_CN_ORDER: c->cn_order = optarg; break;
+		case O_SL_IN: c->sl_in = optarg; break;
 		case O_LIST: c->list_engines = 1; break;
 		case 'q': c->quiet = 1; break;
 		case 'v': c->verbose++; break;
@@ -479,6 +483,15 @@ static int run(const struct cli *c)
 	}
 	if ((rc = make_tables(&f, c, &t, &sl, engine_rank, &engine, &route_s)))
 		goto out;
+	if (c->sl_in) {
+		/* SLs from elsewhere (the daemon's path-sl.txt dump, or the
+		 * SA's answers) judged with these tables. */
+		path_sl_free(&sl);
+		if (path_sl_alloc(&sl, &f) || path_sl_read(&sl, c->sl_in)) {
+			rc = EXIT_USAGE;
+			goto out;
+		}
+	}
 	if (c->out && (rc = lft_write_dump_fts(&f, &t, c->out))) {
 		log_err("%s: %s", c->out, strerror(-rc));
 		rc = EXIT_USAGE;
@@ -495,7 +508,7 @@ static int run(const struct cli *c)
 			rc = EXIT_USAGE;
 			goto out;
 		}
-		if ((rc = path_sl_write(&f, &sl, c->sl_out))) {
+		if ((rc = path_sl_write(&f, &sl, c->sl_out, 0))) {
 			log_err("%s: %s", c->sl_out, strerror(-rc));
 			rc = EXIT_USAGE;
 			goto out;

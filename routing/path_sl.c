@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "path_sl.h"
+
+#include "../core/log.h"
 #include "route_graph.h"
 
 int path_sl_alloc(struct path_sl *p, const struct fabric *f)
@@ -58,7 +60,7 @@ uint8_t path_sl_hook(void *arg, uint16_t slid, uint16_t dlid)
 }
 
 int path_sl_write(const struct fabric *f, const struct path_sl *p,
-		  const char *path)
+		  const char *path, int switch_lids)
 {
 	struct route_graph g;
 	FILE *out = fopen(path, "w");
@@ -73,7 +75,7 @@ int path_sl_write(const struct fabric *f, const struct path_sl *p,
 		if (!g.ep[a].weighted)
 			continue;
 		for (uint32_t b = 0; b < g.ep_off[g.nsw]; b++) {
-			if (!g.ep[b].weighted || a == b)
+			if ((!g.ep[b].weighted && !switch_lids) || a == b)
 				continue;
 			for (uint32_t k = 0; k < g.ep[b].nlids; k++) {
 				uint32_t d = g.ep[b].lid + k;
@@ -209,5 +211,64 @@ out:
 	free(off);
 	free(queue);
 	rg_free(&g);
+	return rc;
+}
+
+int path_sl_read(struct path_sl *p, const char *path)
+{
+	FILE *in = fopen(path, "r");
+	char line[256];
+	unsigned ln = 0;
+	int rc = 0;
+
+	if (!in) {
+		int e = errno;
+
+		log_err("%s: %s", path, strerror(e));
+		return -e;
+	}
+	p->vls_used = 1;
+	while (fgets(line, sizeof(line), in)) {
+		unsigned slid, dlid, sl;
+		char extra;
+		uint32_t s;
+		uint8_t *cell;
+
+		ln++;
+		if (line[0] == '#' || line[strspn(line, " \t\r\n")] == 0)
+			continue;
+		if (sscanf(line, "%u %u %u %c", &slid, &dlid, &sl, &extra) != 3) {
+			log_err("%s:%u: expected \"SLID DLID SL\"", path, ln);
+			rc = -EINVAL;
+			break;
+		}
+		if (sl >= PATH_SL_MAX_VLS) {
+			log_err("%s:%u: SL %u: data VLs are 0..%u", path, ln, sl,
+				PATH_SL_MAX_VLS - 1);
+			rc = -EINVAL;
+			break;
+		}
+		if (slid > p->max_lid || dlid > p->max_lid ||
+		    (s = p->sw_of_lid[slid]) == UINT32_MAX ||
+		    p->sw_of_lid[dlid] == UINT32_MAX) {
+			log_err("%s:%u: LID %u or %u is no endpoint of this fabric",
+				path, ln, slid, dlid);
+			rc = -EINVAL;
+			break;
+		}
+		/* One SL per source switch and destination: every CA on a
+		 * switch shares its route past it. */
+		cell = &p->sl[(size_t)s * p->stride + dlid];
+		if (*cell && *cell != sl) {
+			log_err("%s:%u: SL %u for %u -> %u, but another CA on the same switch has SL %u to %u",
+				path, ln, sl, slid, dlid, *cell, dlid);
+			rc = -EINVAL;
+			break;
+		}
+		*cell = (uint8_t)sl;
+		if (sl + 1 > p->vls_used)
+			p->vls_used = (uint8_t)(sl + 1);
+	}
+	fclose(in);
 	return rc;
 }

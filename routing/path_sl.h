@@ -37,9 +37,11 @@ uint8_t path_sl_lookup(const struct path_sl *p, uint32_t slid, uint32_t dlid);
 uint8_t path_sl_hook(void *arg, uint16_t slid, uint16_t dlid);
 
 /* Write "SLID DLID SL" (decimal) for every CA-to-CA path (base source
- * LID, every destination LID). Returns 0 or -errno. */
+ * LID, every destination LID), and with switch_lids also the paths from
+ * CAs to switch LIDs (what a full per-SL credit-loop check needs). Returns
+ * 0 or -errno. */
 int path_sl_write(const struct fabric *f, const struct path_sl *p,
-		  const char *path);
+		  const char *path, int switch_lids);
 
 /* Independent check of tables t with SLs p: for each SL, the channel
  * dependency graph of the routes on it (from every switch with CAs to
@@ -48,6 +50,11 @@ int path_sl_write(const struct fabric *f, const struct path_sl *p,
 int path_sl_check(const struct fabric *f, const struct lft_set *t,
 		  const struct path_sl *p, uint32_t *vls_used, char *why,
 		  size_t len);
+
+/* Read "SLID DLID SL" lines (as path_sl_write writes them, '#' comments)
+ * into p, allocated for the fabric (path_sl_alloc). Bad lines are logged
+ * with file:line. Returns 0, -errno or -EINVAL. */
+int path_sl_read(struct path_sl *p, const char *path);
 
 struct route_graph;
 /* The switch-to-switch channels (adjacency indices of g) the route from

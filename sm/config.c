@@ -62,6 +62,7 @@ static const struct key_desc keys[] = {
 	{ "sminfo_polling_timeout", NUM(K_UNSIGNED, sminfo_polling_ms, 10, 600000) },
 	{ "polling_retry_number", NUM(K_UNSIGNED, polling_retry_number, 1, 100) },
 	{ "honor_priority", NUM(K_BOOL, honor_priority, 0, 1) },
+	{ "max_vls",        NUM(K_UNSIGNED, max_vls, 0, 15) },
 	{ "subnet_prefix",  NUM(K_U64, subnet_prefix, 0, 0) },
 	{ "subnet_timeout", NUM(K_U8, subnet_timeout, 0, 31) },
 	{ "sweep_interval", NUM(K_UNSIGNED, sweep_interval_s, 0, 86400) },

@@ -20,6 +20,8 @@
 #include "sm_ctl.h"
 #include "../core/cn_rank.h"
 #include "sm_heat.h"
+#include "vl_program.h"
+#include "../routing/path_sl.h"
 
 /* --- unsolicited MADs ------------------------------------------------- */
 
@@ -176,6 +178,8 @@ void sm_free(struct sm *sm)
 	sa_server_free(&sm->sa);
 	sm_report_free(&sm->report);
 	sm_standby_free(&sm->standby);
+	path_sl_free(&sm->sl);
+	path_sl_free(&sm->sl_next);
 	sm_mcast_free(&sm->mcast);
 	sweep_result_free(&sm->cur);
 	lft_free(&sm->lft);
@@ -244,6 +248,15 @@ static int route_and_verify(struct sm *sm, const struct fabric *f,
 				 sm->cfg->cn_order);
 	}
 	ro.cn_rank = rank;
+	/* Path SLs for layered engines (dfsp): the budget is what every
+	 * link's VLCap allows, at most max_vls. */
+	path_sl_free(&sm->sl_next);
+	if (path_sl_alloc(&sm->sl_next, f) < 0) {
+		free(rank);
+		return -ENOMEM;
+	}
+	ro.sl_out = &sm->sl_next;
+	ro.max_vls = (uint8_t)sm->route_vls;
 	rc = route_run_list(sm->cfg->routing_engine, f, &ro, t, &used);
 	free(rank);
 	if (rc < 0) {
@@ -256,6 +269,28 @@ static int route_and_verify(struct sm *sm, const struct fabric *f,
 	if (rc < 0) {
 		lft_free(t);
 		return rc;
+	}
+	if (sm->sl_next.vls_used > 1) {
+		/* Layered tables: one channel dependency graph per SL must
+		 * be acyclic (the one-VL verdict above does not apply). */
+		uint32_t vls = 0;
+		char why[160];
+		int loop = path_sl_check(f, t, &sm->sl_next, &vls, why, sizeof(why));
+
+		if (loop < 0) {
+			lft_free(t);
+			return loop;
+		}
+		if (loop || !verify_usable(&vr)) {
+			log_err("tables from %s on %u SL layers fail verification (%s): not programmed, keeping the old tables",
+				sm->engine_used, vls, loop ? why : vr.first_error);
+			lft_free(t);
+			return 0;
+		}
+		log_info("routed with %s: %llu LIDs, max hops %u, avg hops %.2f, verified, %u SL layers each credit-loop-free (budget %u VLs)",
+			 sm->engine_used, (unsigned long long)vr.lids_total, vr.max_hops,
+			 vr.avg_hops, vls, sm->route_vls);
+		return 1;
 	}
 	if (!vr.ok && vr.credit_loop && engine_promises_no_credit_loop(sm->engine_used)) {
 		/* ftree and updn are deadlock-free on one VL by construction:
@@ -419,6 +454,11 @@ int sm_heavy_sweep(struct sm *sm)
 	log_info("sweep %u: LIDs: %d changed, top LID %u, SM LID %u (%.3f s)", n,
 		 changed, fab_max_lid(&nr.fab), sm->lid, t2 - t1);
 
+	/* The layers a layered engine may use: what every link's VLCap
+	 * allows (port_config sets OperationalVLs to that), at most max_vls. */
+	sm->route_vls = vlprog_fabric_vls(&nr);
+	if (cfg->max_vls && cfg->max_vls < sm->route_vls)
+		sm->route_vls = cfg->max_vls;
 	{
 		/* Engines route on a copy without the held-out links. */
 		struct fabric heldout;
@@ -450,6 +490,25 @@ int sm_heavy_sweep(struct sm *sm)
 	rc = portcfg_configure(sm->t, &nr, &po, &ps);
 	if (rc < 0)
 		goto out;
+	if (routed && sm->sl_next.vls_used > 1) {
+		/* SL n on VL n before any table that uses SL n is in place
+		 * (old single-layer routes use SL 0, which stays on VL 0). */
+		struct vlprog_stats vs = { 0 };
+
+		rc = vlprog_program(sm->t, &nr, sm->sl_next.vls_used, &vs);
+		if (rc < 0)
+			goto out;
+		log_info("sweep %u: VLs: %u layers; SL2VL/VLArb tables %llu written, %llu unchanged, %llu read, %u failed",
+			 n, sm->sl_next.vls_used, (unsigned long long)vs.written,
+			 (unsigned long long)vs.unchanged, (unsigned long long)vs.read,
+			 vs.failed);
+		if (vs.failed) {
+			log_err("sweep %u: %u SL2VL/VLArb MADs failed: layered tables not programmed this sweep (a layer without its VL could deadlock)", n, vs.failed);
+			routed = 0;
+			sm->heavy_wanted = 1;
+			sm->next_heavy_at = now_seconds() + 1.0;
+		}
+	}
 	if (routed) {
 		sw_ok = calloc(nr.fab.num_switches + 1, 1);
 		if (!sw_ok) {
@@ -459,6 +518,12 @@ int sm_heavy_sweep(struct sm *sm)
 		rc = lftprog_program(sm->t, &nr, &nl, &sm->held, sw_ok, &ls);
 		if (rc < 0)
 			goto out;
+		/* The path SLs the SA answers are now the tables'. */
+		path_sl_free(&sm->sl);
+		sm->sl = sm->sl_next;
+		memset(&sm->sl_next, 0, sizeof(sm->sl_next));
+		sm->sa.ctx.path_sl = sm->sl.vls_used > 1 ? path_sl_hook : NULL;
+		sm->sa.ctx.path_sl_arg = &sm->sl;
 	}
 	t4 = now_seconds();
 	log_info("sweep %u: program %.3f s: PortInfo %u set, %u unchanged, %u failed; LFT blocks %llu written, %llu unchanged, %llu read back; SwitchInfo %u set; %u switches failed",
@@ -608,6 +673,8 @@ int sm_write_dumps(struct sm *sm, const char *dir)
 		rc |= sm_write_heat_dot(sm, path);
 	if (sm->lft.port && !join(path, sizeof(path), dir, "lfts.txt"))
 		rc |= lft_write_dump_fts(&sm->cur.fab, &sm->lft, path);
+	if (sm->sl.vls_used > 1 && !join(path, sizeof(path), dir, "path-sl.txt"))
+		rc |= path_sl_write(&sm->cur.fab, &sm->sl, path, 1);
 	if (sm->perf.pm.o.interval_s &&
 	    !join(path, sizeof(path), dir, "perf-counters.txt"))
 		rc |= perfmgr_write(&sm->perf.pm, path);

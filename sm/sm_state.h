@@ -28,6 +28,7 @@
 #include "sm_flap.h"
 #include "sm_report.h"
 #include "sm_standby.h"
+#include "../routing/path_sl.h"
 
 struct sm_signals {
 	volatile sig_atomic_t *stop;    /* SIGTERM / SIGINT */
@@ -69,6 +70,10 @@ struct sm {
 	struct sm_flap flap;            /* flap hold-out (sm_flap.h) */
 	struct sm_report report;        /* Reports to subscribers (sm_report.h) */
 	struct sm_standby standby;      /* other SMs, standby (sm_standby.h) */
+	/* path SLs of layered routes (dfsp): of the programmed tables (the
+	 * SA answers from it) and of the tables being made */
+	struct path_sl sl, sl_next;
+	unsigned route_vls;             /* layer budget of the last sweep */
 	/* /metrics (sm_metrics.h) */
 	struct metrics_http *metrics;
 	double metrics_at;
