@@ -259,7 +259,6 @@ void sm_standby_handover(struct sm *sm, const struct sweep_result *r)
 			}
 		return;
 	}
-	s->rechecks = 0;
 	s->handover_guid = s->peers[i].guid;
 	s->handover_lid = s->peers[i].lid;
 	s->handover_priority = s->peers[i].priority;
@@ -271,6 +270,14 @@ void sm_standby_handover(struct sm *sm, const struct sweep_result *r)
 			 IB_ATTR_SMINFO, SMINFO_HANDOVER, data, on_control_done,
 			 sm, SMINFO_HANDOVER) < 0)
 		log_warn("HANDOVER: cannot send SMInfo(HANDOVER)");
+	/* OpenSM takes a HANDOVER without sending ACKNOWLEDGE (measured; it
+	 * then expects the old master to see it MASTER): look again in a
+	 * second, a few times; a better MASTER makes us step down. */
+	if (s->rechecks < 10) {
+		s->rechecks++;
+		sm->heavy_wanted = 1;
+		sm->next_heavy_at = now_seconds() + 1.0;
+	}
 }
 
 void sm_standby_control(struct sm *sm, unsigned control, const uint8_t *data,

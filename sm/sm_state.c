@@ -435,6 +435,7 @@ int sm_heavy_sweep(struct sm *sm)
 		if (!lead && sm->state == SMP_SM_MASTER)
 			sm_standby_handover(sm, &nr);
 		if (lead) {
+			sm->standby.rechecks = 0;
 			if (sm->state == SMP_SM_MASTER)
 				log_warn("sweep %u: a better master SM 0x%016llx (priority %u) is here: stepping down",
 					 n, (unsigned long long)lead->guid, lead->priority);

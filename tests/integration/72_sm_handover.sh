@@ -11,6 +11,9 @@
 #     over (OpenSM's own priority rule), or, if it does not, ibsm stays
 #     STANDBY; the test reports which and checks that sminfo names exactly
 #     one master throughout.
+#  4. ibsm (priority 1) master, OpenSM (priority 10) joins: ibsm sends
+#     HANDOVER, OpenSM leads (it sends no ACKNOWLEDGE: ibsm steps down when
+#     its next sweep finds OpenSM MASTER), ibsm is STANDBY under it.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 IBSM_BUILD=${IBSM_BUILD:-$top/build}
@@ -81,4 +84,30 @@ if grep -q "HANDOVER from" "$W/c.log"; then
 else
 	echo "OpenSM kept the subnet; ibsm STANDBY under it: $(master)"
 fi
-echo "ok: handover by priority between ibsm SMs (and honor_priority off keeps the master)"
+sim_cleanup
+
+# --- 4. ibsm master, OpenSM of higher priority joins: ibsm hands over -------------------
+ibsim_start "$W/ft.net" || fail "ibsim did not start (4)"
+sm_daemon "$W/d.log" -R ftree,updn --cache-dir "$W/cd" --sweep 2 --set sm_priority=1
+OSM_CACHE_DIR=$(mktemp -d "$W/osm-cache.XXXXXX")
+export OSM_CACHE_DIR
+SIM_HOST=$c5 sim_bg_run opensm -d2 -p 10 -f "$W/osm4.log" >"$W/osm4.out" 2>&1
+wait_log "$W/d.log" "HANDOVER: SM .* priority 10" 40 || { tail "$W/d.log"; fail "ibsm did not hand over to OpenSM"; }
+# OpenSM takes the subnet without sending ACKNOWLEDGE (measured); ibsm's
+# next sweeps find it MASTER and step down.
+wait_log "$W/d.log" "HANDOVER acknowledged\|better master SM .* stepping down" 30 ||
+	{ tail "$W/d.log"; fail "ibsm did not step down after handing over to OpenSM"; }
+grep -q "HANDOVER acknowledged" "$W/d.log" && echo "  OpenSM acknowledged" || echo "  OpenSM did not acknowledge; ibsm stepped down on finding it MASTER"
+# OpenSM's SMInfo says MASTER, ibsm's STANDBY. (Measured: OpenSM, master
+# by HANDOVER, does not set the ports' MasterSMLID, so a plain sminfo from
+# a CA still asks ibsm, which answers STANDBY; ibsm sets every port's when
+# it takes over.)
+osm_lid=$(sed -n 's/.*STANDBY: MASTER SM .*(LID \([0-9]*\), priority 10).*/\1/p' "$W/d.log" | tail -1)
+[ -n "$osm_lid" ] || fail "no LID for OpenSM in ibsm's log"
+SIM_HOST=$c2 sim_run timeout 10 sminfo "$osm_lid" 2>/dev/null | grep -q "priority 10 state 3 SMINFO_MASTER" ||
+	fail "OpenSM (LID $osm_lid) is not MASTER after the handover"
+SIM_HOST=$c2 sim_run timeout 10 sminfo 2>/dev/null | grep -q "priority 1 state 2 SMINFO_STANDBY\|priority 10 state 3 SMINFO_MASTER" ||
+	fail "sminfo from a CA names neither a STANDBY ibsm nor the MASTER OpenSM"
+grep -q "STANDBY: MASTER SM .*priority 10" "$W/d.log" || fail "ibsm is not STANDBY under OpenSM"
+echo "ibsm handed the subnet over to OpenSM (priority 10, LID $osm_lid)"
+echo "ok: handover by priority between ibsm SMs and with OpenSM both ways (and honor_priority off keeps the master)"
