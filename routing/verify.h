@@ -78,6 +78,10 @@ struct verify_result {
 	char errors[VERIFY_MAX_ERRORS][VERIFY_ERR_LEN];
 	double seconds;                 /* wall time of verify_routes */
 	unsigned threads;               /* threads it used */
+	uint64_t missing_to_switches;   /* of missing_entries: a switch with
+					 * no entry for another switch's LID
+					 * (up/down engines leave spine-to-
+					 * spine unrouted; no CA route needs it) */
 };
 
 /* Verify t on f. Returns 0 when verification ran (see res->ok for the

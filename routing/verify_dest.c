@@ -37,6 +37,7 @@ struct worker {
 	uint32_t iter;
 	/* statistics */
 	uint64_t missing, bad, misdel, checked, unreach, looping, reached;
+	uint64_t missing_sw;    /* of missing: the LID is a switch's */
 	uint64_t hop_sum, min_total;
 	uint64_t *hop_by_min;   /* path hops summed per BFS minimum */
 	uint32_t max_hops;
@@ -76,6 +77,9 @@ static void note_step(struct worker *w, uint32_t s, uint32_t lid,
 	switch (st) {
 	case VX_MISSING:
 		w->missing++;
+		if (lid <= x->max_lid && x->owner[lid] != FAB_NONE &&
+		    fab_is_switch(x->f, x->f->ports[x->owner[lid]].node))
+			w->missing_sw++;
 		vx_err_add(&w->errs, "switch %s has no entry for LID %u",
 			   vx_sw_name(x, s, a, sizeof(a)), lid);
 		break;
@@ -400,6 +404,7 @@ static void merge(const struct vx *x, struct worker *w, unsigned n,
 
 	for (unsigned k = 0; k < n; k++) {
 		res->missing_entries += w[k].missing;
+		res->missing_to_switches += w[k].missing_sw;
 		res->bad_port_entries += w[k].bad;
 		res->misdelivered_entries += w[k].misdel;
 		res->pairs_checked += w[k].checked;

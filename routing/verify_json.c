@@ -38,6 +38,7 @@ void verify_print_json(FILE *out, const struct verify_result *r)
 	u64(out, "terminals", r->num_terminals);
 	u64(out, "lids_total", r->lids_total);
 	u64(out, "missing_entries", r->missing_entries);
+	u64(out, "missing_to_switches", r->missing_to_switches);
 	u64(out, "bad_port_entries", r->bad_port_entries);
 	u64(out, "misdelivered_entries", r->misdelivered_entries);
 	u64(out, "duplicate_lids", r->duplicate_lids);

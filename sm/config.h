@@ -26,6 +26,7 @@ struct ibsm_config {
 	unsigned sminfo_polling_ms; /* STANDBY: poll the master this often */
 	unsigned polling_retry_number; /* unanswered polls in a row: take over */
 	int honor_priority;         /* master hands over to a better standby */
+	int takeover_keep_tables;   /* a new master keeps verified switch tables */
 	unsigned max_vls;           /* layers for layered engines, 0 = fabric's */
 	uint64_t subnet_prefix;     /* default 0xfe80000000000000 */
 	uint8_t subnet_timeout;     /* PortInfo.SubnetTimeOut, 0..31 */

@@ -209,3 +209,61 @@ out:
 	free(c.known);
 	return rc;
 }
+
+int lftprog_read(struct mad_transport *t, const struct sweep_result *r,
+		 struct lft_set *out, struct lftprog_stats *st)
+{
+	const struct fabric *f = &r->fab;
+	uint32_t max_lid = fab_max_lid(f);
+	struct lp_ctx c = { .r = r, .st = st };
+	size_t limit = (size_t)mt_window(t) * 8;
+	int rc;
+
+	if (lft_alloc(out, f->num_switches, max_lid) < 0)
+		return -ENOMEM;
+	c.nblocks = max_lid / LFT_BLOCK + 1;
+	c.cur = malloc((size_t)f->num_switches * c.nblocks * LFT_BLOCK + 1);
+	c.known = calloc((size_t)f->num_switches * c.nblocks + 1, 1);
+	c.sw_ok = calloc(f->num_switches + 1, 1);
+	rc = c.cur && c.known && c.sw_ok ? 0 : -ENOMEM;
+	for (uint32_t sw = 0; sw < f->num_switches && !rc; sw++) {
+		struct smp_switchinfo si;
+		uint32_t n = f->switches[sw];
+
+		smp_get_switchinfo(r->sw_info[n], &si);
+		for (uint32_t b = 0; b < c.nblocks && b * LFT_BLOCK <= si.lft_top && !rc; b++) {
+			rc = mt_throttle(t, limit);
+			if (!rc)
+				rc = mt_submit_dr(t, &r->node_path[n], IB_MAD_METHOD_GET,
+						  IB_ATTR_LINEARFORWTBL, b, NULL,
+						  on_answer, &c, ck(K_READ, sw, b));
+		}
+	}
+	if (!rc)
+		rc = mt_drain(t);
+	/* What was read, up to each switch's LinearFDBTop; the rest stays
+	 * "no path" (the verifier then calls the tables incomplete). */
+	for (uint32_t sw = 0; sw < f->num_switches && !rc; sw++) {
+		struct smp_switchinfo si;
+
+		smp_get_switchinfo(r->sw_info[f->switches[sw]], &si);
+		for (uint32_t b = 0; b < c.nblocks; b++) {
+			const uint8_t *blk = c.cur + ((size_t)sw * c.nblocks + b) * LFT_BLOCK;
+
+			if (!c.known[(size_t)sw * c.nblocks + b])
+				continue;
+			for (uint32_t i = 0; i < LFT_BLOCK; i++) {
+				uint32_t lid = b * LFT_BLOCK + i;
+
+				if (lid <= max_lid && lid <= si.lft_top)
+					lft_set_port(out, sw, lid, blk[i]);
+			}
+		}
+	}
+	free(c.cur);
+	free(c.known);
+	free(c.sw_ok);
+	if (rc)
+		lft_free(out);
+	return rc;
+}

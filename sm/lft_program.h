@@ -42,4 +42,11 @@ int lftprog_program(struct mad_transport *t, const struct sweep_result *r,
 		    const struct lft_set *want, struct lft_held *held,
 		    uint8_t *sw_ok, struct lftprog_stats *st);
 
+/* Read the tables the switches hold now (every block up to each switch's
+ * LinearFDBTop; unread entries stay LFT_NO_PATH) into out, allocated for
+ * r->fab. For a takeover: keep what a previous master programmed when it
+ * verifies. 0 or a negative errno. */
+int lftprog_read(struct mad_transport *t, const struct sweep_result *r,
+		 struct lft_set *out, struct lftprog_stats *st);
+
 #endif

@@ -321,6 +321,57 @@ static int route_and_verify(struct sm *sm, const struct fabric *f,
 	return 1;
 }
 
+/* Takeover without disruption (issue 10): a new master first reads the
+ * tables the switches hold; when they are complete, loop-free and
+ * credit-loop-free on one VL (switch-LID routes included) it keeps them
+ * instead of routing anew, so a takeover from any SM (OpenSM too) changes
+ * no table. 1 with *t filled, 0 to route (logged why), negative errno. */
+static int keep_switch_tables(struct sm *sm, const struct sweep_result *r,
+			      struct lft_set *t)
+{
+	struct verify_opts vo = { .check_credit_loops = 1, .cdg_switch_lids = 1 };
+	struct verify_result *vr = calloc(1, sizeof(*vr));
+	struct lftprog_stats st = { 0 };
+	int rc;
+
+	if (!vr)
+		return -ENOMEM;
+	rc = lftprog_read(sm->t, r, t, &st);
+	if (rc < 0) {
+		free(vr);
+		return rc;
+	}
+	rc = verify_routes(&r->fab, t, &vo, vr);
+	if (rc < 0) {
+		lft_free(t);
+		free(vr);
+		return rc;
+	}
+	/* Every CA reaches every LID loop-free and no credit loop; a missing
+	 * entry is tolerated only for a switch's LID at another switch (up/down
+	 * engines, OpenSM's updn among them, leave spine-to-spine unrouted:
+	 * no CA route crosses it and switches send LID-routed MADs only to
+	 * the SM). */
+	if (vr->missing_entries != vr->missing_to_switches || vr->bad_port_entries ||
+	    vr->misdelivered_entries || vr->pairs_unreachable || vr->pairs_looping ||
+	    vr->duplicate_lids || vr->endpoints_without_lid || vr->credit_loop) {
+		log_info("takeover: the tables the switches hold do not verify (%s; %llu missing entries, %llu unreachable pairs, credit loop %d): routing anew",
+			 vr->first_error[0] ? vr->first_error : "credit loop",
+			 (unsigned long long)vr->missing_entries,
+			 (unsigned long long)vr->pairs_unreachable, vr->credit_loop);
+		lft_free(t);
+		free(vr);
+		return 0;
+	}
+	log_info("takeover: keeping the tables the switches hold (%llu blocks read; every CA reaches every LID, loop-free, credit-loop-free; max hops %u; %llu switch-to-switch entries unrouted)",
+		 (unsigned long long)st.blocks_read, vr->max_hops,
+		 (unsigned long long)vr->missing_to_switches);
+	sm->engine_used = "kept (takeover)";
+	free(vr);
+	path_sl_free(&sm->sl_next);
+	return 1;
+}
+
 /* Routing is the one long phase of a sweep that sends no MADs (about a
  * second at 11,664 CAs). It runs in a worker thread while this thread
  * keeps polling the transport, so SA queries, SMInfo queries and traps
@@ -471,7 +522,12 @@ int sm_heavy_sweep(struct sm *sm)
 			else
 				fab_free(&heldout);
 		}
-		routed = route_while_serving(sm, rf, &nl);
+		routed = 0;
+		if (sm->standby.takeover_at > 0 && !sm->held.valid &&
+		    cfg->takeover_keep_tables && !sm->hold.n)
+			routed = keep_switch_tables(sm, &nr, &nl);
+		if (routed == 0)
+			routed = route_while_serving(sm, rf, &nl);
 		if (rf == &heldout)
 			fab_free(&heldout);
 	}

@@ -8,9 +8,13 @@
 #     polling_retry_number, takes over, keeps every LID and writes no LFT
 #     block (the tables A left are the ones B computes); sminfo names B;
 #     the fabric checks out.
-#  3. OpenSM master (priority 10) and ibsm beside it: ibsm follows OpenSM as
-#     STANDBY; kill -9 OpenSM: ibsm takes over with OpenSM's LIDs and its own
-#     verified tables (written only where they differ from OpenSM's).
+#  3. OpenSM master (priority 10, updn: its tables differ from ibsm ftree's
+#     in 12 entries on this tree) and ibsm beside it: ibsm follows OpenSM as
+#     STANDBY; kill -9 OpenSM: ibsm takes over with OpenSM's LIDs and, as
+#     OpenSM's tables verify (complete, credit-loop-free), keeps them:
+#     dump_fts unchanged (takeover_keep_tables).
+#  4. the same with takeover_keep_tables off: ibsm routes anew, the fabric
+#     checks out with its own tables.
 # Takeover times are printed, not asserted.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -66,18 +70,41 @@ sim_cleanup
 
 # --- 3. OpenSM master, ibsm standby ------------------------------------------------
 ibsim_start "$W/ft.net" || fail "ibsim did not start (OpenSM run)"
-osm_daemon "$W/osm.log" -p 10
+osm_daemon "$W/osm.log" -p 10 -R updn
 O=$SIM_LAST_PID
 SIM_HOST=$c5 sim_bg_run "$IBSM_BUILD/bin/ibsm" -R ftree,updn --cache-dir "$W/cc" \
 	--sweep 2 --set sm_priority=1 --dump "$W/c.dump" >"$W/c.log" 2>&1
 C=$SIM_LAST_PID
 wait_log "$W/c.log" "STANDBY: MASTER SM .*priority 10" 30 || { tail "$W/c.log"; fail "ibsm did not follow OpenSM as STANDBY"; }
 lids >"$W/lids.3"
+sim_run dump_fts >"$W/fts.3" 2>/dev/null || fail "dump_fts under OpenSM"
 kill -9 "$O"
 wait_log "$W/c.log" "takeover: MASTER, fabric UP" 30 || { tail -20 "$W/c.log"; fail "ibsm did not take over from OpenSM"; }
-grep "gone\|takeover\|LFT blocks" "$W/c.log" | tail -3
+grep "gone\|takeover\|LFT blocks" "$W/c.log" | tail -4
+grep -q "takeover: keeping the tables the switches hold" "$W/c.log" || fail "ibsm did not keep OpenSM's verified tables"
 lids >"$W/lids.4"
 cmp -s "$W/lids.3" "$W/lids.4" || fail "LIDs changed when ibsm took over from OpenSM"
+sim_run dump_fts >"$W/fts.4" 2>/dev/null || fail "dump_fts after the takeover from OpenSM"
+diff "$W/fts.3" "$W/fts.4" >/dev/null || { diff "$W/fts.3" "$W/fts.4" | head; fail "LFTs changed when ibsm took over from OpenSM"; }
 kill -USR1 "$C"; sleep 0.5
-sm_check_fabric c
-echo "ok: standby follows the master (ibsm or OpenSM), takes over keeping LIDs (and, from ibsm, every LFT block)"
+SM_SWITCH_HOLES_OK=1; sm_check_fabric c; unset SM_SWITCH_HOLES_OK
+kill "$C"
+sim_cleanup
+
+# --- 4. the same, takeover_keep_tables off --------------------------------------
+ibsim_start "$W/ft.net" || fail "ibsim did not start (OpenSM run 2)"
+osm_daemon "$W/osm2.log" -p 10 -R updn
+O=$SIM_LAST_PID
+SIM_HOST=$c5 sim_bg_run "$IBSM_BUILD/bin/ibsm" -R ftree,updn --cache-dir "$W/cd" \
+	--sweep 2 --set sm_priority=1 --set takeover_keep_tables=0 --dump "$W/d.dump" >"$W/d.log" 2>&1
+D=$SIM_LAST_PID
+wait_log "$W/d.log" "STANDBY: MASTER SM .*priority 10" 30 || { tail "$W/d.log"; fail "ibsm did not follow OpenSM as STANDBY (run 2)"; }
+kill -9 "$O"
+wait_log "$W/d.log" "takeover: MASTER, fabric UP" 30 || { tail -20 "$W/d.log"; fail "ibsm did not take over from OpenSM (run 2)"; }
+grep -q "takeover: keeping" "$W/d.log" && fail "takeover_keep_tables=0 still kept the tables"
+grep "LFT blocks" "$W/d.log" | tail -1
+grep "sweep [0-9]*: program" "$W/d.log" | tail -1 | grep -q "LFT blocks [1-9][0-9]* written" ||
+	fail "takeover_keep_tables=0: ibsm wrote none of its own tables over OpenSM's updn"
+kill -USR1 "$D"; sleep 0.5
+sm_check_fabric d
+echo "ok: standby follows the master (ibsm or OpenSM), takes over keeping LIDs and the verified tables the switches hold (routes anew with takeover_keep_tables off)"

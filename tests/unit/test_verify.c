@@ -203,14 +203,22 @@ static void missing_entry_is_caught(void **state)
 	struct verify_result r;
 	make_line(&l);
 	route_min(&l.f, &t);
+	uint8_t to_s3 = lft_get(&t, sw_of(&l.f, l.s1), 3);
 	/* S1 loses the entry for S3's LID (3). */
 	lft_set_port(&t, sw_of(&l.f, l.s1), 3, LFT_NO_PATH);
 	verify(&l.f, &t, &r, 1);
 	assert_false(r.ok);
 	assert_int_equal(r.missing_entries, 1);
+	assert_int_equal(r.missing_to_switches, 1);    /* LID 3 is S3's */
 	assert_int_equal(r.pairs_unreachable, 1);      /* ca1 -> LID 3 */
 	assert_int_equal(r.pairs_looping, 0);
 	assert_string_equal(r.first_error, "switch 'S1' has no entry for LID 3");
+	/* A CA's LID missing is not a switch-to-switch hole. */
+	lft_set_port(&t, sw_of(&l.f, l.s1), 3, to_s3);
+	lft_set_port(&t, sw_of(&l.f, l.s1), 11, LFT_NO_PATH);
+	verify(&l.f, &t, &r, 1);
+	assert_int_equal(r.missing_entries, 1);
+	assert_int_equal(r.missing_to_switches, 0);
 	lft_free(&t);
 	fab_free(&l.f);
 }
