@@ -63,6 +63,7 @@ static const struct key_desc keys[] = {
 	{ "polling_retry_number", NUM(K_UNSIGNED, polling_retry_number, 1, 100) },
 	{ "honor_priority", NUM(K_BOOL, honor_priority, 0, 1) },
 	{ "takeover_keep_tables", NUM(K_BOOL, takeover_keep_tables, 0, 1) },
+	{ "master_stall_timeout", NUM(K_UNSIGNED, master_stall_timeout_s, 0, 86400) },
 	{ "max_vls",        NUM(K_UNSIGNED, max_vls, 0, 15) },
 	{ "subnet_prefix",  NUM(K_U64, subnet_prefix, 0, 0) },
 	{ "subnet_timeout", NUM(K_U8, subnet_timeout, 0, 31) },
@@ -129,6 +130,8 @@ void config_defaults(struct ibsm_config *c)
 	c->honor_priority = 1;
 	/* Taking over, keep what the old master left when it verifies. */
 	c->takeover_keep_tables = 1;
+	/* Six light sweeps of OpenSM's and ibsm's default 10 s interval. */
+	c->master_stall_timeout_s = 60;
 	c->subnet_prefix = 0xfe80000000000000ull;  /* default GID prefix */
 	/* 18: 4.096 us * 2^18 = ~1 s, OpenSM's default subnet timeout. */
 	c->subnet_timeout = 18;

@@ -27,6 +27,8 @@ struct ibsm_config {
 	unsigned polling_retry_number; /* unanswered polls in a row: take over */
 	int honor_priority;         /* master hands over to a better standby */
 	int takeover_keep_tables;   /* a new master keeps verified switch tables */
+	unsigned master_stall_timeout_s; /* STANDBY: master's ActCount still
+					  * this long: take over (0 = never) */
 	unsigned max_vls;           /* layers for layered engines, 0 = fabric's */
 	uint64_t subnet_prefix;     /* default 0xfe80000000000000 */
 	uint8_t subnet_timeout;     /* PortInfo.SubnetTimeOut, 0..31 */

@@ -52,6 +52,8 @@ static void on_sminfo(void *ctx, uint64_t cookie, const uint8_t *req,
 	p->state = si.state;
 	p->act_count = si.act_count;
 	p->port = (uint32_t)cookie;
+	if (si.guid == s->stalled_guid)
+		s->stalled_asked++;
 }
 
 int sm_standby_discover(struct sm *sm, const struct sweep_result *r)
@@ -116,6 +118,30 @@ const struct sm_peer *sm_standby_elect(struct sm *sm, int we_are_master)
 				s->peers[k++] = s->peers[j];
 		s->npeers = k;
 	}
+	/* The master we replaced for a standing ActCount still says MASTER
+	 * (it is stuck): ignore it until it acts again (ActCount beyond our
+	 * SMInfo Gets and a margin), then the usual rules apply. */
+	if (s->stalled_guid) {
+		uint32_t k = 0;
+
+		for (uint32_t j = 0; j < s->npeers; j++) {
+			const struct sm_peer *p = &s->peers[j];
+
+			if (p->guid == s->stalled_guid && p->state == SMP_SM_MASTER &&
+			    (uint32_t)(p->act_count - s->stalled_count) <= s->stalled_asked + 8) {
+				log_info("SMs: 0x%016llx still says MASTER with ActCount %u (stuck): ignored",
+					 (unsigned long long)p->guid, p->act_count);
+				continue;
+			}
+			if (p->guid == s->stalled_guid) {
+				log_info("SMs: 0x%016llx acts again (ActCount %u): it takes part in elections",
+					 (unsigned long long)p->guid, p->act_count);
+				s->stalled_guid = 0;
+			}
+			s->peers[k++] = *p;
+		}
+		s->npeers = k;
+	}
 	i = sm_elect(s->peers, s->npeers, sm->cfg->sm_priority, sm->guid,
 		     we_are_master);
 	return i < 0 ? NULL : &s->peers[i];
@@ -130,6 +156,7 @@ void sm_standby_enter(struct sm *sm, const struct sm_peer *master)
 	s->not_master = 0;
 	s->next_poll = 0;
 	s->lost_since = 0;
+	s->stall_since = 0;
 	log_info("STANDBY: %s SM 0x%016llx (LID %u, priority %u) leads; we (priority %u) poll it every %u ms and take over after %u unanswered polls",
 		 state_name(master->state), (unsigned long long)master->guid,
 		 master->lid, master->priority, sm->cfg->sm_priority,
@@ -163,6 +190,16 @@ static void on_poll(void *ctx, uint64_t cookie, const uint8_t *req,
 			 (unsigned long long)s->master.guid);
 	s->master.guid = si.guid;
 	s->master.state = si.state;
+	/* An SM may count its answers as activity (OpenSM does): the
+	 * ActCount moved only when it grew by more than our answered polls. */
+	if (!s->stall_since || si.state != SMP_SM_MASTER ||
+	    (uint32_t)(si.act_count - s->stall_ref) > s->stall_answers + 1) {
+		s->stall_ref = si.act_count;
+		s->stall_answers = 0;
+		s->stall_since = now_seconds();
+	} else {
+		s->stall_answers++;
+	}
 	s->master.act_count = si.act_count;
 	s->not_master = si.state == SMP_SM_MASTER ? 0 : s->not_master + 1;
 }
@@ -178,6 +215,26 @@ int sm_standby_tick(struct sm *sm, double now)
 		log_warn("STANDBY: master SM 0x%016llx gone (%u polls unanswered, first %.2f s ago): taking over",
 			 (unsigned long long)s->master.guid, s->misses,
 			 now - s->lost_since);
+		sm->state = SMP_SM_DISCOVERING;
+		sm->heavy_wanted = 1;
+		sm->next_heavy_at = now;
+		return 1;
+	}
+	if (sm->cfg->master_stall_timeout_s && s->stall_since &&
+	    now - s->stall_since >= sm->cfg->master_stall_timeout_s) {
+		/* IBA 14.4.1: ActCount tells a standby the master is still
+		 * at work. This one answers but does nothing (a stuck sweep,
+		 * or light sweeps turned off): take over, and leave it out
+		 * of elections while its ActCount stays put. */
+		log_warn("STANDBY: master SM 0x%016llx answers but its ActCount stayed at %u (+%u, our polls) for %.1f s: taking over",
+			 (unsigned long long)s->master.guid, s->stall_ref,
+			 s->stall_answers, now - s->stall_since);
+		s->stalled_guid = s->master.guid;
+		s->stalled_count = s->master.act_count;
+		s->stalled_asked = 0;
+		s->takeover_at = now;
+		s->lost_since = s->stall_since;
+		s->stall_since = 0;
 		sm->state = SMP_SM_DISCOVERING;
 		sm->heavy_wanted = 1;
 		sm->next_heavy_at = now;
@@ -215,7 +272,7 @@ static void our_sminfo(struct sm *sm, uint8_t *data)
 {
 	struct smp_sminfo si = {
 		.guid = sm->guid,
-		.act_count = sm->act_count,
+		.act_count = SM_ACT_COUNT(sm),
 		.priority = sm->cfg->sm_priority,
 		.state = sm->state,
 	};

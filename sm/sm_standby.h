@@ -35,6 +35,17 @@ struct sm_standby {
 	uint64_t handover_from;     /* the SM that handed over to us (ignored
 				     * by the election until we are master) */
 	unsigned not_master;        /* polls in a row: followed SM not MASTER */
+	/* ActCount watch (master_stall_timeout): the master's ActCount when
+	 * it last moved by more than our own polls explain (OpenSM counts
+	 * every SMP it sends, its answers to our polls too). */
+	uint32_t stall_ref;
+	uint32_t stall_answers;     /* answers since stall_ref */
+	double stall_since;         /* when stall_ref was taken; 0 = none */
+	/* A master we took over from because its ActCount stood still: left
+	 * out of elections while its ActCount stays near stalled_count. */
+	uint64_t stalled_guid;
+	uint32_t stalled_count;
+	uint32_t stalled_asked;     /* our SMInfo Gets to it since */
 };
 
 void sm_standby_free(struct sm_standby *s);

@@ -34,7 +34,7 @@ static void answer_sminfo(struct sm *sm, uint8_t *mad, uint16_t slid,
 		sm_standby_control(sm, smp_mod(mad), smp_data(mad), slid);
 	struct smp_sminfo si = {
 		.guid = sm->guid,
-		.act_count = sm->act_count,
+		.act_count = SM_ACT_COUNT(sm),
 		.priority = sm->cfg->sm_priority,
 		.state = sm->state,
 	};
@@ -129,7 +129,7 @@ static void sa_identity(struct sm *sm)
 
 	id->guid = sm->guid;
 	id->sm_key = sm->cfg->sm_key;
-	id->act_count = sm->act_count;
+	id->act_count = SM_ACT_COUNT(sm);
 	id->lid = sm->lid;
 	id->priority = sm->cfg->sm_priority;
 	id->state = sm->state;
@@ -843,7 +843,7 @@ int sm_run(struct sm *sm, const struct sm_signals *sig)
 			if (sm->state == SMP_SM_MASTER)
 				sm->standby.handover_from = 0;
 			if (taking_over && sm->state == SMP_SM_MASTER) {
-				log_info("takeover: MASTER, fabric %s, %.3f s after the master was found gone (%.3f s after its first unanswered poll)",
+				log_info("takeover: MASTER, fabric %s, %.3f s after the master was found gone or stuck (%.3f s after it first went quiet)",
 					 rc == 0 ? "UP" : "NOT up",
 					 now_seconds() - sm->standby.takeover_at,
 					 now_seconds() - sm->standby.lost_since);

@@ -41,6 +41,10 @@ struct sm {
 	struct mad_transport *t;
 	uint8_t state;                  /* enum smp_sm_state */
 	uint32_t act_count;             /* SMInfo.ActCount */
+/* SMInfo.ActCount: SMPs we sent (retries included) plus sweeps, so a
+ * master at work moves it by many per light sweep and a standby can tell
+ * it from its answers to polls (IBA 14.4.1). */
+#define SM_ACT_COUNT(sm) ((uint32_t)(mt_get_stats((sm)->t)->sent + (sm)->act_count))
 	uint64_t guid;                  /* our port GUID */
 	uint16_t lid;                   /* our LID once assigned */
 	int heavy_wanted;               /* set by traps */
