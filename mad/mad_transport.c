@@ -68,6 +68,7 @@ struct mad_transport {
 	mt_request_fn on_request;
 	void *on_request_ctx;
 	struct mt_stats st;
+	uint64_t m_key;             /* in every SMP we send (IBA 14.2.4) */
 };
 
 static void copy_name(char *dst, const char *src)
@@ -402,6 +403,7 @@ int mt_submit_dr(struct mad_transport *t, const struct smp_path *path,
 	if (rc)
 		return rc;
 	smp_init_dr(r->mad, path, method, attr, mod, 0);
+	mad_set_field64(r->mad, 0, IB_MAD_MKEY_F, t->m_key);
 	if (data)
 		memcpy(smp_data(r->mad), data, 64);
 	return 0;
@@ -417,6 +419,7 @@ int mt_submit_lid(struct mad_transport *t, uint16_t dlid, uint8_t method,
 	if (rc)
 		return rc;
 	smp_init_lid(r->mad, method, attr, mod, 0);
+	mad_set_field64(r->mad, 0, IB_MAD_MKEY_F, t->m_key);
 	if (data)
 		memcpy(smp_data(r->mad), data, 64);
 	return 0;
@@ -756,4 +759,9 @@ int mt_throttle(struct mad_transport *t, size_t limit)
 int mt_drain(struct mad_transport *t)
 {
 	return mt_throttle(t, 0);
+}
+
+void mt_set_mkey(struct mad_transport *t, uint64_t m_key)
+{
+	t->m_key = m_key;
 }

@@ -48,6 +48,9 @@ typedef void (*mt_done_fn)(void *ctx, uint64_t cookie, const uint8_t *req,
 typedef void (*mt_request_fn)(void *ctx, uint8_t *mad, uint16_t slid,
 			       uint32_t sqp);
 
+/* The M_Key every SMP sent from now on carries (0 = none). */
+void mt_set_mkey(struct mad_transport *t, uint64_t m_key);
+
 /* Open the port. Errors: -ENODEV (no such CA/port/GUID, logged), -EIO. */
 int mt_open(struct mad_transport **out, const struct mt_port_sel *sel,
 	     const struct mt_opts *opts);

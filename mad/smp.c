@@ -152,6 +152,9 @@ void smp_get_portinfo(const uint8_t *data, struct smp_portinfo *pi)
 	pi->oper_vls = (uint8_t)mad_get_field(d, 0, IB_PORT_OPER_VLS_F);
 	pi->subnet_timeout = (uint8_t)mad_get_field(d, 0, IB_PORT_SUBN_TIMEOUT_F);
 	pi->local_port = (uint8_t)mad_get_field(d, 0, IB_PORT_LOCAL_PORT_F);
+	pi->m_key = mad_get_field64(d, 0, IB_PORT_MKEY_F);
+	pi->mkey_prot = (uint8_t)mad_get_field(d, 0, IB_PORT_MKEY_PROT_BITS_F);
+	pi->mkey_lease = (uint16_t)mad_get_field(d, 0, IB_PORT_MKEY_LEASE_F);
 }
 
 void smp_get_switchinfo(const uint8_t *data, struct smp_switchinfo *si)
@@ -224,6 +227,11 @@ void smp_build_portinfo_set(uint8_t *data, const uint8_t *current,
 	if (s->oper_vls)
 		mad_set_field(data, 0, IB_PORT_OPER_VLS_F, s->oper_vls);
 	mad_set_field(data, 0, IB_PORT_STATE_F, s->state);
+	if (s->set_mkey) {
+		mad_set_field64(data, 0, IB_PORT_MKEY_F, s->m_key);
+		mad_set_field(data, 0, IB_PORT_MKEY_PROT_BITS_F, s->mkey_prot);
+		mad_set_field(data, 0, IB_PORT_MKEY_LEASE_F, s->mkey_lease);
+	}
 	mad_set_field(data, 0, IB_PORT_PHYS_STATE_F, 0);
 	mad_set_field(data, 0, IB_PORT_LINK_SPEED_ENABLED_F, 0);
 	mad_set_field(data, 0, IB_PORT_LINK_WIDTH_ENABLED_F, 0);

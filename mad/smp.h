@@ -75,6 +75,9 @@ struct smp_portinfo {
 	uint8_t vl_cap, oper_vls;
 	uint8_t subnet_timeout;
 	uint8_t local_port;
+	uint64_t m_key;                 /* 0 when the SMA hides it (IBA 14.2.4.1) */
+	uint8_t mkey_prot;              /* M_KeyProtectBits */
+	uint16_t mkey_lease;            /* M_KeyLeasePeriod, seconds */
 };
 
 struct smp_switchinfo {
@@ -124,6 +127,10 @@ struct smp_port_set {
 	uint8_t neighbor_mtu;           /* 0 = leave */
 	uint8_t oper_vls;               /* 0 = leave */
 	uint8_t state;                  /* 0 no change, 3 ARMED, 4 ACTIVE */
+	int set_mkey;                   /* write the three M_Key fields below */
+	uint64_t m_key;
+	uint8_t mkey_prot;
+	uint16_t mkey_lease;
 };
 void smp_build_portinfo_set(uint8_t *data, const uint8_t *current,
 			    const struct smp_port_set *s);

@@ -42,7 +42,12 @@ struct ibsm_config {
 	unsigned flap_hold_quiet_s; /* held until up and quiet this long */
 	/* Subnet Administration */
 	int sa_enabled;             /* answer SubnAdm queries (default on) */
-	uint64_t sm_key;            /* SM_Key: trusted SA requests (IBA 15.2.1.1) */
+	uint64_t sm_key;            /* SM_Key: trusted SA requests (IBA 15.2.1.1),
+				     * SMInfo authentication (IBA 14.4.1) */
+	uint64_t m_key;             /* M_Key set on every port, sent in every
+				     * SMP (IBA 14.2.4); 0 = none */
+	unsigned m_key_protect_bits; /* M_KeyProtectBits 0..3 */
+	unsigned m_key_lease_period; /* M_KeyLeasePeriod, s (0 = no lease) */
 	uint8_t packet_life_time;   /* PathRecord PacketLifeTime, 0..63 */
 	char mcast_groups[2048];    /* predefined groups, ';'-separated
 	                               (multicast/mcast_spec.h) */

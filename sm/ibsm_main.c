@@ -336,6 +336,11 @@ int main(int argc, char **argv)
 	log_info("attached to %s port %d, port GUID 0x%016llx; engines \"%s\", window %u, timeout %u ms, %u retries",
 		 mt_ca_name(t), mt_port_num(t), (unsigned long long)mt_port_guid(t),
 		 cfg.routing_engine, cfg.mad_window, cfg.mad_timeout_ms, cfg.mad_retries);
+	mt_set_mkey(t, cfg.m_key);
+	if (cfg.m_key)
+		log_info("M_Key 0x%016llx: set on every CA port and switch port 0 (protect bits %u, lease %u s) and sent in every SMP",
+			 (unsigned long long)cfg.m_key, cfg.m_key_protect_bits,
+			 cfg.m_key_lease_period);
 	if ((rc = sm_init(&sm, &cfg, t)) < 0) {
 		if (rc == -ENAMETOOLONG)
 			log_err("paths in the configuration are too long");

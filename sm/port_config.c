@@ -14,6 +14,7 @@ struct pc_ctx {
 	struct sweep_result *r;
 	struct portcfg_stats *st;
 	uint8_t want_state;         /* 3 in pass 1, 4 in pass 2 */
+	const struct portcfg_opts *o;
 };
 
 static uint8_t min_u8(uint8_t a, uint8_t b)
@@ -50,6 +51,14 @@ static void desired(const struct sweep_result *r, uint32_t p,
 		s->sm_lid = o->sm_lid;
 		s->lmc = port->lmc;
 		s->subnet_timeout = o->subnet_timeout;
+		/* M_Key guards the port's SMA: a CA port's, or a switch's
+		 * (port 0). */
+		if (o->m_key) {
+			s->set_mkey = 1;
+			s->m_key = o->m_key;
+			s->mkey_prot = o->mkey_prot;
+			s->mkey_lease = o->mkey_lease;
+		}
 	}
 	if (port->num != 0 && port->peer != FAB_NONE && port_valid(r, port->peer)) {
 		struct smp_portinfo peer;
@@ -67,8 +76,13 @@ static void desired(const struct sweep_result *r, uint32_t p,
 /* SubnetTimeOut alone does not cost a Set: some SMAs (ibsim's) do not
  * keep it, so it would be rewritten on every sweep. It goes out with any
  * other change. */
-static int same_config(const struct smp_portinfo *c, const struct smp_port_set *s)
+static int same_config(const struct smp_portinfo *c, const struct smp_port_set *s,
+		       const struct portcfg_opts *o)
 {
+	if (s->set_mkey && !(o->mkey_not_kept && *o->mkey_not_kept) &&
+	    (c->m_key != s->m_key || c->mkey_prot != s->mkey_prot ||
+	     c->mkey_lease != s->mkey_lease))
+		return 0;
 	return c->gid_prefix == s->gid_prefix && c->lid == s->lid &&
 	       c->sm_lid == s->sm_lid && c->lmc == s->lmc &&
 	       (!s->neighbor_mtu || c->neighbor_mtu == s->neighbor_mtu) &&
@@ -92,7 +106,6 @@ static void on_set(void *ctx, uint64_t cookie, const uint8_t *req,
 	uint32_t p = (uint32_t)cookie;
 	char buf[160];
 
-	(void)req;
 	if (!resp) {
 		c->st->failed++;
 		describe(c->r, p, buf, sizeof(buf));
@@ -111,6 +124,14 @@ static void on_set(void *ctx, uint64_t cookie, const uint8_t *req,
 		return;
 	}
 	c->st->sets++;
+	if (c->o && c->o->m_key && c->o->mkey_not_kept && !*c->o->mkey_not_kept &&
+	    mad_get_field64((void *)(uintptr_t)(req + 64), 0, IB_PORT_MKEY_F) == c->o->m_key &&
+	    now.m_key == 0) {
+		*c->o->mkey_not_kept = 1;
+		describe(c->r, p, buf, sizeof(buf));
+		log_warn("M_Key: %s answered our M_Key Set with M_Key 0: this fabric's SMAs do not keep M_Key (ibsim does not); M_Key is sent in every SMP but no longer compared",
+			 buf);
+	}
 	memcpy(c->r->port_info[p], data, 64);
 	c->r->fab.ports[p].state = now.state;
 }
@@ -144,7 +165,7 @@ static int programmable(const struct sweep_result *r, uint32_t p)
 int portcfg_configure(struct mad_transport *t, struct sweep_result *r,
 		      const struct portcfg_opts *o, struct portcfg_stats *st)
 {
-	struct pc_ctx c = { .r = r, .st = st, .want_state = FAB_PORT_ARMED };
+	struct pc_ctx c = { .r = r, .st = st, .want_state = FAB_PORT_ARMED, .o = o };
 	int rc;
 
 	for (uint32_t p = 0; p < r->fab.num_ports; p++) {
@@ -157,7 +178,7 @@ int portcfg_configure(struct mad_transport *t, struct sweep_result *r,
 		smp_get_portinfo(r->port_info[p], &cur);
 		if (r->fab.ports[p].num != 0 && cur.state == FAB_PORT_INIT) {
 			s.state = FAB_PORT_ARMED;
-		} else if (same_config(&cur, &s)) {
+		} else if (same_config(&cur, &s, o)) {
 			st->unchanged++;
 			continue;
 		} else if (log_get_level() >= LOG_DEBUG) {

@@ -15,6 +15,15 @@ struct portcfg_opts {
 	uint64_t gid_prefix;
 	uint16_t sm_lid;
 	uint8_t subnet_timeout;
+	/* M_Key (IBA 14.2.4): written to CA ports and switch port 0 when
+	 * m_key is not 0, with its protect bits and lease period. */
+	uint64_t m_key;
+	uint8_t mkey_prot;
+	uint16_t mkey_lease;
+	/* Set when a port answered our M_Key Set with M_Key 0: its SMA does
+	 * not keep M_Key (ibsim), so M_Key is not compared from then on
+	 * (else every sweep would write every port). Kept by the caller. */
+	int *mkey_not_kept;
 };
 
 struct portcfg_stats {

@@ -52,6 +52,7 @@ static void on_sminfo(void *ctx, uint64_t cookie, const uint8_t *req,
 	p->state = si.state;
 	p->act_count = si.act_count;
 	p->port = (uint32_t)cookie;
+	p->sm_key = si.sm_key;
 	if (si.guid == s->stalled_guid)
 		s->stalled_asked++;
 }
@@ -116,6 +117,25 @@ const struct sm_peer *sm_standby_elect(struct sm *sm, int we_are_master)
 		for (uint32_t j = 0; j < s->npeers; j++)
 			if (s->peers[j].guid != s->handover_from)
 				s->peers[k++] = s->peers[j];
+		s->npeers = k;
+	}
+	/* IBA 14.4.1: an SM with another SM_Key (or hiding it from our
+	 * M_Key) is not of our subnet and takes no part, as in OpenSM; with
+	 * sm_key 0 we do not check. A rogue SM of priority 15 cannot take the
+	 * subnet this way. */
+	if (sm->cfg->sm_key) {
+		uint32_t k = 0;
+
+		for (uint32_t j = 0; j < s->npeers; j++) {
+			if (s->peers[j].sm_key != sm->cfg->sm_key) {
+				log_warn("SMs: 0x%016llx (priority %u, %s) answered SM_Key 0x%016llx, not ours: ignored",
+					 (unsigned long long)s->peers[j].guid,
+					 s->peers[j].priority, state_name(s->peers[j].state),
+					 (unsigned long long)s->peers[j].sm_key);
+				continue;
+			}
+			s->peers[k++] = s->peers[j];
+		}
 		s->npeers = k;
 	}
 	/* The master we replaced for a standing ActCount still says MASTER
@@ -272,6 +292,7 @@ static void our_sminfo(struct sm *sm, uint8_t *data)
 {
 	struct smp_sminfo si = {
 		.guid = sm->guid,
+		.sm_key = sm->cfg->sm_key,
 		.act_count = SM_ACT_COUNT(sm),
 		.priority = sm->cfg->sm_priority,
 		.state = sm->state,
@@ -334,6 +355,30 @@ void sm_standby_handover(struct sm *sm, const struct sweep_result *r)
 		s->rechecks++;
 		sm->heavy_wanted = 1;
 		sm->next_heavy_at = now_seconds() + 1.0;
+	}
+}
+
+const char *sm_standby_control_check(const struct sm *sm, unsigned control,
+				     const uint8_t *data)
+{
+	struct smp_sminfo from;
+
+	smp_get_sminfo(data, &from);
+	/* IBA 14.4.1: an SM whose SM_Key differs is not of our subnet. */
+	if (sm->cfg->sm_key && from.sm_key != sm->cfg->sm_key)
+		return "wrong SM_Key";
+	if (from.guid == sm->guid)
+		return "our own GUID";
+	/* IBA 14.4.1.2: HANDOVER, DISABLE, STANDBY and DISCOVER come from a
+	 * MASTER, ACKNOWLEDGE from the STANDBY it handed over to. */
+	switch (control) {
+	case SMINFO_HANDOVER: case SMINFO_DISABLE:
+	case SMINFO_STANDBY: case SMINFO_DISCOVER:
+		return from.state == SMP_SM_MASTER ? NULL : "sender is not MASTER";
+	case SMINFO_ACKNOWLEDGE:
+		return from.state == SMP_SM_STANDBY ? NULL : "sender is not STANDBY";
+	default:
+		return "unknown control";
 	}
 }
 

@@ -63,6 +63,10 @@ void sm_standby_handover(struct sm *sm, const struct sweep_result *r);
  * by directed route). */
 void sm_standby_control(struct sm *sm, unsigned control, const uint8_t *data,
 			uint16_t slid);
+/* Why a SubnSet(SMInfo) control must not be obeyed (wrong SM_Key, sender
+ * in the wrong state for it, IBA 14.4.1.2), or NULL when it may be. */
+const char *sm_standby_control_check(const struct sm *sm, unsigned control,
+				     const uint8_t *data);
 /* From the idle loop while STANDBY: poll the master. 1 when it is gone
  * and we take over (state DISCOVERING, heavy sweep wanted), else 0. */
 int sm_standby_tick(struct sm *sm, double now);

@@ -28,10 +28,40 @@
 static void answer_sminfo(struct sm *sm, uint8_t *mad, uint16_t slid,
 			  uint32_t sqp)
 {
+	uint64_t req_mkey = mad_get_field64(mad, 0, IB_MAD_MKEY_F);
+	const uint64_t mkey = sm->cfg->m_key;
+	uint16_t status = 0;
+
+	/* M_Key authentication of the requester (IBA 14.2.4, as OpenSM
+	 * does for its own port): with protect bits 2 or 3 a Get with the
+	 * wrong M_Key is not answered, with 1 it is answered without the
+	 * SM_Key; a Set with the wrong M_Key is never obeyed. */
+	if (mkey && req_mkey != mkey &&
+	    (smp_method(mad) == IB_MAD_METHOD_SET || sm->cfg->m_key_protect_bits >= 2)) {
+		log_warn("SMInfo %s from %s %u with a wrong M_Key: ignored",
+			 smp_method(mad) == IB_MAD_METHOD_SET ? "Set" : "Get",
+			 smp_class(mad) == SMP_CLASS_DR ? "a directed route, hop count" : "LID",
+			 smp_class(mad) == SMP_CLASS_DR ?
+			 (unsigned)mad_get_field(mad, 0, IB_DRSMP_HOPCNT_F) : slid);
+		return;
+	}
 	/* A Set carries a control for us (IBA 14.4.1.2): act first, then
-	 * answer with our SMInfo as it now is. */
-	if (smp_method(mad) == IB_MAD_METHOD_SET)
-		sm_standby_control(sm, smp_mod(mad), smp_data(mad), slid);
+	 * answer with our SMInfo as it now is -- unless it is not legal. */
+	if (smp_method(mad) == IB_MAD_METHOD_SET) {
+		const char *why = sm_standby_control_check(sm, smp_mod(mad), smp_data(mad));
+
+		if (why) {
+			struct smp_sminfo from;
+
+			smp_get_sminfo(smp_data(mad), &from);
+			log_warn("SMInfo Set (control %u) from SM 0x%016llx (priority %u): %s: ignored",
+				 smp_mod(mad), (unsigned long long)from.guid,
+				 from.priority, why);
+			status = 0x1c;  /* invalid value in the attribute */
+		} else {
+			sm_standby_control(sm, smp_mod(mad), smp_data(mad), slid);
+		}
+	}
 	struct smp_sminfo si = {
 		.guid = sm->guid,
 		.act_count = SM_ACT_COUNT(sm),
@@ -40,12 +70,13 @@ static void answer_sminfo(struct sm *sm, uint8_t *mad, uint16_t slid,
 	};
 
 	/* SM_Key only to a requester authenticated by the M_Key of the SMP
-	 * (IBA 14.4.1); this SM sets no M_Key yet, so ports hold 0 and a
-	 * request with M_Key 0 passes, as OpenSM answers. Another SM with
-	 * the same SM_Key then takes us for one of its subnet's. */
-	if (mad_get_field64(mad, 0, IB_MAD_MKEY_F) == 0)
+	 * (IBA 14.4.1): with no m_key configured, a request with M_Key 0
+	 * passes, as OpenSM answers. Another SM with the same SM_Key then
+	 * takes us for one of its subnet's. A refused Set (another subnet's
+	 * SM_Key, say) learns nothing. */
+	if (req_mkey == mkey && !status)
 		si.sm_key = sm->cfg->sm_key;
-	smp_make_response(mad, 0);
+	smp_make_response(mad, status);
 	smp_set_sminfo(smp_data(mad), &si);
 	/* A directed-route query (another SM's discovery, IBA 14.4.1) is
 	 * answered directed-route: the response goes back along the return
@@ -543,6 +574,10 @@ int sm_heavy_sweep(struct sm *sm)
 		.gid_prefix = cfg->subnet_prefix,
 		.sm_lid = sm->lid,
 		.subnet_timeout = cfg->subnet_timeout,
+		.m_key = cfg->m_key,
+		.mkey_prot = (uint8_t)cfg->m_key_protect_bits,
+		.mkey_lease = (uint16_t)cfg->m_key_lease_period,
+		.mkey_not_kept = &sm->mkey_not_kept,
 	};
 	rc = portcfg_configure(sm->t, &nr, &po, &ps);
 	if (rc < 0)

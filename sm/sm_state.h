@@ -41,6 +41,7 @@ struct sm {
 	struct mad_transport *t;
 	uint8_t state;                  /* enum smp_sm_state */
 	uint32_t act_count;             /* SMInfo.ActCount */
+	int mkey_not_kept;              /* the SMAs drop M_Key (port_config.h) */
 /* SMInfo.ActCount: SMPs we sent (retries included) plus sweeps, so a
  * master at work moves it by many per light sweep and a standby can tell
  * it from its answers to polls (IBA 14.4.1). */

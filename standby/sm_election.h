@@ -22,6 +22,7 @@ struct sm_peer {
 	uint8_t state;              /* enum smp_sm_state */
 	uint32_t act_count;
 	uint32_t port;              /* port index in the sweep that found it */
+	uint64_t sm_key;            /* SMInfo.SM_Key it answered (0: hidden) */
 };
 
 /* 1 when SM a (priority pa, GUID ga) beats SM b. */
