@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <infiniband/mad.h>
 
 #include "../core/log.h"
@@ -34,7 +35,34 @@ struct sweep {
 	uint8_t *dup_mark;      /* per node: duplicate GUID seen */
 	struct smp_path *dup_other; /* per node: where the other one answered */
 	uint32_t dup_cap;
+	/* Requests that got no answer after every try of the transport,
+	 * asked again in later rounds of this sweep (see sweep_discover). */
+	struct redo *redo;
+	uint32_t nredo, redo_cap;
+	unsigned round;
+	uint32_t answers;       /* answers received (any round) */
 };
+
+struct redo {
+	struct smp_path path;
+	uint16_t attr;
+	uint32_t mod;
+	uint64_t cookie;
+};
+
+/* Rounds of asking again, and the pause before each (doubling, at most
+ * SWEEP_REDO_PAUSE_MAX_S): at 50% loss each way a request fails every one
+ * of 16 tries with p = 0.01, so a sweep of a few thousand MADs always has
+ * some; a round costs only what failed, where sweeping again costs every
+ * MAD. A round in which nothing answered ends them unless the sweep sees
+ * heavy loss (a dead node, not loss), so on a clean fabric a node that is
+ * gone costs one round. */
+#define SWEEP_REDO_ROUNDS 8
+#define SWEEP_REDO_PAUSE_S 0.05
+#define SWEEP_REDO_PAUSE_MAX_S 0.4
+/* Tries lost over the whole sweep above which a round that got nothing
+ * back is bad luck, not a dead node: go on. */
+#define SWEEP_REDO_LOSSY 0.1
 
 static uint64_t cookie_make(enum sweep_kind k, uint32_t node, uint8_t port)
 {
@@ -413,6 +441,26 @@ static void on_answer(void *ctx, uint64_t cookie, const uint8_t *req,
 	char buf[200];
 
 	cookie_split(cookie, &k, &node, &port);
+	if (!resp && s->round < SWEEP_REDO_ROUNDS) {
+		if (s->nredo == s->redo_cap) {
+			uint32_t nc = s->redo_cap ? s->redo_cap * 2 : 64;
+			struct redo *nr = realloc(s->redo, nc * sizeof(*nr));
+
+			if (!nr) {
+				s->nomem = 1;
+				return;
+			}
+			s->redo = nr;
+			s->redo_cap = nc;
+		}
+		struct redo *d = &s->redo[s->nredo++];
+
+		req_path(req, &d->path);
+		d->attr = smp_attr(req);
+		d->mod = smp_mod(req);
+		d->cookie = cookie;
+		return;
+	}
 	if (!resp || smp_status(resp)) {
 		req_path(req, &path);
 		if (k == K_NODEINFO) {
@@ -428,6 +476,7 @@ static void on_answer(void *ctx, uint64_t cookie, const uint8_t *req,
 		}
 		return;
 	}
+	s->answers++;
 	/* Node indices stay valid; pointers into the fabric may not. */
 	const uint8_t *data = resp + 64;
 	switch (k) {
@@ -524,6 +573,8 @@ static int canonicalize(struct sweep_result *r)
 	c.sm_port = port_map[r->sm_port];
 	c.lost_probes = r->lost_probes;
 	c.lost_attrs = r->lost_attrs;
+	c.redo_rounds = r->redo_rounds;
+	c.redone = r->redone;
 	c.dup_guids = r->dup_guids;
 	sweep_result_free(r);
 	*r = c;
@@ -575,11 +626,67 @@ int sweep_discover(struct mad_transport *t, struct sweep_result *r)
 {
 	struct sweep s = { .t = t, .r = r };
 	struct smp_path root = { 0 };
+	const struct mt_stats st0 = *mt_get_stats(t);
 	int rc;
 
 	sweep_result_free(r);
 	submit(&s, &root, IB_ATTR_NODE_INFO, 0, K_NODEINFO, FAB_NONE, 0);
 	rc = mt_drain(t);
+	/* What failed every try is asked again, after a pause, instead of
+	 * the caller throwing the view away and sweeping again: under heavy
+	 * loss a whole sweep never comes back clean, each round of the
+	 * failures alone soon does. Answers in a round may queue new
+	 * requests (a NodeInfo found a switch); they go in the same drain. */
+	uint32_t seen = s.answers;
+
+	while (rc == 0 && s.nredo && !s.nomem && s.round < SWEEP_REDO_ROUNDS) {
+		uint32_t n = s.nredo;
+		struct redo *list = s.redo;
+		double pause = SWEEP_REDO_PAUSE_S * (1u << s.round);
+		struct timespec ts;
+
+		const struct mt_stats *now = mt_get_stats(t);
+		uint64_t tries = now->sent - st0.sent;
+		double loss = tries ? (double)(now->timed_out - st0.timed_out) / tries : 0;
+
+		if (s.round && s.answers == seen && loss < SWEEP_REDO_LOSSY) {
+			log_info("sweep: %u request%s unanswered again, nothing answered in round %u and %.0f%% of all tries lost: giving up on them",
+				 n, n == 1 ? "" : "s", s.round, loss * 100);
+			break;
+		}
+		seen = s.answers;
+		if (pause > SWEEP_REDO_PAUSE_MAX_S)
+			pause = SWEEP_REDO_PAUSE_MAX_S;
+		ts.tv_sec = 0;
+		ts.tv_nsec = (long)(pause * 1e9);
+
+		s.round++;
+		r->redo_rounds = s.round;
+		r->redone += n;
+		log_info("sweep: %u request%s unanswered after every try: asking again (round %u of %u, after %.2f s)",
+			 n, n == 1 ? "" : "s", s.round, SWEEP_REDO_ROUNDS, pause);
+		s.redo = NULL;
+		s.nredo = s.redo_cap = 0;
+		nanosleep(&ts, NULL);
+		for (uint32_t i = 0; i < n; i++)
+			if (mt_submit_dr(t, &list[i].path, IB_MAD_METHOD_GET,
+					 list[i].attr, list[i].mod, NULL, on_answer,
+					 &s, list[i].cookie) < 0)
+				s.nomem = 1;
+		free(list);
+		rc = mt_drain(t);
+	}
+	/* What is still unanswered is lost: count and name it as the
+	 * completion would have. */
+	s.round = SWEEP_REDO_ROUNDS;
+	for (uint32_t i = 0; i < s.nredo; i++) {
+		uint8_t req[256];
+
+		smp_init_dr(req, &s.redo[i].path, IB_MAD_METHOD_GET,
+			    s.redo[i].attr, s.redo[i].mod, 0);
+		on_answer(&s, s.redo[i].cookie, req, NULL);
+	}
+	free(s.redo);
 	drop_dup_links(&s);
 	free(s.hkeys);
 	free(s.hvals);

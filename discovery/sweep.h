@@ -38,6 +38,8 @@ struct sweep_result {
 	uint32_t sm_port;               /* our port (index into fab.ports) */
 	uint32_t lost_probes;           /* NodeInfo probes that never answered */
 	uint32_t lost_attrs;            /* other attributes that never answered */
+	uint32_t redo_rounds;           /* rounds of asking failures again */
+	uint32_t redone;                /* requests asked again, all rounds */
 	/* NodeGUIDs answered by two different nodes (IBA 14.2.5.3 makes them
 	 * unique; a cloned or misprogrammed device breaks that). The node
 	 * reached first keeps the GUID; the other one is left out, with the

@@ -2,6 +2,7 @@
 #include "sm_state.h"
 
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -460,6 +461,7 @@ int sm_heavy_sweep(struct sm *sm)
 
 	sm->heavy_wanted = 0;
 	sm->act_count++;
+	sm->sweep_mads0 = s0.sent;
 	sweep_result_init(&nr);
 
 	rc = sweep_discover(sm->t, &nr);
@@ -470,6 +472,12 @@ int sm_heavy_sweep(struct sm *sm)
 		 n, nr.fab.num_nodes, nr.fab.num_switches, nr.fab.num_cas,
 		 nr.fab.num_routers, count_links(&nr.fab), t1 - t0,
 		 nr.lost_probes || nr.lost_attrs ? " (some nodes did not answer)" : "");
+	if (nr.redone)
+		log_info("sweep %u: loss: %u request%s failed every try and %s asked again in %u round%s; %u still unanswered",
+			 n, nr.redone, nr.redone == 1 ? "" : "s",
+			 nr.redone == 1 ? "was" : "were",
+			 nr.redo_rounds, nr.redo_rounds == 1 ? "" : "s",
+			 nr.lost_probes + nr.lost_attrs);
 
 	/* A view that lost answers, or shows less than the programmed one
 	 * without a trap to say why, is not programmed (sm/sweep_guard.h). */
@@ -481,10 +489,22 @@ int sm_heavy_sweep(struct sm *sm)
 
 		/* Loss seen: more tries per MAD from now on; a whole
 		 * sweep brings them back to the configured number. */
-		if (nr.lost_probes || nr.lost_attrs) {
+		if (nr.lost_probes || nr.lost_attrs || nr.redone) {
+			/* Enough tries that a MAD fails all of them with
+			 * p < 0.1% at the loss this discovery saw (75% lost
+			 * tries -> 24), at least double the last count. */
+			const struct mt_stats *st = mt_get_stats(sm->t);
+			uint64_t tries = st->sent - s0.sent;
+			double loss = tries ? (double)(st->timed_out - s0.timed_out) / tries : 0;
 			unsigned r = sm->retries < 4 ? 4 : sm->retries * 2;
 
-			sm->retries = r > 15 ? 15 : r;
+			if (loss > 0.01 && loss < 0.99) {
+				unsigned need = (unsigned)ceil(log(1e-3) / log(loss));
+
+				if (need > r + 1)
+					r = need - 1;
+			}
+			sm->retries = r > 31 ? 31 : r;
 		} else {
 			sm->retries = cfg->mad_retries;
 		}
@@ -780,11 +800,56 @@ int sm_write_dumps(struct sm *sm, const char *dir)
 	return rc ? -EIO : 0;
 }
 
+/* After each heavy sweep as master: a fabric not fully up (answers lost
+ * even after the sweep's own rounds, a port that did not go ACTIVE, a
+ * switch that failed) is swept again soon, 0.2 s doubling up to the
+ * light-sweep interval, instead of at the next light sweep; the sweep
+ * sends only what differs, so a try costs what is still missing. When it
+ * comes up, log what convergence took (issue 10). */
+static void note_convergence(struct sm *sm, int rc)
+{
+	const struct ibsm_config *cfg = sm->cfg;
+	double now = now_seconds();
+	uint64_t sent = mt_get_stats(sm->t)->sent;
+
+	if (rc < 0 || rc == SM_SWEEP_STANDBY || sm->state == SMP_SM_STANDBY ||
+	    sm->state == SMP_SM_NOTACTIVE)
+		return;
+	if (rc == 0) {
+		if (sm->notup_since)
+			log_info("converged: fabric UP after %u heavy sweep%s not up, %.2f s and %llu MADs from the first of them",
+				 sm->notup_sweeps, sm->notup_sweeps == 1 ? "" : "s",
+				 now - sm->notup_since,
+				 (unsigned long long)(sent - sm->notup_mads));
+		sm->notup_since = 0;
+		sm->notup_sweeps = 0;
+		sm->notup_delay = 0;
+		return;
+	}
+	if (!sm->notup_since) {
+		sm->notup_since = sm->last_heavy_end - sm->last_heavy_s;
+		sm->notup_mads = sm->sweep_mads0;
+	}
+	sm->notup_sweeps++;
+	if (sm->route_refused || sm->dup_guids)
+		return;  /* sweeping again does not fix these */
+	sm->notup_delay = sm->notup_delay ? sm->notup_delay * 2 : 0.2;
+	if (cfg->sweep_interval_s && sm->notup_delay > cfg->sweep_interval_s)
+		sm->notup_delay = cfg->sweep_interval_s;
+	if (!sm->heavy_wanted) {
+		sm->heavy_wanted = 1;
+		sm->next_heavy_at = now + sm->notup_delay;
+		log_info("fabric not fully up: heavy sweep again in %.1f s", sm->notup_delay);
+	}
+}
+
 int sm_run(struct sm *sm, const struct sm_signals *sig)
 {
 	const struct ibsm_config *cfg = sm->cfg;
 	double t0 = now_seconds(), next_light;
 	int rc = sm_heavy_sweep(sm);
+
+	note_convergence(sm, rc);
 
 	/* --once: a lossy fabric may leave parts unconfigured, or a view may
 	 * be held (sweep_guard.h); sweep again, with the guard's backoff,
@@ -800,6 +865,7 @@ int sm_run(struct sm *sm, const struct sm_signals *sig)
 		log_info("fabric not fully up: sweeping again (%.1f of %u s)",
 			 now_seconds() - t0, cfg->once_timeout_s);
 		rc = sm_heavy_sweep(sm);
+		note_convergence(sm, rc);
 	}
 	if (cfg->once && rc == SM_SWEEP_STANDBY) {
 		log_err("another SM is master of this subnet: --once changes nothing");
@@ -875,6 +941,7 @@ int sm_run(struct sm *sm, const struct sm_signals *sig)
 			rc = sm_heavy_sweep(sm);
 			if (rc < 0 && rc != -EIO)
 				return 1;
+			note_convergence(sm, rc);
 			if (sm->state == SMP_SM_MASTER)
 				sm->standby.handover_from = 0;
 			if (taking_over && sm->state == SMP_SM_MASTER) {

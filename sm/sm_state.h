@@ -52,6 +52,13 @@ struct sm {
 	struct sweep_guard guard;       /* may a sweep's view be programmed */
 	double next_heavy_at;           /* after a hold or in a trap storm */
 	double last_heavy_end;          /* when the last heavy sweep ended */
+	/* Convergence: heavy sweeps that did not bring the fabric up (loss,
+	 * a port that would not go ACTIVE) since it was last up. */
+	double notup_delay;             /* pause before the next try, s */
+	double notup_since;             /* 0 = the fabric is up */
+	unsigned notup_sweeps;
+	uint64_t notup_mads;            /* MADs sent when the streak began */
+	uint64_t sweep_mads0;           /* MADs sent when this heavy sweep began */
 	double last_trap_at, storm_delay; /* flap damping (handle_trap) */
 	unsigned retries;               /* MAD retries now (raised under loss) */
 	int route_refused;              /* last sweep: no engine / verification failed */

@@ -4,7 +4,8 @@
 # reprogrammed: 169 of 528 LFT entries left, 1,014 unreachable pairs).
 # The daemon runs with light sweeps every second; 30% of the MADs on the
 # SM's own link are dropped for 8 s while heavy sweeps are forced (SIGHUP
-# every 0.5 s). Afterwards: the log shows held views, every pair is
+# every 0.5 s). Afterwards: the log shows held views or failed requests
+# asked again within a sweep, every pair is
 # reachable and loop-free (dump_fts + our verifier, ibtracert), and no LID
 # changed.
 set -u
@@ -33,8 +34,11 @@ while [ $i -lt 16 ]; do
 done
 ibsim_cmd "Error \"$smnode\"[1] 0"
 held=$(grep -c "keeping the programmed tables" "$W/sm.log")
-echo "$held sweeps held during the burst"
-[ "$held" -gt 0 ] || { grep "sweep" "$W/sm.log" | tail -20; fail "no sweep lost answers: was there loss?"; }
+redone=$(grep -c "asked again in" "$W/sm.log")
+echo "$held sweeps held, $redone sweeps asked failed requests again during the burst"
+# Discovery now asks what failed again within the sweep (rounds), so at
+# 30% views are rarely held; either shows the loss was met.
+[ $((held + redone)) -gt 0 ] || { grep "sweep" "$W/sm.log" | tail -20; fail "no sweep lost answers: was there loss?"; }
 # Right after the burst, before any further sweep: the switches hold whole
 # tables (no partial view was programmed).
 rm -rf "$W/ft.dump"
