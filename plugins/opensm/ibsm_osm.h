@@ -29,6 +29,7 @@
 #include "ibsm_osm_opts.h"
 #include "routing/engine.h"
 #include "routing/lft.h"
+#include "routing/path_sl.h"
 
 #define IBSM_OSM_PREFIX "ibsm-"
 #define IBSM_OSM_MAX_ENGINES 16
@@ -42,6 +43,10 @@ struct ibsm_osm_engine {
 	struct fabric prev_fab;
 	struct lft_set prev;
 	int have_prev;
+	/* Path SLs of the last routing (layered engines: dfsp), answered
+	 * through OpenSM's path_sl callback and mapped SL n -> VL n by
+	 * update_sl2vl. vls_used 0 or 1: no layers, OpenSM's own SLs. */
+	struct path_sl sl;
 };
 
 struct ibsm_osm_plugin {

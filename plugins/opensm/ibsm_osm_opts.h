@@ -22,6 +22,8 @@ struct ibsm_osm_opts {
 	int reroute;                    /* pass the last tables as `prev` */
 	int hops;                       /* fill OpenSM's hop tables */
 	int log_level;                  /* ibsm's own log (stderr) */
+	unsigned vls;                   /* layer budget for layered engines
+					 * (dfsp), 0 = what the ports allow */
 };
 
 /* osm_options.c */

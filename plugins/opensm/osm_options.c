@@ -66,6 +66,14 @@ static int opt_one(struct ibsm_osm_opts *o, const char *key, const char *v)
 		o->threads = (unsigned)n;
 		return 0;
 	}
+	if (!strcmp(key, "vls")) {
+		char *end;
+		unsigned long n = strtoul(v, &end, 10);
+		if (*end || end == v || n < 1 || n > 15)
+			return -EINVAL;
+		o->vls = (unsigned)n;
+		return 0;
+	}
 	if (!strcmp(key, "log")) {
 		int l = log_level_parse(v);
 		if (l < 0)
@@ -100,7 +108,7 @@ int ibsm_osm_opts_parse(struct ibsm_osm_opts *o, const char *text,
 		int r = opt_one(o, w, eq + 1);
 		if (r == -ENOENT) {
 			snprintf(err, errlen, "unknown option \"%s\" (known: roots, "
-				 "cn, cn_order, engines, dump, reroute, hops, threads, log)", w);
+				 "cn, cn_order, engines, dump, reroute, hops, threads, vls, log)", w);
 			return -EINVAL;
 		}
 		if (r) {

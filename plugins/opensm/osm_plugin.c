@@ -96,6 +96,7 @@ static void ibsm_delete(void *data)
 			fab_free(&e->prev_fab);
 			lft_free(&e->prev);
 		}
+		path_sl_free(&e->sl);
 	}
 	free(pl);
 }

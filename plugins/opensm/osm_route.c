@@ -206,7 +206,8 @@ static int set_switch_hops(const struct ibsm_osm_fabric *of,
 
 /* Debug aid (dump=PREFIX): the graph as routed and the tables. */
 static void dump_run(osm_opensm_t *osm, const char *prefix,
-		     const struct fabric *f, const struct lft_set *t)
+		     const struct fabric *f, const struct lft_set *t,
+		     const struct path_sl *sl)
 {
 	char path[IBSM_OSM_PATH_LEN + 16];
 
@@ -216,6 +217,14 @@ static void dump_run(osm_opensm_t *osm, const char *prefix,
 	snprintf(path, sizeof(path), "%s.lfts", prefix);
 	if (lft_write_dump_fts(f, t, path))
 		OSM_LOG(&osm->log, OSM_LOG_ERROR, "ibsm: cannot write %s\n", path);
+	if (sl && sl->vls_used > 1) {
+		snprintf(path, sizeof(path), "%s.sl", prefix);
+		/* With the CA-to-switch-LID paths: a per-SL check of the
+		 * switches' tables needs them (they are in the CDGs). */
+		if (path_sl_write(f, sl, path, 1))
+			OSM_LOG(&osm->log, OSM_LOG_ERROR, "ibsm: cannot write "
+				"%s\n", path);
+	}
 }
 
 static void keep_prev(struct ibsm_osm_engine *e, struct fabric *fab,
@@ -230,6 +239,76 @@ static void keep_prev(struct ibsm_osm_engine *e, struct fabric *fab,
 	e->have_prev = 1;
 	fab_init(fab);
 	memset(t, 0, sizeof(*t));
+}
+
+/* Data VLs from an OperationalVLs / VLCap code (IBA 14.2.5.6). */
+static unsigned vls_of_code(unsigned code)
+{
+	static const unsigned n[] = { 0, 1, 2, 4, 8, 15 };
+
+	return code < sizeof(n) / sizeof(n[0]) ? n[code] : 0;
+}
+
+/* The layer budget: the data VLs every linked port can run (VLCap at
+ * both ends, as the daemon's vlprog_fabric_vls), at most OpenSM's
+ * max_op_vls, at most the vls option. */
+static unsigned fabric_vls(osm_subn_t *subn, const struct ibsm_osm_opts *o)
+{
+	unsigned vls = vls_of_code(subn->opt.max_op_vls);
+
+	if (!vls)
+		vls = 15;
+	for (cl_map_item_t *it = cl_qmap_head(&subn->node_guid_tbl);
+	     it != cl_qmap_end(&subn->node_guid_tbl); it = cl_qmap_next(it)) {
+		osm_node_t *nd = (osm_node_t *)it;
+		unsigned np = osm_node_get_num_physp(nd);
+
+		for (unsigned pn = 1; pn < np; pn++) {
+			osm_physp_t *p = osm_node_get_physp_ptr(nd, pn);
+			unsigned v;
+
+			if (!p || !osm_physp_is_valid(p) || !osm_physp_get_remote(p))
+				continue;
+			v = vls_of_code(ib_port_info_get_vl_cap(&p->port_info));
+			if (v && v < vls)
+				vls = v;
+		}
+	}
+	if (o->vls && o->vls < vls)
+		vls = o->vls;
+	return vls;
+}
+
+/* OpenSM's SA asks this for every PathRecord (and MultiPathRecord): the
+ * SL our layered routes put the path on; OpenSM's own choice otherwise. */
+static uint8_t ibsm_path_sl(void *context, uint8_t hint,
+			    const ib_net16_t slid, const ib_net16_t dlid)
+{
+	struct ibsm_osm_engine *e = context;
+
+	if (!e || e->sl.vls_used <= 1)
+		return hint;
+	return path_sl_lookup(&e->sl, cl_ntoh16(slid), cl_ntoh16(dlid));
+}
+
+/* With QoS on (OpenSM -Q), OpenSM asks this for every SL2VL table it
+ * programs (each in/out port pair of a switch, each CA port), starting
+ * from its QoS configuration: the SLs our routes use go to the VL of the
+ * same number, so each layer keeps its own VL along the whole path; the
+ * other SLs keep what QoS gave them. */
+static void ibsm_update_sl2vl(void *context, osm_physp_t *port,
+			      uint8_t in_port, uint8_t out_port,
+			      ib_slvl_table_t *t)
+{
+	struct ibsm_osm_engine *e = context;
+
+	(void)port;
+	(void)in_port;
+	(void)out_port;
+	if (!e || e->sl.vls_used <= 1)
+		return;
+	for (uint8_t sl = 0; sl < e->sl.vls_used && sl < 15; sl++)
+		ib_slvl_table_set(t, sl, sl);
 }
 
 static int route_fabric(struct ibsm_osm_engine *e,
@@ -258,6 +337,17 @@ static int route_fabric(struct ibsm_osm_engine *e,
 		return -EINVAL;
 	}
 	ro.cn_rank = rank;
+	/* Layered engines (dfsp) may use several SLs: OpenSM hands them out
+	 * through path_sl and maps them through update_sl2vl. */
+	path_sl_free(&e->sl);
+	if (path_sl_alloc(&e->sl, &of->fab) < 0) {
+		snprintf(why, 256, "out of memory for path SLs");
+		free(rank);
+		free_lists(&g);
+		return -ENOMEM;
+	}
+	ro.sl_out = &e->sl;
+	ro.max_vls = (uint8_t)fabric_vls(&osm->subn, o);
 	if (o->reroute && e->have_prev) {
 		ro.prev = &e->prev;
 		ro.prev_fab = &e->prev_fab;
@@ -265,6 +355,30 @@ static int route_fabric(struct ibsm_osm_engine *e,
 	r = route_run(e->engine, &of->fab, &ro, t, why);
 	free(rank);
 	free_lists(&g);
+	if (r)
+		path_sl_free(&e->sl);
+	else if (e->sl.vls_used > 1 && !osm->subn.opt.qos) {
+		/* Without QoS OpenSM never calls update_sl2vl: the SLs would
+		 * all land on VL 0 and the layers would deadlock. */
+		snprintf(why, 256, "routes need %u SL layers, but OpenSM runs "
+			 "without QoS (-Q, qos TRUE), so it would not map them "
+			 "to VLs", e->sl.vls_used);
+		path_sl_free(&e->sl);
+		r = -ENOTSUP;
+	} else if (e->sl.vls_used > 1) {
+		uint32_t vls = 0;
+		char cwhy[160];
+		int loop = path_sl_check(&of->fab, t, &e->sl, &vls, cwhy,
+					 sizeof(cwhy));
+
+		if (loop) {
+			snprintf(why, 256, "layered tables fail the per-SL "
+				 "credit-loop check: %.180s", loop < 0 ?
+				 strerror(-loop) : cwhy);
+			path_sl_free(&e->sl);
+			r = loop < 0 ? loop : -EDEADLK;
+		}
+	}
 	return r;
 }
 
@@ -307,13 +421,14 @@ static int ibsm_fwd_tables(void *context)
 		OSM_LOG(&osm->log, OSM_LOG_ERROR, "ibsm: out of memory for hop "
 			"tables; multicast routing may suffer\n");
 	if (o.dump[0])
-		dump_run(osm, o.dump, &of.fab, &t);
+		dump_run(osm, o.dump, &of.fab, &t, &e->sl);
 	OSM_LOG(&osm->log, OSM_LOG_INFO, "ibsm: %s routed %u switches, %u CAs, "
 		"LIDs up to %u (LMC %u), %" PRIu64 " entries in %.3f s "
-		"(graph %.3f s, engine %.3f s, tables %.3f s)\n", e->osm_name,
-		of.fab.num_switches, of.fab.num_cas, t.max_lid,
+		"(graph %.3f s, engine %.3f s, tables %.3f s); %u SL layer%s\n",
+		e->osm_name, of.fab.num_switches, of.fab.num_cas, t.max_lid,
 		osm->subn.opt.lmc, routed, ibsm_osm_now() - t0, t1 - t0, t2 - t1,
-		ibsm_osm_now() - t2);
+		ibsm_osm_now() - t2, e->sl.vls_used > 1 ? e->sl.vls_used : 1,
+		e->sl.vls_used > 1 ? "s, each credit-loop-free (SL n on VL n)" : "");
 	free(is_sw);
 	if (o.reroute)
 		keep_prev(e, &of.fab, &t);
@@ -353,5 +468,7 @@ int ibsm_osm_engine_setup(struct osm_routing_engine *re,
 		e->osm_name, e->engine->summary ? e->engine->summary : "");
 	re->build_lid_matrices = ibsm_lid_matrices;
 	re->ucast_build_fwd_tables = ibsm_fwd_tables;
+	re->path_sl = ibsm_path_sl;
+	re->update_sl2vl = ibsm_update_sl2vl;
 	return 0;
 }
