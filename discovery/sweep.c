@@ -412,7 +412,11 @@ static void got_portinfo(struct sweep *s, uint32_t n, uint8_t num,
 	port->vls = pi.oper_vls;
 	/* A link seen only from its far side is probed from here too: that
 	 * is how a second node answering with a known GUID shows up. */
+	/* Not out of a port whose physical link is not up (Disabled, or
+	 * Polling after it was enabled again): nothing answers behind it.
+	 * On hardware such a port is also DOWN; ibsim keeps it INIT. */
 	if (num == 0 || pi.state < FAB_PORT_INIT ||
+	    (pi.phys_state && pi.phys_state != 5) ||
 	    (port->peer != FAB_NONE && r->link_own[p]))
 		return;
 	/* Probe one hop further: out of any switch port, and out of our own

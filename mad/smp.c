@@ -232,7 +232,7 @@ void smp_build_portinfo_set(uint8_t *data, const uint8_t *current,
 		mad_set_field(data, 0, IB_PORT_MKEY_PROT_BITS_F, s->mkey_prot);
 		mad_set_field(data, 0, IB_PORT_MKEY_LEASE_F, s->mkey_lease);
 	}
-	mad_set_field(data, 0, IB_PORT_PHYS_STATE_F, 0);
+	mad_set_field(data, 0, IB_PORT_PHYS_STATE_F, s->phys_state);
 	mad_set_field(data, 0, IB_PORT_LINK_SPEED_ENABLED_F, 0);
 	mad_set_field(data, 0, IB_PORT_LINK_WIDTH_ENABLED_F, 0);
 }

@@ -126,7 +126,8 @@ struct smp_port_set {
 	uint8_t subnet_timeout;
 	uint8_t neighbor_mtu;           /* 0 = leave */
 	uint8_t oper_vls;               /* 0 = leave */
-	uint8_t state;                  /* 0 no change, 3 ARMED, 4 ACTIVE */
+	uint8_t state;                  /* 0 no change, 1 DOWN, 3 ARMED, 4 ACTIVE */
+	uint8_t phys_state;             /* 0 no change, 2 Polling, 3 Disabled */
 	int set_mkey;                   /* write the three M_Key fields below */
 	uint64_t m_key;
 	uint8_t mkey_prot;

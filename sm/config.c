@@ -322,10 +322,9 @@ int config_set(struct ibsm_config *c, const char *key, const char *value,
 			return bad_value(origin, k, value,
 					 "ADDR:PORT or :PORT, e.g. 127.0.0.1:9464");
 	}
-	/* `disable` (take the port down) is not implemented yet. */
 	if (!strcmp(k->name, "perf_action") && strcmp(value, "report") &&
-	    strcmp(value, "avoid"))
-		return bad_value(origin, k, value, "report or avoid");
+	    strcmp(value, "avoid") && strcmp(value, "disable"))
+		return bad_value(origin, k, value, "report, avoid or disable");
 	memcpy((char *)c + k->offset, value, len + 1);
 	return 0;
 }

@@ -150,6 +150,41 @@ static int send_set(struct mad_transport *t, struct pc_ctx *c, uint32_t p,
 			    IB_ATTR_PORT_INFO, port->num, data, on_set, c, p);
 }
 
+/* 1 when port p's own end is in h, 2 when the far end of its link is,
+ * else 0 (the `disable` action's sets, port_config.h). */
+static int listed(const struct sweep_result *r, uint32_t p,
+		  const struct link_hold *h)
+{
+	const struct fabric *f = &r->fab;
+	const struct fab_port *port = &f->ports[p];
+
+	if (!h || !h->n || port->num == 0)
+		return 0;
+	if (link_hold_contains(h, f->nodes[port->node].guid, port->num))
+		return 1;
+	if (port->peer != FAB_NONE) {
+		const struct fab_port *q = &f->ports[port->peer];
+
+		if (link_hold_contains(h, f->nodes[q->node].guid, q->num))
+			return 2;
+	}
+	return 0;
+}
+
+/* A Set that changes only the state fields, every other field as read. */
+static void state_only(const struct smp_portinfo *cur, struct smp_port_set *s,
+		       uint8_t state, uint8_t phys)
+{
+	memset(s, 0, sizeof(*s));
+	s->gid_prefix = cur->gid_prefix;
+	s->lid = cur->lid;
+	s->sm_lid = cur->sm_lid;
+	s->lmc = cur->lmc;
+	s->subnet_timeout = cur->subnet_timeout;
+	s->state = state;
+	s->phys_state = phys;
+}
+
 /* Ports the SM programs: switch port 0, and every linked port. */
 static int programmable(const struct sweep_result *r, uint32_t p)
 {
@@ -168,14 +203,49 @@ int portcfg_configure(struct mad_transport *t, struct sweep_result *r,
 	struct pc_ctx c = { .r = r, .st = st, .want_state = FAB_PORT_ARMED, .o = o };
 	int rc;
 
+	/* Ends to bring back: PortPhysicalState Polling, whether or not the
+	 * port is linked now (a disabled port has no link on real hardware;
+	 * its switch is reached through its other ports). */
+	for (uint32_t i = 0; o && o->wake && i < o->wake->n;) {
+		const struct link_hold_entry *e = &o->wake->e[i];
+		uint32_t p = FAB_NONE;
+
+		for (uint32_t q = 0; q < r->fab.num_ports && p == FAB_NONE; q++)
+			if (r->fab.ports[q].num == e->port && port_valid(r, q) &&
+			    r->fab.nodes[r->fab.ports[q].node].guid == e->guid)
+				p = q;
+		if (p == FAB_NONE) {
+			i++;    /* not seen this sweep: try again next time */
+			continue;
+		}
+		struct smp_portinfo cur;
+		struct smp_port_set s;
+		char buf[160];
+
+		smp_get_portinfo(r->port_info[p], &cur);
+		state_only(&cur, &s, 0, 2);
+		describe(r, p, buf, sizeof(buf));
+		log_info("disable: bringing %s back (PortPhysicalState Polling)", buf);
+		rc = send_set(t, &c, p, &s);
+		if (rc < 0)
+			return rc;
+		st->woken++;
+		link_hold_remove(o->wake, e->guid, e->port);
+	}
 	for (uint32_t p = 0; p < r->fab.num_ports; p++) {
 		struct smp_port_set s;
 		struct smp_portinfo cur;
+		int dn;
 
 		if (!programmable(r, p))
 			continue;
-		desired(r, p, o, &s);
 		smp_get_portinfo(r->port_info[p], &cur);
+		/* Disabled links: the listed end goes Down / Disabled, and
+		 * neither end is armed while the link is held down. */
+		dn = o ? listed(r, p, o->down) : 0;
+		if (dn)
+			continue;   /* portcfg_disable takes it down, last */
+		desired(r, p, o, &s);
 		if (r->fab.ports[p].num != 0 && cur.state == FAB_PORT_INIT) {
 			s.state = FAB_PORT_ARMED;
 		} else if (same_config(&cur, &s, o)) {
@@ -198,8 +268,71 @@ int portcfg_configure(struct mad_transport *t, struct sweep_result *r,
 	return mt_drain(t);
 }
 
+/* The answer to a Disable Set may have to cross the link it just took
+ * down (the far end, reached through it): no answer is expected then, and
+ * the Set took effect; the next sweep sees the port as it is. */
+static void on_disable(void *ctx, uint64_t cookie, const uint8_t *req,
+		       const uint8_t *resp)
+{
+	struct pc_ctx *c = ctx;
+	char buf[160];
+
+	(void)req;
+	describe(c->r, (uint32_t)cookie, buf, sizeof(buf));
+	if (!resp)
+		log_info("disable: %s did not answer (its answer may cross the link now down)", buf);
+	else if (smp_status(resp))
+		log_warn("disable: %s refused the Set (status 0x%x)", buf, smp_status(resp));
+}
+
+int portcfg_disable(struct mad_transport *t, struct sweep_result *r,
+		    const struct portcfg_opts *o, struct portcfg_stats *st)
+{
+	struct pc_ctx c = { .r = r, .st = st, .o = o };
+	int rc;
+
+	if (!o || !o->down || !o->down->n)
+		return 0;
+	/* Farthest first: the directed route to one end of the link may
+	 * cross the link itself, so that end must go before the other. */
+	for (int hops = SMP_MAX_HOPS; hops >= 0; hops--) {
+		int sent = 0;
+
+		for (uint32_t p = 0; p < r->fab.num_ports; p++) {
+			struct smp_portinfo cur;
+			struct smp_port_set s;
+			char buf[160];
+
+			if (r->port_path[p].hops != hops || !programmable(r, p) ||
+			    listed(r, p, o->down) != 1)
+				continue;
+			smp_get_portinfo(r->port_info[p], &cur);
+			if (cur.phys_state == 3)
+				continue;
+			describe(r, p, buf, sizeof(buf));
+			log_warn("disable: taking %s down (PortState Down, PortPhysicalState Disabled)", buf);
+			state_only(&cur, &s, 1, 3);
+			{
+				uint8_t data[64];
+
+				smp_build_portinfo_set(data, r->port_info[p], &s);
+				rc = mt_submit_dr(t, &r->port_path[p], IB_MAD_METHOD_SET,
+						  IB_ATTR_PORT_INFO, r->fab.ports[p].num,
+						  data, on_disable, &c, p);
+			}
+			if (rc < 0)
+				return rc;
+			st->disabled++;
+			sent = 1;
+		}
+		if (sent && (rc = mt_drain(t)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
 int portcfg_activate(struct mad_transport *t, struct sweep_result *r,
-		     struct portcfg_stats *st)
+		     const struct portcfg_opts *o, struct portcfg_stats *st)
 {
 	struct pc_ctx c = { .r = r, .st = st, .want_state = FAB_PORT_ACTIVE };
 	int rc;
@@ -209,6 +342,8 @@ int portcfg_activate(struct mad_transport *t, struct sweep_result *r,
 		struct smp_port_set s;
 
 		if (!programmable(r, p) || r->fab.ports[p].num == 0)
+			continue;
+		if (o && listed(r, p, o->down))
 			continue;
 		smp_get_portinfo(r->port_info[p], &cur);
 		if (cur.state != FAB_PORT_ARMED)
@@ -231,6 +366,8 @@ int portcfg_activate(struct mad_transport *t, struct sweep_result *r,
 	for (uint32_t p = 0; p < r->fab.num_ports; p++) {
 		if (!programmable(r, p) || r->fab.ports[p].num == 0)
 			continue;
+		if (o && listed(r, p, o->down))
+			continue;   /* taken down next, on purpose */
 		if (r->fab.ports[p].state == FAB_PORT_ACTIVE)
 			st->active++;
 		else

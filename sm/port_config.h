@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include "../discovery/sweep.h"
 #include "../mad/mad_transport.h"
+#include "link_hold.h"
 
 struct portcfg_opts {
 	uint64_t gid_prefix;
@@ -24,6 +25,13 @@ struct portcfg_opts {
 	 * not keep M_Key (ibsim), so M_Key is not compared from then on
 	 * (else every sweep would write every port). Kept by the caller. */
 	int *mkey_not_kept;
+	/* The `disable` action (sm_perf.h): ends in `down` are set to
+	 * PortState Down and PortPhysicalState Disabled, and neither end of
+	 * their links is armed; ends in `wake` are set to PortPhysicalState
+	 * Polling (the link trains again; ibsim keeps it in INIT), then
+	 * dropped from `wake`. NULL: none. */
+	const struct link_hold *down;
+	struct link_hold *wake;
 };
 
 struct portcfg_stats {
@@ -32,14 +40,21 @@ struct portcfg_stats {
 	uint32_t failed;            /* Sets refused or unanswered */
 	uint32_t active;            /* linked ports ACTIVE at the end */
 	uint32_t not_active;        /* linked ports that are not */
+	uint32_t disabled;          /* link ends taken down this sweep */
+	uint32_t woken;             /* ends set to Polling this sweep */
 };
 
 /* Pass 1: configuration, and INIT ports to ARMED. The raw PortInfo in r is
  * updated from the answers. */
 int portcfg_configure(struct mad_transport *t, struct sweep_result *r,
 		      const struct portcfg_opts *o, struct portcfg_stats *st);
-/* Pass 2: ARMED ports to ACTIVE; counts active / not_active. */
+/* Last, once the tables route around them: the link ends in o->down
+ * that are still up go Down / Disabled (counted in st->disabled). */
+int portcfg_disable(struct mad_transport *t, struct sweep_result *r,
+		    const struct portcfg_opts *o, struct portcfg_stats *st);
+/* Pass 2: ARMED ports to ACTIVE; counts active / not_active (the ends
+ * in o->down are neither armed nor counted). */
 int portcfg_activate(struct mad_transport *t, struct sweep_result *r,
-		     struct portcfg_stats *st);
+		     const struct portcfg_opts *o, struct portcfg_stats *st);
 
 #endif

@@ -316,7 +316,7 @@ static int dispatch(struct sm *sm, char *line, FILE *f, char *why, size_t wl)
 	while (isspace((unsigned char)*args))
 		args++;
 	if (!strcmp(cmd, "help")) {
-		fputs("status | top [N] | holds | avoid GUID PORT [REASON] | restore GUID PORT | resweep | dump\n", f);
+		fputs("status | top [N] | holds | avoid GUID PORT [REASON] | disable GUID PORT [REASON] | restore GUID PORT | resweep | dump\n", f);
 		return 0;
 	}
 	if (!strcmp(cmd, "status")) {
@@ -337,7 +337,8 @@ static int dispatch(struct sm *sm, char *line, FILE *f, char *why, size_t wl)
 		cmd_holds(sm, f, json);
 		return 0;
 	}
-	if (!strcmp(cmd, "avoid") || !strcmp(cmd, "restore")) {
+	if (!strcmp(cmd, "avoid") || !strcmp(cmd, "restore") ||
+	    !strcmp(cmd, "disable")) {
 		char reason[128];
 		int rc;
 
@@ -346,11 +347,23 @@ static int dispatch(struct sm *sm, char *line, FILE *f, char *why, size_t wl)
 		if (cmd[0] == 'a') {
 			snprintf(reason, sizeof(reason), "operator%s%s", *rest ? ": " : "", rest);
 			rc = link_hold_add(&sm->hold, guid, port, reason, now_seconds());
+		} else if (cmd[0] == 'd') {
+			snprintf(reason, sizeof(reason), "operator%s%s", *rest ? ": " : "", rest);
+			rc = sm_perf_disable(&sm->perf, guid, port, 0, reason);
+			if (rc == -EBUSY) {
+				snprintf(why, wl, "taking 0x%016llx port %u down would split the fabric",
+					 (unsigned long long)guid, port);
+				return -1;
+			}
 		} else {
 			struct pm_port *p = perfmgr_find(&sm->perf.pm, guid, port);
+			int d;
 
 			rc = link_hold_remove(&sm->hold, guid, port);
-			if (p && p->flagged == NOISY_AVOID) {
+			d = sm_perf_disable(&sm->perf, guid, port, 1, "operator");
+			if (d > 0)
+				rc = 1;
+			if (p && (p->flagged == NOISY_AVOID || p->flagged == NOISY_DISABLE)) {
 				/* The operator overrides the policy. */
 				p->flagged = NOISY_NONE;
 				if (sm->perf.noisy.num_acting)

@@ -2,9 +2,105 @@
 #include "sm_perf.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "../core/log.h"
+
+/* The far end of (guid, port) in f, 0 when unknown. */
+static int peer_end(const struct fabric *f, uint64_t guid, uint8_t port,
+		    uint64_t *pguid, uint8_t *pport)
+{
+	if (!f)
+		return 0;
+	for (uint32_t n = 0; n < f->num_nodes; n++) {
+		const struct fab_port *q;
+
+		if (f->nodes[n].guid != guid || port > f->nodes[n].num_ports)
+			continue;
+		q = fab_port(f, n, port);
+		if (q->peer == FAB_NONE)
+			return 0;
+		*pguid = f->nodes[f->ports[q->peer].node].guid;
+		*pport = f->ports[q->peer].num;
+		return 1;
+	}
+	return 0;
+}
+
+/* Both ends of a disabled link are taken down (a link is down at both
+ * ends anyway; doing it ourselves also keeps an SMA that would answer on
+ * the far end from looking alive). The far end's entry says whose it is,
+ * so a restore brings both back. */
+#define PEER_OF "peer of 0x%016llx port %u"
+
+int sm_perf_disable(struct sm_perf *sp, uint64_t guid, uint8_t port,
+		    int restore, const char *reason)
+{
+	char mark[64];
+	uint64_t pg = 0;
+	uint8_t pp = 0;
+	int rc;
+
+	snprintf(mark, sizeof(mark), PEER_OF, (unsigned long long)guid, port);
+	if (restore) {
+		rc = link_hold_remove(sp->down, guid, port);
+		link_hold_remove(sp->hold, guid, port);
+		if (rc > 0 && link_hold_add(sp->wake, guid, port, reason,
+					    now_seconds()) < 0)
+			return -ENOMEM;
+		for (uint32_t i = 0; rc > 0 && i < sp->down->n; i++) {
+			const struct link_hold_entry *e = &sp->down->e[i];
+
+			if (strcmp(e->reason, mark))
+				continue;
+			pg = e->guid;
+			pp = e->port;
+			link_hold_remove(sp->down, pg, pp);
+			if (link_hold_add(sp->wake, pg, pp, mark, now_seconds()) < 0)
+				return -ENOMEM;
+			break;
+		}
+		if (rc > 0)
+			sp->reroute = 1;
+		return rc;
+	}
+	/* A link whose loss splits the fabric (the last one between two
+	 * parts) stays up: the route phase would route over it anyway. */
+	if (sp->fab) {
+		struct fabric copy;
+		struct link_hold one;
+		uint32_t cut;
+
+		if (fab_clone(&copy, sp->fab) < 0)
+			return -ENOMEM;
+		link_hold_init(&one);
+		if (link_hold_add(&one, guid, port, reason, now_seconds()) < 0) {
+			fab_free(&copy);
+			return -ENOMEM;
+		}
+		cut = link_hold_apply(&one, &copy);
+		link_hold_free(&one);
+		fab_free(&copy);
+		if (!cut)
+			return -EBUSY;
+	}
+	if (link_hold_add(sp->hold, guid, port, reason, now_seconds()) < 0)
+		return -ENOMEM;
+	link_hold_remove(sp->wake, guid, port);
+	rc = link_hold_add(sp->down, guid, port, reason, now_seconds());
+	if (rc > 0 && peer_end(sp->fab, guid, port, &pg, &pp)) {
+		link_hold_remove(sp->wake, pg, pp);
+		if (link_hold_add(sp->down, pg, pp, mark, now_seconds()) < 0)
+			return -ENOMEM;
+	}
+	if (rc > 0) {
+		if (!sp->reroute)
+			sp->first_flag_at = now_seconds();
+		sp->reroute = 1;
+	}
+	return rc;
+}
 
 static int act(void *ctx, const struct pm_port *p, enum noisy_action a,
 	       int restore, const char *reason)
@@ -12,6 +108,9 @@ static int act(void *ctx, const struct pm_port *p, enum noisy_action a,
 	struct sm_perf *sp = ctx;
 	int rc;
 
+	if (a == NOISY_DISABLE)
+		return sm_perf_disable(sp, p->node_guid, p->port, restore,
+				       reason) < 0 ? -1 : 0;
 	if (a != NOISY_AVOID)
 		return -ENOTSUP;
 	if (restore) {
@@ -38,7 +137,8 @@ static void on_sample(void *ctx, struct perfmgr *pm, struct pm_port *p)
 }
 
 int sm_perf_init(struct sm_perf *sp, const struct ibsm_config *cfg,
-		 struct mad_transport *t, struct link_hold *hold)
+		 struct mad_transport *t, struct link_hold *hold,
+		 struct link_hold *down, struct link_hold *wake)
 {
 	struct pm_opts po = {
 		.interval_s = cfg->perf_interval_s,
@@ -54,6 +154,8 @@ int sm_perf_init(struct sm_perf *sp, const struct ibsm_config *cfg,
 
 	memset(sp, 0, sizeof(*sp));
 	sp->hold = hold;
+	sp->down = down;
+	sp->wake = wake;
 	no.threshold[PM_SYMBOL_ERR] = cfg->perf_symbol_error_rate;
 	no.threshold[PM_LINK_ERR_RECOVERY] = cfg->perf_link_error_recovery_rate;
 	no.threshold[PM_LINK_DOWNED] = cfg->perf_link_downed_rate;
@@ -83,10 +185,26 @@ void sm_perf_free(struct sm_perf *sp)
 
 void sm_perf_fabric(struct sm_perf *sp, const struct fabric *f)
 {
+	sp->fab = f;
 	if (!sp->pm.o.interval_s)
 		return;
+	/* Links being taken down are not polled: what a port counts while
+	 * it goes down (under ibsim, the SMPs it drops) is no sign of a bad
+	 * cable, and the policy already acted on them. */
+	if (sp->down && sp->down->n) {
+		struct fabric copy;
+
+		if (fab_clone(&copy, f) == 0) {
+			link_hold_apply(sp->down, &copy);
+			if (perfmgr_set_fabric(&sp->pm, &copy) < 0)
+				log_err("perfmgr: out of memory: counters not polled");
+			fab_free(&copy);
+			goto polled;
+		}
+	}
 	if (perfmgr_set_fabric(&sp->pm, f) < 0)
 		log_err("perfmgr: out of memory: counters not polled");
+polled:
 	if (sp->first_flag_at && !sp->reroute) {
 		log_info("perfmgr: rerouted %.3f s after the first noisy-link action",
 			 now_seconds() - sp->first_flag_at);
@@ -94,9 +212,44 @@ void sm_perf_fabric(struct sm_perf *sp, const struct fabric *f)
 	}
 }
 
+/* A port the policy took down carries nothing to measure, so its quiet
+ * period is counted from when it went down: after perf_quiet_period
+ * seconds it is brought back, and if it is still noisy the next PerfMgr
+ * cycles flag it again. Ports an operator disabled stay down until
+ * `ibsmctl restore`. */
+static void restore_disabled(struct sm_perf *sp, double now)
+{
+	for (uint32_t i = 0; i < sp->down->n; i++) {
+		const struct link_hold_entry *e = &sp->down->e[i];
+		struct pm_port p;
+		char reason[200];
+
+		if (!strncmp(e->reason, "peer of ", 8) ||
+		    !strncmp(e->reason, "operator", 8) ||
+		    now - e->since < sp->noisy.o.quiet_s)
+			continue;
+		memset(&p, 0, sizeof(p));
+		p.node_guid = e->guid;
+		p.port = e->port;
+		snprintf(reason, sizeof(reason),
+			 "down for %.0f s (perf_quiet_period %u s); it was: %.120s",
+			 now - e->since, sp->noisy.o.quiet_s, e->reason);
+		log_info("perfmgr: link 0x%016llx port %u restored (disable was taken): %s",
+			 (unsigned long long)p.node_guid, p.port, reason);
+		noisy_event(&sp->noisy, "restore", &p, reason);
+		sp->noisy.restored_total++;
+		if (sp->noisy.num_acting)
+			sp->noisy.num_acting--;
+		sm_perf_disable(sp, p.node_guid, p.port, 1, reason);
+		return;     /* the set changed; one per tick is enough */
+	}
+}
+
 int sm_perf_tick(struct sm_perf *sp, double now)
 {
 	perfmgr_tick(&sp->pm, now);
+	if (sp->down && sp->down->n)
+		restore_disabled(sp, now);
 	if (!sp->reroute)
 		return 0;
 	sp->reroute = 0;

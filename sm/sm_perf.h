@@ -3,7 +3,9 @@
  * actions on the SM: `avoid` holds the link out of routing (link_hold)
  * and asks for a reroute, which the next heavy sweep does with minimal
  * change (the previous tables guide the engine; only differing LFT blocks
- * are written). */
+ * are written); `disable` does the same and also takes the flagged port
+ * down (PortState Down, PortPhysicalState Disabled) until it is restored,
+ * unless that would split the fabric. */
 #ifndef IBSM_SM_SM_PERF_H
 #define IBSM_SM_SM_PERF_H
 
@@ -16,13 +18,23 @@ struct sm_perf {
 	struct perfmgr pm;
 	struct noisy noisy;
 	struct link_hold *hold;     /* the SM's held-out links */
+	/* `disable`: ends the SM keeps DOWN (PortPhysicalState Disabled),
+	 * and ends to wake (Polling) at the next sweep (port_config.h). */
+	struct link_hold *down, *wake;
+	const struct fabric *fab;   /* the fabric last programmed */
 	int reroute;                /* the hold set changed */
 	double first_flag_at;       /* for the "flagged -> rerouted" timing */
 };
 
 /* Returns 0, or negative (bad event log path: logged). */
 int sm_perf_init(struct sm_perf *sp, const struct ibsm_config *cfg,
-		 struct mad_transport *t, struct link_hold *hold);
+		 struct mad_transport *t, struct link_hold *hold,
+		 struct link_hold *down, struct link_hold *wake);
+/* Take one link end down (restore = 0) or bring it back (1), as the
+ * `disable` action and `ibsmctl disable` do. 1 changed, 0 nothing to do,
+ * -EBUSY when taking it down would split the fabric, -ENOMEM. */
+int sm_perf_disable(struct sm_perf *sp, uint64_t guid, uint8_t port,
+		    int restore, const char *reason);
 void sm_perf_free(struct sm_perf *sp);
 /* After a heavy sweep that programmed tables for f. */
 void sm_perf_fabric(struct sm_perf *sp, const struct fabric *f);

@@ -195,9 +195,11 @@ int sm_init(struct sm *sm, const struct ibsm_config *cfg,
 	sm->sa.ctx.subnet_timeout = cfg->subnet_timeout;
 	sa_identity(sm);
 	link_hold_init(&sm->hold);
+	link_hold_init(&sm->down);
+	link_hold_init(&sm->wake);
 	sm_flap_init(&sm->flap, cfg);
 	sm->ctl_fd = -1;
-	if (sm_perf_init(&sm->perf, cfg, t, &sm->hold) < 0 ||
+	if (sm_perf_init(&sm->perf, cfg, t, &sm->hold, &sm->down, &sm->wake) < 0 ||
 	    sm_metrics_start(sm) < 0 || sm_ctl_start(sm) < 0)
 		return -EINVAL;
 	mt_set_request_handler(t, on_request, sm);
@@ -221,6 +223,8 @@ void sm_free(struct sm *sm)
 	sm_perf_free(&sm->perf);
 	sm_flap_free(&sm->flap);
 	link_hold_free(&sm->hold);
+	link_hold_free(&sm->down);
+	link_hold_free(&sm->wake);
 	free(sm->root_guids);
 	free(sm->cn_guids);
 	memset(sm, 0, sizeof(*sm));
@@ -598,6 +602,8 @@ int sm_heavy_sweep(struct sm *sm)
 		.mkey_prot = (uint8_t)cfg->m_key_protect_bits,
 		.mkey_lease = (uint16_t)cfg->m_key_lease_period,
 		.mkey_not_kept = &sm->mkey_not_kept,
+		.down = &sm->down,
+		.wake = &sm->wake,
 	};
 	rc = portcfg_configure(sm->t, &nr, &po, &ps);
 	if (rc < 0)
@@ -646,13 +652,18 @@ int sm_heavy_sweep(struct sm *sm)
 		 ls.switches_failed);
 
 	if (routed) {
-		rc = portcfg_activate(sm->t, &nr, &ps);
+		rc = portcfg_activate(sm->t, &nr, &po, &ps);
+		if (rc >= 0)
+			rc = portcfg_disable(sm->t, &nr, &po, &ps);
 		if (rc < 0)
 			goto out;
 	}
 	t5 = now_seconds();
 	log_info("sweep %u: activate %.3f s: %u ports ACTIVE, %u not", n, t5 - t4,
 		 ps.active, ps.not_active);
+	if (ps.disabled)
+		log_info("sweep %u: %u link end%s taken down by the disable action", n,
+			 ps.disabled, ps.disabled == 1 ? "" : "s");
 
 	up = routed && !ps.failed && !ps.not_active && !ls.switches_failed &&
 	     !nr.lost_probes && !nr.dup_guids;

@@ -78,6 +78,8 @@ struct sm {
 	struct sa_server sa;            /* Subnet Administration (sa/) */
 	struct sm_mcast mcast;          /* multicast groups and MFTs */
 	struct link_hold hold;          /* links routed around (link_hold.h) */
+	struct link_hold down;          /* ends kept DOWN (disable action) */
+	struct link_hold wake;          /* ends to bring back (Polling) */
 	struct sm_perf perf;            /* PerfMgr, noisy-link policy */
 	struct sm_flap flap;            /* flap hold-out (sm_flap.h) */
 	struct sm_report report;        /* Reports to subscribers (sm_report.h) */

@@ -28,7 +28,7 @@ perf_action: nuke
 EOF
 "$IBSM_BUILD/bin/ibsm" -c "$W/bad.yaml" --dump-config >"$W/bad.out" 2>&1 && fail "bad thresholds accepted"
 grep -q "bad.yaml:2: bad value for 'perf_symbol_error_rate'" "$W/bad.out" || { cat "$W/bad.out"; fail "no FILE:LINE error for a negative threshold"; }
-grep -q "bad.yaml:3: bad value for 'perf_action': 'nuke' (report or avoid)" "$W/bad.out" || { cat "$W/bad.out"; fail "no FILE:LINE error for a bad action"; }
+grep -q "bad.yaml:3: bad value for 'perf_action': 'nuke' (report, avoid or disable)" "$W/bad.out" || { cat "$W/bad.out"; fail "no FILE:LINE error for a bad action"; }
 echo "ok bad thresholds: $(head -1 "$W/bad.out")"
 
 INTERVAL=2
