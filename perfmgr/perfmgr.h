@@ -51,6 +51,7 @@ struct pm_port {
 	uint32_t resets, clears, failures;
 	/* noisy-link policy state (perfmgr/noisy.h) */
 	uint8_t flagged;            /* 0, or the action taken */
+	uint16_t hot_streak;        /* samples in a row with XmitWait hot */
 	double flagged_at, quiet_since;
 	/* this cycle */
 	struct pm_values cur;

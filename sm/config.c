@@ -100,6 +100,10 @@ static const struct key_desc keys[] = {
 	{ "perf_local_link_integrity_rate", NUM(K_DOUBLE, perf_local_link_integrity_rate, 0, 1000000000) },
 	{ "perf_excessive_buffer_overrun_rate", NUM(K_DOUBLE, perf_excessive_buffer_overrun_rate, 0, 1000000000) },
 	{ "perf_xmit_discards_rate", NUM(K_DOUBLE, perf_xmit_discards_rate, 0, 1000000000) },
+	{ "congestion_aware", NUM(K_BOOL, congestion_aware, 0, 1) },
+	{ "congestion_xmit_wait_rate", NUM(K_DOUBLE, congestion_xmit_wait_rate, 0, 1e12) },
+	{ "congestion_persist", NUM(K_UNSIGNED, congestion_persist, 1, 1000) },
+	{ "congestion_max_moves", NUM(K_UNSIGNED, congestion_max_moves, 0, 1000000) },
 	{ "metrics_listen", STR(metrics_listen) },
 	{ "ctl_socket",     STR(ctl_socket) },
 	{ "ctl_group",      STR(ctl_group) },
@@ -170,6 +174,9 @@ void config_defaults(struct ibsm_config *c)
 	c->perf_restore_fraction = 0.5;
 	c->perf_max_avoided = 8;
 	c->perf_symbol_error_rate = 1;
+	c->congestion_xmit_wait_rate = 100000;
+	c->congestion_persist = 3;
+	c->congestion_max_moves = 64;
 	c->perf_link_error_recovery_rate = 0.1;
 	c->perf_link_downed_rate = 0.1;
 	c->perf_rcv_errors_rate = 1;

@@ -72,6 +72,11 @@ struct ibsm_config {
 	double perf_local_link_integrity_rate;
 	double perf_excessive_buffer_overrun_rate;
 	double perf_xmit_discards_rate;
+	/* congestion-aware multipath (sm/sm_perf.c, routing/cong_rebalance.h) */
+	int congestion_aware;
+	double congestion_xmit_wait_rate; /* PortXmitWait ticks/s: hot */
+	unsigned congestion_persist;      /* PerfMgr samples in a row */
+	unsigned congestion_max_moves;    /* LFT entries moved per reroute */
 	char metrics_listen[64];    /* Prometheus /metrics "ADDR:PORT", "" = off */
 	char ctl_socket[108];       /* ibsmctl's UNIX socket, "" = none */
 	char ctl_group[64];         /* group allowed besides root and our user */

@@ -128,12 +128,69 @@ static int act(void *ctx, const struct pm_port *p, enum noisy_action a,
 	return 0;
 }
 
+/* Congestion: a switch-to-switch port whose XmitWait rate stays high
+ * for cong_persist samples becomes hot, and asks for one reroute; it
+ * stays hot (the next sweeps keep spreading within their bound) until a
+ * sample below the rate. */
+static void cong_sample(struct sm_perf *sp, struct pm_port *p)
+{
+	if (!sp->cong_on || !p->is_switch || !p->peer_is_switch)
+		return;
+	if (p->rate[PM_XMIT_WAIT] < sp->cong_rate) {
+		if (p->hot_streak >= sp->cong_persist) {
+			log_info("congestion: 0x%016llx \"%s\" port %u cooled down (PortXmitWait %.0f/s)",
+				 (unsigned long long)p->node_guid, p->desc, p->port,
+				 p->rate[PM_XMIT_WAIT]);
+			if (sp->cong_hot)
+				sp->cong_hot--;
+		}
+		p->hot_streak = 0;
+		return;
+	}
+	if (p->hot_streak < UINT16_MAX)
+		p->hot_streak++;
+	if (p->hot_streak == sp->cong_persist) {
+		log_warn("congestion: 0x%016llx \"%s\" port %u -> \"%s\" is hot: PortXmitWait %.0f/s for %u samples, sending %.1f MB/s: spreading at the next sweep",
+			 (unsigned long long)p->node_guid, p->desc, p->port,
+			 p->peer_desc, p->rate[PM_XMIT_WAIT], p->hot_streak,
+			 p->rate[PM_XMIT_DATA] * 4 / 1e6);
+		sp->cong_hot++;
+		sp->reroute = 1;
+	}
+}
+
 static void on_sample(void *ctx, struct perfmgr *pm, struct pm_port *p)
 {
 	struct sm_perf *sp = ctx;
 
 	(void)pm;
 	noisy_sample(&sp->noisy, p, p->cur_at);
+	cong_sample(sp, p);
+}
+
+uint32_t sm_perf_cong_inputs(struct sm_perf *sp, struct fabric *f,
+			     double *load, uint8_t *hot)
+{
+	uint32_t n = 0;
+
+	memset(load, 0, (size_t)f->num_ports * sizeof(*load));
+	memset(hot, 0, f->num_ports);
+	for (uint32_t i = 0; i < sp->pm.num_ports; i++) {
+		const struct pm_port *p = &sp->pm.ports[i];
+		uint32_t node = fab_find_node_guid(f, p->node_guid);
+		uint32_t q;
+
+		if (node == FAB_NONE || p->port > f->nodes[node].num_ports)
+			continue;
+		q = fab_port_idx(f, node, p->port);
+		/* PortXmitData counts 4-byte words. */
+		load[q] = p->rate[PM_XMIT_DATA] * 4;
+		if (sp->cong_on && p->hot_streak >= sp->cong_persist) {
+			hot[q] = 1;
+			n++;
+		}
+	}
+	return n;
 }
 
 int sm_perf_init(struct sm_perf *sp, const struct ibsm_config *cfg,
@@ -156,6 +213,11 @@ int sm_perf_init(struct sm_perf *sp, const struct ibsm_config *cfg,
 	sp->hold = hold;
 	sp->down = down;
 	sp->wake = wake;
+	sp->cong_on = cfg->congestion_aware && cfg->perf_interval_s;
+	sp->cong_rate = cfg->congestion_xmit_wait_rate;
+	sp->cong_persist = cfg->congestion_persist;
+	if (cfg->congestion_aware && !cfg->perf_interval_s)
+		log_warn("congestion_aware needs perf_interval: off");
 	no.threshold[PM_SYMBOL_ERR] = cfg->perf_symbol_error_rate;
 	no.threshold[PM_LINK_ERR_RECOVERY] = cfg->perf_link_error_recovery_rate;
 	no.threshold[PM_LINK_DOWNED] = cfg->perf_link_downed_rate;

@@ -22,6 +22,12 @@ struct sm_perf {
 	 * and ends to wake (Polling) at the next sweep (port_config.h). */
 	struct link_hold *down, *wake;
 	const struct fabric *fab;   /* the fabric last programmed */
+	/* congestion-aware multipath: hot = PortXmitWait rate at or above
+	 * cong_rate for cong_persist samples in a row (switch-switch ports) */
+	int cong_on;
+	double cong_rate;
+	unsigned cong_persist;
+	uint32_t cong_hot;          /* ports hot now */
 	int reroute;                /* the hold set changed */
 	double first_flag_at;       /* for the "flagged -> rerouted" timing */
 };
@@ -36,6 +42,11 @@ int sm_perf_init(struct sm_perf *sp, const struct ibsm_config *cfg,
 int sm_perf_disable(struct sm_perf *sp, uint64_t guid, uint8_t port,
 		    int restore, const char *reason);
 void sm_perf_free(struct sm_perf *sp);
+/* The measured load (bytes/s sent) and hot flag of every port of f, by
+ * fabric port index, for routing/cong_rebalance.h. Returns how many ports
+ * are hot (0: nothing to do). */
+uint32_t sm_perf_cong_inputs(struct sm_perf *sp, struct fabric *f,
+			     double *load, uint8_t *hot);
 /* After a heavy sweep that programmed tables for f. */
 void sm_perf_fabric(struct sm_perf *sp, const struct fabric *f);
 /* From the SM's idle loop. Returns 1 when routes must change. */

@@ -23,6 +23,7 @@
 #include "sm_heat.h"
 #include "vl_program.h"
 #include "../routing/path_sl.h"
+#include "../routing/cong_rebalance.h"
 
 /* --- unsolicited MADs ------------------------------------------------- */
 
@@ -248,6 +249,58 @@ static int engine_promises_no_credit_loop(const char *name)
 	return name && (!strcmp(name, "ftree") || !strcmp(name, "updn"));
 }
 
+/* Congestion-aware multipath (key congestion_aware): with hot ports
+ * measured, move at most congestion_max_moves entries of the verified
+ * tables t onto equally short, less loaded ports (routing/cong_rebalance.h)
+ * and keep the result only if it verifies complete, loop-free and
+ * credit-loop-free; otherwise t stays as the engine made it. */
+static void cong_apply(struct sm *sm, const struct fabric *fc, struct lft_set *t)
+{
+	/* The route fabric is the sweep's own (or its held-out copy):
+	 * writable; the GUID lookup builds its index lazily. */
+	struct fabric *f = (struct fabric *)(uintptr_t)fc;
+	struct verify_opts vo = { .check_credit_loops = 1, .cdg_switch_lids = 1 };
+	struct verify_result vr;
+	struct cong_stats cs;
+	struct lft_set c = { 0 };
+	double *load = malloc(((size_t)f->num_ports + 1) * sizeof(*load));
+	uint8_t *hot = malloc((size_t)f->num_ports + 1);
+	double t0 = now_seconds();
+
+	if (!load || !hot || lft_alloc(&c, t->num_switches, t->max_lid) < 0) {
+		log_err("congestion: out of memory: tables left as routed");
+		goto out;
+	}
+	if (!sm_perf_cong_inputs(&sm->perf, f, load, hot))
+		goto out;
+	memcpy(c.port, t->port, (size_t)t->num_switches * t->stride);
+	if (cong_rebalance(f, &c, load, hot, sm->cfg->congestion_max_moves, &cs) < 0) {
+		log_err("congestion: out of memory: tables left as routed");
+		goto out;
+	}
+	if (!cs.moved) {
+		log_info("congestion: %u hot port%s, no equally short port with less load to move to",
+			 cs.hot_ports, cs.hot_ports == 1 ? "" : "s");
+		goto out;
+	}
+	if (verify_routes(f, &c, &vo, &vr) < 0 || !verify_usable(&vr) || vr.credit_loop) {
+		log_warn("congestion: moving %u entries would fail verification (%s): tables left as routed",
+			 cs.moved, vr.credit_loop ? "credit loop" : vr.first_error);
+		goto out;
+	}
+	log_info("congestion: moved %u LFT entries off %u hot port%s (at most %u): highest measured switch-port load %.2f MB/s, estimated %.2f MB/s after; verified, credit-loop-free (%.3f s)",
+		 cs.moved, cs.hot_ports, cs.hot_ports == 1 ? "" : "s",
+		 sm->cfg->congestion_max_moves, cs.max_before / 1e6,
+		 cs.max_after / 1e6, now_seconds() - t0);
+	lft_free(t);
+	*t = c;
+	memset(&c, 0, sizeof(c));
+out:
+	lft_free(&c);
+	free(load);
+	free(hot);
+}
+
 /* Route and verify. Returns 1 with t filled when the tables may be
  * programmed, 0 when not (logged), negative errno on failure. */
 static int route_and_verify(struct sm *sm, const struct fabric *f,
@@ -354,6 +407,8 @@ static int route_and_verify(struct sm *sm, const struct fabric *f,
 	log_info("routed with %s: %llu LIDs, max hops %u, avg hops %.2f, verified%s",
 		 sm->engine_used, (unsigned long long)vr.lids_total, vr.max_hops,
 		 vr.avg_hops, vr.credit_loop ? "" : ", credit-loop-free");
+	if (sm->perf.cong_on && sm->perf.cong_hot && !vr.credit_loop)
+		cong_apply(sm, f, t);
 	return 1;
 }
 
