@@ -53,6 +53,11 @@ struct ibsm_osm_plugin {
 	osm_opensm_t *osm;
 	struct ibsm_osm_engine engine[IBSM_OSM_MAX_ENGINES];
 	unsigned num_engines;
+	/* perfmgr_log: OpenSM's PerfMgr reports one PORT_ERRORS event per
+	 * PortCounters reading; a gap of 2 s between readings ends a sweep. */
+	int perfmgr_log;
+	double pm_first, pm_last;
+	unsigned pm_count, pm_errs, pm_sweeps;
 };
 
 /* The OpenSM subnet as a fabric, with the way back to OpenSM's switches. */

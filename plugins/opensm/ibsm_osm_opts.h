@@ -22,6 +22,7 @@ struct ibsm_osm_opts {
 	int reroute;                    /* pass the last tables as `prev` */
 	int hops;                       /* fill OpenSM's hop tables */
 	int log_level;                  /* ibsm's own log (stderr) */
+	int perfmgr_log;                /* log OpenSM's PerfMgr sweep times */
 	unsigned vls;                   /* layer budget for layered engines
 					 * (dfsp), 0 = what the ports allow */
 };

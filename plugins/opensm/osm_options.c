@@ -56,6 +56,8 @@ static int opt_one(struct ibsm_osm_opts *o, const char *key, const char *v)
 		return copy_path(o->dump, sizeof(o->dump), v);
 	if (!strcmp(key, "reroute"))
 		return parse_bool(v, &o->reroute);
+	if (!strcmp(key, "perfmgr_log"))
+		return parse_bool(v, &o->perfmgr_log);
 	if (!strcmp(key, "hops"))
 		return parse_bool(v, &o->hops);
 	if (!strcmp(key, "threads")) {
@@ -108,7 +110,7 @@ int ibsm_osm_opts_parse(struct ibsm_osm_opts *o, const char *text,
 		int r = opt_one(o, w, eq + 1);
 		if (r == -ENOENT) {
 			snprintf(err, errlen, "unknown option \"%s\" (known: roots, "
-				 "cn, cn_order, engines, dump, reroute, hops, threads, vls, log)", w);
+				 "cn, cn_order, engines, dump, reroute, hops, threads, vls, perfmgr_log, log)", w);
 			return -EINVAL;
 		}
 		if (r) {

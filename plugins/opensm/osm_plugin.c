@@ -6,6 +6,7 @@
  * That is the moment to register ours. OpenSM destroys its routing engines
  * before its plugins, so the contexts we hand out live long enough. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,6 +76,7 @@ static void *ibsm_create(struct osm_opensm *osm)
 		return NULL;
 	}
 	pl->osm = osm;
+	pl->perfmgr_log = o.perfmgr_log;
 	for (unsigned i = 0; eng[i]; i++)
 		if (ibsm_osm_name_in_list(o.engines, eng[i]->name))
 			register_engine(pl, eng[i]);
@@ -101,12 +103,43 @@ static void ibsm_delete(void *data)
 	free(pl);
 }
 
-/* Events are not needed: routing happens through the engine callbacks. */
+/* Routing happens through the engine callbacks. The only events used are
+ * OpenSM's PerfMgr readings of a port (perfmgr_log=1: PortCounters give
+ * an error event, PortCountersExtended a data event): the time from the
+ * first to the last reading of a sweep, logged when the next sweep starts, is
+ * how long OpenSM's PerfMgr takes over the fabric (bench/perfmgr_bench.sh;
+ * Debian's OpenSM is built without its own PerfMgr profiling). Readings
+ * may be processed on more than one of OpenSM's threads: a lock. */
+static pthread_mutex_t pm_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static void ibsm_report(void *data, osm_epi_event_id_t id, void *event)
 {
-	(void)data;
-	(void)id;
+	struct ibsm_osm_plugin *pl = data;
+	double now;
+
 	(void)event;
+	if (!pl || !pl->perfmgr_log || (id != OSM_EVENT_ID_PORT_ERRORS &&
+					 id != OSM_EVENT_ID_PORT_DATA_COUNTERS))
+		return;
+	pthread_mutex_lock(&pm_lock);
+	now = ibsm_osm_now();
+	if (pl->pm_count && now - pl->pm_last > 2.0) {
+		pl->pm_sweeps++;
+		OSM_LOG(&pl->osm->log, OSM_LOG_INFO, "ibsm: OpenSM perfmgr sweep "
+			"%u: %u port readings in %.3f s (first to last; %u error "
+			"and %u data counter readings)\n", pl->pm_sweeps,
+			pl->pm_errs, pl->pm_last - pl->pm_first, pl->pm_errs,
+			pl->pm_count - pl->pm_errs);
+		pl->pm_count = 0;
+		pl->pm_errs = 0;
+	}
+	if (!pl->pm_count)
+		pl->pm_first = now;
+	pl->pm_last = now;
+	pl->pm_count++;
+	if (id == OSM_EVENT_ID_PORT_ERRORS)
+		pl->pm_errs++;
+	pthread_mutex_unlock(&pm_lock);
 }
 
 /* The symbol OpenSM looks up (OSM_EVENT_PLUGIN_IMPL_NAME). Exported, so it
