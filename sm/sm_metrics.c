@@ -190,6 +190,18 @@ static void holds(FILE *f, const struct sm *sm)
 		label(f, e->reason);
 		fputs("} 1\n", f);
 	}
+	/* The disable action: both ends of each link are listed. */
+	head(f, "ibsm_disabled_link_ends", "gauge", "Link ends the SM keeps Down/Disabled (disable action, ibsmctl disable).");
+	fprintf(f, "ibsm_disabled_link_ends %u\n", sm->down.n);
+	head(f, "ibsm_link_end_disabled", "gauge", "A link end kept Down/Disabled, with the reason.");
+	for (uint32_t i = 0; i < sm->down.n; i++) {
+		const struct link_hold_entry *e = &sm->down.e[i];
+
+		fprintf(f, "ibsm_link_end_disabled{node_guid=\"0x%016llx\",port=\"%u\",reason=",
+			(unsigned long long)e->guid, e->port);
+		label(f, e->reason);
+		fputs("} 1\n", f);
+	}
 }
 
 void sm_metrics_tick(struct sm *sm, double now)

@@ -32,13 +32,15 @@ S=$W/ctl.sock
 ctl() { "$IBSM_BUILD/bin/ibsmctl" -s "$S" "$@"; }
 
 INTERVAL=2
-QUIET=6
+QUIET=10
+PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])' 2>/dev/null)
+metric() { command -v curl >/dev/null 2>&1 && curl -s "http://127.0.0.1:$PORT/metrics" | awk -v m="$1" '$1 == m { print $2 }'; }
 "$IBSM_BUILD/bin/ibsm-topo" fattree --levels 2 --radix 8 -o "$W/ft.net" >/dev/null || fail "ibsm-topo"
 ibsim_start "$W/ft.net" || fail "ibsim did not start"
 sm_daemon "$W/sm.log" --cache-dir "$W/cache" --dump "$W/ft.dump" --sweep 5 \
 	--set perf_interval=$INTERVAL --set perf_quiet_period=$QUIET \
 	--set perf_action=disable --set perf_event_log="$W/events.jsonl" \
-	--set ctl_socket="$S"
+	--set ctl_socket="$S" ${PORT:+--set metrics_listen=127.0.0.1:$PORT}
 wait_log "$W/sm.log" "perfmgr: cycle 1:" 20 || fail "no PerfMgr cycle"
 sim_run ibnetdiscover >"$W/ibnd" 2>/dev/null || fail "ibnetdiscover"
 sw_lid() { awk -v d="\"$1\"" '/^Switch/ && index($0, "# " d " ") { for (i = 1; i <= NF; i++) if ($i == "lid") { print $(i + 1); exit } }' "$W/ibnd"; }
@@ -79,6 +81,10 @@ case "$(port_state spine-0 1)" in *Disabled*) ;; *) fail "spine-0 port 1 is '$(p
 n=$(uses leaf-0 5 spine-0 1)
 [ "$n" -eq 0 ] || fail "$n LFT entries still use the disabled link"
 verify_tables disabled
+if [ -n "$PORT" ] && command -v curl >/dev/null 2>&1; then
+	sleep 1
+	[ "$(metric ibsm_disabled_link_ends)" = 2 ] || { curl -s "http://127.0.0.1:$PORT/metrics" | grep disabled; fail "/metrics does not show 2 disabled link ends"; }
+fi
 sleep 1
 grep "heavy sweep [0-9.]* s" "$W/sm.log" | tail -1 | grep -q "fabric UP" || { grep "heavy sweep [0-9.]* s" "$W/sm.log" | tail -3; fail "the last heavy sweep is not UP with the link disabled"; }
 nh=$(grep -c "heavy sweep [0-9.]* s" "$W/sm.log")
