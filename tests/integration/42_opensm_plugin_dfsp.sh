@@ -51,9 +51,16 @@ osm_start() {
 	EOF
 	sim_bg env OSM_CACHE_DIR="$W/$1.cache" LD_PRELOAD="$OSM_PRELOAD" ASAN_OPTIONS="$OSM_ASAN" \
 		LD_LIBRARY_PATH="$IBSM_BUILD/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
-		opensm -F "$W/$1.conf" -D 0x07 -f "$W/$1.osm.log" >"$W/$1.osm.out" 2>&1
+		opensm -F "$W/$1.conf" -d2 -D 0x07 -f "$W/$1.osm.log" >"$W/$1.osm.out" 2>&1
 	OSM=$SIM_LAST_PID
 	wait_log "$W/$1.osm.log" "SUBNET UP" 60 || { grep -i "ibsm\|ERR" "$W/$1.osm.log" | tail; fail "$1: no SUBNET UP"; }
+}
+# OpenSM under libumad2sim can hang in its exit path after SIGTERM (seen in
+# bench/perfmgr_bench.sh): 5 s, then SIGKILL.
+osm_stop() {
+	kill "$OSM" 2>/dev/null
+	_i=0; while kill -0 "$OSM" 2>/dev/null && [ $_i -lt 50 ]; do sleep 0.1; _i=$((_i + 1)); done
+	kill -9 "$OSM" 2>/dev/null; wait "$OSM" 2>/dev/null
 }
 osm_used() {
 	sed -n 's/.*osm_ucast_mgr_process: \([^ ]*\) tables configured on all switches.*/\1/p' "$W/$1.osm.log" | tail -1
@@ -114,7 +121,7 @@ sim_run dump_fts >"$W/torus.fts" 2>/dev/null || fail "dump_fts"
 	>"$W/layers.json" 2>"$W/layers.err" || { cat "$W/layers.err"; tail -3 "$W/layers.json"; fail "the switches' tables with the plugin's SLs fail --check"; }
 grep -q '"sl_layers":{"vls_used":'"$layers"',"credit_loop":0' "$W/layers.json" || { tail -2 "$W/layers.json"; fail "per-SL check not clean"; }
 echo "ok 4: dump_fts with the plugin's SLs: complete, credit-loop-free on each of $layers layers"
-kill "$OSM"; wait "$OSM" 2>/dev/null
+osm_stop
 sim_cleanup
 
 # --- 5: QoS off ---------------------------------------------------------------------
@@ -124,5 +131,5 @@ grep -q "ibsm: ibsm-dfsp refused the fabric .*without QoS" "$W/n.osm.log" ||
 	{ grep "ibsm" "$W/n.osm.log" | tail; fail "ibsm-dfsp without QoS did not refuse with its reason"; }
 [ "$(osm_used n)" = ibsm-updn ] || fail "without QoS OpenSM used '$(osm_used n)', not the next engine ibsm-updn"
 echo "ok 5: without QoS ibsm-dfsp refuses (SLs would all be on VL 0), OpenSM falls back to ibsm-updn"
-kill "$OSM"; wait "$OSM" 2>/dev/null
+osm_stop
 echo "PASS"
