@@ -649,9 +649,7 @@ int sweep_discover(struct mad_transport *t, struct sweep_result *r)
 		double pause = SWEEP_REDO_PAUSE_S * (1u << s.round);
 		struct timespec ts;
 
-		const struct mt_stats *now = mt_get_stats(t);
-		uint64_t tries = now->sent - st0.sent;
-		double loss = tries ? (double)(now->timed_out - st0.timed_out) / tries : 0;
+		double loss = mt_stats_loss(&st0, mt_get_stats(t));
 
 		if (s.round && s.answers == seen && loss < SWEEP_REDO_LOSSY) {
 			log_info("sweep: %u request%s unanswered again, nothing answered in round %u and %.0f%% of all tries lost: giving up on them",

@@ -336,6 +336,13 @@ const struct mt_stats *mt_get_stats(const struct mad_transport *t)
 	return &t->st;
 }
 
+double mt_stats_loss(const struct mt_stats *a, const struct mt_stats *b)
+{
+	uint64_t tries = b->sent - a->sent;
+
+	return tries ? (double)(b->timed_out - a->timed_out) / tries : 0;
+}
+
 void mt_stats_diff(struct mt_stats *out, const struct mt_stats *a,
 		    const struct mt_stats *b)
 {

@@ -122,6 +122,8 @@ void mt_set_retries(struct mad_transport *t, unsigned retries);
 int mt_simulated(void);
 
 const struct mt_stats *mt_get_stats(const struct mad_transport *t);
+/* Share of the tries sent between a and b that timed out (0 if none). */
+double mt_stats_loss(const struct mt_stats *a, const struct mt_stats *b);
 /* Difference b - a, for per-sweep counts. */
 void mt_stats_diff(struct mt_stats *out, const struct mt_stats *a,
 		    const struct mt_stats *b);

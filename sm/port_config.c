@@ -137,7 +137,7 @@ static void on_set(void *ctx, uint64_t cookie, const uint8_t *req,
 }
 
 static int send_set(struct mad_transport *t, struct pc_ctx *c, uint32_t p,
-		    const struct smp_port_set *s)
+		    const struct smp_port_set *s, mt_done_fn done)
 {
 	uint8_t data[64];
 	const struct fab_port *port = &c->r->fab.ports[p];
@@ -147,7 +147,7 @@ static int send_set(struct mad_transport *t, struct pc_ctx *c, uint32_t p,
 		return rc;
 	smp_build_portinfo_set(data, c->r->port_info[p], s);
 	return mt_submit_dr(t, &c->r->port_path[p], IB_MAD_METHOD_SET,
-			    IB_ATTR_PORT_INFO, port->num, data, on_set, c, p);
+			    IB_ATTR_PORT_INFO, port->num, data, done, c, p);
 }
 
 /* 1 when port p's own end is in h, 2 when the far end of its link is,
@@ -208,13 +208,11 @@ int portcfg_configure(struct mad_transport *t, struct sweep_result *r,
 	 * its switch is reached through its other ports). */
 	for (uint32_t i = 0; o && o->wake && i < o->wake->n;) {
 		const struct link_hold_entry *e = &o->wake->e[i];
-		uint32_t p = FAB_NONE;
+		uint32_t n = fab_find_node_guid(&r->fab, e->guid);
+		uint32_t p = n != FAB_NONE && e->port <= r->fab.nodes[n].num_ports ?
+			fab_port_idx(&r->fab, n, e->port) : FAB_NONE;
 
-		for (uint32_t q = 0; q < r->fab.num_ports && p == FAB_NONE; q++)
-			if (r->fab.ports[q].num == e->port && port_valid(r, q) &&
-			    r->fab.nodes[r->fab.ports[q].node].guid == e->guid)
-				p = q;
-		if (p == FAB_NONE) {
+		if (p == FAB_NONE || !port_valid(r, p)) {
 			i++;    /* not seen this sweep: try again next time */
 			continue;
 		}
@@ -226,7 +224,7 @@ int portcfg_configure(struct mad_transport *t, struct sweep_result *r,
 		state_only(&cur, &s, 0, 2);
 		describe(r, p, buf, sizeof(buf));
 		log_info("disable: bringing %s back (PortPhysicalState Polling)", buf);
-		rc = send_set(t, &c, p, &s);
+		rc = send_set(t, &c, p, &s, on_set);
 		if (rc < 0)
 			return rc;
 		st->woken++;
@@ -261,7 +259,7 @@ int portcfg_configure(struct mad_transport *t, struct sweep_result *r,
 				  cur.neighbor_mtu, s.neighbor_mtu, cur.oper_vls,
 				  s.oper_vls, cur.gid_prefix == s.gid_prefix ? "same" : "differs");
 		}
-		rc = send_set(t, &c, p, &s);
+		rc = send_set(t, &c, p, &s, on_set);
 		if (rc < 0)
 			return rc;
 	}
@@ -312,14 +310,7 @@ int portcfg_disable(struct mad_transport *t, struct sweep_result *r,
 			describe(r, p, buf, sizeof(buf));
 			log_warn("disable: taking %s down (PortState Down, PortPhysicalState Disabled)", buf);
 			state_only(&cur, &s, 1, 3);
-			{
-				uint8_t data[64];
-
-				smp_build_portinfo_set(data, r->port_info[p], &s);
-				rc = mt_submit_dr(t, &r->port_path[p], IB_MAD_METHOD_SET,
-						  IB_ATTR_PORT_INFO, r->fab.ports[p].num,
-						  data, on_disable, &c, p);
-			}
+			rc = send_set(t, &c, p, &s, on_disable);
 			if (rc < 0)
 				return rc;
 			st->disabled++;
@@ -349,14 +340,8 @@ int portcfg_activate(struct mad_transport *t, struct sweep_result *r,
 		if (cur.state != FAB_PORT_ARMED)
 			continue;
 		/* Keep every field as it is now; only the state moves. */
-		memset(&s, 0, sizeof(s));
-		s.gid_prefix = cur.gid_prefix;
-		s.lid = cur.lid;
-		s.sm_lid = cur.sm_lid;
-		s.lmc = cur.lmc;
-		s.subnet_timeout = cur.subnet_timeout;
-		s.state = FAB_PORT_ACTIVE;
-		rc = send_set(t, &c, p, &s);
+		state_only(&cur, &s, FAB_PORT_ACTIVE, 0);
+		rc = send_set(t, &c, p, &s, on_set);
 		if (rc < 0)
 			return rc;
 	}

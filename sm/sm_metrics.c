@@ -177,31 +177,32 @@ static void perf(FILE *f, const struct sm *sm)
 	}
 }
 
+/* A set of link ends: its size, then one series per end with the reason. */
+static void link_set(FILE *f, const struct link_hold *h, const char *count,
+		     const char *count_help, const char *each,
+		     const char *each_help)
+{
+	head(f, count, "gauge", count_help);
+	fprintf(f, "%s %u\n", count, h->n);
+	head(f, each, "gauge", each_help);
+	for (uint32_t i = 0; i < h->n; i++) {
+		const struct link_hold_entry *e = &h->e[i];
+
+		fprintf(f, "%s{node_guid=\"0x%016llx\",port=\"%u\",reason=", each,
+			(unsigned long long)e->guid, e->port);
+		label(f, e->reason);
+		fputs("} 1\n", f);
+	}
+}
+
 static void holds(FILE *f, const struct sm *sm)
 {
-	head(f, "ibsm_avoided_links", "gauge", "Links held out of routing.");
-	fprintf(f, "ibsm_avoided_links %u\n", sm->hold.n);
-	head(f, "ibsm_link_avoided", "gauge", "A held-out link, by one end, with the reason.");
-	for (uint32_t i = 0; i < sm->hold.n; i++) {
-		const struct link_hold_entry *e = &sm->hold.e[i];
-
-		fprintf(f, "ibsm_link_avoided{node_guid=\"0x%016llx\",port=\"%u\",reason=",
-			(unsigned long long)e->guid, e->port);
-		label(f, e->reason);
-		fputs("} 1\n", f);
-	}
+	link_set(f, &sm->hold, "ibsm_avoided_links", "Links held out of routing.",
+		 "ibsm_link_avoided", "A held-out link, by one end, with the reason.");
 	/* The disable action: both ends of each link are listed. */
-	head(f, "ibsm_disabled_link_ends", "gauge", "Link ends the SM keeps Down/Disabled (disable action, ibsmctl disable).");
-	fprintf(f, "ibsm_disabled_link_ends %u\n", sm->down.n);
-	head(f, "ibsm_link_end_disabled", "gauge", "A link end kept Down/Disabled, with the reason.");
-	for (uint32_t i = 0; i < sm->down.n; i++) {
-		const struct link_hold_entry *e = &sm->down.e[i];
-
-		fprintf(f, "ibsm_link_end_disabled{node_guid=\"0x%016llx\",port=\"%u\",reason=",
-			(unsigned long long)e->guid, e->port);
-		label(f, e->reason);
-		fputs("} 1\n", f);
-	}
+	link_set(f, &sm->down, "ibsm_disabled_link_ends",
+		 "Link ends the SM keeps Down/Disabled (disable action, ibsmctl disable).",
+		 "ibsm_link_end_disabled", "A link end kept Down/Disabled, with the reason.");
 }
 
 void sm_metrics_tick(struct sm *sm, double now)

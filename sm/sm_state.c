@@ -552,9 +552,7 @@ int sm_heavy_sweep(struct sm *sm)
 			/* Enough tries that a MAD fails all of them with
 			 * p < 0.1% at the loss this discovery saw (75% lost
 			 * tries -> 24), at least double the last count. */
-			const struct mt_stats *st = mt_get_stats(sm->t);
-			uint64_t tries = st->sent - s0.sent;
-			double loss = tries ? (double)(st->timed_out - s0.timed_out) / tries : 0;
+			double loss = mt_stats_loss(&s0, mt_get_stats(sm->t));
 			unsigned r = sm->retries < 4 ? 4 : sm->retries * 2;
 
 			if (loss > 0.01 && loss < 0.99) {
