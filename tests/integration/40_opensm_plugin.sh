@@ -107,17 +107,6 @@ osm_expect_ours() {
 	cp "$W/$1.dump/plugin.lfts" "$W/$1.dump/lfts.txt" || fail "$1: no plugin dump"
 }
 
-# ibnetdiscover text with its node records sorted by node GUID (the order
-# the plugin builds its graph in), so ibsm-route sees the same graph.
-ibnd_sorted() {
-	awk 'BEGIN { RS = ""; ORS = "\n\n" }
-	     { k = "0"; if (match($0, /(switch|ca|rt)guid=0x[0-9a-fA-F]+/)) {
-		 g = substr($0, RSTART, RLENGTH); sub(/.*=0x/, "", g)
-		 k = sprintf("1%016s", tolower(g)); gsub(/ /, "0", k) }
-	       gsub(/\n/, "\001"); print k "\t" $0 }' "$1" |
-		LC_ALL=C sort -t "$(printf '\t')" -k1,1 | cut -f2- | tr '\001' '\n'
-}
-
 # offline_compare NAME ENGINE: ibsm-route on ibnetdiscover's view gives
 # what dump_fts shows (needs sm_check_fabric's $W/NAME.ibnd, .fts.e).
 offline_compare() {

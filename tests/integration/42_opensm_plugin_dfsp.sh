@@ -65,14 +65,6 @@ osm_stop() {
 osm_used() {
 	sed -n 's/.*osm_ucast_mgr_process: \([^ ]*\) tables configured on all switches.*/\1/p' "$W/$1.osm.log" | tail -1
 }
-ibnd_sorted() {  # as in test 40: node records sorted by GUID
-	awk 'BEGIN { RS = ""; ORS = "\n\n" }
-	     { k = "0"; if (match($0, /(switch|ca|rt)guid=0x[0-9a-fA-F]+/)) {
-		 g = substr($0, RSTART, RLENGTH); sub(/.*=0x/, "", g)
-		 k = sprintf("1%016s", tolower(g)); gsub(/ /, "0", k) }
-	       gsub(/\n/, "\001"); print k "\t" $0 }' "$1" |
-		LC_ALL=C sort -t "$(printf '\t')" -k1,1 | cut -f2- | tr '\001' '\n'
-}
 
 "$IBSM_BUILD/bin/ibsm-topo" torus --dims 4x4 --hcas-per-switch 2 -o "$W/torus.net" >/dev/null || fail "ibsm-topo torus"
 client=$(awk -F'"' '/^Ca/ { n++; if (n == 3) { print $2; exit } }' "$W/torus.net")
