@@ -17,7 +17,8 @@
  * path: detours whose down->up turns keep the CDG acyclic), ftree_turns.c
  * (the turn set and its cycle check), ftree_order.c (the topological order
  * that bounds that check, and the search itself), ftree_write.c (the
- * tables, written on a second thread). */
+ * tables, written on a second thread), ftree_closed.c (closed-form
+ * routes for the CA LIDs of intact trees, rows written in parallel). */
 #ifndef IBSM_ROUTING_FTREE_H
 #define IBSM_ROUTING_FTREE_H
 
@@ -226,6 +227,14 @@ void ft_writer_side(struct ft_writer *wr, void (*fn)(void *), void *arg);
 void ft_writer_side_wait(struct ft_writer *wr);
 /* Write what is left, stop the thread, free the buffers. */
 void ft_writer_finish(struct ft_writer *wr);
+
+/* ftree_closed.c: on an intact tree, route every CA LID in closed form
+ * (the tables the load-aware assignment would write, rows in parallel)
+ * and leave the chain loads in w->load. Returns 1 if it did, 0 if the
+ * tree is not intact (nothing written), -ENOMEM. ft_closed_enabled = 0
+ * turns it off (the unit test compares both). */
+extern int ft_closed_enabled;
+int ft_closed_route(struct ft_work *w, struct lft_set *lft, unsigned threads);
 
 /* Engine entry points (ftree_route.c). */
 extern const struct route_engine route_ftree;

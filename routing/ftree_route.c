@@ -481,16 +481,17 @@ static void next_take(struct ft_work *w, struct ft_group *g, struct ft_next *n)
 	n->g = x;
 }
 
-/* Start the setup of the first target after dest[i]'s (if any). */
+/* Start the setup of the target of todo[i + 1 ..] after todo[i]'s (if any). */
 static void next_start(const struct ftree *t, struct ft_writer *wr,
-		       struct ft_next *n, uint32_t i)
+		       struct ft_next *n, const uint32_t *todo, uint32_t ntodo,
+		       uint32_t i)
 {
-	uint32_t tg = t->dest[i].sw;
-	while (i < t->ndest && t->dest[i].sw == tg)
+	uint32_t tg = t->dest[todo[i]].sw;
+	while (i < ntodo && t->dest[todo[i]].sw == tg)
 		i++;
-	if (i == t->ndest)
+	if (i == ntodo)
 		return;
-	n->tg = t->dest[i].sw;
+	n->tg = t->dest[todo[i]].sw;
 	ft_writer_side(wr, next_run, n);
 }
 
@@ -556,20 +557,38 @@ static int ft_route(struct route_ctx *ctx, struct lft_set *lft)
 		r = r ? r : -ENOMEM;
 		goto out;
 	}
+	/* The destinations the general assignment routes: all of them, or,
+	 * on an intact tree, the switch LIDs above the leaves (the rest are
+	 * written in closed form by ftree_closed.c). */
+	uint32_t *todo = malloc((t->ndest + 1) * sizeof(uint32_t)), ntodo = 0;
+	if (!todo) {
+		r = -ENOMEM;
+		goto out;
+	}
+	if ((r = ft_closed_route(&w, lft, ctx->opt ? ctx->opt->threads : 0)) < 0) {
+		free(todo);
+		goto out;
+	}
+	for (uint32_t i = 0; i < t->ndest; i++)
+		if (!r || (i >= t->nca_dest && t->level[t->dest[i].sw] != 0))
+			todo[ntodo++] = i;
+	r = 0;
 	uint32_t cur_grp = FAB_NONE;
-	if (t->ndest) {
-		nx.tg = t->dest[0].sw;
+	if (ntodo) {
+		nx.tg = t->dest[todo[0]].sw;
 		ft_writer_side(&wr, next_run, &nx);
 	}
-	for (uint32_t i = 0; i < t->ndest; i++) {
-		const struct ft_dest *d = &t->dest[i];
+	for (uint32_t i = 0; i < ntodo; i++) {
+		const struct ft_dest *d = &t->dest[todo[i]];
 		if (d->sw != cur_grp) {
 			ft_writer_side_wait(&wr);
-			if ((r = nx.r))
+			if ((r = nx.r)) {
+				free(todo);
 				goto out;
+			}
 			next_take(&w, &g, &nx);
 			cur_grp = d->sw;
-			next_start(t, &wr, &nx, i);
+			next_start(t, &wr, &nx, todo, ntodo, i);
 		}
 		w.nused = 0;
 		for (uint32_t j = 0; j < d->nlids; j++) {
@@ -577,6 +596,7 @@ static int ft_route(struct route_ctx *ctx, struct lft_set *lft)
 			ft_writer_add(&wr, w.nh, d->lid + j);
 		}
 	}
+	free(todo);
 	ft_writer_finish(&wr);
 	if (w.prev)
 		ft_reroute_report(&w, ctx->fab, lft);
