@@ -269,9 +269,10 @@ static void route_below_chain(struct ft_work *w, uint32_t lid, const uint64_t *L
 					 * Take the less-loaded one. */
 					uint32_t cur = first_port(t, x) + w->nh[x];
 					uint32_t cp = t->peer_sw[cur];
-					if (cp != FAB_NONE && w->anc_mark[cp] != grp &&
-					    t->level[cp] == t->level[s] && !w->prev &&
-					    L[l->rev_egress] < L[cur])
+					if ((cp == s || (cp != FAB_NONE &&
+							 w->anc_mark[cp] != grp &&
+							 t->level[cp] == t->level[s])) &&
+					    !w->prev && L[l->rev_egress] < L[cur])
 						w->nh[x] = l->rport;
 					continue;
 				}
