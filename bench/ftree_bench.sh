@@ -1,7 +1,8 @@
 #!/bin/sh
 # ftree benchmark (issue 4): ftree and updn on generated 3-level fat-trees of
 # 2,000 (radix 20), 11,664 (radix 36) and 65,536 (radix 64) CAs, plus a 5%
-# degraded radix-20 tree. Prints route time, peak memory and, with the
+# degraded radix-20 tree and a tree of director switches (2 x 648-port
+# chassis of radix-36 ASICs, 1,296 CAs, and 6 of them, 3,888 CAs; issue 13). Prints route time, peak memory and, with the
 # verifier (--check), the all-to-all balance (max link load / lower bound).
 # The radix-64 tree has LIDs above 0xBFFF: it is an analysis-only size.
 #
@@ -19,7 +20,7 @@ TOPO=$B/bin/ibsm-topo
 for p in "$ROUTE" "$TOPO"; do
 	[ -x "$p" ] || { echo "ftree_bench: $p is not built"; exit 77; }
 done
-SIZES=${FTREE_BENCH_SIZES:-ft3-r20 ft3-r20-d5 ft3-r36 ft3-r64}
+SIZES=${FTREE_BENCH_SIZES:-ft3-r20 ft3-r20-d5 dir2-r36 dir6-r36 ft3-r36 ft3-r64}
 ENGINES=${FTREE_BENCH_ENGINES:-ftree updn}
 CHECK_MAX=${FTREE_BENCH_CHECK_MAX:-70000}
 FABDIR=$B/bench-fabrics
@@ -68,7 +69,7 @@ for size in $SIZES; do
 			continue
 		fi
 		bal="complete and loop-free: ok=$(json_field ok "$WORK/out.json") (no load check)"
-		[ -n "$check" ] && bal="ok=$(json_field ok "$WORK/out.json") a2a=$(json_field a2a_ratio "$WORK/out.json")x shifts_congested=$(json_field shifts_congested "$WORK/out.json")"
+		[ -n "$check" ] && bal="ok=$(json_field ok "$WORK/out.json") a2a=$(json_field a2a_ratio "$WORK/out.json")x sw-links=$(json_field a2a_switch_ratio "$WORK/out.json")x shifts_congested=$(json_field shifts_congested "$WORK/out.json")"
 		row "$size" "$n_ca" "$n_sw" "$eng" "${secs:-?}" "$total" "$peak" "$bal"
 	done
 done

@@ -10,7 +10,8 @@
  *  - S. Ohring et al., "On generalized fat trees", IPPS 1995 (XGFT levels).
  *  - Schroeder et al., "Autonet", 1991 (up-down routing is deadlock-free).
  *
- * Files: ftree_levels.c (tree shape from the graph), ftree_route.c (the
+ * Files: ftree_levels.c (tree shape from the graph), ftree_chassis.c
+ * (director chassis above the leaves, and their cabled order), ftree_route.c (the
  * per-destination assignment and the engine), ftree_degraded.c (load caps
  * and source spilling on degraded trees), ftree_reroute.c (keep previous
  * entries where still valid), ftree_detour.c (switches with no up-then-down
@@ -68,6 +69,9 @@ struct ftree {
 	struct ft_dest *dest;   /* CAs in cabled order, then switches */
 	uint32_t ndest, nca_dest;
 	uint64_t cap;           /* target max link load (degraded rebalancing) */
+	uint32_t nchassis;      /* director chassis found */
+	uint32_t *chassis;      /* per switch: chassis id or FAB_NONE (NULL: none) */
+	uint32_t *chassis_pos;  /* per switch: cabled position inside it */
 	uint32_t max_lid;
 };
 
@@ -76,6 +80,17 @@ struct ftree {
 int ft_build(struct ftree *t, const struct fabric *f,
 	     const struct route_options *opt, char *why);
 void ft_free(struct ftree *t);
+
+/* ftree_chassis.c: director chassis, i.e. the connected pieces of the
+ * tree above the leaves that are complete 2-level trees of ASICs; fills
+ * nchassis, chassis and chassis_pos (needs levels and links). 0 or
+ * -ENOMEM. */
+int ft_find_chassis(struct ftree *t);
+/* Parse a chassis ASIC's description, "MF0;<chassis>:<model>/L05/U1"
+ * (line card 5, ASIC 1) or ".../S01/U2" (fabric card): 1 and the parts,
+ * or 0 if desc has another shape. */
+int ft_chassis_desc(const char *desc, char *name, size_t len, char *kind,
+		    unsigned *card, unsigned *unit);
 
 /* ftree_degraded.c: the load cap, the largest per-link all-to-all lower
  * bound over leaves (traffic into a leaf over its up-links). */

@@ -270,7 +270,9 @@ static int cmp_key(const void *a, const void *b)
 }
 
 /* Switches by level, and the tie-break order: top level by node index,
- * each lower level by (lowest order among its up-neighbours, node index).
+ * each lower level by (lowest order among its up-neighbours, node index);
+ * inside director chassis (ftree_chassis.c) by chassis, then the cabled
+ * position, then node index.
  * On a regular tree this groups the switches of one "column" (those that
  * share upper switches) so every leaf sees its spines in the same order,
  * which is what makes d-mod-k consistent across leaves. */
@@ -299,7 +301,12 @@ static int build_order(struct ftree *t)
 			for (uint32_t i = t->up_off[s]; i < t->up_off[s + 1]; i++)
 				if (t->order[t->up[i].peer] < m)
 					m = t->order[t->up[i].peer];
-			k[n++] = (struct sort_key){ m, f->switches[s], 0, s };
+			uint32_t c = t->chassis ? t->chassis[s] : FAB_NONE;
+			if (c == FAB_NONE)
+				k[n++] = (struct sort_key){ m, f->switches[s], 0, s };
+			else    /* chassis, then cabled position inside it */
+				k[n++] = (struct sort_key){ m, (uint64_t)c << 32 |
+					t->chassis_pos[s], f->switches[s], s };
 		}
 		qsort(k, n, sizeof(*k), cmp_key);
 		for (uint32_t i = 0; i < n; i++) {
@@ -481,6 +488,8 @@ void ft_free(struct ftree *t)
 	free(t->fport);
 	free(t->weight);
 	free(t->dest);
+	free(t->chassis);
+	free(t->chassis_pos);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -504,7 +513,8 @@ int ft_build(struct ftree *t, const struct fabric *f,
 	r = assign_levels(t, opt, why);
 	if (r)
 		goto fail;
-	if ((r = build_links(t)) || (r = build_order(t)) || (r = build_dests(t, opt)))
+	if ((r = build_links(t)) || (r = ft_find_chassis(t)) ||
+	    (r = build_order(t)) || (r = build_dests(t, opt)))
 		goto fail;
 	t->max_lid = fab_max_lid(f);
 	t->cap = ft_load_cap(t);

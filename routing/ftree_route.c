@@ -262,10 +262,17 @@ static void route_below_chain(struct ft_work *w, uint32_t lid, const uint64_t *L
 				if (w->anc_mark[x] == grp)
 					continue;
 				if (w->assigned[x] == dst) {
-					/* A parallel link to the same parent. */
+					/* Another link up to this BFS level: a
+					 * parallel one to the same parent, or (a
+					 * leaf under several line ASICs of a
+					 * director) one to a sibling parent.
+					 * Take the less-loaded one. */
 					uint32_t cur = first_port(t, x) + w->nh[x];
-					if (t->peer_sw[cur] == s && !w->prev &&
-					    L[l->rev_egress] < L[cur])
+					uint32_t cp = t->peer_sw[cur];
+					if ((cp == s || (cp != FAB_NONE &&
+							 w->anc_mark[cp] != grp &&
+							 t->level[cp] == t->level[s])) &&
+					    !w->prev && L[l->rev_egress] < L[cur])
 						w->nh[x] = l->rport;
 					continue;
 				}

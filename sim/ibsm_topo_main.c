@@ -3,6 +3,8 @@
  *
  *   ibsm-topo fattree --levels 2|3 --radix K [--oversub X] [--hcas N]
  *                     [--remove FRAC --seed S] [--shuffle-hosts]
+ *   ibsm-topo director --directors D --radix R [--line-asics N]
+ *                      [--leaves L] [--remove FRAC --seed S] [--shuffle-hosts]
  *   ibsm-topo torus --dims AxB[xC] [--mesh] --hcas-per-switch P
  *   ibsm-topo dragonfly --groups G --switches A --hosts P --global H
  *   ibsm-topo random --switches N --degree D --hosts P [--seed S]
@@ -25,12 +27,14 @@ enum opt_id {
 	OPT_LEVELS = 256, OPT_RADIX, OPT_OVERSUB, OPT_REMOVE, OPT_SEED, OPT_HCAS,
 	OPT_DIMS, OPT_MESH, OPT_HCAS_PER_SW, OPT_GROUPS, OPT_SWITCHES,
 	OPT_HOSTS, OPT_GLOBAL, OPT_DEGREE, OPT_FORMAT, OPT_SUMMARY, OPT_HELP,
-	OPT_SHUFFLE, OPT_END,
+	OPT_SHUFFLE, OPT_DIRECTORS, OPT_LINE_ASICS, OPT_LEAVES, OPT_END,
 };
 
 static const char usage[] =
 	"usage: ibsm-topo SHAPE [options] [-o FILE|-]\n"
 	"  fattree   --levels 2|3 --radix K [--oversub X] [--hcas N]\n"
+	"            [--remove FRAC] [--seed S] [--shuffle-hosts]\n"
+	"  director  --directors D --radix R [--line-asics N] [--leaves L]\n"
 	"            [--remove FRAC] [--seed S] [--shuffle-hosts]\n"
 	"  torus     --dims AxB[xC] [--mesh] --hcas-per-switch P\n"
 	"  dragonfly --groups G --switches A --hosts P --global H\n"
@@ -99,8 +103,9 @@ static int parse_dims(const char *s, struct torus_params *t)
 static int check_allowed(const struct cli *c, const char *shape,
 			 const int *allowed, const struct option *longopts)
 {
-	for (int id = OPT_LEVELS; id < OPT_FORMAT; id++) {
-		if (!c->given[id - OPT_LEVELS])
+	for (int id = OPT_LEVELS; id < OPT_END; id++) {
+		if (!c->given[id - OPT_LEVELS] || id == OPT_FORMAT ||
+		    id == OPT_SUMMARY || id == OPT_HELP)
 			continue;
 		int ok = 0;
 		for (const int *a = allowed; *a; a++)
@@ -149,6 +154,25 @@ static int generate(const struct cli *c, struct fabric *f,
 			return bad("--hcas must be at least 1%s%s", "", "");
 		return gen_fattree(f, &p, err) ? 2 : 0;
 	}
+	if (!strcmp(s, "director")) {
+		static const int ok[] = { OPT_DIRECTORS, OPT_RADIX, OPT_LINE_ASICS,
+			OPT_LEAVES, OPT_REMOVE, OPT_SEED, OPT_SHUFFLE, 0 };
+		if (check_allowed(c, s, ok, lo) ||
+		    need(c, OPT_DIRECTORS, "directors", s) ||
+		    need(c, OPT_RADIX, "radix", s))
+			return 2;
+		struct director_params p = {
+			.directors = V(OPT_DIRECTORS), .radix = V(OPT_RADIX),
+			.line_asics = V(OPT_LINE_ASICS), .leaves = V(OPT_LEAVES),
+			.remove_frac = c->remove, .seed = c->val[OPT_SEED - OPT_LEVELS],
+			.shuffle_hosts = c->given[OPT_SHUFFLE - OPT_LEVELS],
+		};
+		if (c->given[OPT_LINE_ASICS - OPT_LEVELS] && p.line_asics == 0)
+			return bad("--line-asics must be at least 2%s%s", "", "");
+		if (c->given[OPT_LEAVES - OPT_LEVELS] && p.leaves == 0)
+			return bad("--leaves must be at least 1%s%s", "", "");
+		return gen_director(f, &p, err) ? 2 : 0;
+	}
 	if (!strcmp(s, "torus")) {
 		static const int ok[] = { OPT_DIMS, OPT_MESH, OPT_HCAS_PER_SW, 0 };
 		if (check_allowed(c, s, ok, lo) || need(c, OPT_DIMS, "dims", s) ||
@@ -187,7 +211,8 @@ static int generate(const struct cli *c, struct fabric *f,
 		};
 		return gen_random(f, &p, err) ? 2 : 0;
 	}
-	return bad("unknown shape '%s' (fattree, torus, dragonfly, random)%s",
+	return bad("unknown shape '%s' (fattree, director, torus, dragonfly, "
+		   "random)%s",
 		   s, "");
 }
 
@@ -256,6 +281,9 @@ int main(int argc, char **argv)
 		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "summary", no_argument, NULL, OPT_SUMMARY },
 		{ "shuffle-hosts", no_argument, NULL, OPT_SHUFFLE },
+		{ "directors", required_argument, NULL, OPT_DIRECTORS },
+		{ "line-asics", required_argument, NULL, OPT_LINE_ASICS },
+		{ "leaves", required_argument, NULL, OPT_LEAVES },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },

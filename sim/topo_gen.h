@@ -3,7 +3,7 @@
  * benchmarks call these directly. The first node is always a CA (where an SM
  * attaches in a real cluster). Node descriptions say what a node is:
  * "node-17", "leaf-3", "spine-1", "core-0", "torus-2-1-0" ("mesh-..."),
- * "df-g4-s2", "rr-12". Conventions: docs/topologies.md. */
+ * "df-g4-s2", "rr-12", "MF0;director-1:CS7500/L05/U1". Conventions: docs/topologies.md. */
 #ifndef IBSM_SIM_TOPO_GEN_H
 #define IBSM_SIM_TOPO_GEN_H
 
@@ -19,6 +19,18 @@ struct fattree_params {
 	unsigned hcas;          /* 0 = as many as the tree holds, else cap */
 	int shuffle_hosts;      /* cable each leaf's CAs to its ports in a
 				 * seeded random order (names stay leaf-major) */
+};
+
+/* Director switches as spines (sim/topo_gen_director.c): D chassis of N
+ * line ASICs and R/2 fabric ASICs each, D*N (or `leaves`) leaf switches. */
+struct director_params {
+	unsigned directors;     /* D, must divide radix / 2 */
+	unsigned radix;         /* R, every ASIC and leaf (even, >= 4) */
+	unsigned line_asics;    /* N per director, 2..R; 0 = R */
+	unsigned leaves;        /* 0 = D * N (every external port used) */
+	double remove_frac;     /* fraction of switch-switch links removed */
+	uint64_t seed;          /* for removals and shuffle_hosts */
+	int shuffle_hosts;
 };
 
 struct torus_params {
@@ -45,6 +57,7 @@ struct random_params {
 /* Each returns 0 (f initialised and filled) or -EINVAL with a message in
  * err (size >= 256) saying which parameter is wrong. */
 int gen_fattree(struct fabric *f, const struct fattree_params *p, char *err);
+int gen_director(struct fabric *f, const struct director_params *p, char *err);
 int gen_torus(struct fabric *f, const struct torus_params *p, char *err);
 int gen_dragonfly(struct fabric *f, const struct dragonfly_params *p, char *err);
 int gen_random(struct fabric *f, const struct random_params *p, char *err);

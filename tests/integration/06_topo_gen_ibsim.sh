@@ -1,6 +1,7 @@
 #!/bin/sh
 # Generated fabrics load into ibsim as the graphs we generated: for a 2-level
-# radix-8 fat-tree, a 3x3x2 torus and a 9-group dragonfly, ibsm-topo writes
+# radix-8 fat-tree, a 3x3x2 torus, two director chassis with leaves, a
+# 9-group dragonfly and a random graph, ibsm-topo writes
 # an ibsim net file, ibsim loads it, and ibnetdiscover (no SM needed: it
 # walks directed routes) must find every node with our node GUID and our
 # description (checked by plain text processing of both files), and the
@@ -73,6 +74,10 @@ echo "ok: SIM_HOST=node-5 and Unlink \"leaf-0\"[5] address nodes by description"
 sim_cleanup
 
 check torus-3x3x2 torus --dims 3x3x2 --hcas-per-switch 2
+sim_cleanup
+# Director chassis: descriptions with ';', ':' and '/' (as real chassis
+# report them) survive ibsim and ibnetdiscover.
+check dir-2x4 director --directors 2 --radix 8 --line-asics 4
 sim_cleanup
 check df-9x4 dragonfly --groups 9 --switches 4 --hosts 2 --global 2
 sim_cleanup

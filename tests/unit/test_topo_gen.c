@@ -439,6 +439,78 @@ static void expect_bad(int r, struct fabric *f, const char *err,
 	fab_free(f);
 }
 
+/* Director fabrics: counts, the documented cabling (leaf l's j-th link
+ * into chassis d at line ASIC (l*u/D + j) mod N), chassis names and one
+ * SystemImageGUID per chassis. */
+static void director_shapes(void **state)
+{
+	(void)state;
+	static const struct {
+		unsigned d, r, n, leaves;
+		uint32_t cas, switches, sw_links, unused;
+	} t[] = {
+		{ 2, 36, 0, 0, 1296, 180, 2592, 0 },    /* 2 x 648 ports */
+		{ 1, 36, 18, 0, 324, 54, 648, 324 },    /* 324-port, half the
+							 * fabric ports dark */
+		{ 2, 8, 4, 0, 32, 24, 64, 32 },
+		{ 3, 12, 0, 20, 120, 74, 336, 96 },     /* 32 of 72 ext. ports dark
+							 * per chassis */
+	};
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct director_params p = { .directors = t[i].d, .radix = t[i].r,
+			.line_asics = t[i].n, .leaves = t[i].leaves };
+		struct fabric f;
+		char err[256];
+		assert_int_equal(gen_director(&f, &p, err), 0);
+		struct counts c = count(&f);
+		assert_int_equal(c.cas, t[i].cas);
+		assert_int_equal(c.switches, t[i].switches);
+		assert_int_equal(c.sw_links, t[i].sw_links);
+		assert_int_equal(c.unused_sw_ports, t[i].unused);
+		check_invariants(&f);
+		fab_free(&f);
+	}
+	/* D=2, R=8, N=4: leaf l port 5+d*2+j -> chassis d line ASIC
+	 * (2l+j) mod 4, external port (2l+j)/4 + 1. */
+	struct director_params p = { .directors = 2, .radix = 8, .line_asics = 4 };
+	struct fabric f;
+	char err[256];
+	assert_int_equal(gen_director(&f, &p, err), 0);
+	uint32_t leaf0 = f.num_cas, dir0 = leaf0 + 8;
+	for (uint32_t l = 0; l < 8; l++)
+		for (unsigned d = 0; d < 2; d++)
+			for (unsigned j = 0; j < 2; j++) {
+				unsigned rp;
+				uint32_t m = peer_of(&f, leaf0 + l, 5 + d * 2 + j, &rp);
+				uint32_t g = 2 * l + j;
+				assert_int_equal(m, dir0 + d * 8 + g % 4);
+				assert_int_equal(rp, g / 4 + 1);
+			}
+	/* line ASIC i port 5+k -> fabric ASIC k port i+1 */
+	for (unsigned d = 0; d < 2; d++)
+		for (uint32_t i = 0; i < 4; i++)
+			for (unsigned k = 0; k < 4; k++) {
+				unsigned rp;
+				uint32_t m = peer_of(&f, dir0 + d * 8 + i, 5 + k, &rp);
+				assert_int_equal(m, dir0 + d * 8 + 4 + k);
+				assert_int_equal(rp, i + 1);
+			}
+	assert_string_equal(f.nodes[leaf0].desc, "MF0;leaf-0:MSB7800/U1");
+	assert_string_equal(f.nodes[dir0 + 2].desc, "MF0;director-1:DIR16/L02/U1");
+	assert_string_equal(f.nodes[dir0 + 8 + 7].desc, "MF0;director-2:DIR16/S02/U2");
+	assert_true(f.nodes[dir0].sys_guid == f.nodes[dir0 + 7].sys_guid);
+	assert_true(f.nodes[dir0].sys_guid != f.nodes[dir0 + 8].sys_guid);
+	assert_true(f.nodes[dir0].sys_guid != f.nodes[dir0].guid);
+	fab_free(&f);
+	struct director_params q = { .directors = 2, .radix = 36 };
+	assert_int_equal(gen_director(&f, &q, err), 0);
+	assert_string_equal(f.nodes[f.num_cas + 72 + 35].desc,
+			    "MF0;director-1:CS7500/L18/U2");
+	assert_string_equal(f.nodes[f.num_cas + 72 + 36].desc,
+			    "MF0;director-1:CS7500/S01/U1");
+	fab_free(&f);
+}
+
 static void bad_params(void **state)
 {
 	(void)state;
@@ -456,6 +528,17 @@ static void bad_params(void **state)
 		"radix", "radix", "oversub", "remove", "remove", "hcas" };
 	for (size_t i = 0; i < sizeof(ft) / sizeof(ft[0]); i++)
 		expect_bad(gen_fattree(&f, &ft[i], err), &f, err, ft_words[i]);
+
+	struct director_params dp0[] = {
+		{ .directors = 2, .radix = 7 }, { .directors = 4, .radix = 12 },
+		{ .directors = 0, .radix = 8 }, { .directors = 2, .radix = 8,
+		.line_asics = 9 }, { .directors = 2, .radix = 8, .leaves = 17 },
+		{ .directors = 2, .radix = 8, .remove_frac = 1.0 },
+	};
+	static const char *const dp0_words[] = { "radix", "directors",
+		"directors", "line ASICs", "leaves", "remove" };
+	for (size_t i = 0; i < sizeof(dp0) / sizeof(dp0[0]); i++)
+		expect_bad(gen_director(&f, &dp0[i], err), &f, err, dp0_words[i]);
 
 	struct torus_params tp[] = {
 		{ .dims = 1, .size = { 4 }, .hcas_per_switch = 1 },
@@ -672,6 +755,7 @@ int main(void)
 		cmocka_unit_test(fattree_sizes),
 		cmocka_unit_test(fattree_cabling),
 		cmocka_unit_test(fattree_removal),
+		cmocka_unit_test(director_shapes),
 		cmocka_unit_test(torus_shapes),
 		cmocka_unit_test(dragonfly_shapes),
 		cmocka_unit_test(random_regular),
