@@ -153,6 +153,17 @@ static void on_request(void *ctx, uint8_t *mad, uint16_t slid, uint32_t sqp)
 			  method, attr, slid);
 }
 
+/* A multi-MAD request the kernel reassembled (a real port): only the SA
+ * takes those. */
+static void on_long_request(void *ctx, uint8_t *msg, size_t len, uint16_t slid,
+			    uint32_t sqp)
+{
+	struct sm *sm = ctx;
+
+	if (smp_class(msg) == GMP_CLASS_SA && sm->cfg->sa_enabled)
+		sa_server_handle_long(&sm->sa, msg, len, slid, sqp);
+}
+
 /* --- lifecycle -------------------------------------------------------- */
 
 /* What the SA says about us (SMInfoRecord). */
@@ -204,12 +215,14 @@ int sm_init(struct sm *sm, const struct ibsm_config *cfg,
 	    sm_metrics_start(sm) < 0 || sm_ctl_start(sm) < 0)
 		return -EINVAL;
 	mt_set_request_handler(t, on_request, sm);
+	mt_set_long_request_handler(t, on_long_request, sm);
 	return 0;
 }
 
 void sm_free(struct sm *sm)
 {
 	mt_set_request_handler(sm->t, NULL, NULL);
+	mt_set_long_request_handler(sm->t, NULL, NULL);
 	sa_server_free(&sm->sa);
 	sm_report_free(&sm->report);
 	sm_standby_free(&sm->standby);
@@ -980,6 +993,7 @@ int sm_run(struct sm *sm, const struct sm_signals *sig)
 		/* Joins and leaves arrive through the SA: bring the MFTs in
 		 * line here, outside the transport's callbacks. */
 		sm_report_groups(sm);
+		sa_server_tick(&sm->sa, now_seconds());
 		if (sm->fabric_up && sm_mcast_dirty(&sm->mcast) &&
 		    !sm->heavy_wanted)
 			sm_mcast_update(&sm->mcast, sm->t, &sm->cur);

@@ -318,6 +318,93 @@ static void test_node_table_rmpp(void **state)
 	mini_free(&m);
 }
 
+/* A GetMulti(MultiPathRecord) of 14 GIDs (24 + 224 bytes: two RMPP
+ * segments), sent as a client would under ibsim: segment 1 is ACKed with
+ * the window, the LAST is ACKed and the request answered, with one path
+ * per source x destination pair; then the same with a bad LAST. */
+static void mpr_segment(uint8_t *mad, const uint8_t *stream, size_t len,
+			unsigned s, uint64_t tid)
+{
+	struct rmpp_hdr h = { .version = 1, .type = RMPP_TYPE_DATA,
+			      .flags = RMPP_FLAG_ACTIVE, .seg_num = s };
+	size_t off = (s - 1) * 200u, n = len - off < 200 ? len - off : 200;
+
+	req_init(mad, 0x14, 0x003A, (1ull << MPR_SGIDCOUNT) | (1ull << MPR_DGIDCOUNT));
+	mad_set_field64(mad, 0, IB_MAD_TRID_F, tid);
+	if (s == 1) {
+		h.flags |= RMPP_FLAG_FIRST;
+		h.len_or_window = (uint32_t)(len + 2 * 20);
+	} else {
+		h.flags |= RMPP_FLAG_LAST;
+		h.len_or_window = (uint32_t)(n + 20);
+	}
+	rmpp_set(mad, &h);
+	memcpy(mad + GMP_SA_DATA_OFFS, stream + off, n);
+}
+
+static void test_multipath_multi_mad(void **state)
+{
+	struct mini m;
+	uint8_t stream[24 + 14 * 16] = { 0 }, mad[GMP_SIZE];
+	struct cap c = { .n = 0 };
+	struct rmpp_hdr h;
+
+	(void)state;
+	mini_build(&m);
+	sa_put(&sa_mpr_rec, stream, MPR_SGIDCOUNT, 7);
+	sa_put(&sa_mpr_rec, stream, MPR_DGIDCOUNT, 7);
+	for (unsigned i = 0; i < 14; i++) {
+		uint8_t *g = stream + 24 + 16 * i;
+
+		g[0] = 0xfe;
+		g[1] = 0x80;
+		g[14] = i < 7 ? 0x02 : 0x03;    /* CA a's port to CA b's */
+		g[15] = 0x01;
+	}
+	m.s.send = capture;
+	m.s.send_arg = &c;
+	mpr_segment(mad, stream, sizeof(stream), 1, 0x99);
+	sa_server_handle(&m.s, mad, 2, 1);
+	assert_int_equal(c.n, 1);
+	rmpp_get(c.mad[0], &h);
+	assert_int_equal(h.type, RMPP_TYPE_ACK);
+	assert_int_equal(h.seg_num, 1);
+	assert_true(h.len_or_window >= 2);
+	assert_int_equal(mad_get_field(c.mad[0], 0, IB_MAD_RESPONSE_F), 1);
+	mpr_segment(mad, stream, sizeof(stream), 2, 0x99);
+	sa_server_handle(&m.s, mad, 2, 1);
+	assert_int_equal(c.n, 3);               /* final ACK, then the answer */
+	rmpp_get(c.mad[1], &h);
+	assert_int_equal(h.type, RMPP_TYPE_ACK);
+	assert_int_equal(h.seg_num, 2);
+	assert_int_equal(status_of(c.mad[2]), 0);
+	assert_int_equal(mad_get_field(c.mad[2], 0, IB_MAD_METHOD_F), 0x14); /* GetMultiResp */
+	assert_int_equal(mad_get_field(c.mad[2], 0, IB_MAD_ATTRID_F), 0x0035);
+	rmpp_get(c.mad[2], &h);
+	assert_int_equal(h.type, RMPP_TYPE_DATA);
+	/* 49 PathRecords of 64 bytes in 16 segments. */
+	assert_int_equal(h.len_or_window, 49 * 64 + 16 * 20);
+	assert_int_equal(mad_get_field(c.mad[2] + GMP_SA_DATA_OFFS, 0, IB_SA_PR_SLID_F), 2);
+	assert_int_equal(mad_get_field(c.mad[2] + GMP_SA_DATA_OFFS, 0, IB_SA_PR_DLID_F), 3);
+	assert_int_equal(m.s.st.rmpp_requests, 1);
+
+	/* A LAST whose PayloadLength disagrees with the FIRST: ABORT 119. */
+	c.n = 0;
+	mpr_segment(mad, stream, sizeof(stream), 1, 0x9a);
+	sa_server_handle(&m.s, mad, 2, 1);
+	mpr_segment(mad, stream, sizeof(stream), 2, 0x9a);
+	rmpp_get(mad, &h);
+	h.len_or_window = 30;
+	rmpp_set(mad, &h);
+	sa_server_handle(&m.s, mad, 2, 1);
+	assert_int_equal(c.n, 2);
+	rmpp_get(c.mad[1], &h);
+	assert_int_equal(h.type, RMPP_TYPE_ABORT);
+	assert_int_equal(h.status, RMPP_ST_BAD_LEN);
+	assert_int_equal(m.s.st.rmpp_requests, 1);
+	mini_free(&m);
+}
+
 static void test_path(void **state)
 {
 	struct mini m;
@@ -407,6 +494,7 @@ int main(void)
 		cmocka_unit_test(test_statuses),
 		cmocka_unit_test(test_node_table_rmpp),
 		cmocka_unit_test(test_path),
+		cmocka_unit_test(test_multipath_multi_mad),
 		cmocka_unit_test(test_portinfo_mkey_hidden),
 	};
 
