@@ -69,6 +69,7 @@ void sa_server_init(struct sa_server *s, struct mad_transport *t)
 	memset(s, 0, sizeof(*s));
 	s->t = t;
 	sa_db_init(&s->ctx.db);
+	sa_sl2vl_init(&s->ctx.sl2vl);
 	if (rmpp_rx_init(&s->rx, &sa_rx_opts) < 0)
 		log_warn("SA: no memory for RMPP reassembly: multi-MAD requests will be stopped");
 }
@@ -81,6 +82,7 @@ void sa_server_free(struct sa_server *s)
 	sa_db_free(&s->ctx.db);
 	sa_service_db_free(&s->ctx.services);
 	sa_inform_db_free(&s->ctx.informs);
+	sa_sl2vl_free(&s->ctx.sl2vl);
 	memset(s, 0, sizeof(*s));
 }
 
