@@ -15,6 +15,7 @@
 #include "sa/sa_handler.h"
 #include "sa/sa_layout.h"
 #include "sa/sa_server.h"
+#include "sa/sa_sl2vl.h"
 
 static void test_layout_sizes(void **state)
 {
@@ -405,6 +406,65 @@ static void test_multipath_multi_mad(void **state)
 	mini_free(&m);
 }
 
+/* SL2VLTableRecord: tables come from the cache; unread ones make a Get
+ * answer Busy and are left out of a GetTable; the port pair is matched by
+ * the component mask; a CA port's record has both port numbers 0. */
+static void test_sl2vl(void **state)
+{
+	struct mini m;
+	uint8_t req[GMP_SIZE], out[4 * GMP_SIZE];
+	const uint8_t t12[8] = { 0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xe7 };
+	const uint8_t tca[8] = { 0x10 };
+	const uint8_t *rec = out + GMP_SA_DATA_OFFS;
+	struct rmpp_hdr h;
+	const uint64_t key = 1ull << SL2VL_LID | 1ull << SL2VL_INPORT |
+			     1ull << SL2VL_OUTPORT;
+
+	(void)state;
+	mini_build(&m);
+	/* Switch: out 1 or 2 (linked) x in 0, 1, 2; each CA port: one. */
+	assert_int_equal(sa_sl2vl_sweep(&m.s.ctx.sl2vl, &m.r), 0);
+	assert_int_equal(m.s.ctx.sl2vl.wanted, 8);
+	req_init(req, 0x01, 0x0013, key);
+	sa_put(&sa_sl2vl_rec, req + GMP_SA_DATA_OFFS, SL2VL_LID, 1);
+	sa_put(&sa_sl2vl_rec, req + GMP_SA_DATA_OFFS, SL2VL_INPORT, 1);
+	sa_put(&sa_sl2vl_rec, req + GMP_SA_DATA_OFFS, SL2VL_OUTPORT, 2);
+	sa_server_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(status_of(out), SA_STATUS_BUSY);
+	assert_int_equal(m.s.ctx.sl2vl.want_len, 1);    /* asked first */
+	sa_sl2vl_store(&m.s.ctx.sl2vl, 0x100, 1, 2, t12, SL2VL_READ);
+	sa_server_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(status_of(out), 0);
+	assert_int_equal(sa_get(&sa_sl2vl_rec, rec, SL2VL_LID), 1);
+	assert_int_equal(sa_get(&sa_sl2vl_rec, rec, SL2VL_INPORT), 1);
+	assert_int_equal(sa_get(&sa_sl2vl_rec, rec, SL2VL_OUTPORT), 2);
+	assert_memory_equal(rec + 8, t12, 8);
+	/* Port 3 is down: no table there at all (no record, not Busy). */
+	sa_put(&sa_sl2vl_rec, req + GMP_SA_DATA_OFFS, SL2VL_OUTPORT, 3);
+	sa_server_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(status_of(out), SA_STATUS_NO_RECORDS);
+	/* GetTable of everything: the two tables known, the rest left out. */
+	sa_sl2vl_store(&m.s.ctx.sl2vl, 0x300, 0, 1, tca, SL2VL_SET);
+	req_init(req, 0x12, 0x0013, 0);
+	sa_server_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(status_of(out), 0);
+	rmpp_get(out, &h);
+	assert_int_equal(h.len_or_window, 2 * 16 + 20);
+	/* By LID: CA b's record, ports 0/0, its table. */
+	req_init(req, 0x01, 0x0013, 1ull << SL2VL_LID);
+	sa_put(&sa_sl2vl_rec, req + GMP_SA_DATA_OFFS, SL2VL_LID, 3);
+	sa_server_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(status_of(out), 0);
+	assert_int_equal(sa_get(&sa_sl2vl_rec, rec, SL2VL_LID), 3);
+	assert_int_equal(sa_get(&sa_sl2vl_rec, rec, SL2VL_OUTPORT), 0);
+	assert_memory_equal(rec + 8, tca, 8);
+	/* A link that now leads elsewhere loses its tables; the rest stay. */
+	m.r.fab.ports[fab_port_idx(&m.r.fab, 0, 2)].peer = FAB_NONE;
+	assert_int_equal(sa_sl2vl_sweep(&m.s.ctx.sl2vl, &m.r), 1);
+	assert_int_equal(m.s.ctx.sl2vl.known, 1);       /* CA b's, by GUID */
+	mini_free(&m);
+}
+
 static void test_path(void **state)
 {
 	struct mini m;
@@ -495,6 +555,7 @@ int main(void)
 		cmocka_unit_test(test_node_table_rmpp),
 		cmocka_unit_test(test_path),
 		cmocka_unit_test(test_multipath_multi_mad),
+		cmocka_unit_test(test_sl2vl),
 		cmocka_unit_test(test_portinfo_mkey_hidden),
 	};
 
