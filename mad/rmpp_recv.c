@@ -91,6 +91,13 @@ static void abort_with(struct rmpp_rx *r, struct rmpp_rx_out *out,
 		xfer_drop(x);
 }
 
+void rmpp_rx_abort_reply(struct rmpp_rx *r, const uint8_t *mad, uint8_t status,
+			 struct rmpp_rx_out *out)
+{
+	memset(out, 0, sizeof(*out));
+	abort_with(r, out, mad, NULL, status);
+}
+
 static struct rmpp_rx_xfer *find(struct rmpp_rx *r, uint16_t slid, uint64_t tid)
 {
 	/* The low 32 TID bits: a kernel or ibsim owns the high half and

@@ -102,6 +102,10 @@ void rmpp_rx_expire(struct rmpp_rx *r, double now,
 		    void (*fn)(void *ctx, const uint8_t *mad, size_t len,
 			       uint16_t slid, uint32_t sqp),
 		    void *ctx);
+/* An ABORT with `status` answering mad (e.g. BADT for an RMPPType that
+ * does not exist), for the caller to send. */
+void rmpp_rx_abort_reply(struct rmpp_rx *r, const uint8_t *mad, uint8_t status,
+			 struct rmpp_rx_out *out);
 /* Transfers held (unfinished or in time-wait). */
 unsigned rmpp_rx_active(const struct rmpp_rx *r);
 
