@@ -43,6 +43,7 @@ struct mad_transport {
 	int agent_lid, agent_dr;
 	int agent_sa;               /* SubnAdm (class 0x03, version 2) server */
 	int kernel_rmpp;            /* agent_sa registered with RMPP version 1 */
+	int sim;                    /* under ibsim's libumad2sim */
 	int agent_perf;             /* PerfMgt (class 0x04) client: PerfMgr */
 	/* ibsim only: agents that take classes we do not serve, so that
 	 * umad2sim delivers them instead of crashing (IBSIM-NOTES). */
@@ -67,6 +68,8 @@ struct mad_transport {
 	void *umad;                 /* one send/recv buffer */
 	mt_request_fn on_request;
 	void *on_request_ctx;
+	mt_long_request_fn on_long;
+	void *on_long_ctx;
 	struct mt_stats st;
 	uint64_t m_key;             /* in every SMP we send (IBA 14.2.4) */
 };
@@ -248,6 +251,7 @@ int mt_open(struct mad_transport **out, const struct mt_port_sel *sel,
 		return -ENOMEM;
 	}
 	t->issm_fd = -1;
+	t->sim = under_umad2sim();
 	t->agent_sa = -1;
 	t->agent_perf = -1;
 	copy_name(t->ca, port.ca_name);
@@ -360,6 +364,13 @@ void mt_set_request_handler(struct mad_transport *t, mt_request_fn fn,
 {
 	t->on_request = fn;
 	t->on_request_ctx = ctx;
+}
+
+void mt_set_long_request_handler(struct mad_transport *t,
+				  mt_long_request_fn fn, void *ctx)
+{
+	t->on_long = fn;
+	t->on_long_ctx = ctx;
 }
 
 static struct mt_req *queue_push(struct mad_transport *t)
@@ -647,12 +658,49 @@ static struct mt_req *match(struct mad_transport *t, const uint8_t *mad,
 	return &t->slots[s];
 }
 
+/* What a umad2sim client receives of a MAD (IBSIM-NOTES): its receiver
+ * thread keeps 224 bytes and the copy we get has heap bytes after them. */
+#define SIM_MAD_KEPT 224
+
+/* A message longer than our buffer (umad_recv said ENOSPC and how long):
+ * a request the kernel reassembled from RMPP segments. Read it whole and
+ * hand it up. 0 when it was consumed. */
+static int recv_long(struct mad_transport *t, int len)
+{
+	void *buf = calloc(1, umad_size() + (size_t)len);
+	int n = len, rc = -1;
+
+	if (!buf)
+		return -1;
+	if (umad_recv(t->portid, buf, &n, 0) >= 0) {
+		uint8_t *mad = umad_get_mad(buf);
+		ib_mad_addr_t *a = umad_get_mad_addr(buf);
+
+		rc = 0;
+		t->st.unsolicited++;
+		if (!umad_status(buf) && !smp_is_response(mad) && t->on_long)
+			t->on_long(t->on_long_ctx, mad, (size_t)n, be16toh(a->lid),
+				   be32toh(a->qpn));
+		else
+			log_debug("dropped a %d-byte message of class 0x%02x", n,
+				  smp_class(mad));
+	}
+	free(buf);
+	return rc;
+}
+
 static int handle_recv(struct mad_transport *t)
 {
 	uint8_t *mad = umad_get_mad(t->umad);
 	int status = umad_status(t->umad);
 	struct mt_req *r;
 	uint32_t s;
+
+	/* Under ibsim the bytes past SIM_MAD_KEPT never arrived: make them
+	 * zeros rather than whatever the heap held, so what the SA reads
+	 * (a reassembled request, above all) is the same every time. */
+	if (t->sim)
+		memset(mad + SIM_MAD_KEPT, 0, SMP_SIZE - SIM_MAD_KEPT);
 
 	if (status) {
 		/* The request came back unsent or undelivered (ibsim returns a
@@ -725,6 +773,14 @@ int mt_poll(struct mad_transport *t, int wait_ms)
 		int len = SMP_SIZE;
 		int rc = umad_recv(t->portid, t->umad, &len, 0);
 
+		if (rc < 0 && len > SMP_SIZE && (rc == -ENOSPC || errno == ENOSPC)) {
+			/* The kernel keeps a message too long for our buffer
+			 * at the head of its queue: take it now. */
+			if (recv_long(t, len) < 0)
+				break;
+			got++;
+			continue;
+		}
 		if (rc < 0)
 			break;
 		got++;

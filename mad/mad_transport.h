@@ -66,6 +66,15 @@ int mt_fd(const struct mad_transport *t);
 
 void mt_set_request_handler(struct mad_transport *t, mt_request_fn fn,
 			     void *ctx);
+/* A request longer than one MAD: on a real port the kernel reassembles a
+ * multi-MAD (RMPP) request for the SA agent and hands up the whole of it
+ * (len bytes, headers first). Without this handler such a request is
+ * read and dropped (never left in the kernel's queue, where it would
+ * block every MAD behind it). */
+typedef void (*mt_long_request_fn)(void *ctx, uint8_t *msg, size_t len,
+				    uint16_t slid, uint32_t sqp);
+void mt_set_long_request_handler(struct mad_transport *t,
+				  mt_long_request_fn fn, void *ctx);
 
 /* Queue a directed-route SMP (data: 64 bytes or NULL for zeros). */
 int mt_submit_dr(struct mad_transport *t, const struct smp_path *path,

@@ -8,6 +8,7 @@
 #include "sa_db.h"
 #include "sa_service.h"
 #include "sa_inform.h"
+#include "sa_sl2vl.h"
 
 struct mft_held;
 
@@ -32,6 +33,7 @@ struct sa_ctx {
 	const struct mft_held *mft; /* MFTs as programmed (multicast/mft_program.h) */
 	struct sa_service_db services;  /* registered ServiceRecords */
 	struct sa_inform_db informs;    /* event subscriptions (InformInfo) */
+	struct sa_sl2vl_cache sl2vl;    /* SL2VL tables read or programmed */
 };
 
 #endif

@@ -40,6 +40,7 @@ enum sa_method {
  * common "invalid field" codes in bits 2..4, IBA 13.4.7 Table 111). */
 enum sa_status {
 	SA_OK = 0,
+	SA_STATUS_BUSY = 0x0001,                /* try again later */
 	SA_STATUS_BAD_VERSION = 0x0004,
 	SA_STATUS_METHOD_UNSUPP = 0x0008,
 	SA_STATUS_METHOD_ATTR_UNSUPP = 0x000C,

@@ -66,7 +66,9 @@ enum { MPR_RAW = 0, MPR_REVERSIBLE = 5, MPR_NUMBPATH = 6, MPR_MTUSEL = 10,
        MPR_SID_MSB = 16, MPR_INDEP = 17, MPR_SGIDCOUNT = 19,
        MPR_DGIDCOUNT = 20, MPR_SID_LSB = 21 };
 #define MPR_TO_PR(i) ((i) + PR_RAW)
-#define MPR_MAX_GIDS 10             /* as OpenSM: what one request MAD holds */
+/* SGIDCount and DGIDCount are 8 bits each: up to 510 GIDs, which take a
+ * multi-MAD (RMPP) request past 11 (what one MAD holds). */
+#define MPR_MAX_GIDS 510
 
 enum { II_GID = 0, II_LID_BEGIN = 1, II_LID_END = 2, II_IS_GENERIC = 4,
        II_SUBSCRIBE = 5, II_TYPE = 6, II_TRAP = 7, II_QPN = 8,

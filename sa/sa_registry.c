@@ -21,6 +21,7 @@ static const struct sa_attr_ops *const table[] = {
 	&sa_mftrecord_ops,
 	&sa_informinfo_ops,
 	&sa_informinforecord_ops,
+	&sa_sl2vlrecord_ops,
 };
 #define NUM (int)(sizeof(table) / sizeof(table[0]))
 

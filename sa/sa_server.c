@@ -55,20 +55,34 @@ size_t sa_answer_count(const struct sa_answer *a)
 	return a->count;
 }
 
+/* Multi-MAD requests (mad/rmpp_recv.h): the largest request the SA takes
+ * is a MultiPathRecord with 255 + 255 GIDs (24 + 510 x 16 bytes, 41
+ * segments); 16 KB each, 4 at once per requester, 64 in all bound the
+ * memory to 1 MB. A transfer silent for 5 s is aborted. */
+static const struct rmpp_rx_opts sa_rx_opts = {
+	.hdr_len = GMP_SA_DATA_OFFS, .window = 16, .max_xfers = 64,
+	.max_per_src = 4, .max_bytes = 16384, .ttl_s = 5.0,
+};
+
 void sa_server_init(struct sa_server *s, struct mad_transport *t)
 {
 	memset(s, 0, sizeof(*s));
 	s->t = t;
 	sa_db_init(&s->ctx.db);
+	sa_sl2vl_init(&s->ctx.sl2vl);
+	if (rmpp_rx_init(&s->rx, &sa_rx_opts) < 0)
+		log_warn("SA: no memory for RMPP reassembly: multi-MAD requests will be stopped");
 }
 
 void sa_server_free(struct sa_server *s)
 {
 	for (unsigned i = 0; i < SA_MAX_XFERS; i++)
 		free(s->xfer[i].data);
+	rmpp_rx_free(&s->rx);
 	sa_db_free(&s->ctx.db);
 	sa_service_db_free(&s->ctx.services);
 	sa_inform_db_free(&s->ctx.informs);
+	sa_sl2vl_free(&s->ctx.sl2vl);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -98,8 +112,8 @@ static void requester(const struct sa_ctx *c, uint16_t slid, struct sa_query *q)
 }
 
 /* Run the request; fills a, returns the MAD status. */
-static uint16_t run(struct sa_server *s, const uint8_t *req, uint16_t slid,
-		    uint32_t sqp, struct sa_answer *a, int *slot)
+static uint16_t run(struct sa_server *s, const uint8_t *req, size_t req_len,
+		    uint16_t slid, uint32_t sqp, struct sa_answer *a, int *slot)
 {
 	struct sa_query q = { 0 };
 	const struct sa_attr_ops *ops;
@@ -111,7 +125,10 @@ static uint16_t run(struct sa_server *s, const uint8_t *req, uint16_t slid,
 	q.attr_mod = smp_mod(req);
 	q.comp_mask = sa_hdr_comp_mask(req);
 	q.record = req + GMP_SA_DATA_OFFS;
-	q.record_len = GMP_SA_DATA_SIZE;
+	/* A reassembled multi-MAD request carries more than one MAD's
+	 * worth (a MultiPathRecord's GIDs). */
+	q.record_len = req_len > GMP_SA_DATA_OFFS ? req_len - GMP_SA_DATA_OFFS
+						  : GMP_SA_DATA_SIZE;
 	q.slid = slid;
 	q.sqp = sqp;
 	q.trusted = sa_hdr_sm_key(req) == s->ctx.sm.sm_key;
@@ -288,7 +305,8 @@ static void xfer_start(struct sa_server *s, const uint8_t *req,
 	x->busy = 1;
 }
 
-/* An RMPP ACK, STOP or ABORT from a client reading one of our answers. */
+/* An RMPP ACK, STOP or ABORT from a client reading one of our answers,
+ * or a STOP/ABORT from a client sending us a multi-MAD request. */
 static void xfer_control(struct sa_server *s, const uint8_t *mad, uint16_t slid)
 {
 	struct rmpp_hdr h;
@@ -301,7 +319,10 @@ static void xfer_control(struct sa_server *s, const uint8_t *mad, uint16_t slid)
 		    (uint32_t)s->xfer[i].tid == (uint32_t)tid)
 			x = &s->xfer[i];
 	if (!x) {
-		s->st.ignored++;
+		if (h.type != RMPP_TYPE_ACK && rmpp_rx_cancel(&s->rx, mad, slid))
+			s->st.rmpp_aborted++;
+		else
+			s->st.ignored++;
 		return;
 	}
 	if (h.type != RMPP_TYPE_ACK) {          /* STOP / ABORT */
@@ -369,8 +390,8 @@ static int respond_kernel_rmpp(struct sa_server *s, const uint8_t *req,
 
 /* Answer one request: run it, send the response (the first segment of a
  * table, the rest on ACKs). */
-static void answer(struct sa_server *s, const uint8_t *req, uint16_t slid,
-		   uint32_t sqp)
+static void answer(struct sa_server *s, const uint8_t *req, size_t req_len,
+		   uint16_t slid, uint32_t sqp)
 {
 	struct sa_answer a = { 0 };
 	uint8_t mad[GMP_SIZE], resp_hdr[GMP_SIZE];
@@ -379,7 +400,7 @@ static void answer(struct sa_server *s, const uint8_t *req, uint16_t slid,
 	size_t len;
 	int slot, multi;
 
-	status = run(s, req, slid, sqp, &a, &slot);
+	status = run(s, req, req_len, slid, sqp, &a, &slot);
 	multi = smp_method(req) == SA_METHOD_GET_TABLE ||
 		smp_method(req) == SA_METHOD_GET_MULTI;
 	{
@@ -418,36 +439,105 @@ static void answer(struct sa_server *s, const uint8_t *req, uint16_t slid,
 	free(a.buf);
 }
 
+static void send_ctl(void *arg, const uint8_t *mad, size_t len, uint16_t dlid,
+		     uint32_t dqp)
+{
+	struct sa_server *s = arg;
+
+	if (send_mad(s, mad, len, dlid, dqp) < 0)
+		log_warn("SA: cannot send an RMPP ACK/ABORT to LID %u", dlid);
+}
+
+/* A segment of a multi-MAD request (RMPP DATA from a client; under ibsim,
+ * where no kernel reassembles): ACK or ABORT it, and answer the request
+ * once its LAST segment is in. */
+static void request_segment(struct sa_server *s, const uint8_t *mad,
+			    uint16_t slid, uint32_t sqp)
+{
+	struct rmpp_rx_out out;
+	uint64_t stopped = s->rx.st.aborted + s->rx.st.stopped;
+
+	if (!s->rx.x) {
+		s->st.ignored++;
+		return;
+	}
+	rmpp_rx_data(&s->rx, mad, slid, sqp, now_seconds(), &out);
+	if (s->rx.st.aborted + s->rx.st.stopped != stopped)
+		log_info("SA: multi-MAD request from LID %u (TID 0x%llx) refused: RMPP %s status %u",
+			 slid, (unsigned long long)smp_tid(mad),
+			 out.ctl[25] == RMPP_TYPE_STOP ? "STOP" : "ABORT",
+			 out.ctl[27]);
+	if (out.ctl_len)
+		send_ctl(s, out.ctl, (size_t)out.ctl_len, slid, sqp);
+	if (out.msg) {
+		s->st.rmpp_requests++;
+		log_debug("SA: multi-MAD request from LID %u reassembled: %zu bytes",
+			  slid, out.msg_len);
+		answer(s, out.msg, out.msg_len, slid, sqp);
+	}
+}
+
+void sa_server_tick(struct sa_server *s, double now)
+{
+	xfer_expire(s, now);
+	if (s->rx.x)
+		rmpp_rx_expire(&s->rx, now, send_ctl, s);
+}
+
 void sa_server_handle(struct sa_server *s, uint8_t *mad, uint16_t slid,
 		      uint32_t sqp)
 {
 	struct rmpp_hdr h;
 
-	xfer_expire(s, now_seconds());
+	sa_server_tick(s, now_seconds());
 	rmpp_get(mad, &h);
 	if ((h.flags & RMPP_FLAG_ACTIVE) && h.type != RMPP_TYPE_DATA) {
-		xfer_control(s, mad, slid);
+		if (h.type >= RMPP_TYPE_ACK && h.type <= RMPP_TYPE_ABORT) {
+			xfer_control(s, mad, slid);
+		} else if (!smp_is_response(mad) && s->rx.x) {
+			struct rmpp_rx_out out;
+
+			/* No such RMPPType (IBA 13.6.2.1): ABORT, BADT. */
+			rmpp_rx_abort_reply(&s->rx, mad, RMPP_ST_BADT, &out);
+			send_ctl(s, out.ctl, (size_t)out.ctl_len, slid, sqp);
+		} else {
+			s->st.ignored++;
+		}
 		return;
 	}
-	if (smp_is_response(mad) ||
-	    ((h.flags & RMPP_FLAG_ACTIVE) &&
-	     (h.flags & (RMPP_FLAG_FIRST | RMPP_FLAG_LAST)) !=
-	     (RMPP_FLAG_FIRST | RMPP_FLAG_LAST))) {
-		/* A stray response, or a multi-MAD request (RMPP DATA from a
-		 * client), which is not reassembled here yet. A request that
-		 * is one whole segment (FIRST and LAST: a GetMulti that fits
-		 * one MAD) is answered like any request. */
+	if (smp_is_response(mad)) {
+		s->st.ignored++;                /* a stray response */
+		return;
+	}
+	if ((h.flags & RMPP_FLAG_ACTIVE) &&
+	    (h.flags & (RMPP_FLAG_FIRST | RMPP_FLAG_LAST)) !=
+	    (RMPP_FLAG_FIRST | RMPP_FLAG_LAST)) {
+		request_segment(s, mad, slid, sqp);
+		return;
+	}
+	/* A plain request, or one whole RMPP segment (FIRST and LAST: a
+	 * GetMulti that fits one MAD), answered at once; the answer
+	 * acknowledges it (as OpenSM's under ibsim). */
+	answer(s, mad, GMP_SIZE, slid, sqp);
+}
+
+void sa_server_handle_long(struct sa_server *s, uint8_t *msg, size_t len,
+			   uint16_t slid, uint32_t sqp)
+{
+	sa_server_tick(s, now_seconds());
+	if (len < GMP_SIZE || smp_is_response(msg)) {
 		s->st.ignored++;
 		return;
 	}
-	answer(s, mad, slid, sqp);
+	s->st.rmpp_requests++;
+	answer(s, msg, len, slid, sqp);
 }
 
 /* The statistics as text: "key value" lines, then one line per attribute
  * with its Get, GetTable, Set and Delete counts. */
 static void stats_text(const struct sa_server *s, FILE *f)
 {
-	fprintf(f, "requests %llu\nerrors %llu\nrecords %llu\nrmpp_transfers %llu\nrmpp_segments %llu\nrmpp_acks %llu\nrmpp_aborted %llu\nrmpp_expired %llu\nignored %llu\n",
+	fprintf(f, "requests %llu\nerrors %llu\nrecords %llu\nrmpp_transfers %llu\nrmpp_segments %llu\nrmpp_acks %llu\nrmpp_aborted %llu\nrmpp_expired %llu\nignored %llu\nrmpp_requests %llu\nrmpp_request_segments %llu\nrmpp_request_aborted %llu\nrmpp_request_expired %llu\n",
 		(unsigned long long)s->st.requests,
 		(unsigned long long)s->st.errors,
 		(unsigned long long)s->st.records,
@@ -456,7 +546,11 @@ static void stats_text(const struct sa_server *s, FILE *f)
 		(unsigned long long)s->st.rmpp_acks,
 		(unsigned long long)s->st.rmpp_aborted,
 		(unsigned long long)s->st.rmpp_expired,
-		(unsigned long long)s->st.ignored);
+		(unsigned long long)s->st.ignored,
+		(unsigned long long)s->st.rmpp_requests,
+		(unsigned long long)s->rx.st.segments,
+		(unsigned long long)(s->rx.st.aborted + s->rx.st.stopped),
+		(unsigned long long)s->rx.st.expired);
 	fprintf(f, "# attribute Get GetTable Set Delete\n");
 	for (int i = 0; i < 32; i++) {
 		const uint64_t *c = s->st.by_attr[i];

@@ -9,6 +9,7 @@
 
 #include <stdint.h>
 #include "../mad/mad_transport.h"
+#include "../mad/rmpp_recv.h"
 #include "sa_ctx.h"
 
 struct sa_stats {
@@ -20,7 +21,8 @@ struct sa_stats {
 	uint64_t rmpp_acks;             /* ACKs received */
 	uint64_t rmpp_aborted;          /* STOP/ABORT from the receiver */
 	uint64_t rmpp_expired;          /* never fully ACKed (e.g. saquery) */
-	uint64_t ignored;               /* stray responses, RMPP requests */
+	uint64_t ignored;               /* stray responses and RMPP segments */
+	uint64_t rmpp_requests;         /* multi-MAD requests reassembled */
 	uint64_t by_attr[32][4];        /* registry slot x Get/GetTable/Set/Delete */
 };
 
@@ -47,6 +49,7 @@ struct sa_server {
 	struct sa_ctx ctx;
 	struct sa_stats st;
 	struct sa_xfer xfer[SA_MAX_XFERS];
+	struct rmpp_rx rx;              /* multi-MAD requests (no kernel RMPP) */
 };
 
 void sa_server_init(struct sa_server *s, struct mad_transport *t);
@@ -55,6 +58,14 @@ void sa_server_free(struct sa_server *s);
  * ABORT for one of our answers. mad is writable scratch. */
 void sa_server_handle(struct sa_server *s, uint8_t *mad, uint16_t slid,
 		      uint32_t sqp);
+/* A whole request longer than one MAD (len bytes: the headers, then the
+ * record and what follows it), as a kernel that reassembles RMPP hands it
+ * up on a real port. */
+void sa_server_handle_long(struct sa_server *s, uint8_t *msg, size_t len,
+			   uint16_t slid, uint32_t sqp);
+/* Timers: unACKed answers and silent incoming transfers expire (the
+ * latter with an RMPP ABORT, T2L). Call from the idle loop. */
+void sa_server_tick(struct sa_server *s, double now);
 /* Statistics to the log, one line per attribute with traffic. */
 void sa_server_log_stats(const struct sa_server *s);
 /* The same as text ("requests N", then one line per attribute). */

@@ -81,6 +81,8 @@ static const struct key_desc keys[] = {
 	{ "m_key_protect_bits", NUM(K_UNSIGNED, m_key_protect_bits, 0, 3) },
 	{ "m_key_lease_period", NUM(K_UNSIGNED, m_key_lease_period, 0, 65535) },
 	{ "packet_life_time", NUM(K_U8, packet_life_time, 0, 63) },
+	{ "sl2vl_read",     NUM(K_BOOL, sl2vl_read, 0, 1) },
+	{ "sl2vl_read_rate", NUM(K_UNSIGNED, sl2vl_read_rate, 1, 1000000) },
 	{ "mcast_groups",   LIST(mcast_groups, ';') },
 	{ "mad_window",     NUM(K_UNSIGNED, mad_window, 1, 4096) },
 	{ "mad_timeout_ms", NUM(K_UNSIGNED, mad_timeout_ms, 1, 60000) },
@@ -161,6 +163,10 @@ void config_defaults(struct ibsm_config *c)
 	c->sm_key = 1;
 	/* 0x12 (4.096 us * 2^18), OpenSM's default packet_life_time. */
 	c->packet_life_time = 0x12;
+	/* SL2VLTableRecords: read every table after a heavy sweep at 1,000
+	 * SMPs a second (a few percent of what a sweep sends), outside it. */
+	c->sl2vl_read = 1;
+	c->sl2vl_read_rate = 1000;
 	c->mad_window = 32;         /* OpenSM keeps only 4 SMPs in flight */
 	c->mad_timeout_ms = 200;
 	c->mad_retries = 3;

@@ -49,6 +49,8 @@ struct ibsm_config {
 	unsigned m_key_protect_bits; /* M_KeyProtectBits 0..3 */
 	unsigned m_key_lease_period; /* M_KeyLeasePeriod, s (0 = no lease) */
 	uint8_t packet_life_time;   /* PathRecord PacketLifeTime, 0..63 */
+	int sl2vl_read;             /* read SL2VL tables for the SA in the background */
+	unsigned sl2vl_read_rate;   /* tables (SMPs) a second */
 	char mcast_groups[2048];    /* predefined groups, ';'-separated
 	                               (multicast/mcast_spec.h) */
 	/* MAD transport */

@@ -153,6 +153,17 @@ static void on_request(void *ctx, uint8_t *mad, uint16_t slid, uint32_t sqp)
 			  method, attr, slid);
 }
 
+/* A multi-MAD request the kernel reassembled (a real port): only the SA
+ * takes those. */
+static void on_long_request(void *ctx, uint8_t *msg, size_t len, uint16_t slid,
+			    uint32_t sqp)
+{
+	struct sm *sm = ctx;
+
+	if (smp_class(msg) == GMP_CLASS_SA && sm->cfg->sa_enabled)
+		sa_server_handle_long(&sm->sa, msg, len, slid, sqp);
+}
+
 /* --- lifecycle -------------------------------------------------------- */
 
 /* What the SA says about us (SMInfoRecord). */
@@ -193,6 +204,8 @@ int sm_init(struct sm *sm, const struct ibsm_config *cfg,
 	sm->sa.ctx.mcast = &sm->mcast.db;
 	sm->sa.ctx.mft = &sm->mcast.held;
 	sm->sa.ctx.packet_life_time = cfg->packet_life_time;
+	sl2vl_reader_init(&sm->sl2vl_rd, &sm->sa.ctx.sl2vl,
+			  cfg->sa_enabled && cfg->sl2vl_read ? cfg->sl2vl_read_rate : 0);
 	sm->sa.ctx.subnet_timeout = cfg->subnet_timeout;
 	sa_identity(sm);
 	link_hold_init(&sm->hold);
@@ -204,12 +217,15 @@ int sm_init(struct sm *sm, const struct ibsm_config *cfg,
 	    sm_metrics_start(sm) < 0 || sm_ctl_start(sm) < 0)
 		return -EINVAL;
 	mt_set_request_handler(t, on_request, sm);
+	mt_set_long_request_handler(t, on_long_request, sm);
 	return 0;
 }
 
 void sm_free(struct sm *sm)
 {
 	mt_set_request_handler(sm->t, NULL, NULL);
+	mt_set_long_request_handler(sm->t, NULL, NULL);
+	sl2vl_reader_free(&sm->sl2vl_rd);
 	sa_server_free(&sm->sa);
 	sm_report_free(&sm->report);
 	sm_standby_free(&sm->standby);
@@ -661,12 +677,24 @@ int sm_heavy_sweep(struct sm *sm)
 	rc = portcfg_configure(sm->t, &nr, &po, &ps);
 	if (rc < 0)
 		goto out;
+	/* The SA's SL2VL tables follow this view of the fabric (by GUID):
+	 * before programming, so the tables written below are kept. */
+	if (cfg->sa_enabled) {
+		int dropped = sa_sl2vl_sweep(&sm->sa.ctx.sl2vl, &nr);
+
+		if (dropped < 0)
+			log_err("sweep %u: SA SL2VL tables: out of memory", n);
+		else if (dropped)
+			log_info("sweep %u: SA SL2VL tables: %d dropped (their ports changed), %llu to read",
+				 n, dropped, (unsigned long long)sm->sa.ctx.sl2vl.wanted);
+	}
 	if (routed && sm->sl_next.vls_used > 1) {
 		/* SL n on VL n before any table that uses SL n is in place
 		 * (old single-layer routes use SL 0, which stays on VL 0). */
 		struct vlprog_stats vs = { 0 };
 
-		rc = vlprog_program(sm->t, &nr, sm->sl_next.vls_used, &vs);
+		rc = vlprog_program(sm->t, &nr, sm->sl_next.vls_used,
+				    cfg->sa_enabled ? &sm->sa.ctx.sl2vl : NULL, &vs);
 		if (rc < 0)
 			goto out;
 		log_info("sweep %u: VLs: %u layers; SL2VL/VLArb tables %llu written, %llu unchanged, %llu read, %u failed",
@@ -980,6 +1008,10 @@ int sm_run(struct sm *sm, const struct sm_signals *sig)
 		/* Joins and leaves arrive through the SA: bring the MFTs in
 		 * line here, outside the transport's callbacks. */
 		sm_report_groups(sm);
+		sa_server_tick(&sm->sa, now_seconds());
+		if (!sm->heavy_wanted &&
+		    sl2vl_reader_tick(&sm->sl2vl_rd, sm->t, &sm->cur, now_seconds()) < 0)
+			log_warn("SL2VL background read: out of memory");
 		if (sm->fabric_up && sm_mcast_dirty(&sm->mcast) &&
 		    !sm->heavy_wanted)
 			sm_mcast_update(&sm->mcast, sm->t, &sm->cur);

@@ -29,6 +29,7 @@
 #include "sm_report.h"
 #include "sm_standby.h"
 #include "../routing/path_sl.h"
+#include "sl2vl_read.h"
 
 struct sm_signals {
 	volatile sig_atomic_t *stop;    /* SIGTERM / SIGINT */
@@ -76,6 +77,7 @@ struct sm {
 	char guid2lid[1024];
 	char dump_dir[1024];
 	struct sa_server sa;            /* Subnet Administration (sa/) */
+	struct sl2vl_reader sl2vl_rd;   /* SL2VL tables for the SA, in the background */
 	struct sm_mcast mcast;          /* multicast groups and MFTs */
 	struct link_hold hold;          /* links routed around (link_hold.h) */
 	struct link_hold down;          /* ends kept DOWN (disable action) */

@@ -42,6 +42,8 @@ unsigned vlprog_fabric_vls(const struct sweep_result *r)
 
 struct job {
 	const struct smp_path *path;
+	uint64_t guid;              /* node, for the SA's SL2VL cache ... */
+	uint16_t key;               /* ... and its in << 8 | out (CA: port) */
 	uint32_t mod;
 	uint16_t attr;
 	uint8_t cur[64], want[64];
@@ -51,7 +53,18 @@ struct job {
 struct vp_ctx {
 	struct job *j;
 	struct vlprog_stats *st;
+	struct sa_sl2vl_cache *known;
 };
+
+/* The SA's copy: switches key tables by (in, out), CA ports by the port
+ * (read through the port's own path with modifier 0). */
+static void keep(struct vp_ctx *c, const struct job *j, const uint8_t *tbl,
+		 enum sl2vl_state st)
+{
+	if (!c->known || j->attr != IB_ATTR_SLVL_TABLE)
+		return;
+	sa_sl2vl_store(c->known, j->guid, j->key >> 8, j->key & 0xff, tbl, st);
+}
 
 static void on_read(void *ctx, uint64_t cookie, const uint8_t *req,
 		    const uint8_t *resp)
@@ -67,6 +80,7 @@ static void on_read(void *ctx, uint64_t cookie, const uint8_t *req,
 	memcpy(j->cur, resp + 64, 64);
 	j->have = 1;
 	c->st->read++;
+	keep(c, j, j->cur, SL2VL_READ);
 }
 
 static void on_write(void *ctx, uint64_t cookie, const uint8_t *req,
@@ -74,12 +88,13 @@ static void on_write(void *ctx, uint64_t cookie, const uint8_t *req,
 {
 	struct vp_ctx *c = ctx;
 
-	(void)cookie;
 	(void)req;
-	if (!resp || smp_status(resp))
+	if (!resp || smp_status(resp)) {
 		c->st->failed++;
-	else
+	} else {
 		c->st->written++;
+		keep(c, &c->j[cookie], c->j[cookie].want, SL2VL_SET);
+	}
 }
 
 static void sl2vl_want(uint8_t *d, unsigned vls)
@@ -108,23 +123,25 @@ static size_t job_len(const struct job *j)
 }
 
 int vlprog_program(struct mad_transport *t, const struct sweep_result *r,
-		   unsigned vls, struct vlprog_stats *st)
+		   unsigned vls, struct sa_sl2vl_cache *known,
+		   struct vlprog_stats *st)
 {
 	const struct fabric *f = &r->fab;
 	size_t cap = 64, n = 0, limit = (size_t)mt_window(t) * 8;
-	struct vp_ctx c = { .st = st };
+	struct vp_ctx c = { .st = st, .known = known };
 	int rc = 0;
 
 	c.j = malloc(cap * sizeof(*c.j));
 	if (!c.j)
 		return -ENOMEM;
-#define ADD(PATH, ATTR, MOD, WANTFN) do { \
+#define ADD(PATH, ATTR, MOD, WANTFN, KEY) do { \
 		if (n == cap) { \
 			struct job *nj = realloc(c.j, cap * 2 * sizeof(*nj)); \
 			if (!nj) { rc = -ENOMEM; goto out; } \
 			c.j = nj; cap *= 2; \
 		} \
 		c.j[n].path = (PATH); c.j[n].attr = (ATTR); c.j[n].mod = (MOD); \
+		c.j[n].guid = node->guid; c.j[n].key = (KEY); \
 		c.j[n].have = 0; WANTFN(c.j[n].want, vls); n++; \
 	} while (0)
 	for (uint32_t nd = 0; nd < f->num_nodes; nd++) {
@@ -140,13 +157,13 @@ int vlprog_program(struct mad_transport *t, const struct sweep_result *r,
 					if (in != out &&
 					    f->ports[node->first_port + in].peer != FAB_NONE)
 						ADD(&r->node_path[nd], IB_ATTR_SLVL_TABLE,
-						    in << 8 | out, sl2vl_want);
+						    in << 8 | out, sl2vl_want, in << 8 | out);
 				if (r->port_info_ok[po] != 1)
 					continue;
 				if (mad_get_field((void *)r->port_info[po], 0,
 						  IB_PORT_VL_ARBITRATION_LOW_CAP_F) >= vls)
 					ADD(&r->node_path[nd], IB_ATTR_VL_ARBITRATION,
-					    1u << 16 | out, vlarb_want);
+					    1u << 16 | out, vlarb_want, 0);
 			}
 		} else {
 			for (unsigned k = 1; k <= node->num_ports; k++) {
@@ -154,12 +171,12 @@ int vlprog_program(struct mad_transport *t, const struct sweep_result *r,
 
 				if (f->ports[p].peer == FAB_NONE || !f->ports[p].lid)
 					continue;
-				ADD(&r->port_path[p], IB_ATTR_SLVL_TABLE, 0, sl2vl_want);
+				ADD(&r->port_path[p], IB_ATTR_SLVL_TABLE, 0, sl2vl_want, k);
 				if (r->port_info_ok[p] == 1 &&
 				    mad_get_field((void *)r->port_info[p], 0,
 						  IB_PORT_VL_ARBITRATION_LOW_CAP_F) >= vls)
 					ADD(&r->port_path[p], IB_ATTR_VL_ARBITRATION,
-					    1u << 16, vlarb_want);
+					    1u << 16, vlarb_want, 0);
 			}
 		}
 	}

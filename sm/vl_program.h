@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include "../discovery/sweep.h"
 #include "../mad/mad_transport.h"
+#include "../sa/sa_sl2vl.h"
 
 struct vlprog_stats {
 	uint64_t read, written, unchanged;  /* SL2VL and VLArb tables */
@@ -22,8 +23,11 @@ struct vlprog_stats {
 /* Data VLs every linked port can run, from VLCap at both ends (1, 2, 4,
  * 8 or 15): the layer budget of the fabric. */
 unsigned vlprog_fabric_vls(const struct sweep_result *r);
-/* Program for `vls` layers (2..15). 0, or a negative errno (transport). */
+/* Program for `vls` layers (2..15). SL2VL tables read and written are
+ * stored in `known` (the SA's cache; NULL: nowhere). 0, or a negative
+ * errno (transport). */
 int vlprog_program(struct mad_transport *t, const struct sweep_result *r,
-		   unsigned vls, struct vlprog_stats *st);
+		   unsigned vls, struct sa_sl2vl_cache *known,
+		   struct vlprog_stats *st);
 
 #endif

@@ -5,11 +5,27 @@
  *   sa-table [-C ca] [-P port] [-k sm_key] [--window N] [--timeout MS]
  *            [--slid N] [--lid N] NR|PIR|LR|PR|SWIR|LFTR|GIR|PKTR|SMIR|IIR|MCMR|SR
  *   sa-table ... [--sgid GID]... [--dgid GID]... [--numb N] MPR
+ *   sa-table ... [--pad N] [--rmpp-break ooo|nolast|badlen|badseg|toobig] ...
  *
  * --slid (PathRecord) and --lid (the record's own LID component: NodeRecord,
  * PortInfoRecord, LinkRecord's FromLID, ...) narrow the query. MPR sends
  * GetMulti(MultiPathRecord) with the given source and destination GIDs
- * (at most 10 in all) and reads the PathRecords it brings.
+ * (up to 255 of each) and reads the PathRecords it brings.
+ *
+ * A request longer than one MAD (an MPR with more than 11 GIDs, or any
+ * request with --pad N zero bytes after its 200-byte record) is sent as an
+ * RMPP transfer (IBA 13.6.3): segment 1 with FIRST and the total
+ * PayloadLength, then the segments each ACK's NewWindowLast allows, going
+ * back to the segment after the ACKed one when an ACK says less than was
+ * sent, resending after --timeout without an ACK (3 times), the LAST with
+ * its own PayloadLength; the answer is read after the final ACK. An ABORT
+ * or STOP from the SA prints "rmpp abort|stop status N" (exit 6).
+ * --rmpp-break sends a broken transfer on purpose: ooo (the first window
+ * of two or more segments in reverse order: the SA drops and re-ACKs, the
+ * transfer still completes), nolast (everything but the LAST: the SA
+ * should ABORT with T2L, 118, when the transfer goes stale), badlen (a
+ * LAST PayloadLength of 250: ABORT 119), badseg (segment 2 flagged FIRST:
+ * ABORT 120), toobig (a FIRST PayloadLength of 1 MB: STOP 1).
  *
  * It receives the DATA segments in order, ACKs every window (NewWindowLast =
  * segment + window) and the last segment, and drops duplicates and segments
@@ -18,6 +34,7 @@
  * "link FL/FP TL/TP", "path SLID DLID"), then "records N intact I cut C
  * segments S".
  * Exit 0: whole table; 3: error status ("status 0xNNNN"); 4: no answer;
+ * 6: the SA aborted or stopped our multi-MAD request;
  * 5: the transfer stopped before its last segment ("incomplete: ..."), or
  * came as one unsegmented MAD of a longer transfer ("unsegmented: ...",
  * OpenSM's answers under ibsim, which leave RMPP to an absent kernel);
@@ -57,6 +74,7 @@
 #define IBSIM_MAX_CLIENTS 10
 #define SEG_DATA 200                /* SA data bytes per segment */
 #define MAX_TABLE (64u << 20)
+#define MAX_GIDS 510
 
 static const struct {
 	const char *name;
@@ -222,12 +240,134 @@ static void send_ack(int fd, int agent, void *buf, uint8_t *seg_mad,
 	}
 }
 
+enum rmpp_break { BRK_NONE, BRK_OOO, BRK_NOLAST, BRK_BADLEN, BRK_BADSEG,
+		  BRK_TOOBIG };
+
+/* Segment i (1-based) of a request whose class data is stream[0..len):
+ * the built MAD's headers (hdr) with RMPP DATA, then 200 data bytes. */
+static void send_segment(int fd, int agent, void *buf, const uint8_t *hdr,
+			 const uint8_t *stream, size_t len, unsigned i,
+			 unsigned segs, enum rmpp_break brk)
+{
+	uint8_t *m = umad_get_mad(buf);
+	size_t off = (size_t)(i - 1) * SEG_DATA;
+	size_t n = len - off < SEG_DATA ? len - off : SEG_DATA;
+	unsigned flags = 1, plen = 0;
+
+	memcpy(m, hdr, IB_SA_DATA_OFFS);
+	memset(m + IB_SA_DATA_OFFS, 0, SEG_DATA);
+	memcpy(m + IB_SA_DATA_OFFS, stream + off, n);
+	if (i == 1) {
+		flags |= 2;
+		plen = (unsigned)len + 20 * segs;
+		if (brk == BRK_TOOBIG)
+			plen = 1u << 20;
+	}
+	if (i == segs) {
+		flags |= 4;
+		plen = (unsigned)n + 20;
+		if (brk == BRK_BADLEN)
+			plen = 250;
+	}
+	if (i == 2 && brk == BRK_BADSEG)
+		flags |= 2;
+	mad_set_field(m, 0, IB_SA_RMPP_VERS_F, 1);
+	mad_set_field(m, 0, IB_SA_RMPP_TYPE_F, 1);
+	mad_set_field(m, 0, IB_SA_RMPP_FLAGS_F, flags);
+	mad_set_field(m, 0, IB_SA_RMPP_STATUS_F, 0);
+	mad_set_field(m, 0, IB_SA_RMPP_SEGNUM_F, i);
+	mad_set_field(m, 0, IB_SA_RMPP_LEN_F, plen);
+	umad_send(fd, agent, buf, IB_MAD_SIZE, 0, 0);
+}
+
+/* Send a multi-MAD request as an RMPP sender (see the top comment).
+ * 0 when the last segment was ACKed; 6 ABORT/STOP; 4 no ACKs. */
+static int send_rmpp(int fd, int agent, void *buf, void *rcv,
+		     const uint8_t *hdr, const uint8_t *stream, size_t len,
+		     unsigned timeout, enum rmpp_break brk)
+{
+	unsigned segs = (unsigned)((len + SEG_DATA - 1) / SEG_DATA);
+	unsigned acked = 0, wl = 1, sent = 0, tries = 0, goback = 0;
+	unsigned last = brk == BRK_NOLAST ? segs - 1 : segs;
+	uint32_t tid32 = (uint32_t)mad_get_field64((void *)(uintptr_t)hdr, 0,
+						   IB_MAD_TRID_F);
+	int reversed = 0;
+
+	if (brk == BRK_NOLAST)
+		timeout = timeout < 15000 ? 15000 : timeout;
+	for (;;) {
+		uint8_t *m = umad_get_mad(rcv);
+		int rlen = IB_MAD_SIZE;
+		unsigned type, st, seg, nwl;
+		double end;
+
+		/* Send what the window allows and was not sent yet. */
+		if (brk == BRK_OOO && !reversed && sent < acked + 1 &&
+		    (wl < last ? wl : last) >= sent + 2) {
+			unsigned top = wl < last ? wl : last;
+
+			for (unsigned i = top; i > sent; i--)
+				send_segment(fd, agent, buf, hdr, stream, len, i, segs, brk);
+			sent = top;
+			reversed = 1;
+		}
+		for (; sent < wl && sent < last; sent++)
+			send_segment(fd, agent, buf, hdr, stream, len, sent + 1, segs, brk);
+		end = now_ms() + timeout;
+		for (;;) {
+			int left = (int)(end - now_ms());
+
+			if (left <= 0 || umad_recv(fd, rcv, &rlen, left) < 0) {
+				m = NULL;
+				break;
+			}
+			rlen = IB_MAD_SIZE;
+			if (!umad_status(rcv) &&
+			    (uint32_t)mad_get_field64(m, 0, IB_MAD_TRID_F) == tid32 &&
+			    (mad_get_field(m, 0, IB_SA_RMPP_FLAGS_F) & 1) &&
+			    mad_get_field(m, 0, IB_SA_RMPP_TYPE_F) != 1)
+				break;
+		}
+		if (!m) {
+			if (++tries > 3) {
+				printf("rmpp: no ACK after segment %u of %u\n", sent, segs);
+				return 4;
+			}
+			sent = acked;            /* resend the window */
+			continue;
+		}
+		type = mad_get_field(m, 0, IB_SA_RMPP_TYPE_F);
+		st = mad_get_field(m, 0, IB_SA_RMPP_STATUS_F);
+		seg = mad_get_field(m, 0, IB_SA_RMPP_SEGNUM_F);
+		nwl = mad_get_field(m, 0, IB_SA_RMPP_NEWWIN_F);
+		if (type == 3 || type == 4) {
+			printf("rmpp %s status %u\n", type == 3 ? "stop" : "abort", st);
+			return 6;
+		}
+		tries = 0;
+		if (seg > acked)
+			acked = seg;
+		if (nwl > wl)
+			wl = nwl;
+		if (seg < sent) {
+			goback++;                /* the SA lacks seg + 1: go back */
+			sent = seg;
+		}
+		if (acked >= segs) {
+			printf("rmpp: request sent in %u segments (%zu bytes), %u go-back%s\n",
+			       segs, len, goback, goback == 1 ? "" : "s");
+			return 0;
+		}
+	}
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option lo[] = {
 		{ "window", 1, 0, 'w' }, { "timeout", 1, 0, 't' },
 		{ "slid", 1, 0, 's' }, { "lid", 1, 0, 'l' },
 		{ "sgid", 1, 0, 'S' }, { "dgid", 1, 0, 'D' }, { "numb", 1, 0, 'N' },
+		{ "pad", 1, 0, 'p' }, { "rmpp-break", 1, 0, 'B' },
 		{ 0, 0, 0, 0 },
 	};
 	const char *ca = NULL;
@@ -237,8 +377,12 @@ int main(int argc, char **argv)
 	const char *pre = getenv("LD_PRELOAD");
 	int sim = pre && strstr(pre, "umad2sim") != NULL;
 	int lid_comp = -1, numb = -1;
-	uint8_t gids[10][16];
-	int gid_src[10], ngid = 0;
+	static uint8_t gids[MAX_GIDS][16];
+	static int gid_src[MAX_GIDS];
+	int ngid = 0;
+	size_t pad = 0, slen = 0;
+	static uint8_t stream[IB_SA_DATA_SIZE + 16 * MAX_GIDS + 65536];
+	enum rmpp_break brk = BRK_NONE;
 	uint64_t smkey = 0, mask = 0;
 	uint8_t rec[IB_SA_DATA_SIZE] = { 0 };
 	size_t bufsz = umad_size() + IB_MAD_SIZE + 256;
@@ -261,14 +405,24 @@ int main(int argc, char **argv)
 		case 'l': lid = (int)num("--lid", optarg, 0xFFFF); break;
 		case 'S':
 		case 'D':
-			if (ngid >= 10 || inet_pton(AF_INET6, optarg, gids[ngid]) != 1) {
-				fprintf(stderr, "sa-table: --%cgid: bad GID \"%s\" (or more than 10)\n",
+			if (ngid >= MAX_GIDS || inet_pton(AF_INET6, optarg, gids[ngid]) != 1) {
+				fprintf(stderr, "sa-table: --%cgid: bad GID \"%s\" (or more than 510)\n",
 					c == 'S' ? 's' : 'd', optarg);
 				return 2;
 			}
 			gid_src[ngid++] = c == 'S';
 			break;
 		case 'N': numb = (int)num("--numb", optarg, 127); break;
+		case 'p': pad = (size_t)num("--pad", optarg, 65536); break;
+		case 'B':
+			brk = !strcmp(optarg, "ooo") ? BRK_OOO :
+			      !strcmp(optarg, "nolast") ? BRK_NOLAST :
+			      !strcmp(optarg, "badlen") ? BRK_BADLEN :
+			      !strcmp(optarg, "badseg") ? BRK_BADSEG :
+			      !strcmp(optarg, "toobig") ? BRK_TOOBIG : BRK_NONE;
+			if (brk == BRK_NONE)
+				usage();
+			break;
 		default: usage();
 		}
 	}
@@ -336,19 +490,34 @@ int main(int argc, char **argv)
 		for (int i = 0; i < ngid; i++)
 			ns += (unsigned)gid_src[i];
 		nd = (unsigned)ngid - ns;
+		if (ns > 255 || nd > 255) {
+			fprintf(stderr, "sa-table: at most 255 source and 255 destination GIDs\n");
+			return 2;
+		}
 		rec[15] = (uint8_t)ns;
 		rec[16] = (uint8_t)nd;
 		mask |= 1ull << 19 | 1ull << 20;
-		for (int src = 1; src >= 0; src--)
-			for (int i = 0; i < ngid; i++)
-				if (gid_src[i] == src)
-					memcpy(rec + 24 + 16 * k++, gids[i], 16);
 		if (numb >= 0) {
 			rec[5] = (uint8_t)(rec[5] & 0x80) | (uint8_t)numb;
 			mask |= 1ull << 6;
 		}
+		memcpy(stream, rec, 24);
+		for (int src = 1; src >= 0; src--)
+			for (int i = 0; i < ngid; i++)
+				if (gid_src[i] == src)
+					memcpy(stream + 24 + 16 * k++, gids[i], 16);
+		slen = 24 + 16 * (size_t)ngid;
 		rpc.method = IB_MAD_METHOD_GETMULTI;
+	} else {
+		memcpy(stream, rec, IB_SA_DATA_SIZE);
+		slen = IB_SA_DATA_SIZE;
 	}
+	if (pad) {
+		memset(stream + slen, 0, pad);
+		slen += pad;
+	}
+	/* What fits one MAD goes in the record. */
+	memcpy(rec, stream, slen < IB_SA_DATA_SIZE ? slen : IB_SA_DATA_SIZE);
 	rpc.attr.id = attr;
 	rpc.mask = mask;
 	rpc.dataoffs = IB_SA_DATA_OFFS;
@@ -362,7 +531,7 @@ int main(int argc, char **argv)
 
 		/* A GetMulti request is an RMPP transfer (IBA 15.2.5.17),
 		 * here of one segment; the others are plain MADs. */
-		int gm = rpc.method == IB_MAD_METHOD_GETMULTI;
+		int gm = rpc.method == IB_MAD_METHOD_GETMULTI && slen <= IB_SA_DATA_SIZE;
 
 		mad_set_field(m, 0, IB_SA_RMPP_VERS_F, gm);
 		mad_set_field(m, 0, IB_SA_RMPP_TYPE_F, gm);
@@ -372,7 +541,20 @@ int main(int argc, char **argv)
 		mad_set_field64(m, 0, IB_SA_MKEY_F, smkey);
 		tid32 = (uint32_t)mad_get_field64(m, 0, IB_MAD_TRID_F);
 	}
-	if (umad_send(fd, agent, snd, IB_MAD_SIZE, 0, 0) < 0) {
+	if (slen > IB_SA_DATA_SIZE || brk != BRK_NONE) {
+		uint8_t hdr[IB_SA_DATA_OFFS];
+
+		memcpy(hdr, umad_get_mad(snd), IB_SA_DATA_OFFS);
+		umad_set_addr(snd, sa.lid, 1, sa.sl, IB_DEFAULT_QP1_QKEY);
+		rc = send_rmpp(fd, agent, snd, rcv, hdr, stream,
+			       slen > IB_SA_DATA_SIZE ? slen : IB_SA_DATA_SIZE + 1,
+			       timeout, brk);
+		if (rc) {
+			fflush(stdout);
+			_exit(rc);
+		}
+		rc = 4;
+	} else if (umad_send(fd, agent, snd, IB_MAD_SIZE, 0, 0) < 0) {
 		fprintf(stderr, "sa-table: send failed\n");
 		return 4;
 	}

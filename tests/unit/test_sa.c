@@ -15,6 +15,7 @@
 #include "sa/sa_handler.h"
 #include "sa/sa_layout.h"
 #include "sa/sa_server.h"
+#include "sa/sa_sl2vl.h"
 
 static void test_layout_sizes(void **state)
 {
@@ -318,6 +319,152 @@ static void test_node_table_rmpp(void **state)
 	mini_free(&m);
 }
 
+/* A GetMulti(MultiPathRecord) of 14 GIDs (24 + 224 bytes: two RMPP
+ * segments), sent as a client would under ibsim: segment 1 is ACKed with
+ * the window, the LAST is ACKed and the request answered, with one path
+ * per source x destination pair; then the same with a bad LAST. */
+static void mpr_segment(uint8_t *mad, const uint8_t *stream, size_t len,
+			unsigned s, uint64_t tid)
+{
+	struct rmpp_hdr h = { .version = 1, .type = RMPP_TYPE_DATA,
+			      .flags = RMPP_FLAG_ACTIVE, .seg_num = s };
+	size_t off = (s - 1) * 200u, n = len - off < 200 ? len - off : 200;
+
+	req_init(mad, 0x14, 0x003A, (1ull << MPR_SGIDCOUNT) | (1ull << MPR_DGIDCOUNT));
+	mad_set_field64(mad, 0, IB_MAD_TRID_F, tid);
+	if (s == 1) {
+		h.flags |= RMPP_FLAG_FIRST;
+		h.len_or_window = (uint32_t)(len + 2 * 20);
+	} else {
+		h.flags |= RMPP_FLAG_LAST;
+		h.len_or_window = (uint32_t)(n + 20);
+	}
+	rmpp_set(mad, &h);
+	memcpy(mad + GMP_SA_DATA_OFFS, stream + off, n);
+}
+
+static void test_multipath_multi_mad(void **state)
+{
+	struct mini m;
+	uint8_t stream[24 + 14 * 16] = { 0 }, mad[GMP_SIZE];
+	struct cap c = { .n = 0 };
+	struct rmpp_hdr h;
+
+	(void)state;
+	mini_build(&m);
+	sa_put(&sa_mpr_rec, stream, MPR_SGIDCOUNT, 7);
+	sa_put(&sa_mpr_rec, stream, MPR_DGIDCOUNT, 7);
+	for (unsigned i = 0; i < 14; i++) {
+		uint8_t *g = stream + 24 + 16 * i;
+
+		g[0] = 0xfe;
+		g[1] = 0x80;
+		g[14] = i < 7 ? 0x02 : 0x03;    /* CA a's port to CA b's */
+		g[15] = 0x01;
+	}
+	m.s.send = capture;
+	m.s.send_arg = &c;
+	mpr_segment(mad, stream, sizeof(stream), 1, 0x99);
+	sa_server_handle(&m.s, mad, 2, 1);
+	assert_int_equal(c.n, 1);
+	rmpp_get(c.mad[0], &h);
+	assert_int_equal(h.type, RMPP_TYPE_ACK);
+	assert_int_equal(h.seg_num, 1);
+	assert_true(h.len_or_window >= 2);
+	assert_int_equal(mad_get_field(c.mad[0], 0, IB_MAD_RESPONSE_F), 1);
+	mpr_segment(mad, stream, sizeof(stream), 2, 0x99);
+	sa_server_handle(&m.s, mad, 2, 1);
+	assert_int_equal(c.n, 3);               /* final ACK, then the answer */
+	rmpp_get(c.mad[1], &h);
+	assert_int_equal(h.type, RMPP_TYPE_ACK);
+	assert_int_equal(h.seg_num, 2);
+	assert_int_equal(status_of(c.mad[2]), 0);
+	assert_int_equal(mad_get_field(c.mad[2], 0, IB_MAD_METHOD_F), 0x14); /* GetMultiResp */
+	assert_int_equal(mad_get_field(c.mad[2], 0, IB_MAD_ATTRID_F), 0x0035);
+	rmpp_get(c.mad[2], &h);
+	assert_int_equal(h.type, RMPP_TYPE_DATA);
+	/* 49 PathRecords of 64 bytes in 16 segments. */
+	assert_int_equal(h.len_or_window, 49 * 64 + 16 * 20);
+	assert_int_equal(mad_get_field(c.mad[2] + GMP_SA_DATA_OFFS, 0, IB_SA_PR_SLID_F), 2);
+	assert_int_equal(mad_get_field(c.mad[2] + GMP_SA_DATA_OFFS, 0, IB_SA_PR_DLID_F), 3);
+	assert_int_equal(m.s.st.rmpp_requests, 1);
+
+	/* A LAST whose PayloadLength disagrees with the FIRST: ABORT 119. */
+	c.n = 0;
+	mpr_segment(mad, stream, sizeof(stream), 1, 0x9a);
+	sa_server_handle(&m.s, mad, 2, 1);
+	mpr_segment(mad, stream, sizeof(stream), 2, 0x9a);
+	rmpp_get(mad, &h);
+	h.len_or_window = 30;
+	rmpp_set(mad, &h);
+	sa_server_handle(&m.s, mad, 2, 1);
+	assert_int_equal(c.n, 2);
+	rmpp_get(c.mad[1], &h);
+	assert_int_equal(h.type, RMPP_TYPE_ABORT);
+	assert_int_equal(h.status, RMPP_ST_BAD_LEN);
+	assert_int_equal(m.s.st.rmpp_requests, 1);
+	mini_free(&m);
+}
+
+/* SL2VLTableRecord: tables come from the cache; unread ones make a Get
+ * answer Busy and are left out of a GetTable; the port pair is matched by
+ * the component mask; a CA port's record has both port numbers 0. */
+static void test_sl2vl(void **state)
+{
+	struct mini m;
+	uint8_t req[GMP_SIZE], out[4 * GMP_SIZE];
+	const uint8_t t12[8] = { 0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xe7 };
+	const uint8_t tca[8] = { 0x10 };
+	const uint8_t *rec = out + GMP_SA_DATA_OFFS;
+	struct rmpp_hdr h;
+	const uint64_t key = 1ull << SL2VL_LID | 1ull << SL2VL_INPORT |
+			     1ull << SL2VL_OUTPORT;
+
+	(void)state;
+	mini_build(&m);
+	/* Switch: out 1 or 2 (linked) x in 0, 1, 2; each CA port: one. */
+	assert_int_equal(sa_sl2vl_sweep(&m.s.ctx.sl2vl, &m.r), 0);
+	assert_int_equal(m.s.ctx.sl2vl.wanted, 8);
+	req_init(req, 0x01, 0x0013, key);
+	sa_put(&sa_sl2vl_rec, req + GMP_SA_DATA_OFFS, SL2VL_LID, 1);
+	sa_put(&sa_sl2vl_rec, req + GMP_SA_DATA_OFFS, SL2VL_INPORT, 1);
+	sa_put(&sa_sl2vl_rec, req + GMP_SA_DATA_OFFS, SL2VL_OUTPORT, 2);
+	sa_server_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(status_of(out), SA_STATUS_BUSY);
+	assert_int_equal(m.s.ctx.sl2vl.want_len, 1);    /* asked first */
+	sa_sl2vl_store(&m.s.ctx.sl2vl, 0x100, 1, 2, t12, SL2VL_READ);
+	sa_server_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(status_of(out), 0);
+	assert_int_equal(sa_get(&sa_sl2vl_rec, rec, SL2VL_LID), 1);
+	assert_int_equal(sa_get(&sa_sl2vl_rec, rec, SL2VL_INPORT), 1);
+	assert_int_equal(sa_get(&sa_sl2vl_rec, rec, SL2VL_OUTPORT), 2);
+	assert_memory_equal(rec + 8, t12, 8);
+	/* Port 3 is down: no table there at all (no record, not Busy). */
+	sa_put(&sa_sl2vl_rec, req + GMP_SA_DATA_OFFS, SL2VL_OUTPORT, 3);
+	sa_server_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(status_of(out), SA_STATUS_NO_RECORDS);
+	/* GetTable of everything: the two tables known, the rest left out. */
+	sa_sl2vl_store(&m.s.ctx.sl2vl, 0x300, 0, 1, tca, SL2VL_SET);
+	req_init(req, 0x12, 0x0013, 0);
+	sa_server_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(status_of(out), 0);
+	rmpp_get(out, &h);
+	assert_int_equal(h.len_or_window, 2 * 16 + 20);
+	/* By LID: CA b's record, ports 0/0, its table. */
+	req_init(req, 0x01, 0x0013, 1ull << SL2VL_LID);
+	sa_put(&sa_sl2vl_rec, req + GMP_SA_DATA_OFFS, SL2VL_LID, 3);
+	sa_server_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(status_of(out), 0);
+	assert_int_equal(sa_get(&sa_sl2vl_rec, rec, SL2VL_LID), 3);
+	assert_int_equal(sa_get(&sa_sl2vl_rec, rec, SL2VL_OUTPORT), 0);
+	assert_memory_equal(rec + 8, tca, 8);
+	/* A link that now leads elsewhere loses its tables; the rest stay. */
+	m.r.fab.ports[fab_port_idx(&m.r.fab, 0, 2)].peer = FAB_NONE;
+	assert_int_equal(sa_sl2vl_sweep(&m.s.ctx.sl2vl, &m.r), 1);
+	assert_int_equal(m.s.ctx.sl2vl.known, 1);       /* CA b's, by GUID */
+	mini_free(&m);
+}
+
 static void test_path(void **state)
 {
 	struct mini m;
@@ -407,6 +554,8 @@ int main(void)
 		cmocka_unit_test(test_statuses),
 		cmocka_unit_test(test_node_table_rmpp),
 		cmocka_unit_test(test_path),
+		cmocka_unit_test(test_multipath_multi_mad),
+		cmocka_unit_test(test_sl2vl),
 		cmocka_unit_test(test_portinfo_mkey_hidden),
 	};
 

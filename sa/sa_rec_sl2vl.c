@@ -1,0 +1,125 @@
+/* SL2VLTableRecord (IBA 15.2.5.4, attribute 0x0013): LID, InputPortNum,
+ * OutputPortNum and the 16 SL -> VL entries of a port pair, from the
+ * SL2VL cache (sa/sa_sl2vl.h). Switch records carry the switch's LID and
+ * the port pair; a CA port's record its own LID with both ports 0, as
+ * OpenSM answers them. Tables not read yet (the background read runs
+ * after each heavy sweep) are left out of a GetTable, which is logged once
+ * per sweep, and make a Get that matches nothing else answer Busy (MAD
+ * status bit 0, IBA 13.4.7: try again); either way they go to the front of
+ * the read queue. */
+#include <string.h>
+
+#include "../core/log.h"
+#include "sa_rec.h"
+#include "sa_sl2vl.h"
+
+struct sl2vl_walk {
+	struct sa_ctx *c;
+	const struct sa_query *q;
+	uint64_t mask;
+	struct sa_answer *a;
+	unsigned unread;
+};
+
+/* Offer table idx of cache node cn as the record (lid, in, out). */
+static int offer(struct sl2vl_walk *w, uint32_t cn, unsigned idx, uint32_t lid,
+		 unsigned in, unsigned out)
+{
+	const struct sa_sl2vl_node *n = &w->c->sl2vl.nodes[cn];
+	uint8_t rec[REC_MAX];
+
+	if (n->state[idx] == SL2VL_NONE)
+		return 0;
+	memset(rec, 0, 16);
+	sa_put(&sa_sl2vl_rec, rec, SL2VL_LID, lid);
+	sa_put(&sa_sl2vl_rec, rec, SL2VL_INPORT, in);
+	sa_put(&sa_sl2vl_rec, rec, SL2VL_OUTPORT, out);
+	if (n->state[idx] != SL2VL_READ && n->state[idx] != SL2VL_SET) {
+		/* Unknown yet: would it match on the components we know? */
+		if (sa_comp_match(&sa_sl2vl_rec, w->q->record, rec,
+				  w->mask & ~(1ull << SL2VL_TABLE))) {
+			w->unread++;
+			sa_sl2vl_want(&w->c->sl2vl, cn, idx);
+		}
+		return 0;
+	}
+	sa_put_bytes(&sa_sl2vl_rec, rec, SL2VL_TABLE, n->tbl[idx]);
+	return sa_offer(&sa_sl2vl_rec, w->q, w->mask, rec, w->a) < 0 ? -1 : 0;
+}
+
+static int walk_node(struct sl2vl_walk *w, uint32_t fn, uint32_t only_port)
+{
+	const struct fabric *f = sa_fab(w->c);
+	const struct fab_node *nd = &f->nodes[fn];
+	uint32_t cn;
+	const struct sa_sl2vl_node *n = sa_sl2vl_find(&w->c->sl2vl, nd->guid, &cn);
+
+	if (!n || n->num_ports != nd->num_ports)
+		return 0;
+	if (n->is_switch) {
+		uint32_t lid = sa_lid_of_port(w->c, fab_port_idx(f, fn, 0));
+		unsigned o0 = 0, o1 = n->num_ports, i0 = 0, i1 = n->num_ports;
+
+		if (w->mask >> SL2VL_OUTPORT & 1)
+			o0 = o1 = (unsigned)sa_get(&sa_sl2vl_rec, w->q->record, SL2VL_OUTPORT);
+		if (w->mask >> SL2VL_INPORT & 1)
+			i0 = i1 = (unsigned)sa_get(&sa_sl2vl_rec, w->q->record, SL2VL_INPORT);
+		if (!lid || o1 > n->num_ports || i1 > n->num_ports)
+			return 0;
+		for (unsigned out = o0; out <= o1; out++)
+			for (unsigned in = i0; in <= i1; in++)
+				if (offer(w, cn, (unsigned)sa_sl2vl_index(n, in, out),
+					  lid, in, out) < 0)
+					return -1;
+		return 0;
+	}
+	for (unsigned k = 1; k <= n->num_ports; k++) {
+		uint32_t p = fab_port_idx(f, fn, k);
+		uint32_t lid = sa_lid_of_port(w->c, p);
+
+		if ((only_port != FAB_NONE && p != only_port) || !lid)
+			continue;
+		if (offer(w, cn, k, lid, 0, 0) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int sl2vl_query(struct sa_ctx *c, const struct sa_query *q,
+		       struct sa_answer *a)
+{
+	struct sl2vl_walk w = { .c = c, .q = q, .mask = q->comp_mask, .a = a };
+	uint32_t port, lo, hi;
+	int64_t n;
+
+	if (!c->db.r)
+		return 0;
+	n = sa_query_lid_node(c, &sa_sl2vl_rec, q, SL2VL_LID, &w.mask, &port);
+	if (n == FAB_NONE)
+		return 0;
+	lo = n >= 0 ? (uint32_t)n : 0;
+	hi = n >= 0 ? (uint32_t)n + 1 : sa_fab(c)->num_nodes;
+	for (uint32_t fn = lo; fn < hi; fn++)
+		if (walk_node(&w, fn, n >= 0 && !fab_is_switch(sa_fab(c), fn) ? port
+									   : FAB_NONE) < 0)
+			return SA_STATUS_NO_RESOURCES;
+	if (!w.unread)
+		return 0;
+	if (!c->sl2vl.partial_logged) {
+		c->sl2vl.partial_logged = 1;
+		log_info("SA: SL2VLTableRecord query from LID %u: %u matching table%s not read yet (%llu of %llu known; background read in progress): answered from what is known",
+			 q->slid, w.unread, w.unread == 1 ? "" : "s",
+			 (unsigned long long)c->sl2vl.known,
+			 (unsigned long long)(c->sl2vl.known + c->sl2vl.wanted));
+	}
+	if (q->method == SA_METHOD_GET && sa_answer_count(a) == 0)
+		return SA_STATUS_BUSY;
+	return 0;
+}
+
+const struct sa_attr_ops sa_sl2vlrecord_ops = {
+	.attr_id = 0x0013,
+	.name = "SL2VLTableRecord",
+	.rec_len = 16,
+	.query = sl2vl_query,
+};

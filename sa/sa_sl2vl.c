@@ -1,0 +1,241 @@
+/* SL2VL table cache for SL2VLTableRecord (sa/sa_sl2vl.h). */
+#include "sa_sl2vl.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+void sa_sl2vl_init(struct sa_sl2vl_cache *c)
+{
+	memset(c, 0, sizeof(*c));
+}
+
+static void node_free(struct sa_sl2vl_node *n)
+{
+	free(n->sig);
+	free(n->state);
+	free(n->tbl);
+}
+
+void sa_sl2vl_free(struct sa_sl2vl_cache *c)
+{
+	for (uint32_t i = 0; i < c->num_nodes; i++)
+		node_free(&c->nodes[i]);
+	free(c->nodes);
+	memset(c, 0, sizeof(*c));
+}
+
+static unsigned num_tables(const struct sa_sl2vl_node *n)
+{
+	unsigned p = n->num_ports + 1u;
+
+	return n->is_switch ? p * p : p;
+}
+
+int sa_sl2vl_index(const struct sa_sl2vl_node *n, unsigned in, unsigned out)
+{
+	if (out > n->num_ports || in > n->num_ports)
+		return -1;
+	if (!n->is_switch)
+		return in ? -1 : (int)out;
+	return (int)(in * (n->num_ports + 1u) + out);
+}
+
+struct sa_sl2vl_node *sa_sl2vl_find(const struct sa_sl2vl_cache *c,
+				    uint64_t guid, uint32_t *pos)
+{
+	uint32_t lo = 0, hi = c->num_nodes;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (c->nodes[mid].guid < guid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < c->num_nodes && c->nodes[lo].guid == guid) {
+		if (pos)
+			*pos = lo;
+		return &c->nodes[lo];
+	}
+	return NULL;
+}
+
+static int by_guid(const void *a, const void *b)
+{
+	const struct sa_sl2vl_node *x = a, *y = b;
+
+	return x->guid < y->guid ? -1 : x->guid > y->guid;
+}
+
+/* Who port p's link leads to: the peer's node GUID and port, 0 if down. */
+static uint64_t port_sig(const struct fabric *f, uint32_t p)
+{
+	uint32_t q = f->ports[p].peer;
+
+	if (q == FAB_NONE)
+		return 0;
+	return f->nodes[f->ports[q].node].guid * 257u + f->ports[q].num + 1u;
+}
+
+/* Whether the cache keeps table idx of node n (fabric node fn). */
+static int planned(const struct fabric *f, uint32_t fn,
+		   const struct sa_sl2vl_node *n, unsigned idx)
+{
+	const struct fab_node *nd = &f->nodes[fn];
+
+	if (!n->is_switch) {
+		uint32_t p = nd->first_port + idx;
+
+		return idx >= 1 && f->ports[p].peer != FAB_NONE && f->ports[p].lid;
+	}
+	{
+		unsigned in = idx / (n->num_ports + 1u), out = idx % (n->num_ports + 1u);
+
+		return out >= 1 && f->ports[nd->first_port + out].peer != FAB_NONE &&
+		       (in == 0 || f->ports[nd->first_port + in].peer != FAB_NONE);
+	}
+}
+
+int sa_sl2vl_sweep(struct sa_sl2vl_cache *c, const struct sweep_result *r)
+{
+	const struct fabric *f = &r->fab;
+	struct sa_sl2vl_node *nodes = calloc(f->num_nodes ? f->num_nodes : 1,
+					     sizeof(*nodes));
+	int dropped = 0;
+
+	if (!nodes)
+		goto nomem;
+	for (uint32_t fn = 0; fn < f->num_nodes; fn++) {
+		struct sa_sl2vl_node *n = &nodes[fn];
+		const struct fab_node *nd = &f->nodes[fn];
+		unsigned nt;
+
+		n->guid = nd->guid;
+		n->num_ports = (uint8_t)nd->num_ports;
+		n->is_switch = fab_is_switch(f, fn);
+		nt = num_tables(n);
+		n->sig = calloc(n->num_ports + 1u, sizeof(*n->sig));
+		n->state = calloc(nt, 1);
+		n->tbl = calloc(nt, sizeof(*n->tbl));
+		if (!n->sig || !n->state || !n->tbl) {
+			for (uint32_t k = 0; k <= fn; k++)
+				node_free(&nodes[k]);
+			free(nodes);
+			goto nomem;
+		}
+		for (unsigned p = 0; p <= n->num_ports; p++)
+			n->sig[p] = port_sig(f, nd->first_port + p);
+	}
+	/* Carry over what is still true, then plan the rest. */
+	for (uint32_t fn = 0; fn < f->num_nodes; fn++) {
+		struct sa_sl2vl_node *n = &nodes[fn];
+		const struct sa_sl2vl_node *o = sa_sl2vl_find(c, n->guid, NULL);
+		unsigned nt = num_tables(n);
+
+		if (o && o->num_ports == n->num_ports && o->is_switch == n->is_switch) {
+			memcpy(n->state, o->state, nt);
+			memcpy(n->tbl, o->tbl, nt * sizeof(*n->tbl));
+			for (unsigned p = 0; p <= n->num_ports; p++) {
+				if (o->sig[p] == n->sig[p])
+					continue;
+				for (unsigned i = 0; i < nt; i++) {
+					unsigned in = n->is_switch ? i / (n->num_ports + 1u) : 0;
+					unsigned out = n->is_switch ? i % (n->num_ports + 1u) : i;
+
+					if ((in == p || out == p) &&
+					    (n->state[i] == SL2VL_READ || n->state[i] == SL2VL_SET)) {
+						n->state[i] = SL2VL_NONE;
+						dropped++;
+					}
+				}
+			}
+		}
+		for (unsigned i = 0; i < nt; i++) {
+			if (!planned(f, fn, n, i))
+				n->state[i] = SL2VL_NONE;
+			else if (n->state[i] == SL2VL_NONE || n->state[i] == SL2VL_FAILED)
+				n->state[i] = SL2VL_WANTED;
+		}
+	}
+	qsort(nodes, f->num_nodes, sizeof(*nodes), by_guid);
+	{
+		unsigned gen = c->gen;
+
+		sa_sl2vl_free(c);
+		c->gen = gen + 1;
+	}
+	c->nodes = nodes;
+	c->num_nodes = f->num_nodes;
+	for (uint32_t i = 0; i < c->num_nodes; i++)
+		for (unsigned k = 0; k < num_tables(&nodes[i]); k++) {
+			c->wanted += nodes[i].state[k] == SL2VL_WANTED;
+			c->known += nodes[i].state[k] == SL2VL_READ ||
+				    nodes[i].state[k] == SL2VL_SET;
+		}
+	return dropped;
+nomem:
+	{
+		unsigned gen = c->gen;
+
+		sa_sl2vl_free(c);
+		c->gen = gen + 1;
+	}
+	return -ENOMEM;
+}
+
+void sa_sl2vl_store_at(struct sa_sl2vl_cache *c, uint32_t node, uint32_t idx,
+		       const uint8_t *tbl, enum sl2vl_state st)
+{
+	struct sa_sl2vl_node *n;
+	uint8_t *s;
+
+	if (node >= c->num_nodes || idx >= num_tables(&c->nodes[node]))
+		return;
+	n = &c->nodes[node];
+	s = &n->state[idx];
+	if (*s == SL2VL_NONE)
+		return;
+	if (*s == SL2VL_WANTED)
+		c->wanted--;
+	if (*s == SL2VL_READ || *s == SL2VL_SET)
+		c->known--;
+	if (st == SL2VL_FAILED || !tbl) {
+		*s = SL2VL_FAILED;
+		return;
+	}
+	memcpy(n->tbl[idx], tbl, 8);
+	*s = (uint8_t)st;
+	c->known++;
+}
+
+void sa_sl2vl_store(struct sa_sl2vl_cache *c, uint64_t guid, unsigned in,
+		    unsigned out, const uint8_t *tbl, enum sl2vl_state st)
+{
+	uint32_t pos;
+	struct sa_sl2vl_node *n = sa_sl2vl_find(c, guid, &pos);
+	int idx;
+
+	if (!n || (idx = sa_sl2vl_index(n, in, out)) < 0)
+		return;
+	sa_sl2vl_store_at(c, pos, (uint32_t)idx, tbl, st);
+}
+
+void sa_sl2vl_want(struct sa_sl2vl_cache *c, uint32_t node, uint32_t idx)
+{
+	unsigned k;
+
+	if (c->want_len == SL2VL_WANT_RING)
+		return;
+	for (unsigned i = 0; i < c->want_len; i++) {
+		k = (c->want_head + i) % SL2VL_WANT_RING;
+		if (c->want[k].node == node && c->want[k].idx == idx &&
+		    c->want[k].gen == c->gen)
+			return;
+	}
+	k = (c->want_head + c->want_len++) % SL2VL_WANT_RING;
+	c->want[k].node = node;
+	c->want[k].idx = idx;
+	c->want[k].gen = c->gen;
+}

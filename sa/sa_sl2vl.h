@@ -1,0 +1,72 @@
+/* What the SA knows of every port's SL2VL tables (SLtoVLMappingTable, IBA
+ * 14.2.5.8), to answer SL2VLTableRecord (IBA 15.2.5.4). Nothing is read in
+ * the sweep: reading every input/output pair costs ports^2 MADs a switch,
+ * so a background reader (sm/sl2vl_read.c) fills the tables after each
+ * heavy sweep at a bounded rate, and what the SM programs itself
+ * (sm/vl_program.c) is stored as it is read and written.
+ *
+ * Keyed by node GUID, so it survives sweeps (the SA database does not):
+ *   switch  one table per (in, out): out a linked port, in 0 or a linked
+ *           port (in == out included, as the spec defines it)
+ *   CA      one table per linked port with a LID (in = out = 0 in records)
+ * Each heavy sweep reconciles it with the fabric seen (sa_sl2vl_sweep):
+ * nodes gone are dropped; a port whose link now leads elsewhere, or is
+ * down, loses every table it is the input or output of; tables not read
+ * yet are WANTED. States:
+ *   NONE    not a table we keep (a port down)   -> no record
+ *   WANTED  to be read                          -> not answered yet
+ *   READ    read from the port                  -> answered
+ *   SET     written by the SM (read back equal, or Set answered)
+ *   FAILED  the Get failed; WANTED again after the next heavy sweep */
+#ifndef IBSM_SA_SA_SL2VL_H
+#define IBSM_SA_SA_SL2VL_H
+
+#include <stdint.h>
+#include "../discovery/sweep.h"
+
+enum sl2vl_state { SL2VL_NONE, SL2VL_WANTED, SL2VL_READ, SL2VL_SET,
+		   SL2VL_FAILED };
+
+struct sa_sl2vl_node {
+	uint64_t guid;
+	uint8_t num_ports, is_switch;
+	uint64_t *sig;              /* per port 0..num_ports: who its link leads to */
+	uint8_t *state;             /* per table (sa_sl2vl_index) */
+	uint8_t (*tbl)[8];          /* 16 SLs, 4 bits each, as on the wire */
+};
+
+#define SL2VL_WANT_RING 64
+
+struct sa_sl2vl_cache {
+	struct sa_sl2vl_node *nodes;    /* sorted by GUID */
+	uint32_t num_nodes;
+	unsigned gen;                   /* +1 at every reconcile */
+	uint64_t wanted, known;         /* tables to read / read or set */
+	int partial_logged;             /* "answered from what is known" once a gen */
+	/* Tables an SA query asked for before they were read: the reader
+	 * takes these first (node index, table index, for gen). */
+	struct { uint32_t node, idx; unsigned gen; } want[SL2VL_WANT_RING];
+	unsigned want_head, want_len;
+};
+
+void sa_sl2vl_init(struct sa_sl2vl_cache *c);
+void sa_sl2vl_free(struct sa_sl2vl_cache *c);
+/* Reconcile with a fabric just swept. Returns the number of tables
+ * dropped because their ports changed, or -ENOMEM (cache emptied). */
+int sa_sl2vl_sweep(struct sa_sl2vl_cache *c, const struct sweep_result *r);
+/* Node with this GUID and its position, NULL if none. */
+struct sa_sl2vl_node *sa_sl2vl_find(const struct sa_sl2vl_cache *c,
+				    uint64_t guid, uint32_t *pos);
+/* Table index of (in, out) on a switch, or of port `out` on a CA; -1 if
+ * out of range. */
+int sa_sl2vl_index(const struct sa_sl2vl_node *n, unsigned in, unsigned out);
+/* Store a table read (SL2VL_READ) or written (SL2VL_SET), or a failure
+ * (SL2VL_FAILED, tbl NULL). Ignored for tables the cache does not keep. */
+void sa_sl2vl_store(struct sa_sl2vl_cache *c, uint64_t guid, unsigned in,
+		    unsigned out, const uint8_t *tbl, enum sl2vl_state st);
+void sa_sl2vl_store_at(struct sa_sl2vl_cache *c, uint32_t node, uint32_t idx,
+		       const uint8_t *tbl, enum sl2vl_state st);
+/* Ask the reader for a table first (from an SA query). */
+void sa_sl2vl_want(struct sa_sl2vl_cache *c, uint32_t node, uint32_t idx);
+
+#endif
