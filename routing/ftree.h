@@ -247,8 +247,9 @@ void ft_writer_finish(struct ft_writer *wr);
  * (the tables the load-aware assignment would write, rows in parallel)
  * and leave the chain loads in w->load. Returns 1 if it did, 0 if the
  * tree is not intact (nothing written), -ENOMEM. ft_closed_enabled = 0
- * turns it off (the unit test compares both). */
-extern int ft_closed_enabled;
+ * turns it off (the unit test compares both); ft_closed_taken says
+ * whether the last route took it. */
+extern int ft_closed_enabled, ft_closed_taken;
 int ft_closed_route(struct ft_work *w, struct lft_set *lft, unsigned threads);
 
 /* Engine entry points (ftree_route.c). */

@@ -323,10 +323,12 @@ static void write_rows(const struct ft_closed *c, unsigned threads)
 }
 
 int ft_closed_enabled = 1;
+int ft_closed_taken;
 
 int ft_closed_route(struct ft_work *w, struct lft_set *lft, unsigned threads)
 {
 	const struct ftree *t = w->t;
+	ft_closed_taken = 0;
 	if (!ft_closed_enabled || !t->nca_dest)
 		return 0;
 	const char *why = check_shape(t, w);
@@ -363,6 +365,7 @@ int ft_closed_route(struct ft_work *w, struct lft_set *lft, unsigned threads)
 		 "(chains %.3f s, rows %.3f s, %u threads)", c.nslot, t1 - t0,
 		 now_seconds() - t1, pick_threads(threads));
 	r = 1;
+	ft_closed_taken = 1;
 out:
 	closed_free(&c);
 	return r;

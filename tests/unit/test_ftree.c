@@ -841,6 +841,55 @@ static void test_threads(void **state)
 	threads_case(3, 8, 0.10, 1, 0);
 }
 
+/* Closed form (ftree_closed.c) against the load-aware assignment: on an
+ * intact tree the same bytes, whatever the thread count; elsewhere it
+ * stands aside. */
+static void closed_case(unsigned levels, unsigned radix, unsigned oversub,
+			unsigned hcas, int shuffle, double remove, uint8_t lmc,
+			int expect_taken)
+{
+	struct fabric f;
+	struct fattree_params p = { levels, radix, oversub, remove, 7, hcas, shuffle };
+	char err[256];
+	assert_int_equal(gen_fattree(&f, &p, err), 0);
+	struct lid_assign_opts lo = { .lmc = lmc };
+	assert_true(lid_assign(&f, &lo, NULL) >= 0);
+	struct lft_set ref, fast;
+	struct route_options o1 = { .lmc = lmc, .threads = 1 };
+	ft_closed_enabled = 0;
+	assert_int_equal(route_ftree_on(&f, &o1, &ref, NULL), 0);
+	assert_false(ft_closed_taken);
+	ft_closed_enabled = 1;
+	for (unsigned th = 1; th <= 3; th++) {
+		struct route_options o = { .lmc = lmc, .threads = th };
+		assert_int_equal(route_ftree_on(&f, &o, &fast, NULL), 0);
+		assert_int_equal(ft_closed_taken, expect_taken);
+		assert_int_equal(fast.stride, ref.stride);
+		assert_memory_equal(fast.port, ref.port, (size_t)ref.stride * ref.num_switches);
+		lft_free(&fast);
+	}
+	lft_free(&ref);
+	fab_free(&f);
+}
+
+static void test_closed_form(void **state)
+{
+	(void)state;
+	closed_case(2, 4, 1, 0, 0, 0, 0, 1);
+	closed_case(2, 16, 1, 0, 1, 0, 0, 1);
+	closed_case(2, 16, 3, 0, 0, 0, 0, 1);
+	closed_case(2, 36, 1, 0, 0, 0, 0, 1);
+	closed_case(3, 8, 1, 0, 0, 0, 0, 1);
+	closed_case(3, 12, 1, 0, 1, 0, 0, 1);
+	closed_case(3, 8, 3, 0, 1, 0, 0, 1);
+	closed_case(3, 16, 1, 0, 0, 0, 0, 1);
+	/* not intact: degraded, partly populated leaves, LMC */
+	closed_case(3, 8, 1, 0, 0, 0.05, 0, 0);
+	closed_case(3, 8, 1, 100, 0, 0, 0, 0);
+	closed_case(3, 8, 1, 0, 0, 0, 1, 0);
+	closed_case(2, 8, 1, 0, 0, 0, 2, 0);
+}
+
 int main(void)
 {
 	log_set_level(getenv("FT_DEBUG") ? LOG_INFO : LOG_WARN);
@@ -856,6 +905,7 @@ int main(void)
 		cmocka_unit_test(test_roots),
 		cmocka_unit_test(test_turn_order),
 		cmocka_unit_test(test_threads),
+		cmocka_unit_test(test_closed_form),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
