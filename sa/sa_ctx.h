@@ -11,6 +11,7 @@
 #include "sa_sl2vl.h"
 
 struct mft_held;
+struct part_tables;
 
 struct sa_sm_identity {
 	uint64_t guid;              /* our port GUID */
@@ -29,6 +30,9 @@ struct sa_ctx {
 	 * Engines that use virtual lanes supply it. */
 	uint8_t (*path_sl)(void *arg, uint16_t slid, uint16_t dlid);
 	void *path_sl_arg;
+	/* P_Key tables of the database's ports (partition/part_table.h);
+	 * NULL or empty: every port holds the default partition 0xFFFF. */
+	const struct part_tables *parts;
 	void *mcast;                /* multicast groups (multicast/), when built */
 	const struct mft_held *mft; /* MFTs as programmed (multicast/mft_program.h) */
 	struct sa_service_db services;  /* registered ServiceRecords */

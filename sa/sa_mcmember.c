@@ -7,14 +7,18 @@
  * P_Key, SL, FlowLabel and TClass (o15-0.1.3); its MTU and rate are the
  * port's, or what the selectors ask within the port's. Joining an existing
  * group checks Q_Key, P_Key, MTU and rate (with selectors) against the
- * group and the group's MTU and rate against the port's link.
+ * group and the group's MTU and rate against the port's link. The
+ * member port must hold the group's partition (P_Key, either membership;
+ * ERR_REQ_INVALID otherwise, as OpenSM).
  * Queries: a trusted requester sees every member; anyone else sees each
- * group once (PortGID 0) and its own memberships. */
+ * group of a partition its port holds once (PortGID 0) and its own
+ * memberships. */
 #include <string.h>
 
 #include "../core/log.h"
 #include "../mad/smp.h"
 #include "../multicast/mcast_db.h"
+#include "sa_partition.h"
 #include "sa_rec.h"
 
 #define L (&sa_mcmember_rec)
@@ -184,6 +188,9 @@ static int mcr_set(struct sa_ctx *c, const struct sa_query *q,
 		if (!mgid_ok(mgid))
 			REFUSE(SA_STATUS_REQ_INVALID, "create: not a valid MGID (%02x%02x:%02x%02x:...)",
 			       mgid[0], mgid[1], mgid[2], mgid[3]);
+		if (!sa_port_has_pkey(c, port, (uint16_t)sa_get(L, q->record, MCR_PKEY)))
+			REFUSE(SA_STATUS_REQ_INVALID, "create: port not in partition 0x%04x",
+			       (unsigned)sa_get(L, q->record, MCR_PKEY));
 		g = mcast_create(db, mgid,
 				 (uint16_t)sa_get(L, q->record, MCR_PKEY),
 				 (uint32_t)sa_get(L, q->record, MCR_QKEY), mtu, rate,
@@ -217,6 +224,8 @@ static int mcr_set(struct sa_ctx *c, const struct sa_query *q,
 					 want, g->rate, smp_rate_q))
 				REFUSE(SA_STATUS_REQ_INVALID, "join: the group's rate %u does not meet the selector", g->rate);
 		}
+		if (!sa_port_has_pkey(c, port, g->pkey))
+			REFUSE(SA_STATUS_REQ_INVALID, "join: port not in the group's partition 0x%04x", g->pkey);
 		/* The port's link must carry the group's MTU and rate. */
 		if (port_mtu < g->mtu || smp_rate_q[port_rate] < smp_rate_q[g->rate])
 			REFUSE(SA_STATUS_REQ_INVALID, "join: port MTU %u rate %u below the group's %u, %u", port_mtu, port_rate, g->mtu, g->rate);
@@ -270,12 +279,16 @@ static int mcr_query(struct sa_ctx *c, const struct sa_query *q,
 {
 	struct mcast_db *db = c->mcast;
 	uint8_t rec[REC_MAX];
+	uint32_t rq = sa_requester_port(c, q);
 
 	if (!db)
 		return 0;
 	for (uint32_t i = 0; i < db->num_groups; i++) {
 		struct mcast_group *g = &db->groups[i];
 		int shown = 0;
+
+		if (!q->trusted && rq != FAB_NONE && !sa_port_has_pkey(c, rq, g->pkey))
+			continue;
 
 		for (uint32_t k = 0; k < g->num_members; k++) {
 			const struct mcast_member *mb = &g->members[k];

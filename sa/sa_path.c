@@ -10,6 +10,7 @@
 #include <infiniband/mad.h>
 
 #include "../mad/smp.h"
+#include "sa_partition.h"
 #include "sa_rec.h"
 
 #define MAX_PATH_HOPS 64
@@ -143,7 +144,21 @@ static int one_path(const struct sa_ctx *c, const struct sa_query *q,
 	uint8_t rec[REC_MAX], gid[16];
 	int mtu, rate, plt;
 	uint8_t sl;
+	uint16_t pkey;
+	uint32_t rq = sa_requester_port(c, q);
 
+	/* Partitions (IBA 10.9, 15.2.5.16): the ends must share the P_Key
+	 * asked for, or else one partition (the default one first); the
+	 * requester must share one with each end, as OpenSM checks. */
+	if (m >> PR_PKEY & 1) {
+		pkey = (uint16_t)sa_get(L, q->record, PR_PKEY);
+		if (!part_share_pkey(sa_parts(c), ps, pd, pkey))
+			return 0;
+	} else if (!(pkey = part_common_pkey(sa_parts(c), ps, pd))) {
+		return 0;
+	}
+	if (!sa_ports_share(c, rq, ps) || !sa_ports_share(c, rq, pd))
+		return 0;
 	if (trace(c, ps, pd, dlid, &pp) < 0)
 		return 0;
 	if (!pp.mtu)
@@ -195,7 +210,7 @@ static int one_path(const struct sa_ctx *c, const struct sa_query *q,
 	sa_put(L, rec, PR_DLID, dlid);
 	sa_put(L, rec, PR_SLID, slid);
 	sa_put(L, rec, PR_REVERSIBLE, 1);
-	sa_put(L, rec, PR_PKEY, 0xffff);
+	sa_put(L, rec, PR_PKEY, pkey);
 	sa_put(L, rec, PR_SL, sl);
 	sa_put(L, rec, PR_MTUSEL, 2);
 	sa_put(L, rec, PR_MTU, (uint64_t)mtu);
@@ -203,17 +218,14 @@ static int one_path(const struct sa_ctx *c, const struct sa_query *q,
 	sa_put(L, rec, PR_RATE, (uint64_t)rate);
 	sa_put(L, rec, PR_PLTSEL, 2);
 	sa_put(L, rec, PR_PLT, (uint64_t)plt);
-	/* Components the client fixed must match what we would give; the
-	 * P_Key matches on its 15-bit partition number (IBA 10.9.1). */
+	/* Components the client fixed must match what we would give (the
+	 * P_Key was checked above). */
 	{
 		uint64_t must = m & ((1ull << PR_RAW) | (1ull << PR_TCLASS) |
 				     (1ull << PR_FLOWLABEL) | (1ull << PR_SL) |
 				     (1ull << PR_QOS));
 
 		if (!sa_comp_match(L, q->record, rec, must))
-			return 0;
-		if ((m >> PR_PKEY & 1) &&
-		    (sa_get(L, q->record, PR_PKEY) & 0x7fff) != 0x7fff)
 			return 0;
 	}
 	if (sa_answer_add(a, rec) < 0)

@@ -1,11 +1,14 @@
 /* Per-port records: PortInfoRecord (IBA 15.2.5.3), GUIDInfoRecord
  * (15.2.5.18), P_KeyTableRecord (15.2.5.11). Switches have a record for
  * every port under the switch's LID; CA and router ports under their own.
- * The SM programs no partitions yet: every port holds the default
- * partition 0xFFFF in P_Key block 0, as the ports come up (IBA 10.9.1.2). */
+ * P_Key tables are the ones the SM programmed (partition/part_table.h),
+ * every block in use; a switch port the SM gives no table (no enforcement
+ * there) shows block 0 with the default partition 0xFFFF, as ports come
+ * up (IBA 10.9.1.2). */
 #include <string.h>
 #include <infiniband/mad.h>
 
+#include "sa_partition.h"
 #include "sa_rec.h"
 
 typedef void (*build_fn)(const struct sa_ctx *c, uint32_t p, unsigned block,
@@ -129,31 +132,103 @@ const struct sa_attr_ops sa_guidinforecord_ops = {
 	.query = gir_query,
 };
 
+/* Blocks port p has records for: those its programmed table fills, or
+ * block 0 (the default partition as the port came up). */
+static unsigned pkr_blocks(const struct sa_ctx *c, uint32_t p)
+{
+	unsigned n = part_blocks(sa_parts(c), p);
+
+	return n ? n : 1;
+}
+
 static void build_pkr(const struct sa_ctx *c, uint32_t p, unsigned block,
 		      const struct sa_query *q, uint8_t *rec)
 {
+	uint16_t k[32];
 	uint8_t *t;
 
-	(void)block;
 	(void)q;
 	memset(rec, 0, REC_MAX);
 	sa_put(&sa_pkey_rec, rec, PKR_LID, sa_lid_of_port(c, p));
-	sa_put(&sa_pkey_rec, rec, PKR_BLOCK, 0);
+	sa_put(&sa_pkey_rec, rec, PKR_BLOCK, block);
 	sa_put(&sa_pkey_rec, rec, PKR_PORT, sa_fab(c)->ports[p].num);
+	part_block(sa_parts(c), p, block, k);
+	if (!part_num_keys(sa_parts(c), p))
+		k[0] = 0xffff;          /* full member of the default partition */
+	/* 32 big-endian entries (IBA 14.2.5.7). */
 	t = rec + sa_comp_offset(&sa_pkey_rec, PKR_TABLE) / 8;
-	t[0] = 0xff;                    /* full member of the default partition */
-	t[1] = 0xff;
+	for (unsigned i = 0; i < 32; i++) {
+		t[2 * i] = (uint8_t)(k[i] >> 8);
+		t[2 * i + 1] = (uint8_t)k[i];
+	}
+}
+
+/* Every block of port p (the BlockNum component, when given, selects
+ * one), if the requester shares a partition with the port (OpenSM). */
+static int pkr_port(const struct sa_ctx *c, uint32_t p, const struct sa_query *q,
+		    uint64_t mask, uint32_t rq, struct sa_answer *a)
+{
+	uint32_t port0 = fab_port_idx(sa_fab(c), sa_fab(c)->ports[p].node, 0);
+	uint8_t rec[REC_MAX];
+	unsigned nb = pkr_blocks(c, p);
+
+	/* A switch's external ports count as the switch (port 0). */
+	if (!sa_ports_share(c, rq, fab_is_switch(sa_fab(c), sa_fab(c)->ports[p].node) ? port0 : p))
+		return 0;
+	for (unsigned b = 0; b < nb; b++) {
+		if ((mask >> PKR_BLOCK & 1) && sa_get(&sa_pkey_rec, q->record, PKR_BLOCK) != b)
+			continue;
+		build_pkr(c, p, b, q, rec);
+		if (sa_offer(&sa_pkey_rec, q, mask, rec, a) < 0)
+			return SA_STATUS_NO_RESOURCES;
+	}
+	return 0;
 }
 
 static int pkr_query(struct sa_ctx *c, const struct sa_query *q,
 		     struct sa_answer *a)
 {
+	const struct fabric *f;
+	uint64_t mask = q->comp_mask;
+	uint32_t port, lo = 0, hi, rq;
+	int64_t n;
+	int rc;
+
 	if (!c->db.r)
 		return 0;
-	if ((q->comp_mask >> PKR_BLOCK & 1) &&
-	    sa_get(&sa_pkey_rec, q->record, PKR_BLOCK) != 0)
+	/* IBA 15.2.5.11: P_KeyTableRecords only to trusted requesters (the
+	 * SM_Key), as OpenSM answers. */
+	if (!q->trusted)
+		return SA_STATUS_REQ_INVALID;
+	f = sa_fab(c);
+	hi = f->num_nodes;
+	rq = sa_requester_port(c, q);
+	n = sa_query_lid_node(c, &sa_pkey_rec, q, PKR_LID, &mask, &port);
+	if (n == FAB_NONE)
 		return 0;
-	return per_port(c, &sa_pkey_rec, q, PKR_LID, PKR_PORT, 0, build_pkr, a);
+	if (n >= 0) {
+		lo = (uint32_t)n;
+		hi = lo + 1;
+	}
+	for (uint32_t m = lo; m < hi; m++) {
+		unsigned first = 0, last = f->nodes[m].num_ports;
+
+		if (mask >> PKR_PORT & 1) {
+			first = last = (unsigned)sa_get(&sa_pkey_rec, q->record, PKR_PORT);
+			if (first > f->nodes[m].num_ports)
+				continue;
+		}
+		if (n >= 0 && !fab_is_switch(f, m))
+			first = last = f->ports[port].num;
+		for (unsigned i = first; i <= last; i++) {
+			if (!has_record(c, m, i))
+				continue;
+			rc = pkr_port(c, fab_port_idx(f, m, i), q, mask, rq, a);
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
 }
 
 const struct sa_attr_ops sa_pkeyrecord_ops = {

@@ -5,9 +5,10 @@
  *  - Set and Delete need ServiceID and ServiceGID in the ComponentMask
  *    (ERR_REQ_INVALID otherwise); a ServiceP_Key not given means the
  *    default partition 0xFFFF; no ServiceLease means an infinite lease.
- *  - A ServiceP_Key must be one the requester's port holds, and the
- *    ServiceGID's port too (ERR_REQ_INVALID). Ports hold only the default
- *    partition today (docs/sa.md), so that is full or limited 0x7FFF.
+ *  - A ServiceP_Key must be a partition the requester's port holds, as a
+ *    full or limited member (the tables the SM programmed,
+ *    partition/part_table.h), and the ServiceGID a port of this subnet
+ *    (ERR_REQ_INVALID).
  *  - Delete of a RID not registered: ERR_NO_RECORDS.
  *  - Queries show only services in a partition the requester holds, and
  *    the ServiceKey is zeroed unless the request carries our SM_Key
@@ -21,6 +22,7 @@
 #include <time.h>
 
 #include "../core/log.h"
+#include "sa_partition.h"
 #include "sa_rec.h"
 
 #define L (&sa_service_rec)
@@ -63,10 +65,16 @@ uint32_t sa_service_expire(struct sa_service_db *db, double now)
 	return gone;
 }
 
-/* Only the default partition exists (full 0xFFFF or limited 0x7FFF). */
-static int pkey_held(uint16_t pkey)
+/* The requester's port holds partition pkey (a requester the last sweep
+ * did not see: the default partition only). */
+static int pkey_held(const struct sa_ctx *c, const struct sa_query *q,
+		     uint16_t pkey)
 {
-	return (pkey & 0x7FFF) == 0x7FFF;
+	uint32_t rq = sa_requester_port(c, q);
+
+	if (rq == FAB_NONE)
+		return (pkey & 0x7FFF) == 0x7FFF;
+	return sa_port_has_pkey(c, rq, pkey);
 }
 
 static uint16_t rec_pkey(const uint8_t *rec)
@@ -102,7 +110,7 @@ static int request_record(const struct sa_ctx *c, const struct sa_query *q,
 
 		for (int i = 8; i < 16; i++)
 			guid = guid << 8 | gid[i];
-		if (!q->requester_port_guid || !pkey_held(rec_pkey(rec)) ||
+		if (!q->requester_port_guid || !pkey_held(c, q, rec_pkey(rec)) ||
 		    sa_db_port_of_guid(&c->db, guid) == FAB_NONE)
 			return SA_STATUS_REQ_INVALID;
 	}
@@ -185,7 +193,7 @@ static int sr_query(struct sa_ctx *c, const struct sa_query *q,
 
 	sa_service_expire(db, mono_now());
 	for (uint32_t i = 0; i < db->n; i++) {
-		if (!pkey_held(rec_pkey(db->s[i].rec)))
+		if (!pkey_held(c, q, rec_pkey(db->s[i].rec)))
 			continue;
 		if (!sa_comp_match(L, q->record, db->s[i].rec, q->comp_mask))
 			continue;

@@ -17,6 +17,7 @@
 #include "../routing/engine.h"
 #include "metrics_http.h"
 #include "../multicast/mcast_spec.h"
+#include "config_partitions.h"
 
 enum key_kind {
 	K_STR,          /* char[] */
@@ -28,6 +29,7 @@ enum key_kind {
 	K_BOOL,         /* int 0/1 */
 	K_LOG_LEVEL,    /* int, enum log_level by name or number */
 	K_DOUBLE,       /* double, range lo..hi */
+	K_PARTITIONS,   /* struct part_conf *, a YAML list of mappings only */
 };
 
 struct key_desc {
@@ -84,6 +86,7 @@ static const struct key_desc keys[] = {
 	{ "sl2vl_read",     NUM(K_BOOL, sl2vl_read, 0, 1) },
 	{ "sl2vl_read_rate", NUM(K_UNSIGNED, sl2vl_read_rate, 1, 1000000) },
 	{ "mcast_groups",   LIST(mcast_groups, ';') },
+	{ "partitions",     K_PARTITIONS, offsetof(struct ibsm_config, partitions), 0, 0, 0, 0 },
 	{ "mad_window",     NUM(K_UNSIGNED, mad_window, 1, 4096) },
 	{ "mad_timeout_ms", NUM(K_UNSIGNED, mad_timeout_ms, 1, 60000) },
 	{ "mad_retries",    NUM(K_UNSIGNED, mad_retries, 0, 100) },
@@ -315,6 +318,12 @@ int config_set(struct ibsm_config *c, const char *key, const char *value,
 		log_err("%s: unknown key '%s'", origin, key);
 		return -EINVAL;
 	}
+	if (k->kind == K_PARTITIONS) {
+		/* A list of mappings has no one-line form: the file only. */
+		log_err("%s: '%s' can only be set in the YAML file (docs/partitions.md)",
+			origin, key);
+		return -EINVAL;
+	}
 	if (k->kind != K_STR && k->kind != K_LIST)
 		return set_number(c, k, value, origin);
 	size_t len = strlen(value);
@@ -428,6 +437,10 @@ void config_print(const struct ibsm_config *c, FILE *out)
 	for (size_t i = 0; i < NUM_KEYS; i++) {
 		const struct key_desc *k = &keys[i];
 		const void *field = (const char *)c + k->offset;
+		if (k->kind == K_PARTITIONS) {
+			config_print_partitions(c->partitions, out);
+			continue;
+		}
 		fprintf(out, "%s: ", k->name);
 		switch (k->kind) {
 		case K_STR:
@@ -451,6 +464,8 @@ void config_print(const struct ibsm_config *c, FILE *out)
 			break;
 		case K_BOOL:
 			fputs(*(const int *)field ? "true" : "false", out);
+			break;
+		case K_PARTITIONS:
 			break;
 		case K_LOG_LEVEL: {
 			int l = *(const int *)field;
@@ -545,6 +560,14 @@ static int load_pair(struct yaml_load *ld, const yaml_node_pair_t *pair)
 	ld->first_line[k - keys] = line;
 
 	char origin[600];
+	if (k->kind == K_PARTITIONS) {
+		struct part_conf *pc;
+
+		if (config_load_partitions(ld->path, ld->doc, (yaml_node_t *)(uintptr_t)vn, &pc) < 0)
+			return 1;
+		ld->c->partitions = pc;
+		return 0;
+	}
 	if (vn->type == YAML_SCALAR_NODE) {
 		/* The value's own line: it may sit below its key. */
 		snprintf(origin, sizeof(origin), "%s:%u", ld->path, line_of(vn));
@@ -644,7 +667,8 @@ int config_load_yaml(struct ibsm_config *c, const char *path)
 		return -ENOMEM;
 	}
 	yaml_parser_set_input_file(&parser, in);
-	/* Parse into a copy: a file with errors changes nothing. */
+	/* Parse into a copy: a file with errors changes nothing. The copy
+	 * shares c's partitions until the file names its own. */
 	struct ibsm_config tmp = *c;
 	struct yaml_load ld = { .path = path, .c = &tmp };
 	int rc = load_stream(&ld, &parser);
@@ -654,7 +678,26 @@ int config_load_yaml(struct ibsm_config *c, const char *path)
 		rc = -EIO;
 	}
 	fclose(in);
-	if (rc == 0)
+	if (rc == 0) {
+		if (c->partitions != tmp.partitions)
+			config_free_partitions(c);
 		*c = tmp;
+	} else if (tmp.partitions != c->partitions) {
+		config_free_partitions(&tmp);
+	}
 	return rc;
+}
+
+void config_free_partitions(struct ibsm_config *c)
+{
+	if (c->partitions) {
+		part_conf_free(c->partitions);
+		free(c->partitions);
+		c->partitions = NULL;
+	}
+}
+
+void config_free(struct ibsm_config *c)
+{
+	config_free_partitions(c);
 }

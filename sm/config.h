@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+struct part_conf;
+
 #define IBSM_DEFAULT_CONFIG "/etc/ibsm/ibsm.yaml"
 
 struct ibsm_config {
@@ -53,6 +55,9 @@ struct ibsm_config {
 	unsigned sl2vl_read_rate;   /* tables (SMPs) a second */
 	char mcast_groups[2048];    /* predefined groups, ';'-separated
 	                               (multicast/mcast_spec.h) */
+	struct part_conf *partitions; /* NULL: the default partition only
+	                               * (partition/part_conf.h); owned, freed
+	                               * by config_free */
 	/* MAD transport */
 	unsigned mad_window;        /* SMPs in flight */
 	unsigned mad_timeout_ms;
@@ -94,6 +99,9 @@ struct ibsm_config {
 };
 
 void config_defaults(struct ibsm_config *c);
+/* Release what the configuration owns (the partitions). */
+void config_free(struct ibsm_config *c);
+void config_free_partitions(struct ibsm_config *c);
 /* Load a YAML file over c. Returns 0, or -EINVAL after logging
  * "FILE:LINE: reason" for unknown keys, bad values, YAML syntax errors
  * (every bad line is reported; on any error c is left unchanged);

@@ -367,6 +367,7 @@ int main(int argc, char **argv)
 	status = sm_run(&sm, &sig);
 	sm_free(&sm);
 	mt_close(t);
+	config_free(&cfg);
 	if (logf) {
 		log_set_stream(NULL);
 		fclose(logf);

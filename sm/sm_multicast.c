@@ -11,6 +11,7 @@
 #include "../mad/smp.h"
 #include "../multicast/mcast_spec.h"
 #include "../multicast/mcast_tree.h"
+#include "../partition/part_conf.h"
 
 static int create_predefined(void *ctx, const struct mcast_spec *s)
 {
@@ -27,8 +28,34 @@ static int create_predefined(void *ctx, const struct mcast_spec *s)
 	return 0;
 }
 
-int sm_mcast_init(struct sm_mcast *m, const char *groups)
+/* IPoIB broadcast groups (RFC 4391) of the partitions that ask for one
+ * (docs/partitions.md), as OpenSM's partitions.conf "ipoib" flag. */
+static int create_partition_groups(struct sm_mcast *m, const struct part_conf *pc)
 {
+	for (uint32_t i = 0; pc && i < pc->n; i++) {
+		const struct part_def *d = &pc->p[i];
+		uint16_t pkey = (uint16_t)(d->pkey | PART_FULL_BIT);
+		uint8_t mgid[16];
+		struct mcast_group *g;
+		char gid[64];
+
+		if (!d->ipoib || d->pkey == PART_DEFAULT_PKEY)
+			continue;
+		mcast_ipoib_broadcast_mgid(mgid, pkey);
+		g = mcast_create(&m->db, mgid, pkey, d->qkey, d->mtu, d->rate, true);
+		if (!g)
+			return -ENOMEM;
+		log_info("multicast: IPoIB broadcast group %s of partition '%s' MLID 0x%04x P_Key 0x%04x Q_Key 0x%08x MTU %u rate %u",
+			 inet_ntop(AF_INET6, mgid, gid, sizeof(gid)), d->name, g->mlid,
+			 pkey, d->qkey, d->mtu, d->rate);
+	}
+	return 0;
+}
+
+int sm_mcast_init(struct sm_mcast *m, const char *groups,
+		  const struct part_conf *parts)
+{
+	const struct part_def *def = part_conf_default(parts);
 	uint8_t mgid[16];
 	struct mcast_group *g;
 	char why[300];
@@ -38,10 +65,15 @@ int sm_mcast_init(struct sm_mcast *m, const char *groups)
 	mft_held_init(&m->held);
 	/* IPoIB (RFC 4391): the broadcast group of the default partition,
 	 * Q_Key 0x0B1B, created by the SM as OpenSM does; MTU and rate are
-	 * fitted to the links at the first sweep. */
-	mcast_ipoib_broadcast_mgid(mgid, 0xffff);
-	g = mcast_create(&m->db, mgid, 0xffff, 0x0B1B, 4, 3, true);
-	if (!g)
+	 * fitted to the links at the first sweep. A configured default
+	 * partition has it only with `ipoib: true` (OpenSM: "ipoib" flag). */
+	if (!def || def->ipoib) {
+		mcast_ipoib_broadcast_mgid(mgid, 0xffff);
+		g = mcast_create(&m->db, mgid, 0xffff, def ? def->qkey : 0x0B1B, 4, 3, true);
+		if (!g)
+			return -ENOMEM;
+	}
+	if (create_partition_groups(m, parts) < 0)
 		return -ENOMEM;
 	/* Groups the configuration predefines stay without members, as
 	 * the broadcast group does (their MTU and rate as configured). */

@@ -23,7 +23,11 @@ struct sm_mcast {
  * partition, and the predefined ones of the mcast_groups key (a
  * ';'-separated list, multicast/mcast_spec.h). 0, -ENOMEM, or -EINVAL
  * (logged) for a bad or clashing entry. */
-int sm_mcast_init(struct sm_mcast *m, const char *groups);
+struct part_conf;
+/* Groups made at start: the IPoIB broadcast group of the default
+ * partition, one per partition with `ipoib`, and mcast_groups. */
+int sm_mcast_init(struct sm_mcast *m, const char *groups,
+		  const struct part_conf *parts);
 void sm_mcast_free(struct sm_mcast *m);
 /* Whether the MFTs are behind the groups or the fabric. */
 int sm_mcast_dirty(const struct sm_mcast *m);

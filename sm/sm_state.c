@@ -196,11 +196,14 @@ int sm_init(struct sm *sm, const struct ibsm_config *cfg,
 	sm->retries = cfg->mad_retries;
 	sa_server_init(&sm->sa, t);
 	{
-		int rc = sm_mcast_init(&sm->mcast, cfg->mcast_groups);
+		int rc = sm_mcast_init(&sm->mcast, cfg->mcast_groups, cfg->partitions);
 
 		if (rc < 0)
 			return rc;
 	}
+	part_tables_init(&sm->parts);
+	pkeyprog_cache_init(&sm->pkeys);
+	sm->sa.ctx.parts = &sm->parts;
 	sm->sa.ctx.mcast = &sm->mcast.db;
 	sm->sa.ctx.mft = &sm->mcast.held;
 	sm->sa.ctx.packet_life_time = cfg->packet_life_time;
@@ -232,6 +235,8 @@ void sm_free(struct sm *sm)
 	path_sl_free(&sm->sl);
 	path_sl_free(&sm->sl_next);
 	sm_mcast_free(&sm->mcast);
+	part_tables_free(&sm->parts);
+	pkeyprog_cache_free(&sm->pkeys);
 	sweep_result_free(&sm->cur);
 	lft_free(&sm->lft);
 	lft_held_free(&sm->held);
@@ -528,6 +533,7 @@ int sm_heavy_sweep(struct sm *sm)
 	struct lft_set nl = { 0 };
 	struct portcfg_stats ps = { 0 };
 	struct lftprog_stats ls = { 0 };
+	struct part_tables npt;
 	struct mt_stats s0 = *mt_get_stats(sm->t), ds;
 	uint8_t *sw_ok = NULL;
 	double t0 = now_seconds(), t1, t2, t3, t4, t5;
@@ -538,6 +544,7 @@ int sm_heavy_sweep(struct sm *sm)
 	sm->act_count++;
 	sm->sweep_mads0 = s0.sent;
 	sweep_result_init(&nr);
+	part_tables_init(&npt);
 
 	rc = sweep_discover(sm->t, &nr);
 	if (rc < 0)
@@ -688,6 +695,26 @@ int sm_heavy_sweep(struct sm *sm)
 			log_info("sweep %u: SA SL2VL tables: %d dropped (their ports changed), %llu to read",
 				 n, dropped, (unsigned long long)sm->sa.ctx.sl2vl.wanted);
 	}
+	/* Partitions (IBA 10.9): P_Key tables before any port goes ACTIVE,
+	 * as OpenSM's partition manager does. */
+	{
+		struct part_build_stats pb;
+		struct pkeyprog_stats ks = { 0 };
+
+		rc = part_tables_build(&npt, cfg->partitions, &nr, &pb);
+		if (rc < 0)
+			goto out;
+		if (pb.dropped || pb.enforce_off_full || pb.unknown_guids)
+			log_warn("sweep %u: partitions: %u P_Key entries past a port's PartitionCap dropped, %u switch ports without enforcement (table too large), %u configured GUIDs not in the fabric",
+				 n, pb.dropped, pb.enforce_off_full, pb.unknown_guids);
+		rc = pkeyprog_program(sm->t, &nr, &npt, &sm->pkeys, &ks);
+		if (rc < 0)
+			goto out;
+		log_info("sweep %u: P_Keys: %u ports; P_KeyTable blocks %llu written, %llu unchanged, %llu read; enforcement %u set; %u failed",
+			 n, ks.ports, (unsigned long long)ks.written,
+			 (unsigned long long)ks.unchanged, (unsigned long long)ks.read,
+			 ks.enforce_set, ks.failed);
+	}
 	if (routed && sm->sl_next.vls_used > 1) {
 		/* SL n on VL n before any table that uses SL n is in place
 		 * (old single-layer routes use SL 0, which stays on VL 0). */
@@ -764,6 +791,9 @@ int sm_heavy_sweep(struct sm *sm)
 	sweep_result_free(&sm->cur);
 	sm->cur = nr;
 	sweep_result_init(&nr);
+	part_tables_free(&sm->parts);
+	sm->parts = npt;
+	part_tables_init(&npt);
 	sm_flap_sweep(sm);
 	sm->fabric_up = up;
 	sm->state = SMP_SM_MASTER;
@@ -798,6 +828,7 @@ out:
 		 (unsigned long long)ds.failed);
 	free(sw_ok);
 	lft_free(&nl);
+	part_tables_free(&npt);
 	sweep_result_free(&nr);
 	sm->last_heavy_end = now_seconds();
 	sm->last_heavy_s = sm->last_heavy_end - t0;

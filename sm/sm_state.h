@@ -23,6 +23,8 @@
 #include "../sa/sa_server.h"
 #include "sweep_guard.h"
 #include "sm_multicast.h"
+#include "pkey_program.h"
+#include "../partition/part_table.h"
 #include "link_hold.h"
 #include "sm_perf.h"
 #include "sm_flap.h"
@@ -79,6 +81,8 @@ struct sm {
 	struct sa_server sa;            /* Subnet Administration (sa/) */
 	struct sl2vl_reader sl2vl_rd;   /* SL2VL tables for the SA, in the background */
 	struct sm_mcast mcast;          /* multicast groups and MFTs */
+	struct part_tables parts;       /* P_Key tables of sm->cur's ports */
+	struct pkeyprog_cache pkeys;    /* what the ports' tables hold */
 	struct link_hold hold;          /* links routed around (link_hold.h) */
 	struct link_hold down;          /* ends kept DOWN (disable action) */
 	struct link_hold wake;          /* ends to bring back (Polling) */

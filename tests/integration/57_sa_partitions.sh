@@ -1,0 +1,127 @@
+#!/bin/sh
+# Partitions (docs/partitions.md): the same two partitions given to OpenSM
+# (partitions.conf) and to ibsm (the YAML `partitions` list) on the same
+# fabric, and the same checks against both, so a wrong check shows:
+#  - smpquery pkeys on CA ports reads back the expected P_Key tables;
+#  - saquery P_KeyTableRecord (trusted) equals smpquery for those ports;
+#  - saquery -p between members of a shared partition gives its P_Key,
+#    between ports that share none no record;
+#  - the partition's IPoIB broadcast group (ff12:401b:8001::ffff:ffff)
+#    shows in saquery -g from a member.
+# ibsm only: a second heavy sweep writes no P_KeyTable block (diff-only),
+# and a bad partitions entry is refused naming file and line.
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+IBSM_BUILD=${IBSM_BUILD:-$top/build}
+. "$top/sim/ibsim_harness.sh"
+. "$top/tests/integration/sm_lib.sh"
+sm_need
+for tool in opensm saquery smpquery; do
+	command -v $tool >/dev/null 2>&1 || { echo "skip: no $tool"; exit 77; }
+done
+W=$(mktemp -d "${TMPDIR:-/tmp}/ibsm-t55.XXXXXX")
+trap 'sim_cleanup; [ -n "${KEEP:-}" ] || rm -rf "$W"' EXIT
+cd "$W" || exit 1
+
+# 8 CAs node-0..node-7; CA port GUID = node GUID + 1. The SMs sit on
+# node-0. blue (0x0001, IPoIB): node-1, node-2 full. red (0x0002):
+# node-3 full, node-4 and node-2 limited. The default partition: every
+# port limited, the SM's full.
+"$IBSM_BUILD/bin/ibsm-topo" fattree --levels 2 --radix 4 -o "$W/ft.net" >/dev/null || fail "ibsm-topo"
+guid() { # node-N -> its CA port GUID
+	_g=$(awk -v n="\"$1\"" '/^caguid=/ { g = $0; sub(/caguid=/, "", g) } $1 == "Ca" && $3 == n { print g }' "$W/ft.net")
+	[ -n "$_g" ] && printf '0x%016x\n' $((_g + 1))
+}
+G1=$(guid node-1); G2=$(guid node-2); G3=$(guid node-3); G4=$(guid node-4)
+[ -n "$G1" ] && [ -n "$G4" ] || fail "no CA GUIDs in the net file"
+gid() { printf 'fe80::%s\n' "$(printf '%016x' "$1" | sed 's/\(....\)\(....\)\(....\)\(....\)/\1:\2:\3:\4/; s/^0*//; s/:0*\([0-9a-f]\)/:\1/g')"; }
+
+cat >"$W/partitions.conf" <<EOF
+Default=0x7fff : ALL=limited, SELF=full ;
+blue=0x0001, ipoib : $G1=full, $G2=full ;
+red=0x0002 : $G3=full, $G4=limited, $G2=limited ;
+EOF
+cat >"$W/ibsm.yaml" <<EOF
+partitions:
+  - name: Default
+    pkey: 0x7fff
+    members: [ALL=limited, SELF=full]
+  - name: blue
+    pkey: 0x0001
+    ipoib: true
+    members: [$G1=full, $G2=full]
+  - name: red
+    pkey: 0x0002
+    members: [$G3=full, $G4=limited, $G2=limited]
+EOF
+
+pkeys() { # host -> the nonzero entries of its port's P_Key table
+	SIM_HOST=$1 sim_run timeout 10 smpquery -D pkeys 0 2>/dev/null |
+		awk '/^ *[0-9]+:/ { for (i = 2; i <= NF; i++) if ($i != "0x0000") printf "%s ", $i }'
+}
+pr_pkey() { # host sgid dgid -> the P_Key of the PathRecord, or "none"
+	_o=$(SIM_HOST=$1 sim_run timeout 10 saquery -p --sgid-to-dgid "$2-$3" 2>&1)
+	_k=$(echo "$_o" | sed -n 's/^[[:space:]]*pkey\.*\(0x[0-9a-fA-F]*\)$/\1/p' | head -1)
+	if [ -n "$_k" ]; then printf '0x%04x\n' $((_k)); else echo none; fi
+}
+
+check() { # name: every check against the SM running now
+	_n=$1
+	# Tables as configured (order: default first, then by P_Key).
+	for want in "node-0:0xffff" "node-1:0x7fff 0x8001" "node-2:0x7fff 0x8001 0x0002" \
+		    "node-3:0x7fff 0x8002" "node-4:0x7fff 0x0002" "node-5:0x7fff"; do
+		h=${want%%:*}; t=${want#*:}
+		got=$(pkeys "$h")
+		[ "$got" = "$t " ] || fail "$_n: $h P_Key table '$got', want '$t'"
+	done
+	echo "ok $_n: smpquery pkeys shows the configured tables on 6 CA ports"
+	# P_KeyTableRecord (trusted) agrees with smpquery, port by port.
+	for h in node-1 node-2 node-4; do
+		lid=$(SIM_HOST=$h sim_run timeout 10 smpquery -D portinfo 0 1 2>/dev/null | sed -n 's/^Lid:\.*\([0-9]*\)/\1/p')
+		sa=$(sim_run timeout 10 saquery --smkey 1 PKTR "$lid//0" 2>/dev/null |
+			awk '/PKey Table:/ { t = 1; next } t && /0x/ { for (i = 1; i <= NF; i++) if ($i != "0x0000") printf "%s ", $i } /^$/ { t = 0 }')
+		[ "$sa" = "$(pkeys "$h")" ] || fail "$_n: PKTR of $h (LID $lid) '$sa', smpquery '$(pkeys "$h")'"
+	done
+	echo "ok $_n: P_KeyTableRecords equal smpquery on 3 ports"
+	# PathRecords: the shared partition's P_Key, or no record.
+	for c in "node-1 $G1 $G2 0x8001" "node-2 $G2 $G1 0x8001" "node-3 $G3 $G4 0x8002" \
+		 "node-4 $G4 $G3 0x0002" "node-1 $G1 $G3 none" "node-2 $G2 $G4 none" \
+		 "node-4 $G4 $G1 none"; do
+		set -- $c
+		got=$(pr_pkey "$1" "$(gid "$2")" "$(gid "$3")")
+		[ "$got" = "$4" ] || fail "$_n: PathRecord $2 -> $3 asked by $1: P_Key $got, want $4"
+	done
+	echo "ok $_n: PathRecords carry the shared partition's P_Key, none without one (7 pairs)"
+	SIM_HOST=node-1 sim_run timeout 10 saquery -g >"$W/$_n.g" 2>&1 || fail "$_n: saquery -g"
+	awk '/MGID\.*ff12:401b:8001::ffff:ffff/ { f = 1 } f && /pkey/ { sub(/.*\./, ""); print; exit }' "$W/$_n.g" |
+		grep -qi "^0x8001$" || { cat "$W/$_n.g"; fail "$_n: no broadcast group of blue in saquery -g"; }
+	echo "ok $_n: broadcast group ff12:401b:8001::ffff:ffff with P_Key 0x8001"
+}
+
+# --- OpenSM: judges the checks ------------------------------------------------
+ibsim_start "$W/ft.net" || fail "ibsim did not start"
+osm_daemon "$W/osm.log" -P "$W/partitions.conf"
+check opensm
+sim_cleanup
+
+# --- ibsm ---------------------------------------------------------------------
+ibsim_start "$W/ft.net" || fail "ibsim did not restart"
+sm_daemon "$W/sm.log" -c "$W/ibsm.yaml" -R updn --cache-dir "$W/cache"
+check ibsm
+grep -q "sweep 1: P_Keys: .* blocks [1-9][0-9]* written" "$W/sm.log" || fail "sweep 1 wrote no P_Key block"
+kill -HUP "$SMPID"
+wait_log "$W/sm.log" "sweep 2: P_Keys" 20 || fail "no second heavy sweep"
+grep "sweep 2: P_Keys" "$W/sm.log"
+grep -q "sweep 2: P_Keys: .* blocks 0 written, [1-9][0-9]* unchanged, 0 read" "$W/sm.log" ||
+	fail "the second sweep wrote or read P_Key blocks (not diff-only)"
+check ibsm-sweep2
+kill "$SMPID"; wait "$SMPID" 2>/dev/null
+sim_cleanup
+
+# --- a bad entry: file and line, nonzero exit, before touching the fabric ----
+printf 'partitions:\n  - name: x\n    pkey: 0x8001\n    members: [ALL=full]\n  - name: y\n    pkey: 2\n    members: [0x12=half]\n' >"$W/bad.yaml"
+out=$("$IBSM_BUILD/bin/ibsm" -c "$W/bad.yaml" --dump-config 2>&1) && fail "a bad partitions entry was accepted"
+echo "$out" | grep -q "bad.yaml:3: partitions: pkey '0x8001'" || { echo "$out"; fail "no file:line for the 16-bit P_Key"; }
+echo "$out" | grep -q "bad.yaml:7: partitions: member '0x12=half'" || { echo "$out"; fail "no file:line for the bad membership"; }
+echo "ok bad config: $(echo "$out" | wc -l) errors named with file and line"
+echo "PASS"
