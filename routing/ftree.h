@@ -62,7 +62,11 @@ struct ftree {
 	struct ft_link *up, *dn;        /* links to level + 1 / level - 1 */
 	uint32_t *by_level;     /* switch ordinals sorted by level, ascending */
 	uint32_t lvl_off[FT_MAX_LEVELS + 2];
+	uint32_t *nb_off;       /* nsw + 1: every switch link, up-links then */
+	uint32_t *nb_peer;      /* down-links (the order of up[] and dn[]), */
+	uint8_t *nb_rport;      /* compact for whole-fabric searches */
 	uint32_t *peer_sw;      /* per fabric port index: peer switch or FAB_NONE */
+	uint8_t *nports;        /* per switch: its number of ports */
 	uint32_t *fport;        /* per switch: fabric index of its port 0 */
 	uint32_t *weight;       /* per switch: compute-node ports attached */
 	uint64_t total_weight;
@@ -74,6 +78,16 @@ struct ftree {
 	uint32_t *chassis_pos;  /* per switch: cabled position inside it */
 	uint32_t max_lid;
 };
+
+/* The switch at the far end of port p of switch y, or FAB_NONE (port 0,
+ * no port, a CA or nothing there). Hot in the detour searches: reads the
+ * tree's own arrays, not the fabric's node records. */
+static inline uint32_t ft_far_sw(const struct ftree *t, uint32_t y, uint8_t p)
+{
+	if (!p || p == LFT_NO_PATH || p > t->nports[y])
+		return FAB_NONE;
+	return t->peer_sw[t->fport[y] + p];
+}
 
 /* ftree_levels.c: build the tree view. Returns 0, -ENOMEM, or -ENOTSUP
  * with `why` (256 bytes) saying why f is not a fat-tree. */

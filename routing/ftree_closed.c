@@ -39,15 +39,19 @@ struct ft_closed {
 	struct lft_set *lft;
 	uint32_t h;             /* height: chains have h + 1 switches */
 	uint32_t *pos;          /* per switch: index within its level */
-	uint64_t *row_off;      /* per switch: start of its rows in upp/dnp */
+	uint64_t *row_off;      /* per switch: start of its row in upp */
 	uint32_t *above_base;   /* [level * (h + 2) + L]: row index of level L */
 	uint8_t *upp;           /* [row y][a]: y's up-port toward ancestor a, 0 none */
-	uint8_t *dnp;           /* [row y][a]: a's down-port toward y */
+	uint8_t *dnt;           /* [upper a][leaf y]: a's down-port toward leaf
+				 * y, 0 if a is not above y (upper = by_level
+				 * position past the leaves) */
+	uint32_t nleaf;
 	/* per LID slot, in destination order */
 	uint32_t nslot;
-	uint32_t *slot_lid, *slot_tg;
+	uint32_t *slot_lid, *slot_tg;   /* LID; its leaf's position */
 	uint8_t *slot_port;
-	uint32_t *chain;        /* [slot * (h + 1) + l]: chain switch at level l */
+	uint32_t *chain;        /* [slot * (h + 1) + l]: position of the chain
+				 * switch within level l */
 };
 
 static uint32_t above_idx(const struct ft_closed *c, uint32_t y, uint32_t a)
@@ -105,7 +109,7 @@ static void closed_free(struct ft_closed *c)
 	free(c->row_off);
 	free(c->above_base);
 	free(c->upp);
-	free(c->dnp);
+	free(c->dnt);
 	free(c->slot_lid);
 	free(c->slot_tg);
 	free(c->slot_port);
@@ -142,11 +146,12 @@ static int build_rows(struct ft_closed *c, uint32_t *list, uint32_t *mark)
 	}
 	c->row_off[t->nsw] = off;
 	c->upp = calloc(off + 1, 1);
-	c->dnp = calloc(off + 1, 1);
-	if (!c->upp || !c->dnp)
+	c->nleaf = t->lvl_off[1];
+	c->dnt = calloc((size_t)(t->nsw - c->nleaf) * c->nleaf + 1, 1);
+	if (!c->upp || !c->dnt)
 		return -ENOMEM;
 	for (uint32_t y = 0; y < t->nsw; y++) {
-		uint8_t *up = c->upp + c->row_off[y], *dn = c->dnp + c->row_off[y];
+		uint8_t *up = c->upp + c->row_off[y];
 		uint32_t n = 0, tops = 0;
 		/* breadth first up from y; an ancestor seen twice has two paths */
 		list[n++] = y;
@@ -159,7 +164,9 @@ static int build_rows(struct ft_closed *c, uint32_t *list, uint32_t *mark)
 					return 1;
 				mark[a] = y + 1;
 				up[ix] = b == y ? l->port : up[above_idx(c, y, b)];
-				dn[ix] = l->rport;
+				if (t->level[y] == 0)
+					c->dnt[(size_t)(t->lvl_off[t->level[a]] + c->pos[a] -
+							c->nleaf) * c->nleaf + c->pos[y]] = l->rport;
 				tops += t->level[a] == h;
 				list[n++] = a;
 			}
@@ -224,11 +231,12 @@ static int build_chains(struct ft_closed *c, struct ft_work *w)
 		for (uint32_t j = 0; j < d->nlids; j++, sl++) {
 			uint32_t *ch = c->chain + (size_t)sl * (h + 1);
 			c->slot_lid[sl] = d->lid + j;
-			c->slot_tg[sl] = d->sw;
+			c->slot_tg[sl] = c->pos[d->sw];
 			c->slot_port[sl] = d->port;
-			ch[0] = d->sw;
+			ch[0] = c->pos[d->sw];
+			uint32_t cur = d->sw;
 			for (uint32_t l = 0; l < h; l++) {
-				uint32_t cur = ch[l], best = FAB_NONE;
+				uint32_t best = FAB_NONE;
 				uint64_t bl = 0, bo = 0;
 				for (uint32_t k = t->up_off[cur]; k < t->up_off[cur + 1]; k++) {
 					const struct ft_link *u = &t->up[k];
@@ -240,12 +248,13 @@ static int build_chains(struct ft_closed *c, struct ft_work *w)
 					}
 				}
 				const struct ft_link *u = &t->up[best];
-				ch[l + 1] = u->peer;
+				ch[l + 1] = c->pos[u->peer];
 				if (d->weighted) {
 					L[u->rev_egress] += t->total_weight - wdown[cur];
 					if (L[u->rev_egress] > t->cap)
 						over = 1;
 				}
+				cur = u->peer;
 			}
 		}
 	}
@@ -253,43 +262,49 @@ static int build_chains(struct ft_closed *c, struct ft_work *w)
 	return over;
 }
 
-/* Switch x's entry for LID slot s. */
-static uint8_t entry(const struct ft_closed *c, uint32_t x, uint32_t s)
-{
-	const struct ftree *t = c->t;
-	uint32_t tg = c->slot_tg[s], lx = t->level[x];
-	if (x == tg)
-		return c->slot_port[s];
-	if (lx) {       /* an ancestor of the leaf goes down its one path */
-		uint8_t p = c->dnp[c->row_off[tg] + above_idx(c, tg, x)];
-		if (p)
-			return p;
-	}
-	const uint32_t *ch = c->chain + (size_t)s * (c->h + 1);
-	const uint8_t *up = c->upp + c->row_off[x];
-	for (uint32_t l = lx + 1; l <= c->h; l++) {
-		uint8_t p = up[above_idx(c, x, ch[l])];
-		if (p)
-			return p;
-	}
-	return t->up[t->up_off[x]].port;        /* carries no flow */
-}
-
 struct rows_job {
 	const struct ft_closed *c;
 	uint32_t from, to;      /* by_level positions */
 };
 
+/* One switch's row: its entry for every LID slot. A leaf is the slot's
+ * own leaf or goes up; an upper switch goes down if it is above the
+ * slot's leaf; otherwise up, by its one path, to the lowest chain switch
+ * above it (chain[l] lies above x iff x's row has a port for it), or by
+ * its first up-link when none is (it carries no flow). */
+static void write_row(const struct ft_closed *c, uint32_t x)
+{
+	const struct ftree *t = c->t;
+	uint32_t lx = t->level[x], h = c->h, px = c->pos[x], n = c->nslot;
+	const uint32_t *ab = c->above_base + lx * (h + 2);
+	const uint8_t *up = c->upp + c->row_off[x];
+	const uint8_t *dn = lx ? c->dnt + (size_t)(t->lvl_off[lx] + px - c->nleaf) *
+		c->nleaf : NULL;
+	uint8_t first_up = lx < h ? t->up[t->up_off[x]].port : LFT_NO_PATH;
+	uint8_t *row = lft_row(c->lft, x);
+	const uint32_t *ch = c->chain;
+	for (uint32_t s = 0; s < n; s++, ch += h + 1) {
+		uint32_t tg = c->slot_tg[s];
+		uint8_t p;
+		if (dn) {
+			p = dn[tg];
+		} else if (tg == px) {
+			row[c->slot_lid[s]] = c->slot_port[s];
+			continue;
+		} else {
+			p = 0;
+		}
+		for (uint32_t l = lx + 1; !p && l <= h; l++)
+			p = up[ab[l] + ch[l]];
+		row[c->slot_lid[s]] = p ? p : first_up;
+	}
+}
+
 static void *rows_main(void *arg)
 {
 	const struct rows_job *j = arg;
-	const struct ft_closed *c = j->c;
-	for (uint32_t i = j->from; i < j->to; i++) {
-		uint32_t x = c->t->by_level[i];
-		uint8_t *row = lft_row(c->lft, x);
-		for (uint32_t s = 0; s < c->nslot; s++)
-			row[c->slot_lid[s]] = entry(c, x, s);
-	}
+	for (uint32_t i = j->from; i < j->to; i++)
+		write_row(j->c, j->c->t->by_level[i]);
 	return NULL;
 }
 

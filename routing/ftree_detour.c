@@ -147,10 +147,7 @@ static void keep_shortest(struct ft_detour *d, struct ft_work *w, uint32_t s)
 	while (x != FAB_NONE && !is_final(d, w, x)) {
 		uint8_t p = w->nh[x];
 		d->done[x] = d->stamp;
-		if (!p || p == LFT_NO_PATH ||
-		    p > t->fab->nodes[t->fab->switches[x]].num_ports)
-			break;
-		x = t->peer_sw[t->fport[x] + p];
+		x = ft_far_sw(t, x, p);
 	}
 	d->failed++;
 }
@@ -162,7 +159,7 @@ static int current_is_fine(struct ft_detour *d, struct ft_work *w, uint32_t s)
 	const struct ftree *t = w->t;
 	const struct fabric *f = t->fab;
 	uint8_t p = w->nh[s];
-	if (!p || p == LFT_NO_PATH || p > f->nodes[f->switches[s]].num_ports)
+	if (!p || p == LFT_NO_PATH || p > t->nports[s])
 		return 0;
 	uint32_t e = t->fport[s] + p, y = t->peer_sw[e];
 	if (y == FAB_NONE || !is_final(d, w, y) ||

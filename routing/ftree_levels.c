@@ -209,10 +209,13 @@ static int build_links(struct ftree *t)
 	t->dn_off = calloc(t->nsw + 1, sizeof(uint32_t));
 	t->peer_sw = malloc((f->num_ports ? f->num_ports : 1) * sizeof(uint32_t));
 	t->fport = malloc(t->nsw * sizeof(uint32_t));
-	if (!t->up_off || !t->dn_off || !t->peer_sw || !t->fport)
+	t->nports = malloc(t->nsw);
+	if (!t->up_off || !t->dn_off || !t->peer_sw || !t->fport || !t->nports)
 		return -ENOMEM;
-	for (uint32_t s = 0; s < t->nsw; s++)
+	for (uint32_t s = 0; s < t->nsw; s++) {
 		t->fport[s] = f->nodes[f->switches[s]].first_port;
+		t->nports[s] = f->nodes[f->switches[s]].num_ports;
+	}
 	for (uint32_t p = 0; p < f->num_ports; p++)
 		t->peer_sw[p] = FAB_NONE;
 	for (int pass = 0; pass < 2; pass++) {
@@ -249,6 +252,32 @@ static int build_links(struct ftree *t)
 				return -ENOMEM;
 		}
 	}
+	return 0;
+}
+
+/* The switch links of up[] and dn[] in one compact array (peer and far
+ * port only): the group setup's breadth-first search over the whole
+ * fabric runs once per target switch and reads nothing else. */
+static int build_neighbours(struct ftree *t)
+{
+	uint32_t n = t->up_off[t->nsw] + t->dn_off[t->nsw], k = 0;
+	t->nb_off = malloc((t->nsw + 1) * sizeof(uint32_t));
+	t->nb_peer = malloc((n ? n : 1) * sizeof(uint32_t));
+	t->nb_rport = malloc(n ? n : 1);
+	if (!t->nb_off || !t->nb_peer || !t->nb_rport)
+		return -ENOMEM;
+	for (uint32_t s = 0; s < t->nsw; s++) {
+		t->nb_off[s] = k;
+		for (uint32_t i = t->up_off[s]; i < t->up_off[s + 1]; i++, k++) {
+			t->nb_peer[k] = t->up[i].peer;
+			t->nb_rport[k] = t->up[i].rport;
+		}
+		for (uint32_t i = t->dn_off[s]; i < t->dn_off[s + 1]; i++, k++) {
+			t->nb_peer[k] = t->dn[i].peer;
+			t->nb_rport[k] = t->dn[i].rport;
+		}
+	}
+	t->nb_off[t->nsw] = k;
 	return 0;
 }
 
@@ -485,6 +514,10 @@ void ft_free(struct ftree *t)
 	free(t->dn);
 	free(t->by_level);
 	free(t->peer_sw);
+	free(t->nports);
+	free(t->nb_off);
+	free(t->nb_peer);
+	free(t->nb_rport);
 	free(t->fport);
 	free(t->weight);
 	free(t->dest);
@@ -513,7 +546,8 @@ int ft_build(struct ftree *t, const struct fabric *f,
 	r = assign_levels(t, opt, why);
 	if (r)
 		goto fail;
-	if ((r = build_links(t)) || (r = ft_find_chassis(t)) ||
+	if ((r = build_links(t)) || (r = build_neighbours(t)) ||
+	    (r = ft_find_chassis(t)) ||
 	    (r = build_order(t)) || (r = build_dests(t, opt)))
 		goto fail;
 	t->max_lid = fab_max_lid(f);

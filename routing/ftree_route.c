@@ -48,9 +48,7 @@ static uint32_t first_port(const struct ftree *t, uint32_t s)
 static int good_up_port(const struct ft_work *w, uint32_t x, uint8_t p)
 {
 	const struct ftree *t = w->t;
-	if (p == 0 || p == LFT_NO_PATH || p > t->fab->nodes[t->fab->switches[x]].num_ports)
-		return 0;
-	uint32_t o = t->peer_sw[first_port(t, x) + p];
+	uint32_t o = ft_far_sw(t, x, p);
 	return o != FAB_NONE && t->level[o] > t->level[x] &&
 	       w->good_mark[o] == w->epoch_grp;
 }
@@ -95,27 +93,33 @@ static int group_setup(struct ft_work *w, struct ft_group *g, uint32_t tg)
 				g->cand[n++] = k;
 		g->cand_off[i + 1] = n;
 	}
-	/* Good switches, top-down. */
-	g->has_nongood = 0;
+	/* Good switches: those with an up-path to an ancestor, i.e. those
+	 * reached going down from the ancestors (far fewer links to follow
+	 * than testing every switch's up-links when the target is high). */
 	g->nng = 0;
-	for (int l = (int)t->height; l >= 0; l--)
-		for (uint32_t i = t->lvl_off[l]; i < t->lvl_off[l + 1]; i++) {
-			uint32_t s = t->by_level[i];
-			int good = w->anc_mark[s] == grp;
-			for (uint32_t k = t->up_off[s]; !good && k < t->up_off[s + 1]; k++)
-				good = w->good_mark[t->up[k].peer] == grp;
-			if (good)
-				w->good_mark[s] = grp;
-			else
-				g->has_nongood = 1;
+	uint32_t ngood = 0;
+	for (uint32_t i = 0; i < w->nanc; i++) {
+		w->good_mark[w->anc_list[i]] = grp;
+		w->queue[ngood++] = w->anc_list[i];
+	}
+	for (uint32_t i = 0; i < ngood; i++) {
+		uint32_t s = w->queue[i];
+		for (uint32_t k = t->dn_off[s]; k < t->dn_off[s + 1]; k++) {
+			uint32_t o = t->dn[k].peer;
+			if (w->good_mark[o] != grp) {
+				w->good_mark[o] = grp;
+				w->queue[ngood++] = o;
+			}
 		}
+	}
+	g->has_nongood = ngood < t->nsw;
 	if (!g->has_nongood)
 		return 0;
 	/* Others: breadth first from the good set over all switch links; the
 	 * next hop is a neighbour one step closer. That is the default entry;
 	 * ft_detour_route keeps it only where its turns close no cycle. The
 	 * BFS order (nearest first) is the order detours are decided in. */
-	uint32_t head = 0, tail = 0, ngood;
+	uint32_t head = 0, tail = 0;
 	for (uint32_t s = 0; s < t->nsw; s++) {
 		if (w->good_mark[s] == grp) {
 			w->ng_dist[s] = 0;
@@ -127,18 +131,14 @@ static int group_setup(struct ft_work *w, struct ft_group *g, uint32_t tg)
 	}
 	ngood = tail;
 	while (head < tail) {
-		uint32_t s = w->queue[head++];
-		for (int pass = 0; pass < 2; pass++) {
-			const struct ft_link *L = pass ? t->dn : t->up;
-			const uint32_t *off = pass ? t->dn_off : t->up_off;
-			for (uint32_t k = off[s]; k < off[s + 1]; k++) {
-				uint32_t o = L[k].peer;
-				if (w->ng_dist[o] != UINT32_MAX)
-					continue;
-				w->ng_dist[o] = w->ng_dist[s] + 1;
-				w->ng_nh[o] = L[k].rport;
-				w->queue[tail++] = o;
-			}
+		uint32_t s = w->queue[head++], d = w->ng_dist[s] + 1;
+		for (uint32_t k = t->nb_off[s]; k < t->nb_off[s + 1]; k++) {
+			uint32_t o = t->nb_peer[k];
+			if (w->ng_dist[o] != UINT32_MAX)
+				continue;
+			w->ng_dist[o] = d;
+			w->ng_nh[o] = t->nb_rport[k];
+			w->queue[tail++] = o;
 		}
 	}
 	g->nng = tail - ngood;

@@ -109,13 +109,9 @@ static int was_refused(const struct ft_turns *tu, uint64_t b)
 	return tu->refused_bits[b / 64] >> (b % 64) & 1;
 }
 
-/* The switch at the far end of port p of switch y, or FAB_NONE. */
 static uint32_t far_sw(const struct ftree *t, uint32_t y, uint8_t p)
 {
-	if (!p || p == LFT_NO_PATH ||
-	    p > t->fab->nodes[t->fab->switches[y]].num_ports)
-		return FAB_NONE;
-	return t->peer_sw[t->fport[y] + p];
+	return ft_far_sw(t, y, p);
 }
 
 /* Entering y on `in` from above and leaving on `out` upward. */
