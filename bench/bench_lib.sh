@@ -10,6 +10,7 @@ bench_topo_args() {
 	ft3-r20-d5) echo "fattree --levels 3 --radix 20 --remove 0.05 --seed 1" ;;
 	ft3-r36) echo "fattree --levels 3 --radix 36" ;;   # 11,664 CAs, 1,620 switches
 	ft3-r64) echo "fattree --levels 3 --radix 64" ;;   # 65,536 CAs, 5,120 switches
+	ft3-r64-d5) echo "fattree --levels 3 --radix 64 --remove 0.05 --seed 1" ;;
 	dir2-r36) echo "director --directors 2 --radix 36" ;; # 2 x 648-port chassis, 1,296 CAs, 180 switches
 	dir6-r36) echo "director --directors 6 --radix 36" ;; # 6 x 648-port chassis, 3,888 CAs, 540 switches
 	*) return 1 ;;

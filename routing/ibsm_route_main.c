@@ -404,6 +404,8 @@ static int make_tables(struct fabric *f, const struct cli *c, struct lft_set *t,
 		.cn_rank = rank,
 	};
 	const struct route_engine *used = NULL;
+	struct rusage ru0;
+	getrusage(RUSAGE_SELF, &ru0);
 	t0 = now_seconds();
 	if (route_run_list(c->engines, f, &ro, t, &used) < 0) {
 		log_err("%s: no engine of \"%s\" could route the fabric",
@@ -413,6 +415,18 @@ static int make_tables(struct fabric *f, const struct cli *c, struct lft_set *t,
 	}
 	*route_s = now_seconds() - t0;
 	*engine_used = used ? used->name : "?";
+	{
+		/* Memory of the route phase alone (the verifier adds its own
+		 * later): the tables are most of it on large fabrics. */
+		struct rusage ru;
+		getrusage(RUSAGE_SELF, &ru);
+		double tab = (double)t->stride * t->num_switches / 1048576.0;
+		double grew = (ru.ru_maxrss - ru0.ru_maxrss) / 1024.0;
+		log_info("route: tables %.1f MB; peak RSS %.1f MB before routing, "
+			 "%.1f MB after (+%.1f MB, %.1f%% over the tables)",
+			 tab, ru0.ru_maxrss / 1024.0, ru.ru_maxrss / 1024.0, grew,
+			 tab > 0 ? 100.0 * (grew - tab) / tab : 0.0);
+	}
 out:
 	free(roots);
 	free(cns);
