@@ -362,7 +362,9 @@ const struct sa_attr_ops sa_pathrecord_ops = {
 
 /* --- MultiPathRecord (IBA 15.2.5.17) ---------------------------------------
  * GetMulti with SGIDCount source and DGIDCount destination GIDs after the
- * record (one MAD: at most MPR_MAX_GIDS in all, as OpenSM). The answer is
+ * record (up to 11 in one MAD, up to MPR_MAX_GIDS in a multi-MAD request
+ * reassembled by mad/rmpp_recv.c; OpenSM takes 11 and ignores the rest).
+ * The answer is
  * the PathRecords of every source x destination pair, LID pairs under LMC
  * as for PathRecord (k-th LIDs first), the record's PathRecord components
  * (MTU, Rate, PacketLifeTime with selectors, SL, P_Key, ...) applied the
