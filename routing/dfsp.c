@@ -24,77 +24,27 @@
 
 #include "../core/log.h"
 #include "engine.h"
-#include "path_sl.h"
-#include "route_graph.h"
+#include "cdg_dag.h"
+#include "dfsp_internal.h"
 
-struct layers {
-	const struct route_graph *g;
-	uint32_t nlayers;
-	uint32_t *dep_off;      /* per channel: its successors' slot base */
-	size_t ndep;            /* slots per layer */
-	uint8_t *dep;           /* dep[layer * ndep + slot] */
-	uint32_t *stamp, now;   /* visited marks for the searches */
-	uint32_t *stack;
-	uint32_t *added;        /* slots set tentatively */
-};
-
-static size_t slot(const struct layers *y, uint32_t a, uint32_t b)
-{
-	return y->dep_off[a] + (b - y->g->adj_off[y->g->adj[a].peer]);
-}
-
-/* Is channel target reachable from channel from in layer l? */
-static int reaches(struct layers *y, const uint8_t *dep, uint32_t from,
-		   uint32_t target)
-{
-	const struct route_graph *g = y->g;
-	uint32_t top = 0;
-	if (++y->now == 0) {
-		memset(y->stamp, 0, g->adj_off[g->nsw] * sizeof(uint32_t));
-		y->now = 1;
-	}
-	y->stack[top++] = from;
-	y->stamp[from] = y->now;
-	while (top) {
-		uint32_t c = y->stack[--top];
-		if (c == target)
-			return 1;
-		uint32_t p = g->adj[c].peer;
-		for (uint32_t k = g->adj_off[p]; k < g->adj_off[p + 1]; k++)
-			if (dep[y->dep_off[c] + k - g->adj_off[p]] &&
-			    y->stamp[k] != y->now) {
-				y->stamp[k] = y->now;
-				y->stack[top++] = k;
-			}
-	}
-	return 0;
-}
-
-/* Put the route chan[0..n) into the first layer that stays acyclic;
- * returns the layer or -1. */
-static int place(struct layers *y, const uint32_t *chan, uint32_t n)
+/* Put the route chan[0..n) into the first layer whose dependency graph
+ * stays acyclic with it; returns the layer or -1. */
+static int place(struct cdg_dag *y, const uint32_t *chan, uint32_t n,
+		 uint32_t *added)
 {
 	for (uint32_t l = 0; l < y->nlayers; l++) {
-		uint8_t *dep = y->dep + (size_t)l * y->ndep;
 		uint32_t nadd = 0;
-		for (uint32_t j = 0; j + 1 < n; j++) {
-			size_t s = slot(y, chan[j], chan[j + 1]);
-			if (!dep[s]) {
-				dep[s] = 1;
-				y->added[nadd++] = j;
-			}
-		}
 		int cyc = 0;
-		for (uint32_t a = 0; a < nadd && !cyc; a++) {
-			uint32_t j = y->added[a];
-			cyc = reaches(y, dep, chan[j + 1], chan[j]);
+		for (uint32_t j = 0; j + 1 < n && !cyc; j++) {
+			int r = cdg_add(y, l, chan[j], chan[j + 1]);
+			if (r > 0)
+				added[nadd++] = j;
+			cyc = r < 0;
 		}
 		if (!cyc)
 			return (int)l;
-		for (uint32_t a = 0; a < nadd; a++) {
-			uint32_t j = y->added[a];
-			dep[slot(y, chan[j], chan[j + 1])] = 0;
-		}
+		for (uint32_t a = 0; a < nadd; a++)
+			cdg_del(y, l, chan[added[a]], chan[added[a] + 1]);
 	}
 	return -1;
 }
@@ -131,30 +81,17 @@ out:
 }
 
 static int assign_layers(struct route_ctx *ctx, const struct route_graph *g,
-			 const struct lft_set *t, struct path_sl *p)
+			 const struct lft_set *t, struct path_sl *p,
+			 uint32_t nlayers)
 {
-	struct layers y = { .g = g };
-	uint32_t nchan = g->adj_off[g->nsw];
+	struct cdg_dag y;
 	int r = 0;
-	y.nlayers = ctx->opt->max_vls ? ctx->opt->max_vls : 8;
-	y.dep_off = malloc(((size_t)nchan + 1) * sizeof(uint32_t));
-	y.stamp = calloc((size_t)nchan + 1, sizeof(uint32_t));
-	y.stack = malloc(((size_t)nchan + 1) * sizeof(uint32_t));
-	y.added = malloc(((size_t)g->nsw + 1) * sizeof(uint32_t));
 	uint32_t *chan = malloc(((size_t)g->nsw + 1) * sizeof(uint32_t));
-	if (!y.dep_off || !y.stamp || !y.stack || !y.added || !chan) {
-		r = -ENOMEM;
-		goto out;
-	}
-	for (uint32_t c = 0; c < nchan; c++) {
-		y.dep_off[c] = (uint32_t)y.ndep;
-		uint32_t pe = g->adj[c].peer;
-		y.ndep += g->adj_off[pe + 1] - g->adj_off[pe];
-	}
-	y.dep = calloc(y.ndep * y.nlayers + 1, 1);
-	if (!y.dep) {
-		r = -ENOMEM;
-		goto out;
+	uint32_t *added = malloc(((size_t)g->nsw + 1) * sizeof(uint32_t));
+	if (!chan || !added || cdg_init(&y, g, nlayers)) {
+		free(chan);
+		free(added);
+		return -ENOMEM;
 	}
 	uint32_t used = 1;
 	for (uint32_t lid = 1; lid <= p->max_lid; lid++) {
@@ -167,11 +104,11 @@ static int assign_layers(struct route_ctx *ctx, const struct route_graph *g,
 			uint32_t n = path_sl_channels(g, t, s, lid, chan, g->nsw);
 			if (n == UINT32_MAX)
 				continue; /* unreachable: the verifier reports it */
-			int l = n < 2 ? 0 : place(&y, chan, n);
+			int l = n < 2 ? 0 : place(&y, chan, n, added);
 			if (l < 0) {
-				snprintf(ctx->why, sizeof(ctx->why), "routes need "
-					 "more than %u virtual layers (max_vls); "
-					 "raise --vls or use updn", y.nlayers);
+				snprintf(ctx->why, sizeof(ctx->why), "shortest "
+					 "paths need more than %u virtual layers",
+					 nlayers);
 				r = -ENOTSUP;
 				goto out;
 			}
@@ -182,12 +119,114 @@ static int assign_layers(struct route_ctx *ctx, const struct route_graph *g,
 	}
 	p->vls_used = (uint8_t)used;
 out:
-	free(y.dep_off);
-	free(y.stamp);
-	free(y.stack);
-	free(y.added);
-	free(y.dep);
+	cdg_free(&y);
 	free(chan);
+	free(added);
+	return r;
+}
+
+/* The highest all-to-all load on a switch-to-switch channel under t:
+ * every CA pair's route walked (CA links carry the same load whatever
+ * the tables, so this ranks candidate tables). */
+static uint64_t max_channel_load(const struct route_graph *g,
+				 const struct lft_set *t)
+{
+	uint32_t nch = g->adj_off[g->nsw];
+	uint64_t *load = calloc((size_t)nch + 1, sizeof(uint64_t)), max = 0;
+	uint32_t *chan = malloc(((size_t)g->nsw + 1) * sizeof(uint32_t));
+	if (!load || !chan) {
+		free(load);
+		free(chan);
+		return UINT64_MAX;
+	}
+	for (uint32_t d = 0; d < g->nsw; d++)
+		for (uint32_t e = g->ep_off[d]; e < g->ep_off[d + 1]; e++) {
+			if (!g->ep[e].weighted)
+				continue;
+			for (uint32_t s = 0; s < g->nsw; s++) {
+				if (s == d || !g->cas[s])
+					continue;
+				uint32_t n = path_sl_channels(g, t, s, g->ep[e].lid, chan, g->nsw);
+				for (uint32_t k = 0; n != UINT32_MAX && k < n; k++)
+					load[chan[k]] += g->cas[s];
+			}
+		}
+	for (uint32_t c = 0; c < nch; c++)
+		if (load[c] > max)
+			max = load[c];
+	free(load);
+	free(chan);
+	return max;
+}
+
+/* updn's tables are deadlock-free on one layer too; on some graphs (a 2D
+ * mesh) its orientation balances better than the dependency-graph
+ * routes. Take them when their busiest channel is less loaded and the
+ * per-SL check (independent of either engine) accepts them. */
+static void try_updn(struct route_ctx *ctx, const struct route_graph *g,
+		     struct lft_set *t, struct path_sl *p)
+{
+	struct lft_set u;
+	struct route_options o = *ctx->opt;
+	char why[256];
+	o.sl_out = NULL;
+	if (route_run(route_engine_find("updn"), ctx->fab, &o, &u, why))
+		return;
+	uint64_t mine = max_channel_load(g, t), theirs = max_channel_load(g, &u);
+	if (theirs < mine && u.stride == t->stride &&
+	    u.num_switches == t->num_switches) {
+		struct path_sl zero = *p;
+		uint32_t vls;
+		zero.sl = calloc((size_t)p->stride * p->num_switches + 1, 1);
+		if (zero.sl && path_sl_check(ctx->fab, &u, &zero, &vls, why,
+					     sizeof(why)) == 0) {
+			log_info("dfsp: updn's tables load the busiest channel "
+				 "less (%llu vs %llu CA pairs): taking them, on one "
+				 "layer", (unsigned long long)theirs,
+				 (unsigned long long)mine);
+			memcpy(t->port, u.port, (size_t)t->stride * t->num_switches);
+			memcpy(p->sl, zero.sl, (size_t)p->stride * p->num_switches);
+			p->vls_used = 1;
+		}
+		free(zero.sl);
+	}
+	lft_free(&u);
+}
+
+/* t, p hold minimal layered routes; route on the dependency graph too
+ * and keep that instead when its busiest channel carries less. */
+static int keep_better(struct route_ctx *ctx, const struct route_graph *g,
+		       struct lft_set *t, struct path_sl *p, uint32_t budget,
+		       const char **method)
+{
+	size_t tsize = (size_t)t->stride * t->num_switches;
+	size_t psize = (size_t)p->stride * p->num_switches;
+	uint8_t *min_t = malloc(tsize + 1), *min_p = malloc(psize + 1);
+	uint8_t min_vls = p->vls_used;
+	int r = 0;
+	if (!min_t || !min_p) {
+		r = -ENOMEM;
+		goto out;
+	}
+	memcpy(min_t, t->port, tsize);
+	memcpy(min_p, p->sl, psize);
+	uint64_t mine = max_channel_load(g, t);
+	if ((r = dfsp_nue(ctx, g, t, p, budget)))
+		goto out;
+	uint64_t nue = max_channel_load(g, t);
+	if (nue < mine) {
+		log_info("dfsp: dependency-graph routes load the busiest channel "
+			 "less than minimal ones (%llu vs %llu CA pairs)",
+			 (unsigned long long)nue, (unsigned long long)mine);
+		*method = "dependency graph";
+	} else {
+		memcpy(t->port, min_t, tsize);
+		memcpy(p->sl, min_p, psize);
+		p->vls_used = min_vls;
+	}
+out:
+	free(min_t);
+	free(min_p);
 	return r;
 }
 
@@ -208,30 +247,45 @@ static int dfsp_route(struct route_ctx *ctx, struct lft_set *t)
 		snprintf(ctx->why, sizeof(ctx->why), "out of memory");
 		return r;
 	}
+	/* A caller that cannot program path SLs gets one layer: the tables
+	 * alone must then be deadlock-free. */
+	uint32_t budget = ctx->opt->max_vls ? ctx->opt->max_vls : 8;
 	if (!p) {
 		p = &own;
-		log_info("dfsp: the caller takes no path SLs: only one layer "
-			 "is acceptable");
+		budget = 1;
+		log_info("dfsp: the caller takes no path SLs: routing on one layer");
 	}
 	if ((r = path_sl_alloc(p, ctx->fab)))
 		goto out;
 	if ((r = route_paths(ctx, &g, t)))
 		goto out;
 	double t1 = now_seconds();
-	if ((r = assign_layers(ctx, &g, t, p)))
+	const char *method = "shortest paths";
+	r = assign_layers(ctx, &g, t, p, budget);
+	if (r && r != -ENOTSUP)
 		goto out;
-	if (p == &own && p->vls_used > 1) {
-		/* Tables that are only deadlock-free with SLs nobody will
-		 * program are wrong tables: refuse so a fallback runs. */
-		snprintf(ctx->why, sizeof(ctx->why), "routes need %u SL layers "
-			 "but this caller cannot program path SLs",
-			 p->vls_used);
-		r = -ENOTSUP;
-		goto out;
+	if (r == -ENOTSUP) {
+		/* Minimal paths do not fit: route on the dependency graph
+		 * within the budget, non-minimal where it must. */
+		log_info("dfsp: %s; routing on the dependency graph within %u "
+			 "layer%s", ctx->why, budget, budget > 1 ? "s" : "");
+		ctx->why[0] = 0;
+		memset(p->sl, 0, (size_t)p->stride * p->num_switches);
+		method = "dependency graph";
+		r = dfsp_nue(ctx, &g, t, p, budget);
+	} else {
+		/* They fit; routes on the dependency graph may still load the
+		 * busiest channel less (detours around a degraded tree's
+		 * missing links): keep whichever does. */
+		r = keep_better(ctx, &g, t, p, budget, &method);
 	}
-	log_info("dfsp: %u switches, %u endpoints; paths %.3f s, %u layers "
-		 "%.3f s", g.nsw, g.ep_off[g.nsw], t1 - t0, p->vls_used,
-		 now_seconds() - t1);
+	if (!r)
+		try_updn(ctx, &g, t, p);
+	if (r)
+		goto out;
+	log_info("dfsp: %u switches, %u endpoints; paths %.3f s, %s on %u "
+		 "layers %.3f s", g.nsw, g.ep_off[g.nsw], t1 - t0, method,
+		 p->vls_used, now_seconds() - t1);
 out:
 	if (r && !ctx->why[0])
 		snprintf(ctx->why, sizeof(ctx->why), "out of memory");

@@ -1,0 +1,18 @@
+/* Between dfsp's two routing methods (dfsp.c: minimal paths, layered
+ * first-fit; dfsp_nue.c: routes grown on the dependency graph within a
+ * fixed number of layers). */
+#ifndef IBSM_ROUTING_DFSP_INTERNAL_H
+#define IBSM_ROUTING_DFSP_INTERNAL_H
+
+#include "engine.h"
+#include "path_sl.h"
+#include "route_graph.h"
+
+/* Route every LID from every switch on nlayers layers (1..15), each
+ * layer's channel dependency graph acyclic by construction; fills t (its
+ * local entries already set) and p (SL = layer of the destination).
+ * Returns 0 or -ENOMEM. */
+int dfsp_nue(struct route_ctx *ctx, const struct route_graph *g,
+	     struct lft_set *t, struct path_sl *p, uint32_t nlayers);
+
+#endif
