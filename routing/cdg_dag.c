@@ -57,7 +57,7 @@ int cdg_init(struct cdg_dag *d, const struct route_graph *g, uint32_t nlayers)
 				if (g->adj[j].gport == far)
 					d->rev[i] = j;
 		}
-	d->dep = calloc(d->ndep * nlayers + 1, 1);
+	d->dep = calloc(d->ndep * nlayers + 1, sizeof(*d->dep));
 	d->refused = calloc(d->ndep * nlayers + 1, 1);
 	if (!d->dep || !d->refused)
 		goto nomem;
@@ -70,7 +70,7 @@ nomem:
 
 void cdg_reset(struct cdg_dag *d)
 {
-	memset(d->dep, 0, d->ndep * d->nlayers);
+	memset(d->dep, 0, d->ndep * d->nlayers * sizeof(*d->dep));
 	memset(d->refused, 0, d->ndep * d->nlayers);
 	for (uint32_t l = 0; l < d->nlayers; l++)
 		for (uint32_t c = 0; c < d->nch; c++) {
@@ -94,7 +94,9 @@ int cdg_has(const struct cdg_dag *d, uint32_t l, uint32_t a, uint32_t b)
 
 void cdg_del(struct cdg_dag *d, uint32_t l, uint32_t a, uint32_t b)
 {
-	d->dep[slot(d, l, a, b)] = 0;
+	size_t s = slot(d, l, a, b);
+	if (d->dep[s])
+		d->dep[s]--;
 }
 
 static void next_epoch(struct cdg_dag *d)
@@ -112,7 +114,7 @@ static int search_fwd(struct cdg_dag *d, uint32_t l, uint32_t y, uint32_t x,
 {
 	const struct route_graph *g = d->g;
 	const uint32_t *ord = d->ord + (size_t)l * d->nch;
-	const uint8_t *dep = d->dep + (size_t)l * d->ndep;
+	const uint32_t *dep = d->dep + (size_t)l * d->ndep;
 	uint32_t top = 0;
 	*nf = 0;
 	d->stack[top++] = y;
@@ -141,7 +143,7 @@ static void search_bwd(struct cdg_dag *d, uint32_t l, uint32_t x, uint32_t lb,
 {
 	const struct route_graph *g = d->g;
 	const uint32_t *ord = d->ord + (size_t)l * d->nch;
-	const uint8_t *dep = d->dep + (size_t)l * d->ndep;
+	const uint32_t *dep = d->dep + (size_t)l * d->ndep;
 	uint32_t top = 0;
 	*nb = 0;
 	d->stack[top++] = x;
@@ -182,8 +184,10 @@ int cdg_add(struct cdg_dag *d, uint32_t l, uint32_t a, uint32_t b)
 	uint32_t *at = d->at + (size_t)l * d->nch;
 	uint32_t nf, nb, np = 0;
 
-	if (d->dep[s])
+	if (d->dep[s]) {
+		d->dep[s]++;
 		return 0;
+	}
 	if (a == b || d->refused[s])
 		return -1;
 	if (ord[a] < ord[b]) {

@@ -10,7 +10,9 @@
  * searches only the channels between the two positions and reorders them
  * (Pearce and Kelly, "A dynamic topological sort algorithm for directed
  * acyclic graphs", JEA 2006). A dependency that would close a cycle is
- * refused and nothing changes. Removing dependencies keeps the order valid. */
+ * refused and nothing changes. Removing dependencies keeps the order valid.
+ * Each dependency counts the routes that use it, so one route can be taken
+ * back without losing what others need. */
 #ifndef IBSM_ROUTING_CDG_DAG_H
 #define IBSM_ROUTING_CDG_DAG_H
 
@@ -25,7 +27,7 @@ struct cdg_dag {
 	uint32_t *tail;         /* per channel: the switch it leaves */
 	uint32_t *dep_off;      /* per channel: base of its successor slots */
 	size_t ndep;            /* slots per layer */
-	uint8_t *dep;           /* dep[layer * ndep + slot] */
+	uint32_t *dep;          /* dep[layer * ndep + slot]: routes using it */
 	uint32_t *ord, *at;     /* per layer: position of channel, channel at */
 	uint32_t *mark, epoch;  /* search marks */
 	uint32_t *stack;
@@ -46,11 +48,11 @@ void cdg_reset(struct cdg_dag *d);
 /* Is a -> b (b leaving a's head switch) a dependency of layer l? */
 int cdg_has(const struct cdg_dag *d, uint32_t l, uint32_t a, uint32_t b);
 
-/* Add a -> b to layer l: 1 if added, 0 if it was there already, -1 if it
- * would close a cycle (layer unchanged). */
+/* Add a use of a -> b to layer l: 1 if new, 0 if it was there already
+ * (one more use), -1 if it would close a cycle (layer unchanged). */
 int cdg_add(struct cdg_dag *d, uint32_t l, uint32_t a, uint32_t b);
 
-/* Remove a -> b from layer l (no-op if absent). */
+/* Take one use of a -> b back (gone at none; no-op if absent). */
 void cdg_del(struct cdg_dag *d, uint32_t l, uint32_t a, uint32_t b);
 
 #endif

@@ -27,24 +27,19 @@
 #include "cdg_dag.h"
 #include "dfsp_internal.h"
 
-/* Put the route chan[0..n) into the first layer whose dependency graph
- * stays acyclic with it; returns the layer or -1. */
-static int place(struct cdg_dag *y, const uint32_t *chan, uint32_t n,
-		 uint32_t *added)
+/* Put the route chan[0..n) into the first of layers [0, nlayers) whose
+ * dependency graph stays acyclic with it; returns the layer or -1. */
+static int place(struct cdg_dag *y, uint32_t nlayers, const uint32_t *chan,
+		 uint32_t n)
 {
-	for (uint32_t l = 0; l < y->nlayers; l++) {
-		uint32_t nadd = 0;
-		int cyc = 0;
-		for (uint32_t j = 0; j + 1 < n && !cyc; j++) {
-			int r = cdg_add(y, l, chan[j], chan[j + 1]);
-			if (r > 0)
-				added[nadd++] = j;
-			cyc = r < 0;
-		}
-		if (!cyc)
+	for (uint32_t l = 0; l < nlayers; l++) {
+		uint32_t j = 0;
+		while (j + 1 < n && cdg_add(y, l, chan[j], chan[j + 1]) >= 0)
+			j++;
+		if (j + 1 >= n)
 			return (int)l;
-		for (uint32_t a = 0; a < nadd; a++)
-			cdg_del(y, l, chan[added[a]], chan[added[a] + 1]);
+		while (j-- > 0)
+			cdg_del(y, l, chan[j], chan[j + 1]);
 	}
 	return -1;
 }
@@ -80,22 +75,27 @@ out:
 	return r;
 }
 
+/* Layers for the minimal routes in t: every route from a switch with CAs
+ * to every LID goes first-fit into layers [0, nlayers). Without deferred,
+ * a route that fits nowhere is a refusal (-ENOTSUP). With deferred (per
+ * LID), the destination's routes placed so far are taken back and the
+ * LID is marked for the dependency-graph layer instead. */
 static int assign_layers(struct route_ctx *ctx, const struct route_graph *g,
 			 const struct lft_set *t, struct path_sl *p,
-			 uint32_t nlayers)
+			 uint32_t nlayers, uint8_t *deferred)
 {
 	struct cdg_dag y;
 	int r = 0;
 	uint32_t *chan = malloc(((size_t)g->nsw + 1) * sizeof(uint32_t));
-	uint32_t *added = malloc(((size_t)g->nsw + 1) * sizeof(uint32_t));
-	if (!chan || !added || cdg_init(&y, g, nlayers)) {
+	uint32_t *placed = malloc(((size_t)g->nsw + 1) * sizeof(uint32_t));
+	if (!chan || !placed || cdg_init(&y, g, nlayers)) {
 		free(chan);
-		free(added);
+		free(placed);
 		return -ENOMEM;
 	}
-	uint32_t used = 1;
+	uint32_t used = 1, ndef = 0;
 	for (uint32_t lid = 1; lid <= p->max_lid; lid++) {
-		uint32_t d = p->sw_of_lid[lid];
+		uint32_t d = p->sw_of_lid[lid], nplaced = 0;
 		if (d == UINT32_MAX)
 			continue;
 		for (uint32_t s = 0; s < g->nsw; s++) {
@@ -104,24 +104,44 @@ static int assign_layers(struct route_ctx *ctx, const struct route_graph *g,
 			uint32_t n = path_sl_channels(g, t, s, lid, chan, g->nsw);
 			if (n == UINT32_MAX)
 				continue; /* unreachable: the verifier reports it */
-			int l = n < 2 ? 0 : place(&y, chan, n, added);
-			if (l < 0) {
+			int l = n < 2 ? 0 : place(&y, nlayers, chan, n);
+			if (l >= 0) {
+				p->sl[(size_t)s * p->stride + lid] = (uint8_t)l;
+				if (n >= 2)
+					placed[nplaced++] = s;
+				continue;
+			}
+			if (!deferred) {
 				snprintf(ctx->why, sizeof(ctx->why), "shortest "
 					 "paths need more than %u virtual layers",
 					 nlayers);
 				r = -ENOTSUP;
 				goto out;
 			}
-			p->sl[(size_t)s * p->stride + lid] = (uint8_t)l;
-			if ((uint32_t)l + 1 > used)
-				used = (uint32_t)l + 1;
+			for (uint32_t k = 0; k < nplaced; k++) {
+				uint32_t q = placed[k];
+				uint32_t ql = p->sl[(size_t)q * p->stride + lid];
+				uint32_t m = path_sl_channels(g, t, q, lid, chan, g->nsw);
+				for (uint32_t j = 0; j + 1 < m; j++)
+					cdg_del(&y, ql, chan[j], chan[j + 1]);
+			}
+			deferred[lid] = 1;
+			ndef++;
+			break;
 		}
 	}
+	for (uint32_t s = 0; s < g->nsw; s++)
+		for (uint32_t lid = 1; lid <= p->max_lid; lid++)
+			if (!deferred || !deferred[lid])
+				if (p->sl[(size_t)s * p->stride + lid] + 1u > used)
+					used = p->sl[(size_t)s * p->stride + lid] + 1u;
 	p->vls_used = (uint8_t)used;
+	if (deferred)
+		log_info("dfsp: %u LIDs do not fit %u minimal layers", ndef, nlayers);
 out:
 	cdg_free(&y);
 	free(chan);
-	free(added);
+	free(placed);
 	return r;
 }
 
@@ -211,7 +231,7 @@ static int keep_better(struct route_ctx *ctx, const struct route_graph *g,
 	memcpy(min_t, t->port, tsize);
 	memcpy(min_p, p->sl, psize);
 	uint64_t mine = max_channel_load(g, t);
-	if ((r = dfsp_nue(ctx, g, t, p, budget)))
+	if ((r = dfsp_nue(ctx, g, t, p, budget, NULL, 0)))
 		goto out;
 	uint64_t nue = max_channel_load(g, t);
 	if (nue < mine) {
@@ -227,6 +247,51 @@ static int keep_better(struct route_ctx *ctx, const struct route_graph *g,
 out:
 	free(min_t);
 	free(min_p);
+	return r;
+}
+
+/* Minimal routes in t do not fit budget layers. Candidates: (a) minimal
+ * routes first-fit in budget - 1 layers, the destinations that do not
+ * fit routed on the dependency graph in the last layer, around the load
+ * of the others; (b) everything on the dependency graph in all layers.
+ * Keep the one whose busiest channel carries less. */
+static int hybrid_or_nue(struct route_ctx *ctx, const struct route_graph *g,
+			 struct lft_set *t, struct path_sl *p, uint32_t budget,
+			 const char **method)
+{
+	size_t tsize = (size_t)t->stride * t->num_switches;
+	size_t psize = (size_t)p->stride * p->num_switches;
+	uint8_t *deferred = calloc((size_t)p->stride + 1, 1);
+	uint8_t *h_t = malloc(tsize + 1), *h_p = malloc(psize + 1);
+	int r = -ENOMEM;
+	if (!deferred || !h_t || !h_p)
+		goto out;
+	memset(p->sl, 0, psize);
+	if ((r = assign_layers(ctx, g, t, p, budget - 1, deferred)) ||
+	    (r = dfsp_nue(ctx, g, t, p, 1, deferred, budget - 1)))
+		goto out;
+	uint8_t h_vls = p->vls_used;
+	uint64_t hload = max_channel_load(g, t);
+	memcpy(h_t, t->port, tsize);
+	memcpy(h_p, p->sl, psize);
+	memset(p->sl, 0, psize);
+	if ((r = dfsp_nue(ctx, g, t, p, budget, NULL, 0)))
+		goto out;
+	uint64_t nload = max_channel_load(g, t);
+	log_info("dfsp: busiest channel %llu CA pairs with %u minimal layers "
+		 "and one on the dependency graph, %llu with %u on the "
+		 "dependency graph", (unsigned long long)hload, budget - 1,
+		 (unsigned long long)nload, budget);
+	if (hload <= nload) {
+		memcpy(t->port, h_t, tsize);
+		memcpy(p->sl, h_p, psize);
+		p->vls_used = h_vls;
+		*method = "minimal and dependency-graph";
+	}
+out:
+	free(deferred);
+	free(h_t);
+	free(h_p);
 	return r;
 }
 
@@ -261,7 +326,7 @@ static int dfsp_route(struct route_ctx *ctx, struct lft_set *t)
 		goto out;
 	double t1 = now_seconds();
 	const char *method = "shortest paths";
-	r = assign_layers(ctx, &g, t, p, budget);
+	r = assign_layers(ctx, &g, t, p, budget, NULL);
 	if (r && r != -ENOTSUP)
 		goto out;
 	if (r == -ENOTSUP) {
@@ -270,9 +335,9 @@ static int dfsp_route(struct route_ctx *ctx, struct lft_set *t)
 		log_info("dfsp: %s; routing on the dependency graph within %u "
 			 "layer%s", ctx->why, budget, budget > 1 ? "s" : "");
 		ctx->why[0] = 0;
-		memset(p->sl, 0, (size_t)p->stride * p->num_switches);
 		method = "dependency graph";
-		r = dfsp_nue(ctx, &g, t, p, budget);
+		r = budget > 1 ? hybrid_or_nue(ctx, &g, t, p, budget, &method)
+			       : dfsp_nue(ctx, &g, t, p, 1, NULL, 0);
 	} else {
 		/* They fit; routes on the dependency graph may still load the
 		 * busiest channel less (detours around a degraded tree's

@@ -8,11 +8,14 @@
 #include "path_sl.h"
 #include "route_graph.h"
 
-/* Route every LID from every switch on nlayers layers (1..15), each
- * layer's channel dependency graph acyclic by construction; fills t (its
- * local entries already set) and p (SL = layer of the destination).
- * Returns 0 or -ENOMEM. */
+/* Route every LID (with only: the LIDs marked in it, per LID) from every
+ * switch on layers layer_base .. layer_base + nlayers - 1, each layer's
+ * channel dependency graph acyclic by construction (with only, the other
+ * LIDs' routes in t must not use those layers; their load is avoided).
+ * Fills t (local entries already set) and p (SL = layer of the
+ * destination). Returns 0 or -ENOMEM. */
 int dfsp_nue(struct route_ctx *ctx, const struct route_graph *g,
-	     struct lft_set *t, struct path_sl *p, uint32_t nlayers);
+	     struct lft_set *t, struct path_sl *p, uint32_t nlayers,
+	     const uint8_t *only, uint32_t layer_base);
 
 #endif

@@ -46,6 +46,9 @@ struct nue {
 	uint32_t *comp, *comp_size;
 	uint32_t *layer_of_sw;
 	uint64_t *load;         /* per channel: CA pairs routed over it */
+	uint64_t *base_load;    /* ... by the routes this does not touch */
+	const uint8_t *only;    /* per LID: route it (NULL: all) */
+	uint32_t layer_base;    /* first layer this may use */
 	uint64_t hop;           /* weight of a hop beside its load */
 	/* one destination */
 	uint32_t *out;          /* per switch: channel toward the destination */
@@ -161,8 +164,6 @@ static int escape_tree(struct nue *u, int seed_updown)
 		for (uint32_t k = 0; k < tail; k++) {
 			uint32_t l = lids ? (uint32_t)(sofar * u->dag.nlayers / lids) : 0;
 			u->layer_of_sw[queue[k]] = l < u->dag.nlayers ? l : u->dag.nlayers - 1;
-			if (getenv("IBSM_NUE_RR"))
-				u->layer_of_sw[queue[k]] = k % u->dag.nlayers;
 			for (uint32_t e = g->ep_off[queue[k]]; e < g->ep_off[queue[k] + 1]; e++)
 				sofar += g->ep[e].nlids;
 		}
@@ -372,6 +373,7 @@ static int alloc_nue(struct nue *u, const struct route_graph *g, uint32_t nl)
 	u->comp_size = malloc(ns * sizeof(uint32_t));
 	u->layer_of_sw = calloc(ns, sizeof(uint32_t));
 	u->load = calloc(nc, sizeof(uint64_t));
+	u->base_load = calloc(nc, sizeof(uint64_t));
 	u->out = malloc(ns * sizeof(uint32_t));
 	u->mark = calloc(ns, sizeof(uint32_t));
 	u->order = malloc(ns * sizeof(uint32_t));
@@ -379,7 +381,7 @@ static int alloc_nue(struct nue *u, const struct route_graph *g, uint32_t nl)
 	u->heap = malloc((nc + ns) * sizeof(struct hent));
 	u->added = malloc(ns * sizeof(uint64_t));
 	if (!u->up || !u->pos || !u->tree || !u->comp || !u->comp_size || !u->layer_of_sw ||
-	    !u->load || !u->out || !u->mark || !u->order || !u->cnt ||
+	    !u->load || !u->base_load || !u->out || !u->mark || !u->order || !u->cnt ||
 	    !u->heap || !u->added)
 		return -ENOMEM;
 	return 0;
@@ -395,6 +397,7 @@ static void free_nue(struct nue *u)
 	free(u->comp_size);
 	free(u->layer_of_sw);
 	free(u->load);
+	free(u->base_load);
 	free(u->out);
 	free(u->mark);
 	free(u->order);
@@ -403,17 +406,44 @@ static void free_nue(struct nue *u)
 	free(u->added);
 }
 
+static uint64_t gcd(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t r = a % b;
+		a = b;
+		b = r;
+	}
+	return a;
+}
+
+static uint64_t spread_stride(uint32_t n)
+{
+	uint64_t s = (uint64_t)n * 618 / 1000;
+	if (s < 1)
+		s = 1;
+	while (gcd(s, n) != 1)
+		s++;
+	return s;
+}
+
 /* One routing of every LID; returns the highest channel load. */
 static uint64_t nue_pass(struct nue *u, int seed_updown, struct lft_set *t,
 			 struct path_sl *p, uint32_t *esc, uint8_t *x, int *r)
 {
 	const struct route_graph *g = u->g;
 	cdg_reset(&u->dag);
-	memset(u->load, 0, (size_t)u->nch * sizeof(uint64_t));
+	memcpy(u->load, u->base_load, (size_t)u->nch * sizeof(uint64_t));
 	u->impasses = 0;
 	if ((*r = escape_tree(u, seed_updown)))
 		return UINT64_MAX;
-	for (uint32_t d = 0; d < g->nsw; d++) {
+	/* Destinations in a spread order (a stride coprime to the switch
+	 * count, near the golden ratio of it): neighbouring destinations
+	 * routed one after the other claim the same dependencies and leave
+	 * later ones impasses; spread out they share the graph. Measured:
+	 * 2D torus 8x8 4.50 -> 2.70, dragonfly 288 CAs 7.25 -> 3.9 (1 VL). */
+	uint64_t stride = spread_stride(g->nsw);
+	for (uint32_t dd = 0; dd < g->nsw; dd++) {
+		uint32_t d = (uint32_t)(dd * stride % g->nsw);
 		uint32_t l = u->layer_of_sw[d];
 		int have = 0;
 		/* CA LIDs first; the switch's own LID then reuses a CA's tree. */
@@ -425,6 +455,8 @@ static uint64_t nue_pass(struct nue *u, int seed_updown, struct lft_set *t,
 					uint32_t lid = g->ep[e].lid + j;
 					if (lid > t->max_lid)
 						break;
+					if (u->only && !u->only[lid])
+						continue;
 					if (!(have && !pass)) {
 						if (++u->epoch == 0) {
 							memset(u->mark, 0, (size_t)u->nsw * sizeof(uint32_t));
@@ -438,7 +470,7 @@ static uint64_t nue_pass(struct nue *u, int seed_updown, struct lft_set *t,
 						if (pass)
 							add_load(u);
 					}
-					write_rows(u, lid, l, t, p);
+					write_rows(u, lid, u->layer_base + l, t, p);
 				}
 			}
 	}
@@ -449,8 +481,28 @@ static uint64_t nue_pass(struct nue *u, int seed_updown, struct lft_set *t,
 	return max;
 }
 
+/* The load the routes of LIDs not in only put on each channel. */
+static void base_load(struct nue *u, const struct lft_set *t, const uint8_t *only)
+{
+	const struct route_graph *g = u->g;
+	for (uint32_t d = 0; d < g->nsw; d++)
+		for (uint32_t e = g->ep_off[d]; e < g->ep_off[d + 1]; e++) {
+			uint32_t lid = g->ep[e].lid;
+			if (!g->ep[e].weighted || lid > t->max_lid || only[lid])
+				continue;
+			for (uint32_t s = 0; s < g->nsw; s++) {
+				if (s == d || !g->cas[s])
+					continue;
+				uint32_t n = path_sl_channels(g, t, s, lid, u->order, g->nsw);
+				for (uint32_t k = 0; n != UINT32_MAX && k < n; k++)
+					u->base_load[u->order[k]] += g->cas[s];
+			}
+		}
+}
+
 int dfsp_nue(struct route_ctx *ctx, const struct route_graph *g,
-	     struct lft_set *t, struct path_sl *p, uint32_t nlayers)
+	     struct lft_set *t, struct path_sl *p, uint32_t nlayers,
+	     const uint8_t *only, uint32_t layer_base)
 {
 	struct nue u;
 	size_t tsize = (size_t)t->num_switches * t->stride;
@@ -464,6 +516,10 @@ int dfsp_nue(struct route_ctx *ctx, const struct route_graph *g,
 		r = -ENOMEM;
 	if (r)
 		goto out;
+	u.only = only;
+	u.layer_base = layer_base;
+	if (only)
+		base_load(&u, t, only);
 	/* A hop costs about what the average channel carries at the end
 	 * (CA pairs x a few hops / channels): detours are taken when they
 	 * avoid a channel loaded well past the average. */
@@ -471,8 +527,6 @@ int dfsp_nue(struct route_ctx *ctx, const struct route_graph *g,
 	for (uint32_t s = 0; s < g->nsw; s++)
 		cas += g->cas[s];
 	u.hop = u.nch ? cas * cas / u.nch : 1;
-	if (getenv("IBSM_NUE_HOP"))
-		u.hop = (uint64_t)(atof(getenv("IBSM_NUE_HOP")) * (double)u.hop);
 	if (!u.hop)
 		u.hop = 1;
 	/* Two escape seeds: the tree's turns only (most freedom, Nue's
@@ -480,8 +534,6 @@ int dfsp_nue(struct route_ctx *ctx, const struct route_graph *g,
 	 * take, balanced and with detours). Neither wins everywhere; keep
 	 * the one with the lower highest channel load. */
 	for (int mode = 0; mode < 2; mode++) {
-		if (getenv("IBSM_NUE_MODE") && atoi(getenv("IBSM_NUE_MODE")) != mode)
-			continue;
 		uint64_t m = nue_pass(&u, mode, t, p, esc, x, &r);
 		if (r)
 			goto out;
@@ -499,10 +551,12 @@ int dfsp_nue(struct route_ctx *ctx, const struct route_graph *g,
 	}
 	memcpy(t->port, best_t, tsize);
 	memcpy(p->sl, best_p, psize);
-	p->vls_used = 1;
+	if (!only)
+		p->vls_used = 1;
 	for (uint32_t s = 0; s < g->nsw; s++)
-		if (g->ep_off[s] < g->ep_off[s + 1] && u.layer_of_sw[s] + 1 > p->vls_used)
-			p->vls_used = (uint8_t)(u.layer_of_sw[s] + 1);
+		if (g->ep_off[s] < g->ep_off[s + 1] &&
+		    layer_base + u.layer_of_sw[s] + 1 > p->vls_used)
+			p->vls_used = (uint8_t)(layer_base + u.layer_of_sw[s] + 1);
 	log_info("dfsp: routed on the dependency graph in %u layers (%s seed)",
 		 p->vls_used, best_mode ? "up*/down*" : "tree");
 out:
