@@ -13,7 +13,8 @@
 # SL's CDG). OpenSM: `opensm -o -R ENGINE` on the fabric under ibsim, tables
 # read back with dump_fts and judged by the same verifier (--lfts-in, with
 # OpenSM's guid2lid; one_vl_loop = credit loop if every path were on one
-# VL, expected for dfsssp whose SLs we do not read); dfsssp's VLs from its
+# VL, CA-to-CA routes / with CA-to-switch-LID routes too, as our rows are
+# judged; a loop is expected for dfsssp, whose SLs we do not read); its VLs from its
 # "Virtual Lanes needed" line; its time from "building routing" to "tables
 # configured" (an upper bound, see opensm_route_time.sh). OpenSM falls back
 # to minhop when an engine fails: the row then says so.
@@ -94,7 +95,9 @@ theirs() { # theirs NET ENGINE
 	(cd "$SIM_DIR" && sim_run dump_fts >"$W/osm.fts" 2>/dev/null)
 	ibsim_stop >/dev/null 2>&1
 	$R --topo "$_net" --guid2lid "$OSM_CACHE_DIR/guid2lid" --lfts-in "$W/osm.fts" \
-		--check --cdg-switch-lids >"$W/o.json" 2>/dev/null
+		--check --cdg-switch-lids >"$W/o2.json" 2>/dev/null
+	$R --topo "$_net" --guid2lid "$OSM_CACHE_DIR/guid2lid" --lfts-in "$W/osm.fts" \
+		--check >"$W/o.json" 2>/dev/null
 	_start=$(grep -m1 "building routing with" "$_log" | secs_of)
 	_endl=$(grep -m1 "tables configured on all switches" "$_log")
 	_end=$(echo "$_endl" | secs_of)
@@ -105,7 +108,7 @@ theirs() { # theirs NET ENGINE
 	dfsssp) _vls=$(sed -n 's/.*Virtual Lanes needed: \([0-9]*\).*/\1/p' "$_log" | head -1) ;;
 	*) _vls=1 ;;
 	esac
-	_note="one_vl_loop=$(field credit_loop "$W/o.json")"
+	_note="one_vl_loop=$(field credit_loop "$W/o.json")/$(field credit_loop "$W/o2.json")"
 	[ -n "$_used" ] && [ "$_used" != "$_eng" ] && { _note="$_note; fell back to $_used"; _vls=1; }
 	row "$fab" "$(field terminals "$W/o.json")" "$(field switches "$W/o.json")" \
 		"osm-$_eng" "$(field a2a_ratio "$W/o.json")" "${_vls:-?}" "$_t" "$_note"

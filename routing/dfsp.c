@@ -213,8 +213,9 @@ static void try_updn(struct route_ctx *ctx, const struct route_graph *g,
 	lft_free(&u);
 }
 
-/* t, p hold minimal layered routes; route on the dependency graph too
- * and keep that instead when its busiest channel carries less. */
+/* t, p hold minimal layered routes; route on the dependency graph too,
+ * on as many layers, and keep that instead when its busiest channel
+ * carries less. */
 static int keep_better(struct route_ctx *ctx, const struct route_graph *g,
 		       struct lft_set *t, struct path_sl *p, uint32_t budget,
 		       const char **method)
@@ -231,7 +232,11 @@ static int keep_better(struct route_ctx *ctx, const struct route_graph *g,
 	memcpy(min_t, t->port, tsize);
 	memcpy(min_p, p->sl, psize);
 	uint64_t mine = max_channel_load(g, t);
-	if ((r = dfsp_nue(ctx, g, t, p, budget, NULL, 0)))
+	/* No more layers than the minimal routes needed: the same VLs,
+	 * just other routes (more layers would cost buffer space per VL
+	 * for a few percent). */
+	(void)budget;
+	if ((r = dfsp_nue(ctx, g, t, p, min_vls, NULL, 0)))
 		goto out;
 	uint64_t nue = max_channel_load(g, t);
 	if (nue < mine) {
