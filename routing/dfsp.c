@@ -368,6 +368,6 @@ out:
 
 const struct route_engine route_dfsp = {
 	.name = "dfsp",
-	.summary = "balanced shortest paths, deadlock-free by SL layers (needs SL2VL)",
+	.summary = "balanced paths on any topology, deadlock-free on SL layers within a VL budget (down to one)",
 	.route = dfsp_route,
 };
