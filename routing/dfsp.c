@@ -300,6 +300,68 @@ out:
 	return r;
 }
 
+/* Two path sets: the greedy min-hop one in t (each switch the least
+ * loaded shortest port) and weighted shortest paths (a Dijkstra per LID
+ * over hop cost plus the CA pairs already routed, as DFSSSP; a detour of
+ * a hop or two when it avoids a loaded channel). Neither balances better
+ * everywhere (weighted: 3D torus 4x4x4 1.55 -> 1.33, mesh 16x16 2.00 ->
+ * 1.45; greedy: 2D torus 16x16 1.29 vs 2.56, where the weighted paths do
+ * not fit the layers). Each is layered first-fit; the one that fits the
+ * budget with the less loaded busiest channel stays in t and p. Returns
+ * -ENOTSUP, greedy paths in t, when neither fits. */
+static int best_fitting_paths(struct route_ctx *ctx, const struct route_graph *g,
+			      struct lft_set *t, struct path_sl *p,
+			      uint32_t budget, const char **method)
+{
+	size_t tsize = (size_t)t->stride * t->num_switches;
+	size_t psize = (size_t)p->stride * p->num_switches;
+	uint8_t *a_t = malloc(tsize + 1), *a_p = malloc(psize + 1);
+	uint8_t a_vls = 0;
+	uint64_t a_load = UINT64_MAX;
+	int r = -ENOMEM;
+	if (!a_t || !a_p)
+		goto out;
+	memcpy(a_t, t->port, tsize);
+	r = assign_layers(ctx, g, t, p, budget, NULL);
+	if (r && r != -ENOTSUP)
+		goto out;
+	if (!r) {
+		a_load = max_channel_load(g, t);
+		a_vls = p->vls_used;
+		memcpy(a_p, p->sl, psize);
+	}
+	ctx->why[0] = 0;
+	memset(p->sl, 0, psize);
+	if ((r = dfsp_weighted_paths(ctx, g, t, 2)))
+		goto out;
+	r = assign_layers(ctx, g, t, p, budget, NULL);
+	if (r && r != -ENOTSUP)
+		goto out;
+	uint64_t b_load = r ? UINT64_MAX : max_channel_load(g, t);
+	log_info("dfsp: busiest channel %llu CA pairs on greedy min-hop paths, "
+		 "%llu on weighted shortest paths (%s)",
+		 (unsigned long long)a_load, (unsigned long long)b_load,
+		 r ? "do not fit" : "fit");
+	if (!r && b_load < a_load) {
+		*method = "weighted shortest paths";
+	} else {
+		memcpy(t->port, a_t, tsize);
+		if (a_load == UINT64_MAX) {
+			snprintf(ctx->why, sizeof(ctx->why), "shortest paths need "
+				 "more than %u virtual layers", budget);
+			r = -ENOTSUP;
+		} else {
+			memcpy(p->sl, a_p, psize);
+			p->vls_used = a_vls;
+			r = 0;
+		}
+	}
+out:
+	free(a_t);
+	free(a_p);
+	return r;
+}
+
 static int dfsp_route(struct route_ctx *ctx, struct lft_set *t)
 {
 	struct route_graph g;
@@ -331,7 +393,7 @@ static int dfsp_route(struct route_ctx *ctx, struct lft_set *t)
 		goto out;
 	double t1 = now_seconds();
 	const char *method = "shortest paths";
-	r = assign_layers(ctx, &g, t, p, budget, NULL);
+	r = best_fitting_paths(ctx, &g, t, p, budget, &method);
 	if (r && r != -ENOTSUP)
 		goto out;
 	if (r == -ENOTSUP) {

@@ -18,4 +18,9 @@ int dfsp_nue(struct route_ctx *ctx, const struct route_graph *g,
 	     struct lft_set *t, struct path_sl *p, uint32_t nlayers,
 	     const uint8_t *only, uint32_t layer_base);
 
+/* Balanced paths (weighted Dijkstra per LID, weight = hop cost x
+ * hop_scale + CA pairs routed so far), no deadlock constraint. */
+int dfsp_weighted_paths(struct route_ctx *ctx, const struct route_graph *g,
+			struct lft_set *t, uint64_t hop_scale);
+
 #endif

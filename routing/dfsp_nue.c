@@ -60,6 +60,7 @@ struct nue {
 	uint64_t *added;
 	uint32_t nadded;
 	uint32_t impasses;
+	int free_paths;         /* no dependency constraint (balanced paths) */
 };
 
 static void heap_push(struct nue *u, uint64_t cost, uint32_t sw, uint32_t ch)
@@ -226,7 +227,7 @@ static int grow(struct nue *u, uint32_t d, uint32_t l)
 		if (u->mark[h.sw] == u->epoch)
 			continue;
 		uint32_t n = g->adj[h.ch].peer;
-		if (n != d) {
+		if (n != d && !u->free_paths) {
 			int r = cdg_add(&u->dag, l, h.ch, u->out[n]);
 			if (r < 0)
 				continue;
@@ -567,5 +568,38 @@ out:
 	free(x);
 	free(best_t);
 	free(best_p);
+	return r;
+}
+
+/* One pass without the dependency check and its seeds: plain weighted
+ * shortest paths (impasses cannot happen). */
+int dfsp_weighted_paths(struct route_ctx *ctx, const struct route_graph *g,
+			struct lft_set *t, uint64_t hop_scale)
+{
+	struct nue u;
+	struct path_sl p = { 0 };
+	uint32_t *esc = malloc(((size_t)g->nsw + 1) * sizeof(uint32_t));
+	uint8_t *x = malloc((size_t)g->nsw + 1);
+	int r = alloc_nue(&u, g, 1);
+	(void)ctx;
+	if (!r && (!esc || !x))
+		r = -ENOMEM;
+	if (!r)
+		r = path_sl_alloc(&p, g->fab);
+	if (r)
+		goto out;
+	uint64_t cas = 0;
+	for (uint32_t s = 0; s < g->nsw; s++)
+		cas += g->cas[s];
+	u.hop = u.nch ? cas * cas / u.nch * hop_scale : 1;
+	if (!u.hop)
+		u.hop = 1;
+	u.free_paths = 1;
+	nue_pass(&u, 0, t, &p, esc, x, &r);
+out:
+	free_nue(&u);
+	path_sl_free(&p);
+	free(esc);
+	free(x);
 	return r;
 }
