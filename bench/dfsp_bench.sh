@@ -17,7 +17,9 @@
 # judged; a loop is expected for dfsssp, whose SLs we do not read); its VLs from its
 # "Virtual Lanes needed" line; its time from "building routing" to "tables
 # configured" (an upper bound, see opensm_route_time.sh). OpenSM falls back
-# to minhop when an engine fails: the row then says so.
+# to minhop when an engine fails: the row then says so (dfsssp's VLs then
+# read ">8": it needed more than the 8 ibsim's ports offer; the a2a is
+# minhop's, which is not deadlock-free).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 B=${IBSM_BUILD:-$top/build}
@@ -105,11 +107,11 @@ theirs() { # theirs NET ENGINE
 	_t=-; [ -n "$_start" ] && [ -n "$_end" ] &&
 		_t=$(awk -v a="$_start" -v b="$_end" 'BEGIN { printf "%.3f", b - a }')
 	case $_eng in
-	dfsssp) _vls=$(sed -n 's/.*Virtual Lanes needed: \([0-9]*\).*/\1/p' "$_log" | head -1) ;;
+	dfsssp) _vls=$(sed -n 's/.*Virtual Lanes needed: \([0-9]*\).*/\1/p; s/.*Not enough VLs available (avail=\([0-9]*\),.*/>\1/p' "$_log" | head -1) ;;
 	*) _vls=1 ;;
 	esac
 	_note="one_vl_loop=$(field credit_loop "$W/o.json")/$(field credit_loop "$W/o2.json")"
-	[ -n "$_used" ] && [ "$_used" != "$_eng" ] && { _note="$_note; fell back to $_used"; _vls=1; }
+	[ -n "$_used" ] && [ "$_used" != "$_eng" ] && _note="$_note; fell back to $_used"
 	row "$fab" "$(field terminals "$W/o.json")" "$(field switches "$W/o.json")" \
 		"osm-$_eng" "$(field a2a_ratio "$W/o.json")" "${_vls:-?}" "$_t" "$_note"
 }
