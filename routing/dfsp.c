@@ -93,6 +93,11 @@ static int assign_layers(struct route_ctx *ctx, const struct route_graph *g,
 		free(placed);
 		return -ENOMEM;
 	}
+	/* A dependency refused in a layer stays refused: layers only lose
+	 * the tentative dependencies of the route being placed, so a stale
+	 * refusal at worst sends a later route one layer up (measured: same
+	 * layer counts, a third of the searches). */
+	y.remember_refusals = 1;
 	uint32_t used = 1, ndef = 0;
 	for (uint32_t lid = 1; lid <= p->max_lid; lid++) {
 		uint32_t d = p->sw_of_lid[lid], nplaced = 0;

@@ -96,6 +96,12 @@ static struct hent heap_pop(struct nue *u)
 	return top;
 }
 
+static int cmp_key(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
 /* Components, a central root per component (least eccentricity), the
  * breadth-first escape tree from it, and its turns in every layer. */
 static int escape_tree(struct nue *u, int seed_updown)
@@ -168,6 +174,33 @@ static int escape_tree(struct nue *u, int seed_updown)
 			for (uint32_t e = g->ep_off[queue[k]]; e < g->ep_off[queue[k] + 1]; e++)
 				sofar += g->ep[e].nlids;
 		}
+	}
+	if (u->free_paths)
+		goto out; /* no dependency constraint, no seeds */
+	/* A topological order of every seed below: up channels first, by
+	 * their tail's position from the last, then down channels by their
+	 * tail's position (up-up, up-down and down-down all go forward). */
+	{
+		uint64_t *key = malloc(((size_t)u->nch + 1) * sizeof(uint64_t));
+		uint32_t *perm = malloc(((size_t)u->nch + 1) * sizeof(uint32_t));
+		if (!key || !perm) {
+			free(key);
+			free(perm);
+			r = -ENOMEM;
+			goto out;
+		}
+		for (uint32_t a = 0; a < u->nch; a++) {
+			uint32_t pt = u->pos[u->dag.tail[a]];
+			int up = u->pos[g->adj[a].peer] < pt;
+			uint64_t rank = up ? (uint64_t)(u->nsw - pt) : (uint64_t)u->nsw + 1 + pt;
+			key[a] = rank << 32 | a;
+		}
+		qsort(key, u->nch, sizeof(uint64_t), cmp_key);
+		for (uint32_t a = 0; a < u->nch; a++)
+			perm[a] = (uint32_t)key[a];
+		cdg_set_order(&u->dag, perm);
+		free(key);
+		free(perm);
 	}
 	/* Seed every layer with the escape turns: every non-U turn between
 	 * tree channels (acyclic: a cycle would need a down-up turn, and the
