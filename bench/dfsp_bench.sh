@@ -6,7 +6,8 @@
 # large is about 2,000 CAs per fabric (OpenSM then takes minutes per family).
 # Rows per fabric: ours with the default budget (8 VLs, what ibsim's ports
 # offer), --vls 4, --vls 1, our updn; OpenSM dfsssp, nue (its default
-# nue_max_num_vls 1), updn.
+# nue_max_num_vls 1), updn, and nue/4 (nue_max_num_vls 4 with QoS on: a
+# reference for our --vls 4 row).
 # Columns: a2a ratio (max all-to-all link load / lower bound, from our
 # verifier), VLs (layers) used, route time. Ours: ibsm-route --check with
 # the SLs (note: ok = complete and loop-free, sl_loop = a cycle in some
@@ -82,8 +83,8 @@ ours() { # ours NET LABEL [ibsm-route args]
 		"$_label" "$(field a2a_ratio "$W/o.json")" "${_vls:-1}" "$_t" "$_note"
 }
 
-theirs() { # theirs NET ENGINE
-	_net=$1; _eng=$2
+theirs() { # theirs NET ENGINE [NUE_VLS]
+	_net=$1; _eng=$2; _nv=${3:-}
 	_nodes=$(grep -c '^\(Switch\|Ca\)' "$_net")
 	_sw=$(grep -c '^Switch' "$_net")
 	ibsim_start "$_net" -N $((_nodes + 64)) -S $((_sw + 64)) \
@@ -93,7 +94,10 @@ theirs() { # theirs NET ENGINE
 	rm -f "$_log"
 	export OSM_CACHE_DIR="$W/cache-$_eng"
 	rm -rf "$OSM_CACHE_DIR"; mkdir -p "$OSM_CACHE_DIR"
-	(cd "$SIM_DIR" && sim_run timeout 900 opensm -o -D 0x07 -R "$_eng" -f "$_log" >/dev/null 2>&1)
+	printf 'routing_engine %s\n' "$_eng" >"$W/osm.conf"
+	# nue on several layers needs QoS (it maps its layers through SL2VL).
+	[ -n "$_nv" ] && printf 'qos TRUE\nnue_max_num_vls %s\n' "$_nv" >>"$W/osm.conf"
+	(cd "$SIM_DIR" && sim_run timeout 900 opensm -o -F "$W/osm.conf" -D 0x07 -f "$_log" >/dev/null 2>&1)
 	(cd "$SIM_DIR" && sim_run dump_fts >"$W/osm.fts" 2>/dev/null)
 	ibsim_stop >/dev/null 2>&1
 	$R --topo "$_net" --guid2lid "$OSM_CACHE_DIR/guid2lid" --lfts-in "$W/osm.fts" \
@@ -106,14 +110,15 @@ theirs() { # theirs NET ENGINE
 	_used=$(echo "$_endl" | sed -n 's/.*osm_ucast_mgr_process: \([^ ]*\) tables configured.*/\1/p')
 	_t=-; [ -n "$_start" ] && [ -n "$_end" ] &&
 		_t=$(awk -v a="$_start" -v b="$_end" 'BEGIN { printf "%.3f", b - a }')
-	case $_eng in
+	case $_eng$_nv in
 	dfsssp) _vls=$(sed -n 's/.*Virtual Lanes needed: \([0-9]*\).*/\1/p; s/.*Not enough VLs available (avail=\([0-9]*\),.*/>\1/p' "$_log" | head -1) ;;
+	nue?*) _vls=$_nv ;;
 	*) _vls=1 ;;
 	esac
 	_note="one_vl_loop=$(field credit_loop "$W/o.json")/$(field credit_loop "$W/o2.json")"
 	[ -n "$_used" ] && [ "$_used" != "$_eng" ] && _note="$_note; fell back to $_used"
 	row "$fab" "$(field terminals "$W/o.json")" "$(field switches "$W/o.json")" \
-		"osm-$_eng" "$(field a2a_ratio "$W/o.json")" "${_vls:-?}" "$_t" "$_note"
+		"osm-$_eng${_nv:+/$_nv}" "$(field a2a_ratio "$W/o.json")" "${_vls:-?}" "$_t" "$_note"
 }
 
 last=""
@@ -137,6 +142,7 @@ for f in $FABRICS; do
 		for eng in dfsssp nue updn; do
 			theirs "$net" $eng
 		done
+		theirs "$net" nue 4
 	else
 		echo "(OpenSM or ibsim missing: no OpenSM rows)"
 	fi

@@ -343,10 +343,11 @@ static int best_fitting_paths(struct route_ctx *ctx, const struct route_graph *g
 	if (r && r != -ENOTSUP)
 		goto out;
 	uint64_t b_load = r ? UINT64_MAX : max_channel_load(g, t);
-	log_info("dfsp: busiest channel %llu CA pairs on greedy min-hop paths, "
-		 "%llu on weighted shortest paths (%s)",
-		 (unsigned long long)a_load, (unsigned long long)b_load,
-		 r ? "do not fit" : "fit");
+	if (a_load != UINT64_MAX || b_load != UINT64_MAX)
+		log_info("dfsp: busiest channel on greedy min-hop paths %lld, on "
+			 "weighted shortest paths %lld CA pairs (-1: do not fit "
+			 "%u layers)", a_load == UINT64_MAX ? -1LL : (long long)a_load,
+			 b_load == UINT64_MAX ? -1LL : (long long)b_load, budget);
 	if (!r && b_load < a_load) {
 		*method = "weighted shortest paths";
 	} else {
