@@ -80,13 +80,13 @@ void cdg_reset(struct cdg_dag *d)
 	d->reorders = 0;
 }
 
-void cdg_set_order(struct cdg_dag *d, const uint32_t *chan_in_order)
+void cdg_set_layer_order(struct cdg_dag *d, uint32_t l,
+			 const uint32_t *chan_in_order)
 {
-	for (uint32_t l = 0; l < d->nlayers; l++)
-		for (uint32_t k = 0; k < d->nch; k++) {
-			d->ord[(size_t)l * d->nch + chan_in_order[k]] = k;
-			d->at[(size_t)l * d->nch + k] = chan_in_order[k];
-		}
+	for (uint32_t k = 0; k < d->nch; k++) {
+		d->ord[(size_t)l * d->nch + chan_in_order[k]] = k;
+		d->at[(size_t)l * d->nch + k] = chan_in_order[k];
+	}
 }
 
 static size_t slot(const struct cdg_dag *d, uint32_t l, uint32_t a, uint32_t b)

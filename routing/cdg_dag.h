@@ -44,9 +44,10 @@ int cdg_init(struct cdg_dag *d, const struct route_graph *g, uint32_t nlayers);
 void cdg_free(struct cdg_dag *d);
 /* Empty every layer again. */
 void cdg_reset(struct cdg_dag *d);
-/* Start every (empty) layer from this channel order (a permutation):
+/* Start (empty) layer l from this channel order (a permutation):
  * dependencies that agree with it are then added without a search. */
-void cdg_set_order(struct cdg_dag *d, const uint32_t *chan_in_order);
+void cdg_set_layer_order(struct cdg_dag *d, uint32_t l,
+			 const uint32_t *chan_in_order);
 
 /* Is a -> b (b leaving a's head switch) a dependency of layer l? */
 int cdg_has(const struct cdg_dag *d, uint32_t l, uint32_t a, uint32_t b);

@@ -40,9 +40,9 @@ struct nue {
 	const struct route_graph *g;
 	struct cdg_dag dag;
 	uint32_t nsw, nch;
-	uint32_t *up;           /* per switch: channel to its escape parent */
-	uint32_t *pos;          /* per switch: breadth-first position */
-	uint8_t *tree;          /* per channel: on the escape tree */
+	uint32_t *pos;          /* per layer and switch: breadth-first position
+				 * in that layer's escape tree */
+	uint8_t *tree;          /* per layer and channel: on its escape tree */
 	uint32_t *comp, *comp_size;
 	uint32_t *layer_of_sw;
 	uint64_t *load;         /* per channel: CA pairs routed over it */
@@ -102,6 +102,38 @@ static int cmp_key(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Breadth-first order from roots[0..n) (one per component) into queue;
+ * with tree and pos, also marks the tree's channels (both directions) and
+ * each switch's position. Returns the switches ordered. */
+static uint32_t bfs_order(struct nue *u, const uint32_t *roots, uint32_t n,
+			  uint32_t *queue, uint32_t *dist, uint8_t *tree,
+			  uint32_t *pos)
+{
+	const struct route_graph *g = u->g;
+	uint32_t head = 0, tail = 0;
+	for (uint32_t s = 0; s < u->nsw; s++)
+		dist[s] = UINT32_MAX;
+	for (uint32_t k = 0; k < n; k++) {
+		dist[roots[k]] = 0;
+		queue[tail++] = roots[k];
+		while (head < tail) {
+			uint32_t v = queue[head++];
+			for (uint32_t i = g->adj_off[v]; i < g->adj_off[v + 1]; i++) {
+				uint32_t w = g->adj[i].peer;
+				if (dist[w] != UINT32_MAX || u->dag.rev[i] == UINT32_MAX)
+					continue;
+				dist[w] = dist[v] + 1;
+				if (tree)
+					tree[i] = tree[u->dag.rev[i]] = 1;
+				queue[tail++] = w;
+			}
+		}
+	}
+	for (uint32_t k = 0; pos && k < tail; k++)
+		pos[queue[k]] = k;
+	return tail;
+}
+
 /* Components, a central root per component (least eccentricity), the
  * breadth-first escape tree from it, and its turns in every layer. */
 static int escape_tree(struct nue *u, int seed_updown)
@@ -110,9 +142,10 @@ static int escape_tree(struct nue *u, int seed_updown)
 	uint32_t *dist = malloc(((size_t)u->nsw + 1) * sizeof(uint32_t));
 	uint32_t *queue = malloc(((size_t)u->nsw + 1) * sizeof(uint32_t));
 	uint32_t *best = malloc(((size_t)u->nsw + 1) * sizeof(uint32_t));
+	uint32_t *root = malloc(((size_t)u->nsw + 1) * sizeof(uint32_t));
 	uint32_t *ecc = malloc(((size_t)u->nsw + 1) * sizeof(uint32_t));
 	int r = 0;
-	if (!dist || !queue || !best || !ecc) {
+	if (!dist || !queue || !best || !root || !ecc) {
 		r = -ENOMEM;
 		goto out;
 	}
@@ -139,31 +172,10 @@ static int escape_tree(struct nue *u, int seed_updown)
 			best[u->comp[s]] = s;
 		}
 	}
-	memset(u->tree, 0, u->nch);
-	uint32_t npos = 0;
-	for (uint32_t s = 0; s < u->nsw; s++)
-		u->up[s] = UINT32_MAX;
+	/* Layers: contiguous runs of the breadth-first order from each
+	 * component's centre, of about equal LID count. */
 	for (uint32_t c = 0; c < ncomp; c++) {
-		uint32_t head = 0, tail = 0, root = best[c];
-		for (uint32_t s = 0; s < u->nsw; s++)
-			dist[s] = UINT32_MAX;
-		dist[root] = 0;
-		queue[tail++] = root;
-		while (head < tail) {
-			uint32_t v = queue[head++];
-			for (uint32_t i = g->adj_off[v]; i < g->adj_off[v + 1]; i++) {
-				uint32_t w = g->adj[i].peer;
-				if (dist[w] != UINT32_MAX || u->dag.rev[i] == UINT32_MAX)
-					continue;
-				dist[w] = dist[v] + 1;
-				u->up[w] = u->dag.rev[i];
-				u->tree[i] = u->tree[u->dag.rev[i]] = 1;
-				queue[tail++] = w;
-			}
-		}
-		for (uint32_t k = 0; k < tail; k++)
-			u->pos[queue[k]] = npos++;
-		/* Layers: contiguous runs of this breadth-first order. */
+		uint32_t tail = bfs_order(u, &best[c], 1, queue, dist, NULL, NULL);
 		uint64_t lids = 0, sofar = 0;
 		for (uint32_t k = 0; k < tail; k++)
 			for (uint32_t e = g->ep_off[queue[k]]; e < g->ep_off[queue[k] + 1]; e++)
@@ -175,60 +187,80 @@ static int escape_tree(struct nue *u, int seed_updown)
 				sofar += g->ep[e].nlids;
 		}
 	}
+	/* Each layer's escape tree grows from the most central switch of its
+	 * own region (per component): the layers' seeds differ, so what one
+	 * layer's turns forbid another may allow (Nue also varies its
+	 * spanning trees per layer). */
+	for (uint32_t l = 0; l < u->dag.nlayers; l++) {
+		uint8_t *tree = u->tree + (size_t)l * u->nch;
+		uint32_t *pos = u->pos + (size_t)l * u->nsw;
+		for (uint32_t c = 0; c < ncomp; c++)
+			root[c] = best[c];
+		for (uint32_t s = 0; s < u->nsw; s++) {
+			uint32_t c = u->comp[s];
+			if (u->layer_of_sw[s] == l &&
+			    (u->layer_of_sw[root[c]] != l || ecc[s] < ecc[root[c]]))
+				root[c] = s;
+		}
+		memset(tree, 0, u->nch);
+		bfs_order(u, root, ncomp, queue, dist, tree, pos);
+	}
 	if (u->free_paths)
 		goto out; /* no dependency constraint, no seeds */
-	/* A topological order of every seed below: up channels first, by
-	 * their tail's position from the last, then down channels by their
-	 * tail's position (up-up, up-down and down-down all go forward). */
-	{
-		uint64_t *key = malloc(((size_t)u->nch + 1) * sizeof(uint64_t));
-		uint32_t *perm = malloc(((size_t)u->nch + 1) * sizeof(uint32_t));
-		if (!key || !perm) {
-			free(key);
-			free(perm);
-			r = -ENOMEM;
-			goto out;
-		}
+	uint64_t *key = malloc(((size_t)u->nch + 1) * sizeof(uint64_t));
+	uint32_t *perm = malloc(((size_t)u->nch + 1) * sizeof(uint32_t));
+	if (!key || !perm) {
+		free(key);
+		free(perm);
+		r = -ENOMEM;
+		goto out;
+	}
+	for (uint32_t l = 0; l < u->dag.nlayers && !r; l++) {
+		const uint8_t *tree = u->tree + (size_t)l * u->nch;
+		const uint32_t *pos = u->pos + (size_t)l * u->nsw;
+		/* A topological order of every seed below: up channels first,
+		 * by their tail's position from the last, then down channels
+		 * by their tail's position (up-up, up-down and down-down all
+		 * go forward). */
 		for (uint32_t a = 0; a < u->nch; a++) {
-			uint32_t pt = u->pos[u->dag.tail[a]];
-			int up = u->pos[g->adj[a].peer] < pt;
+			uint32_t pt = pos[u->dag.tail[a]];
+			int up = pos[g->adj[a].peer] < pt;
 			uint64_t rank = up ? (uint64_t)(u->nsw - pt) : (uint64_t)u->nsw + 1 + pt;
 			key[a] = rank << 32 | a;
 		}
 		qsort(key, u->nch, sizeof(uint64_t), cmp_key);
 		for (uint32_t a = 0; a < u->nch; a++)
 			perm[a] = (uint32_t)key[a];
-		cdg_set_order(&u->dag, perm);
-		free(key);
-		free(perm);
-	}
-	/* Seed every layer with the escape turns: every non-U turn between
-	 * tree channels (acyclic: a cycle would need a down-up turn, and the
-	 * only one is the U-turn), or with seed_updown every turn of the
-	 * up*\/down* orientation by breadth-first position that is not
-	 * down-up (acyclic for the same reason; tree paths are among them). */
-	for (uint32_t a = 0; a < u->nch; a++) {
-		if (!u->tree[a] && !seed_updown)
-			continue;
-		uint32_t v = g->adj[a].peer;
-		int a_down = u->pos[u->dag.tail[a]] < u->pos[v];
-		for (uint32_t b = g->adj_off[v]; b < g->adj_off[v + 1]; b++) {
-			if (b == u->dag.rev[a])
+		cdg_set_layer_order(&u->dag, l, perm);
+		/* Seed the layer with the escape turns: every non-U turn
+		 * between tree channels (acyclic: a cycle would need a
+		 * down-up turn, and the only one is the U-turn), or with
+		 * seed_updown every turn of the up*\/down* orientation by
+		 * breadth-first position that is not down-up (acyclic for the
+		 * same reason; tree paths are among them). */
+		for (uint32_t a = 0; a < u->nch && !r; a++) {
+			if (!tree[a] && !seed_updown)
 				continue;
-			if (seed_updown ? a_down && u->pos[g->adj[b].peer] < u->pos[v]
-					: !u->tree[b])
-				continue;
-			for (uint32_t l = 0; l < u->dag.nlayers; l++)
-				if (cdg_add(&u->dag, l, a, b) < 0) {
+			uint32_t v = g->adj[a].peer;
+			int a_down = pos[u->dag.tail[a]] < pos[v];
+			for (uint32_t b = g->adj_off[v]; b < g->adj_off[v + 1]; b++) {
+				if (b == u->dag.rev[a])
+					continue;
+				if (seed_updown ? a_down && pos[g->adj[b].peer] < pos[v]
+						: !tree[b])
+					continue;
+				if (cdg_add(&u->dag, l, a, b) < 0)
 					r = -EINVAL; /* cannot happen */
-					goto out;
-				}
+			}
 		}
 	}
+	free(key);
+	free(perm);
 out:
 	free(dist);
 	free(queue);
 	free(best);
+	free(root);
 	free(ecc);
 	return r;
 }
@@ -279,9 +311,10 @@ static int grow(struct nue *u, uint32_t d, uint32_t l)
 
 /* Escape next hops toward d for every switch of its component (the
  * escape tree's path), into esc[]. */
-static void escape_hops(struct nue *u, uint32_t d, uint32_t *esc)
+static void escape_hops(struct nue *u, uint32_t d, uint32_t l, uint32_t *esc)
 {
 	const struct route_graph *g = u->g;
+	const uint8_t *tree = u->tree + (size_t)l * u->nch;
 	uint32_t n = 0;
 	esc[d] = UINT32_MAX;
 	u->order[n++] = d;
@@ -289,7 +322,7 @@ static void escape_hops(struct nue *u, uint32_t d, uint32_t *esc)
 		uint32_t v = u->order[k];
 		for (uint32_t i = g->adj_off[v]; i < g->adj_off[v + 1]; i++) {
 			uint32_t w = g->adj[i].peer;
-			if (u->tree[i] && w != d && esc[w] == UINT32_MAX - 1) {
+			if (tree[i] && w != d && esc[w] == UINT32_MAX - 1) {
 				esc[w] = u->dag.rev[i];
 				u->order[n++] = w;
 			}
@@ -323,7 +356,7 @@ static void repair(struct nue *u, uint32_t d, uint32_t l, uint32_t *esc,
 		esc[s] = UINT32_MAX - 1;
 		x[s] = 0;
 	}
-	escape_hops(u, d, esc);
+	escape_hops(u, d, l, esc);
 	for (uint32_t s = 0; s < u->nsw; s++)
 		if (s != d && u->comp[s] == cd && u->mark[s] != u->epoch)
 			to_escape(u, s, d, esc, x);
@@ -400,9 +433,8 @@ static int alloc_nue(struct nue *u, const struct route_graph *g, uint32_t nl)
 	 * cheap, conservative cache that bounds the searches). */
 	u->dag.remember_refusals = 1;
 	size_t ns = (size_t)u->nsw + 1, nc = (size_t)u->nch + 1;
-	u->up = malloc(ns * sizeof(uint32_t));
-	u->pos = malloc(ns * sizeof(uint32_t));
-	u->tree = malloc(nc);
+	u->pos = malloc(ns * nl * sizeof(uint32_t));
+	u->tree = malloc(nc * nl);
 	u->comp = malloc(ns * sizeof(uint32_t));
 	u->comp_size = malloc(ns * sizeof(uint32_t));
 	u->layer_of_sw = calloc(ns, sizeof(uint32_t));
@@ -414,7 +446,7 @@ static int alloc_nue(struct nue *u, const struct route_graph *g, uint32_t nl)
 	u->cnt = malloc(ns * sizeof(uint64_t));
 	u->heap = malloc((nc + ns) * sizeof(struct hent));
 	u->added = malloc(ns * sizeof(uint64_t));
-	if (!u->up || !u->pos || !u->tree || !u->comp || !u->comp_size || !u->layer_of_sw ||
+	if (!u->pos || !u->tree || !u->comp || !u->comp_size || !u->layer_of_sw ||
 	    !u->load || !u->base_load || !u->out || !u->mark || !u->order || !u->cnt ||
 	    !u->heap || !u->added)
 		return -ENOMEM;
@@ -424,7 +456,6 @@ static int alloc_nue(struct nue *u, const struct route_graph *g, uint32_t nl)
 static void free_nue(struct nue *u)
 {
 	cdg_free(&u->dag);
-	free(u->up);
 	free(u->pos);
 	free(u->tree);
 	free(u->comp);
