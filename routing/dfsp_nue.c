@@ -640,20 +640,27 @@ int dfsp_nue(struct route_ctx *ctx, const struct route_graph *g,
 	if (tries > 4)
 		tries = 4;
 	for (uint32_t k = 0; k <= tries; k++) {
-		int mode = k == tries; /* the up*\/down* seed last, once */
-		uint64_t m = nue_pass(&u, mode, mode ? 0 : k, t, p, esc, x, &r);
+		/* The up*\/down* seed first, once; then the tree seed from
+		 * each root, given up when a tree pass loads its busiest
+		 * channel half again as much as the best so far (trees:
+		 * up*\/down* fits them, three times less loaded). */
+		int mode = k == 0;
+		uint32_t rank = mode ? 0 : k - 1;
+		uint64_t m = nue_pass(&u, mode, rank, t, p, esc, x, &r);
 		if (r)
 			goto out;
 		log_info("dfsp: dependency-graph pass %s, root rank %u: highest "
 			 "channel load %llu, %u LIDs on escape paths after an "
 			 "impasse, %llu reorders", mode ? "up*/down* seed" :
-			 "tree seed", mode ? 0 : k, (unsigned long long)m,
+			 "tree seed", rank, (unsigned long long)m,
 			 u.impasses, (unsigned long long)u.dag.reorders);
 		if (m < best) {
 			best = m;
 			best_mode = mode;
 			memcpy(best_t, t->port, tsize);
 			memcpy(best_p, p->sl, psize);
+		} else if (!mode && m > best + best / 2) {
+			break;
 		}
 	}
 	memcpy(t->port, best_t, tsize);
