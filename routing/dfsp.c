@@ -1,22 +1,25 @@
-/* `dfsp`: deadlock-free shortest paths on any topology, after DFSSSP
- * (Domke, Hoefler, Nagel, "Deadlock-free oblivious routing for arbitrary
- * topologies", IPDPS 2011) and LASH (Skeie, Lysne, Theiss 2002).
+/* `dfsp`: deadlock-free balanced paths on any topology within a layer
+ * budget, after DFSSSP (Domke, Hoefler, Nagel, IPDPS 2011), LASH (Skeie,
+ * Lysne, Theiss, IPDPS 2002) and Nue (Domke, Hoefler, Matsuoka, HPDC
+ * 2016); docs/dfsp.md has the whole algorithm and its measurements.
  *
- * 1. Paths: per destination switch, the min-hop egress candidates (BFS);
- *    every LID takes the least loaded candidate port, load being the
- *    CA/router LIDs already routed out of that port over all destinations
- *    (rg_route_dest), so later destinations avoid links earlier ones filled.
+ * 1. Paths, two sets: greedy min-hop (per destination switch every LID
+ *    takes the least loaded shortest port, rg_route_dest) and weighted
+ *    shortest paths (a Dijkstra per LID over hop cost + routed CA pairs,
+ *    dfsp_nue.c).
  * 2. Layers: every route from every switch with CAs to every LID (switch
- *    LIDs included, since a CA's management traffic to a switch shares the
- *    buffers) is a chain of switch-to-switch channels. Routes are placed
- *    first-fit into layers: a route joins layer L unless its channel
- *    dependencies would close a cycle in L's dependency graph (checked by
- *    a search from the head of each new dependency back to its tail).
- *    Each layer is one SL mapped to one VL, so each VL's CDG is acyclic
- *    (Dally and Seitz 1987). More layers than opt->max_vls: refuse.
- *
- * Cost: BFS per switch, plus per route its length in dependency checks;
- * a new dependency costs a search over that layer's dependency graph. */
+ *    LIDs included: a CA's management traffic to a switch shares the
+ *    buffers) goes first-fit into the first layer whose channel
+ *    dependency graph stays acyclic (cdg_dag.h); one layer = one SL on
+ *    one VL (Dally and Seitz 1987). The set that fits the budget with the
+ *    less loaded busiest channel stays.
+ * 3. Neither fits: routes on the dependency graph (dfsp_nue.c) in all
+ *    layers, or minimal routes in budget - 1 layers with the destinations
+ *    that do not fit on the dependency graph in the last; the less loaded.
+ * 4. They fit: the dependency-graph routes on as many layers still win
+ *    when less loaded; updn's one-layer tables too.
+ * The result is never refused for want of layers; a caller without path
+ * SLs gets one layer. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
