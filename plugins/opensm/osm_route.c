@@ -348,6 +348,15 @@ static int route_fabric(struct ibsm_osm_engine *e,
 	}
 	ro.sl_out = &e->sl;
 	ro.max_vls = (uint8_t)fabric_vls(&osm->subn, o);
+	if (!osm->subn.opt.qos && ro.max_vls > 1 &&
+	    !strcmp(e->engine->name, "dfsp")) {
+		/* Without QoS OpenSM never calls update_sl2vl: every SL would
+		 * land on VL 0, so ask for one layer (dfsp then routes on the
+		 * dependency graph, deadlock-free on one VL). */
+		OSM_LOG(&osm->log, OSM_LOG_INFO, "ibsm: %s: OpenSM runs "
+			"without QoS: routing on one layer\n", e->engine->name);
+		ro.max_vls = 1;
+	}
 	if (o->reroute && e->have_prev) {
 		ro.prev = &e->prev;
 		ro.prev_fab = &e->prev_fab;

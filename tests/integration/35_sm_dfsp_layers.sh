@@ -8,8 +8,10 @@
 #     path-sl.txt) pass ibsm-route --check with one credit-loop check per SL,
 #     while on one VL they have a cycle; saquery -p answers the dump's SL
 #     for sampled pairs;
-#  3. with max_vls=1 dfsp cannot fit, refuses with the reason, and the
-#     fallback (updn) routes, logged.
+#  3. with max_vls=1 (as if the ports offered one data VL) minimal paths
+#     do not fit: dfsp says so and routes on the dependency graph in one
+#     layer (no fallback engine, no SL2VL table); the switches' tables
+#     pass the one-VL credit-loop check with CA-to-switch-LID routes.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 IBSM_BUILD=${IBSM_BUILD:-$top/build}
@@ -73,12 +75,16 @@ done
 echo "ok torus: $layers layers, SL2VL/VLArb programmed diff-only, per-SL credit-loop-free on what the switches hold, saquery SLs match ($n pairs)"
 sim_cleanup
 
-# --- 3. no room for layers: fallback ----------------------------------------------------
+# --- 3. one VL: the dependency graph ------------------------------------------------------
 ibsim_start "$W/torus.net" || fail "torus (1 VL): ibsim did not start"
 sim_run "$IBSM_BUILD/bin/ibsm" --once -R dfsp,updn --set max_vls=1 --cache-dir "$W/t1.cache" \
 	>"$W/t1.log" 2>&1 || { cat "$W/t1.log"; fail "torus (1 VL): ibsm --once failed"; }
-grep -q "routing engine 'dfsp' refused the fabric: routes need" "$W/t1.log" ||
-	{ cat "$W/t1.log"; fail "torus (1 VL): dfsp refusal not logged with its reason"; }
-grep -q "falling back to routing engine 'updn'" "$W/t1.log" || fail "torus (1 VL): no logged fallback"
+grep -q "dfsp: shortest paths need more than 1 virtual layers; routing on the dependency graph within 1 layer" "$W/t1.log" ||
+	{ cat "$W/t1.log"; fail "torus (1 VL): dfsp did not say it routes on the dependency graph"; }
+grep -q "routed with dfsp" "$W/t1.log" || fail "torus (1 VL): dfsp did not route"
+grep -q "falling back" "$W/t1.log" && fail "torus (1 VL): fell back to another engine"
+grep -q "VLs:" "$W/t1.log" && fail "torus (1 VL): SL2VL programmed for one layer"
 sm_check_fabric t1
-echo "ok torus with max_vls=1: dfsp refused (needs layers), updn routed, logged"
+"$ROUTE" --topo "$W/t1.ibnd" --lfts-in "$W/t1.fts" --check --cdg-switch-lids >"$W/t1.json" 2>"$W/t1.err" ||
+	{ cat "$W/t1.err"; fail "torus (1 VL): switches' tables have a credit loop on one VL"; }
+echo "ok torus with max_vls=1: dfsp on one layer over the dependency graph, credit-loop-free as the switches hold it"

@@ -11,8 +11,10 @@
 #     the fabric (same LIDs, nodes sorted by GUID as the plugin orders them);
 #  4. the switches' tables (dump_fts) with those SLs pass --check per SL
 #     (credit-loop-free on every layer);
-#  5. without QoS ibsm-dfsp refuses (OpenSM would put every SL on VL 0) with
-#     its reason, and OpenSM moves on to ibsm-updn.
+#  5. without QoS (OpenSM would put every SL on VL 0) ibsm-dfsp asks dfsp
+#     for one layer, says so, and routes on the dependency graph: the
+#     switches' tables pass the one-VL credit-loop check with CA-to-switch-
+#     LID routes, and OpenSM does not fall back.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 IBSM_BUILD=${IBSM_BUILD:-$top/build}
@@ -119,9 +121,13 @@ sim_cleanup
 # --- 5: QoS off ---------------------------------------------------------------------
 ibsim_start "$W/torus.net" || fail "ibsim did not start (5)"
 osm_start n FALSE ibsm-dfsp,ibsm-updn
-grep -q "ibsm: ibsm-dfsp refused the fabric .*without QoS" "$W/n.osm.log" ||
-	{ grep "ibsm" "$W/n.osm.log" | tail; fail "ibsm-dfsp without QoS did not refuse with its reason"; }
-[ "$(osm_used n)" = ibsm-updn ] || fail "without QoS OpenSM used '$(osm_used n)', not the next engine ibsm-updn"
-echo "ok 5: without QoS ibsm-dfsp refuses (SLs would all be on VL 0), OpenSM falls back to ibsm-updn"
+grep -q "ibsm: dfsp: OpenSM runs without QoS: routing on one layer" "$W/n.osm.log" ||
+	{ grep "ibsm" "$W/n.osm.log" | tail; fail "ibsm-dfsp without QoS did not say it routes on one layer"; }
+[ "$(osm_used n)" = ibsm-dfsp ] || fail "without QoS OpenSM used '$(osm_used n)', not ibsm-dfsp on one layer"
+sim_run ibnetdiscover -s >"$W/n.ibnd" 2>/dev/null || fail "ibnetdiscover (5)"
+sim_run dump_fts >"$W/n.fts" 2>/dev/null || fail "dump_fts (5)"
+"$ROUTE" --topo "$W/n.ibnd" --lfts-in "$W/n.fts" --check --cdg-switch-lids >"$W/n.json" 2>"$W/n.err" ||
+	{ cat "$W/n.err"; fail "without QoS: the switches' tables are not credit-loop-free on one VL"; }
+echo "ok 5: without QoS ibsm-dfsp routes on one layer (dependency graph), credit-loop-free on VL 0"
 osm_stop
 echo "PASS"
