@@ -130,7 +130,10 @@ static int group_setup(struct ft_work *w, struct ft_group *g, uint32_t tg)
 		}
 	}
 	ngood = tail;
-	while (head < tail) {
+	/* Stop once every switch is reached: the rest of the scans would only
+	 * find switches already seen (the outer ring's links, typically a
+	 * quarter of the work for a top-level target). */
+	while (head < tail && tail < t->nsw) {
 		uint32_t s = w->queue[head++], d = w->ng_dist[s] + 1;
 		for (uint32_t k = t->nb_off[s]; k < t->nb_off[s + 1]; k++) {
 			uint32_t o = t->nb_peer[k];
