@@ -64,10 +64,15 @@ static const struct rmpp_rx_opts sa_rx_opts = {
 	.max_per_src = 4, .max_bytes = 16384, .ttl_s = 5.0,
 };
 
+#define SA_RMPP_RESEND 1.0
+#define SA_RMPP_RETRIES 3
+
 void sa_server_init(struct sa_server *s, struct mad_transport *t)
 {
 	memset(s, 0, sizeof(*s));
 	s->t = t;
+	s->rmpp_resend_s = SA_RMPP_RESEND;
+	s->rmpp_retries = SA_RMPP_RETRIES;
 	sa_db_init(&s->ctx.db);
 	sa_sl2vl_init(&s->ctx.sl2vl);
 	if (rmpp_rx_init(&s->rx, &sa_rx_opts) < 0)
@@ -251,10 +256,15 @@ static unsigned segments(size_t total)
  * more as the receiver's ACKs open it (NewWindowLast). A client that does
  * no RMPP (saquery and osmtest under ibsim, where no kernel reassembles)
  * never ACKs and so gets exactly the first segment, as OpenSM's answers
- * look there; a client that reassembles gets the whole table. Unacked
- * transfers are dropped after SA_XFER_TTL seconds; nothing is resent, so
- * no stray segment reaches a client that is done. */
+ * look there; such a transfer is dropped after SA_XFER_TTL seconds and
+ * nothing is resent, so no stray segment reaches a client that is done.
+ * A client that has ACKed is an RMPP receiver: when it falls silent for
+ * SA_RMPP_RESEND seconds (an ACK or a segment was lost), the window after
+ * its last ACK is sent again, up to SA_RMPP_RETRIES times; then the
+ * transfer is aborted with status 126 (too many retries, IBA 13.6.3.3).
+ * The daemon sets both from sa_rmpp_timeout_ms and sa_rmpp_retries. */
 #define SA_XFER_TTL 5.0
+#define RMPP_STATUS_TMR 126
 
 static void xfer_free(struct sa_xfer *x)
 {
@@ -262,13 +272,78 @@ static void xfer_free(struct sa_xfer *x)
 	memset(x, 0, sizeof(*x));
 }
 
+/* Send segments from..to-1 (0-based) of x; returns how many went out. */
+static unsigned xfer_send(struct sa_server *s, struct sa_xfer *x,
+			  unsigned from, unsigned to)
+{
+	unsigned n = 0;
+	for (unsigned i = from; i < x->segs && i < to; i++) {
+		uint8_t seg[GMP_SIZE];
+		size_t len = build_segment(x->req, 0, x->data, x->total, x->padded,
+					   x->rec_len, i, x->segs, seg);
+
+		if (send_mad(s, seg, len, x->dlid, x->dqp) < 0)
+			break;
+		n++;
+		s->st.rmpp_segments++;
+	}
+	return n;
+}
+
+static void xfer_abort(struct sa_server *s, struct sa_xfer *x, uint8_t status)
+{
+	uint8_t mad[GMP_SIZE];
+	size_t len = build_segment(x->req, 0, x->data, x->total, x->padded,
+				   x->rec_len, 0, x->segs, mad);
+	struct rmpp_hdr h = { .version = 1, .type = RMPP_TYPE_ABORT,
+			      .flags = RMPP_FLAG_ACTIVE, .status = status };
+
+	rmpp_set(mad, &h);
+	memset(mad + GMP_SA_DATA_OFFS, 0, len > GMP_SA_DATA_OFFS ? len - GMP_SA_DATA_OFFS : 0);
+	if (send_mad(s, mad, len, x->dlid, x->dqp) < 0)
+		log_warn("SA: cannot send an RMPP ABORT to LID %u", x->dlid);
+}
+
 static void xfer_expire(struct sa_server *s, double now)
 {
-	for (unsigned i = 0; i < SA_MAX_XFERS; i++)
-		if (s->xfer[i].busy && now - s->xfer[i].started > SA_XFER_TTL) {
-			xfer_free(&s->xfer[i]);
-			s->st.rmpp_expired++;
+	for (unsigned i = 0; i < SA_MAX_XFERS; i++) {
+		struct sa_xfer *x = &s->xfer[i];
+
+		if (!x->busy)
+			continue;
+		if (!x->acked) {
+			if (now - x->started > SA_XFER_TTL) {
+				xfer_free(x);
+				s->st.rmpp_expired++;
+			}
+			continue;
 		}
+		if (now - x->last_ack < s->rmpp_resend_s * (x->resends + 1))
+			continue;
+		/* Everything went out and the window was sent again: only the
+		 * final ACK is missing, and the reader is most likely done and
+		 * gone (under ibsim a client that exits right after its final
+		 * ACK often loses it). Drop the transfer quietly. */
+		if (x->sent >= x->segs && x->resends >= 1) {
+			xfer_free(x);
+			s->st.rmpp_expired++;
+			continue;
+		}
+		if (x->resends >= s->rmpp_retries) {
+			log_info("SA: RMPP answer to LID %u (TID 0x%llx): no ACK "
+				 "after %u resends of segments %u..%u of %u, aborted",
+				 x->dlid, (unsigned long long)x->tid, x->resends,
+				 x->acked + 1, x->sent, x->segs);
+			xfer_abort(s, x, RMPP_STATUS_TMR);
+			xfer_free(x);
+			s->st.rmpp_aborted++;
+			continue;
+		}
+		/* Go back to the segment after the last one ACKed. */
+		x->resends++;
+		s->st.rmpp_resends++;
+		x->sent = x->acked + xfer_send(s, x, x->acked, x->wlast);
+	}
 }
 
 static void xfer_start(struct sa_server *s, const uint8_t *req,
@@ -298,6 +373,8 @@ static void xfer_start(struct sa_server *s, const uint8_t *req,
 	x->rec_len = a->rec_len;
 	x->segs = segs;
 	x->sent = 1;
+	x->acked = x->resends = 0;
+	x->wlast = 1;
 	x->tid = smp_tid(req);
 	x->dlid = dlid;
 	x->dqp = dqp;
@@ -336,17 +413,15 @@ static void xfer_control(struct sa_server *s, const uint8_t *mad, uint16_t slid)
 		xfer_free(x);
 		return;
 	}
-	/* Send what the new window allows and was not sent yet. */
-	for (unsigned i = x->sent; i < x->segs && i < h.len_or_window; i++) {
-		uint8_t seg[GMP_SIZE];
-		size_t len = build_segment(x->req, 0, x->data, x->total, x->padded,
-					   x->rec_len, i, x->segs, seg);
-
-		if (send_mad(s, seg, len, x->dlid, x->dqp) < 0)
-			break;
-		x->sent = i + 1;
-		s->st.rmpp_segments++;
+	if (h.seg_num >= x->acked) {
+		x->acked = h.seg_num;
+		x->wlast = h.len_or_window;
+		x->resends = 0;
+		x->last_ack = now_seconds();
 	}
+	/* Send what the new window allows and was not sent yet. */
+	if (x->sent < x->wlast)
+		x->sent += xfer_send(s, x, x->sent, x->wlast);
 }
 
 static void count(struct sa_server *s, const uint8_t *req, int slot,
@@ -537,13 +612,14 @@ void sa_server_handle_long(struct sa_server *s, uint8_t *msg, size_t len,
  * with its Get, GetTable, Set and Delete counts. */
 static void stats_text(const struct sa_server *s, FILE *f)
 {
-	fprintf(f, "requests %llu\nerrors %llu\nrecords %llu\nrmpp_transfers %llu\nrmpp_segments %llu\nrmpp_acks %llu\nrmpp_aborted %llu\nrmpp_expired %llu\nignored %llu\nrmpp_requests %llu\nrmpp_request_segments %llu\nrmpp_request_aborted %llu\nrmpp_request_expired %llu\n",
+	fprintf(f, "requests %llu\nerrors %llu\nrecords %llu\nrmpp_transfers %llu\nrmpp_segments %llu\nrmpp_acks %llu\nrmpp_resends %llu\nrmpp_aborted %llu\nrmpp_expired %llu\nignored %llu\nrmpp_requests %llu\nrmpp_request_segments %llu\nrmpp_request_aborted %llu\nrmpp_request_expired %llu\n",
 		(unsigned long long)s->st.requests,
 		(unsigned long long)s->st.errors,
 		(unsigned long long)s->st.records,
 		(unsigned long long)s->st.rmpp_transfers,
 		(unsigned long long)s->st.rmpp_segments,
 		(unsigned long long)s->st.rmpp_acks,
+		(unsigned long long)s->st.rmpp_resends,
 		(unsigned long long)s->st.rmpp_aborted,
 		(unsigned long long)s->st.rmpp_expired,
 		(unsigned long long)s->st.ignored,

@@ -19,6 +19,7 @@ struct sa_stats {
 	uint64_t rmpp_transfers;        /* multi-segment answers completed */
 	uint64_t rmpp_segments;         /* table segments sent (ours, ibsim) */
 	uint64_t rmpp_acks;             /* ACKs received */
+	uint64_t rmpp_resends;          /* windows sent again after silence */
 	uint64_t rmpp_aborted;          /* STOP/ABORT from the receiver */
 	uint64_t rmpp_expired;          /* never fully ACKed (e.g. saquery) */
 	uint64_t ignored;               /* stray responses and RMPP segments */
@@ -33,15 +34,21 @@ struct sa_xfer {
 	uint8_t *data;                  /* padded records */
 	size_t total, padded, rec_len;
 	unsigned segs, sent;
+	unsigned acked;                 /* highest segment ACKed, 0: none yet */
+	unsigned wlast;                 /* NewWindowLast of the last ACK */
+	unsigned resends;               /* window resends since the last ACK */
 	uint64_t tid;
 	uint16_t dlid;
 	uint32_t dqp;
-	double started;
+	double started, last_ack;
 	int busy;
 };
 
 struct sa_server {
 	struct mad_transport *t;
+	/* RMPP answers (ibsim): silence before a resend, resends before ABORT */
+	double rmpp_resend_s;
+	unsigned rmpp_retries;
 	/* Where answers go: mt_respond_len on t unless set (tests). */
 	int (*send)(void *arg, const uint8_t *mad, size_t len, uint16_t dlid,
 		    uint32_t dqp);

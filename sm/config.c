@@ -85,6 +85,8 @@ static const struct key_desc keys[] = {
 	{ "packet_life_time", NUM(K_U8, packet_life_time, 0, 63) },
 	{ "sl2vl_read",     NUM(K_BOOL, sl2vl_read, 0, 1) },
 	{ "sl2vl_read_rate", NUM(K_UNSIGNED, sl2vl_read_rate, 1, 1000000) },
+	{ "sa_rmpp_timeout_ms", NUM(K_UNSIGNED, sa_rmpp_timeout_ms, 100, 60000) },
+	{ "sa_rmpp_retries", NUM(K_UNSIGNED, sa_rmpp_retries, 0, 16) },
 	{ "mcast_groups",   LIST(mcast_groups, ';') },
 	{ "partitions",     K_PARTITIONS, offsetof(struct ibsm_config, partitions), 0, 0, 0, 0 },
 	{ "mad_window",     NUM(K_UNSIGNED, mad_window, 1, 4096) },
@@ -170,6 +172,8 @@ void config_defaults(struct ibsm_config *c)
 	 * SMPs a second (a few percent of what a sweep sends), outside it. */
 	c->sl2vl_read = 1;
 	c->sl2vl_read_rate = 1000;
+	c->sa_rmpp_timeout_ms = 1000;
+	c->sa_rmpp_retries = 3;
 	c->mad_window = 32;         /* OpenSM keeps only 4 SMPs in flight */
 	c->mad_timeout_ms = 200;
 	c->mad_retries = 3;

@@ -53,6 +53,8 @@ struct ibsm_config {
 	uint8_t packet_life_time;   /* PathRecord PacketLifeTime, 0..63 */
 	int sl2vl_read;             /* read SL2VL tables for the SA in the background */
 	unsigned sl2vl_read_rate;   /* tables (SMPs) a second */
+	unsigned sa_rmpp_timeout_ms; /* RMPP answer: silence before a resend */
+	unsigned sa_rmpp_retries;   /* resends before an ABORT (status 126) */
 	char mcast_groups[2048];    /* predefined groups, ';'-separated
 	                               (multicast/mcast_spec.h) */
 	struct part_conf *partitions; /* NULL: the default partition only

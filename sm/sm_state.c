@@ -195,6 +195,8 @@ int sm_init(struct sm *sm, const struct ibsm_config *cfg,
 	sweep_guard_init(&sm->guard, cfg->missing_grace_s);
 	sm->retries = cfg->mad_retries;
 	sa_server_init(&sm->sa, t);
+	sm->sa.rmpp_resend_s = cfg->sa_rmpp_timeout_ms / 1000.0;
+	sm->sa.rmpp_retries = cfg->sa_rmpp_retries;
 	{
 		int rc = sm_mcast_init(&sm->mcast, cfg->mcast_groups, cfg->partitions);
 

@@ -6,6 +6,7 @@
  *            [--slid N] [--lid N] NR|PIR|LR|PR|SWIR|LFTR|GIR|PKTR|SMIR|IIR|MCMR|SR
  *   sa-table ... [--sgid GID]... [--dgid GID]... [--numb N] MPR
  *   sa-table ... [--pad N] [--rmpp-break ooo|nolast|badlen|badseg|toobig] ...
+ *   sa-table ... [--drop-ack N] [--ack-limit N] ...
  *
  * --slid (PathRecord) and --lid (the record's own LID component: NodeRecord,
  * PortInfoRecord, LinkRecord's FromLID, ...) narrow the query. MPR sends
@@ -29,7 +30,11 @@
  *
  * It receives the DATA segments in order, ACKs every window (NewWindowLast =
  * segment + window) and the last segment, and drops duplicates and segments
- * out of order (re-ACKing what it has, so the sender can go back). Output:
+ * out of order (re-ACKing what it has, so the sender can go back).
+ * --drop-ack N leaves out the N-th of those ACKs (as if lost: the SA must
+ * send the window again), --ack-limit N sends no ACK after the N-th (the
+ * SA must give up and ABORT, printed as "rmpp abort status N", exit 6).
+ * Output:
  * one line per record for the attributes the tests count ("lid L guid G",
  * "link FL/FP TL/TP", "path SLID DLID"), then "records N intact I cut C
  * segments S".
@@ -240,6 +245,13 @@ static void send_ack(int fd, int agent, void *buf, uint8_t *seg_mad,
 	}
 }
 
+/* Should the next receive-side ACK go out (--drop-ack, --ack-limit)? */
+static int ack_ok(unsigned *n, unsigned drop, unsigned limit)
+{
+	++*n;
+	return *n != drop && (!limit || *n <= limit);
+}
+
 enum rmpp_break { BRK_NONE, BRK_OOO, BRK_NOLAST, BRK_BADLEN, BRK_BADSEG,
 		  BRK_TOOBIG };
 
@@ -368,12 +380,13 @@ int main(int argc, char **argv)
 		{ "slid", 1, 0, 's' }, { "lid", 1, 0, 'l' },
 		{ "sgid", 1, 0, 'S' }, { "dgid", 1, 0, 'D' }, { "numb", 1, 0, 'N' },
 		{ "pad", 1, 0, 'p' }, { "rmpp-break", 1, 0, 'B' },
+		{ "drop-ack", 1, 0, 'd' }, { "ack-limit", 1, 0, 'L' },
 		{ 0, 0, 0, 0 },
 	};
 	const char *ca = NULL;
 	int port = 0, c, fd, agent, rc = 4, lid = -1, slid = -1;
 	unsigned window = 16, timeout = 2000, attr = 0, expect = 1, total_segs = 0;
-	unsigned first_len = 0;
+	unsigned first_len = 0, drop_ack = 0, ack_limit = 0, acks = 0;
 	const char *pre = getenv("LD_PRELOAD");
 	int sim = pre && strstr(pre, "umad2sim") != NULL;
 	int lid_comp = -1, numb = -1;
@@ -414,6 +427,8 @@ int main(int argc, char **argv)
 			break;
 		case 'N': numb = (int)num("--numb", optarg, 127); break;
 		case 'p': pad = (size_t)num("--pad", optarg, 65536); break;
+		case 'd': drop_ack = (unsigned)num("--drop-ack", optarg, 1u << 20); break;
+		case 'L': ack_limit = (unsigned)num("--ack-limit", optarg, 1u << 20); break;
 		case 'B':
 			brk = !strcmp(optarg, "ooo") ? BRK_OOO :
 			      !strcmp(optarg, "nolast") ? BRK_NOLAST :
@@ -608,11 +623,19 @@ int main(int argc, char **argv)
 			rc = plen ? (plen > n + 20 ? 5 : 0) : (n >= SEG_DATA ? 5 : 0);
 			break;
 		}
+		if (mad_get_field(m, 0, IB_SA_RMPP_TYPE_F) == 3 ||
+		    mad_get_field(m, 0, IB_SA_RMPP_TYPE_F) == 4) {
+			printf("rmpp %s status %u after %u segments\n",
+			       mad_get_field(m, 0, IB_SA_RMPP_TYPE_F) == 4 ? "abort" : "stop",
+			       mad_get_field(m, 0, IB_SA_RMPP_STATUS_F), t.segs);
+			rc = 6;
+			goto out;
+		}
 		if (mad_get_field(m, 0, IB_SA_RMPP_TYPE_F) != 1)
 			continue;
 		if (seg != expect) {
 			/* Duplicate or out of order: say again what we have. */
-			if (expect > 1)
+			if (expect > 1 && ack_ok(&acks, drop_ack, ack_limit))
 				send_ack(fd, agent, ack, m, &sa, expect - 1,
 					 expect - 1 + window);
 			continue;
@@ -632,7 +655,8 @@ int main(int argc, char **argv)
 		expect++;
 		if ((flags & 4) || seg == 1 || (seg - 1) % window == 0 ||
 		    seg == total_segs) {
-			send_ack(fd, agent, ack, m, &sa, seg, seg + window);
+			if (ack_ok(&acks, drop_ack, ack_limit))
+				send_ack(fd, agent, ack, m, &sa, seg, seg + window);
 			if (flags & 4) {
 				rc = 0;
 				break;
