@@ -340,7 +340,7 @@ static int best_fitting_paths(struct route_ctx *ctx, const struct route_graph *g
 	}
 	ctx->why[0] = 0;
 	memset(p->sl, 0, psize);
-	if ((r = dfsp_weighted_paths(ctx, g, t, 2)))
+	if ((r = dfsp_weighted_paths(ctx, g, t, 2, 2)))
 		goto out;
 	r = assign_layers(ctx, g, t, p, budget, NULL);
 	if (r && r != -ENOTSUP)

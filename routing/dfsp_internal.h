@@ -21,6 +21,6 @@ int dfsp_nue(struct route_ctx *ctx, const struct route_graph *g,
 /* Balanced paths (weighted Dijkstra per LID, weight = hop cost x
  * hop_scale + CA pairs routed so far), no deadlock constraint. */
 int dfsp_weighted_paths(struct route_ctx *ctx, const struct route_graph *g,
-			struct lft_set *t, uint64_t hop_scale);
+			struct lft_set *t, uint64_t hop_scale, uint32_t rounds);
 
 #endif

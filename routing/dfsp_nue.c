@@ -63,7 +63,17 @@ struct nue {
 	int free_paths;         /* no dependency constraint (balanced paths) */
 	uint32_t root_rank;     /* escape roots: the rank-th most central
 				 * switch of each layer's region */
+	uint64_t max_load;      /* highest channel load so far this pass */
+	uint64_t give_up;       /* a pass stops once max_load passes this */
+	uint64_t sq;            /* nonzero: a channel weighs load^2 / sq */
 };
+
+/* What a channel adds to a path's cost besides the hop. */
+static inline uint64_t chan_cost(const struct nue *u, uint32_t c)
+{
+	uint64_t l = u->load[c];
+	return u->sq ? l * l / u->sq : l;
+}
 
 static void heap_push(struct nue *u, uint64_t cost, uint32_t sw, uint32_t ch)
 {
@@ -311,7 +321,7 @@ static int grow(struct nue *u, uint32_t d, uint32_t l)
 	for (uint32_t i = g->adj_off[d]; i < g->adj_off[d + 1]; i++) {
 		uint32_t c = u->dag.rev[i];
 		if (c != UINT32_MAX)
-			heap_push(u, u->hop + u->load[c], g->adj[i].peer, c);
+			heap_push(u, u->hop + chan_cost(u, c), g->adj[i].peer, c);
 	}
 	while (u->nheap) {
 		struct hent h = heap_pop(u);
@@ -329,7 +339,7 @@ static int grow(struct nue *u, uint32_t d, uint32_t l)
 		for (uint32_t i = g->adj_off[h.sw]; i < g->adj_off[h.sw + 1]; i++) {
 			uint32_t v = g->adj[i].peer, c = u->dag.rev[i];
 			if (u->mark[v] != u->epoch && c != UINT32_MAX)
-				heap_push(u, h.cost + u->hop + u->load[c], v, c);
+				heap_push(u, h.cost + u->hop + chan_cost(u, c), v, c);
 		}
 	}
 	return u->norder == u->comp_size[u->comp[d]];
@@ -443,6 +453,8 @@ static void add_load(struct nue *u)
 		uint32_t s = u->order[k], c = u->out[s];
 		u->cnt[u->g->adj[c].peer] += u->cnt[s];
 		u->load[c] += u->cnt[s];
+		if (u->load[c] > u->max_load)
+			u->max_load = u->load[c];
 	}
 }
 
@@ -525,6 +537,7 @@ static uint64_t nue_pass(struct nue *u, int seed_updown, uint32_t root_rank,
 	const struct route_graph *g = u->g;
 	cdg_reset(&u->dag);
 	memcpy(u->load, u->base_load, (size_t)u->nch * sizeof(uint64_t));
+	u->max_load = 0;
 	u->impasses = 0;
 	u->root_rank = root_rank;
 	if ((*r = escape_tree(u, seed_updown)))
@@ -539,6 +552,11 @@ static uint64_t nue_pass(struct nue *u, int seed_updown, uint32_t root_rank,
 		uint32_t d = (uint32_t)(dd * stride % g->nsw);
 		uint32_t l = u->layer_of_sw[d];
 		int have = 0;
+		/* Loads only grow: a pass already past give_up would be
+		 * dropped whole, so its remaining destinations are not
+		 * worth routing (t and p are then incomplete: unused). */
+		if (u->max_load > u->give_up)
+			return u->max_load;
 		/* CA LIDs first; the switch's own LID then reuses a CA's tree. */
 		for (int pass = 1; pass >= 0; pass--)
 			for (uint32_t e = g->ep_off[d]; e < g->ep_off[d + 1]; e++) {
@@ -646,6 +664,9 @@ int dfsp_nue(struct route_ctx *ctx, const struct route_graph *g,
 		 * up*\/down* fits them, three times less loaded). */
 		int mode = k == 0;
 		uint32_t rank = mode ? 0 : k - 1;
+		/* A tree pass is given up past best + best / 2 (below): stop
+		 * it as soon as it gets there, the result is the same. */
+		u.give_up = mode || best == UINT64_MAX ? UINT64_MAX : best + best / 2;
 		uint64_t m = nue_pass(&u, mode, rank, t, p, esc, x, &r);
 		if (r)
 			goto out;
@@ -684,10 +705,54 @@ out:
 	return r;
 }
 
+/* Take the CA pairs of lid's routes in t off the channel loads. */
+static void drop_load(struct nue *u, const struct lft_set *t, uint32_t d,
+		      uint32_t lid, uint32_t *chan)
+{
+	const struct route_graph *g = u->g;
+	for (uint32_t s = 0; s < g->nsw; s++) {
+		if (s == d || !g->cas[s])
+			continue;
+		uint32_t n = path_sl_channels(g, t, s, lid, chan, g->nsw);
+		for (uint32_t k = 0; n != UINT32_MAX && k < n; k++)
+			u->load[chan[k]] -= g->cas[s];
+	}
+}
+
+/* Rip up and reroute: every CA LID's sink tree is taken off the loads
+ * and grown again over the loads of all the others (the first pass saw
+ * only the destinations before it, as DFSSSP's single pass does). */
+static void reroute_round(struct nue *u, struct lft_set *t, struct path_sl *p,
+			  uint32_t *chan)
+{
+	const struct route_graph *g = u->g;
+	uint64_t stride = spread_stride(g->nsw);
+	for (uint32_t dd = 0; dd < g->nsw; dd++) {
+		uint32_t d = (uint32_t)(dd * stride % g->nsw);
+		for (uint32_t e = g->ep_off[d]; e < g->ep_off[d + 1]; e++) {
+			if (!g->ep[e].weighted)
+				continue;
+			for (uint32_t j = 0; j < g->ep[e].nlids; j++) {
+				uint32_t lid = g->ep[e].lid + j;
+				if (lid > t->max_lid)
+					break;
+				drop_load(u, t, d, lid, chan);
+				if (++u->epoch == 0) {
+					memset(u->mark, 0, (size_t)u->nsw * sizeof(uint32_t));
+					u->epoch = 1;
+				}
+				grow(u, d, 0);
+				add_load(u);
+				write_rows(u, lid, 0, t, p);
+			}
+		}
+	}
+}
+
 /* One pass without the dependency check and its seeds: plain weighted
- * shortest paths (impasses cannot happen). */
+ * shortest paths (impasses cannot happen), then rounds of rerouting. */
 int dfsp_weighted_paths(struct route_ctx *ctx, const struct route_graph *g,
-			struct lft_set *t, uint64_t hop_scale)
+			struct lft_set *t, uint64_t hop_scale, uint32_t rounds)
 {
 	struct nue u;
 	struct path_sl p = { 0 };
@@ -708,7 +773,41 @@ int dfsp_weighted_paths(struct route_ctx *ctx, const struct route_graph *g,
 	if (!u.hop)
 		u.hop = 1;
 	u.free_paths = 1;
-	nue_pass(&u, 0, 0, t, &p, esc, x, &r);
+	u.give_up = UINT64_MAX;
+	uint64_t best = nue_pass(&u, 0, 0, t, &p, esc, x, &r);
+	/* Rerouting lowers the sum of the loads each path sees, not
+	 * always the highest: the round with the least loaded busiest
+	 * channel stays. */
+	size_t tsize = (size_t)t->num_switches * t->stride;
+	uint8_t *best_t = rounds ? malloc(tsize + 1) : NULL;
+	if (!r && rounds && !best_t)
+		r = -ENOMEM;
+	if (!r && rounds)
+		memcpy(best_t, t->port, tsize);
+	uint64_t sum = 0;
+	for (uint32_t c = 0; c < u.nch; c++)
+		sum += u.load[c];
+	/* Rerouted paths weigh a channel by load^2 / (a quarter of the
+	 * average load): the sum of linear loads a path sees trades one
+	 * busy channel for two quiet ones, the square does not (measured,
+	 * 2 rounds, 4 VLs: dragonfly 288 CAs 1.87 -> 1.75x the bound,
+	 * random 128 CAs 1.52 -> 1.41, degraded fat-tree 32 CAs 1.26 ->
+	 * 1.16). */
+	u.sq = sum / u.nch / 4 + 1;
+	for (uint32_t k = 0; !r && k < rounds; k++) {
+		reroute_round(&u, t, &p, esc);
+		uint64_t m = 0;
+		for (uint32_t c = 0; c < u.nch; c++)
+			if (u.load[c] > m)
+				m = u.load[c];
+		if (m < best) {
+			best = m;
+			memcpy(best_t, t->port, tsize);
+		}
+	}
+	if (!r && rounds)
+		memcpy(t->port, best_t, tsize);
+	free(best_t);
 out:
 	free_nue(&u);
 	path_sl_free(&p);

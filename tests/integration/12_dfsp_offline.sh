@@ -57,14 +57,14 @@ while read -r name r8 r4 r1 strict args; do
 	check "$name" 4 "$r4" 0
 	check "$name" 1 "$r1" "$strict"
 done <<LIST
-torus2d 1.25 1.25 1.57 1 torus --dims 4x4 --hcas-per-switch 2
-mesh2d 1.34 1.34 1.93 0 torus --dims 4x4 --mesh --hcas-per-switch 2
-torus3d 1.33 1.60 1.61 1 torus --dims 4x4x4 --hcas-per-switch 2
-dragonfly 1.77 1.77 2.98 1 dragonfly --groups 5 --switches 4 --hosts 2 --global 1
-random 1.70 1.70 2.75 0 random --switches 32 --degree 4 --hosts 4 --seed 3
-fattree 1.27 1.27 1.27 0 fattree --levels 2 --radix 8 --remove 0.1 --seed 1
-dragonfly288 2.31 2.31 3.84 1 dragonfly --groups 9 --switches 8 --hosts 4 --global 2
-torus8x8 1.13 1.75 2.97 1 torus --dims 8x8 --hcas-per-switch 4
+torus2d 1.07 1.07 1.57 1 torus --dims 4x4 --hcas-per-switch 2
+mesh2d 1.26 1.26 1.93 0 torus --dims 4x4 --mesh --hcas-per-switch 2
+torus3d 1.10 1.60 1.61 1 torus --dims 4x4x4 --hcas-per-switch 2
+dragonfly 1.49 1.49 2.98 1 dragonfly --groups 5 --switches 4 --hosts 2 --global 1
+random 1.41 1.41 2.75 0 random --switches 32 --degree 4 --hosts 4 --seed 3
+fattree 1.16 1.16 1.27 0 fattree --levels 2 --radix 8 --remove 0.1 --seed 1
+dragonfly288 1.76 1.76 3.84 1 dragonfly --groups 9 --switches 8 --hosts 4 --global 2
+torus8x8 1.03 1.75 2.97 1 torus --dims 8x8 --hcas-per-switch 4
 LIST
 
 # Bad input.
