@@ -793,7 +793,7 @@ int dfsp_weighted_paths(struct route_ctx *ctx, const struct route_graph *g,
 	 * 2 rounds, 4 VLs: dragonfly 288 CAs 1.87 -> 1.75x the bound,
 	 * random 128 CAs 1.52 -> 1.41, degraded fat-tree 32 CAs 1.26 ->
 	 * 1.16). */
-	u.sq = sum / u.nch / 4 + 1;
+	u.sq = (u.nch ? sum / u.nch / 4 : 0) + 1;     /* no channels: one switch */
 	for (uint32_t k = 0; !r && k < rounds; k++) {
 		reroute_round(&u, t, &p, esc);
 		uint64_t m = 0;
