@@ -323,7 +323,10 @@ static int grow(struct nue *u, uint32_t d, uint32_t l)
 		if (c != UINT32_MAX)
 			heap_push(u, u->hop + chan_cost(u, c), g->adj[i].peer, c);
 	}
-	while (u->nheap) {
+	/* Once every switch of d's component is settled the rest of the
+	 * heap is stale entries only: stop there (same tree, fewer pops). */
+	uint32_t want = u->comp_size[u->comp[d]];
+	while (u->nheap && u->norder < want) {
 		struct hent h = heap_pop(u);
 		if (u->mark[h.sw] == u->epoch)
 			continue;
@@ -342,7 +345,7 @@ static int grow(struct nue *u, uint32_t d, uint32_t l)
 				heap_push(u, h.cost + u->hop + chan_cost(u, c), v, c);
 		}
 	}
-	return u->norder == u->comp_size[u->comp[d]];
+	return u->norder == want;
 }
 
 /* Escape next hops toward d for every switch of its component (the
