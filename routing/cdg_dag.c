@@ -180,10 +180,22 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int cmp_u32(const void *a, const void *b)
+/* The sets a reorder finds are mostly a handful of channels: insertion
+ * sort beats qsort's call overhead there (keys are distinct, so any sort
+ * gives the same order). */
+static void sort_u64(uint64_t *v, uint32_t n)
 {
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	return x < y ? -1 : x > y;
+	if (n > 32) {
+		qsort(v, n, sizeof(uint64_t), cmp_u64);
+		return;
+	}
+	for (uint32_t i = 1; i < n; i++) {
+		uint64_t x = v[i];
+		uint32_t j = i;
+		for (; j > 0 && v[j - 1] > x; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
 }
 
 int cdg_add(struct cdg_dag *d, uint32_t l, uint32_t a, uint32_t b)
@@ -212,13 +224,14 @@ int cdg_add(struct cdg_dag *d, uint32_t l, uint32_t a, uint32_t b)
 		return -1;
 	}
 	search_bwd(d, l, a, ord[b], &nb);
-	qsort(d->fwd, nf, sizeof(uint64_t), cmp_u64);
-	qsort(d->bwd, nb, sizeof(uint64_t), cmp_u64);
-	for (uint32_t i = 0; i < nb; i++)
-		d->pos[np++] = (uint32_t)(d->bwd[i] >> 32);
-	for (uint32_t i = 0; i < nf; i++)
-		d->pos[np++] = (uint32_t)(d->fwd[i] >> 32);
-	qsort(d->pos, np, sizeof(uint32_t), cmp_u32);
+	sort_u64(d->fwd, nf);
+	sort_u64(d->bwd, nb);
+	/* The positions both sets held, in order: a merge of the two
+	 * sorted lists. */
+	for (uint32_t i = 0, j = 0; i < nb || j < nf;)
+		d->pos[np++] = j >= nf || (i < nb && d->bwd[i] < d->fwd[j])
+			       ? (uint32_t)(d->bwd[i++] >> 32)
+			       : (uint32_t)(d->fwd[j++] >> 32);
 	np = 0;
 	for (uint32_t i = 0; i < nb; i++) {
 		uint32_t c = (uint32_t)d->bwd[i];

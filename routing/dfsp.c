@@ -244,9 +244,15 @@ static int keep_better(struct route_ctx *ctx, const struct route_graph *g,
 	 * just other routes (more layers would cost buffer space per VL
 	 * for a few percent). */
 	(void)budget;
-	if ((r = dfsp_nue(ctx, g, t, p, min_vls, NULL, 0)))
+	/* Only routes loading their busiest channel less than mine are
+	 * kept: dfsp_nue can stop its passes there (on the bench fabrics
+	 * none gets below: the dragonflies' passes stop a half to nine
+	 * tenths early). */
+	r = dfsp_nue(ctx, g, t, p, min_vls, NULL, 0, mine);
+	if (r && r != -ERANGE)
 		goto out;
-	uint64_t nue = max_channel_load(g, t);
+	uint64_t nue = r ? UINT64_MAX : max_channel_load(g, t);
+	r = 0;
 	if (nue < mine) {
 		log_info("dfsp: dependency-graph routes load the busiest channel "
 			 "less than minimal ones (%llu vs %llu CA pairs)",
@@ -281,14 +287,14 @@ static int hybrid_or_nue(struct route_ctx *ctx, const struct route_graph *g,
 		goto out;
 	memset(p->sl, 0, psize);
 	if ((r = assign_layers(ctx, g, t, p, budget - 1, deferred)) ||
-	    (r = dfsp_nue(ctx, g, t, p, 1, deferred, budget - 1)))
+	    (r = dfsp_nue(ctx, g, t, p, 1, deferred, budget - 1, 0)))
 		goto out;
 	uint8_t h_vls = p->vls_used;
 	uint64_t hload = max_channel_load(g, t);
 	memcpy(h_t, t->port, tsize);
 	memcpy(h_p, p->sl, psize);
 	memset(p->sl, 0, psize);
-	if ((r = dfsp_nue(ctx, g, t, p, budget, NULL, 0)))
+	if ((r = dfsp_nue(ctx, g, t, p, budget, NULL, 0, 0)))
 		goto out;
 	uint64_t nload = max_channel_load(g, t);
 	log_info("dfsp: busiest channel %llu CA pairs with %u minimal layers "
@@ -413,7 +419,7 @@ static int dfsp_route(struct route_ctx *ctx, struct lft_set *t)
 		ctx->why[0] = 0;
 		method = "dependency graph";
 		r = budget > 1 ? hybrid_or_nue(ctx, &g, t, p, budget, &method)
-			       : dfsp_nue(ctx, &g, t, p, 1, NULL, 0);
+			       : dfsp_nue(ctx, &g, t, p, 1, NULL, 0, 0);
 	} else {
 		/* They fit; routes on the dependency graph may still load the
 		 * busiest channel less (detours around a degraded tree's

@@ -65,6 +65,9 @@ struct nue {
 				 * switch of each layer's region */
 	uint64_t max_load;      /* highest channel load so far this pass */
 	uint64_t give_up;       /* a pass stops once max_load passes this */
+	uint64_t below;         /* nonzero: a pass less than half done stops
+				 * once max_load reaches this (stopped set) */
+	int stopped;
 	uint64_t sq;            /* nonzero: a channel weighs load^2 / sq */
 };
 
@@ -323,7 +326,10 @@ static int grow(struct nue *u, uint32_t d, uint32_t l)
 		if (c != UINT32_MAX)
 			heap_push(u, u->hop + chan_cost(u, c), g->adj[i].peer, c);
 	}
-	while (u->nheap) {
+	/* Once every switch of d's component is settled the rest of the
+	 * heap is stale entries only: stop there (same tree, fewer pops). */
+	uint32_t want = u->comp_size[u->comp[d]];
+	while (u->nheap && u->norder < want) {
 		struct hent h = heap_pop(u);
 		if (u->mark[h.sw] == u->epoch)
 			continue;
@@ -342,7 +348,7 @@ static int grow(struct nue *u, uint32_t d, uint32_t l)
 				heap_push(u, h.cost + u->hop + chan_cost(u, c), v, c);
 		}
 	}
-	return u->norder == u->comp_size[u->comp[d]];
+	return u->norder == want;
 }
 
 /* Escape next hops toward d for every switch of its component (the
@@ -540,6 +546,7 @@ static uint64_t nue_pass(struct nue *u, int seed_updown, uint32_t root_rank,
 	u->max_load = 0;
 	u->impasses = 0;
 	u->root_rank = root_rank;
+	u->stopped = 0;
 	if ((*r = escape_tree(u, seed_updown)))
 		return UINT64_MAX;
 	/* Destinations in a spread order (a stride coprime to the switch
@@ -557,6 +564,10 @@ static uint64_t nue_pass(struct nue *u, int seed_updown, uint32_t root_rank,
 		 * worth routing (t and p are then incomplete: unused). */
 		if (u->max_load > u->give_up)
 			return u->max_load;
+		if (u->below && u->max_load >= u->below && 2 * dd < g->nsw) {
+			u->stopped = 1;
+			return u->max_load;
+		}
 		/* CA LIDs first; the switch's own LID then reuses a CA's tree. */
 		for (int pass = 1; pass >= 0; pass--)
 			for (uint32_t e = g->ep_off[d]; e < g->ep_off[d + 1]; e++) {
@@ -613,7 +624,7 @@ static void base_load(struct nue *u, const struct lft_set *t, const uint8_t *onl
 
 int dfsp_nue(struct route_ctx *ctx, const struct route_graph *g,
 	     struct lft_set *t, struct path_sl *p, uint32_t nlayers,
-	     const uint8_t *only, uint32_t layer_base)
+	     const uint8_t *only, uint32_t layer_base, uint64_t below)
 {
 	struct nue u;
 	size_t tsize = (size_t)t->num_switches * t->stride;
@@ -657,6 +668,47 @@ int dfsp_nue(struct route_ctx *ctx, const struct route_graph *g,
 		tries = 1;
 	if (tries > 4)
 		tries = 4;
+	/* A pass's load (u.load, CA pairs per sink tree) is what
+	 * max_channel_load measures on its tables when every CA has one
+	 * LID; with LMC aliases each alias adds its own tree, so no probe. */
+	int probe = below && !only;
+	for (uint32_t e = 0; probe && e < g->ep_off[g->nsw]; e++)
+		if (g->ep[e].weighted && g->ep[e].nlids != 1)
+			probe = 0;
+	/* The probe runs the passes below (a superset: they may break off
+	 * early) but gives each up as soon as it cannot be kept: loads only
+	 * grow, so once its busiest channel reaches below. Passes do not
+	 * depend on each other. Only a pass less than half done stops
+	 * there; one further on finishes, and its exact load bounds the
+	 * best pass (lowest) from above: a later tree pass past half again
+	 * that bound is where the loop below breaks for sure, so the probe
+	 * may stop there too (a degraded fat-tree: its up*\/down* pass
+	 * reaches below late, its first tree pass breaks). */
+	uint64_t bound = UINT64_MAX;
+	for (uint32_t k = 0; probe && k <= tries; k++) {
+		u.below = bound == UINT64_MAX ? below : 0;
+		u.give_up = k == 0 || bound == UINT64_MAX ? UINT64_MAX
+							  : bound + bound / 2;
+		uint64_t m = nue_pass(&u, k == 0, k == 0 ? 0 : k - 1, t, p, esc,
+				      x, &r);
+		if (r)
+			goto out;
+		if (u.stopped)
+			continue;
+		if (m < below)
+			probe = 0; /* one gets below: route as without it */
+		else if (k > 0 && bound != UINT64_MAX && m > bound + bound / 2)
+			break;
+		else if (m < bound)
+			bound = m;
+	}
+	u.below = 0;
+	if (probe) {
+		log_info("dfsp: no dependency-graph pass loads its busiest channel "
+			 "less than %llu CA pairs", (unsigned long long)below);
+		r = -ERANGE;
+		goto out;
+	}
 	for (uint32_t k = 0; k <= tries; k++) {
 		/* The up*\/down* seed first, once; then the tree seed from
 		 * each root, given up when a tree pass loads its busiest
