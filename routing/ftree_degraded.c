@@ -109,16 +109,13 @@ static int over_from(struct ft_work *w, uint32_t y, uint32_t tg)
 	return r;
 }
 
-/* Does the path leaving x by port p to tg cross a link above the cap?
+/* Does x's path (its current entry) to tg cross a link above the cap?
  * (path_cost(..., 0, L).max > cap.) */
-static int path_over(struct ft_work *w, uint32_t x, uint8_t p, uint32_t tg,
-		     const uint64_t *L)
+static int path_over(struct ft_work *w, uint32_t x, uint32_t tg)
 {
-	const struct ftree *t = w->t;
-	uint32_t e = fport(t, x) + p;
-	if (L[e] > t->cap)
+	if (w->ld[x] > w->t->cap)
 		return 1;
-	return over_from(w, t->peer_sw[e], tg);
+	return over_from(w, w->nx[x], tg);
 }
 
 /* Is path_cost(x, p, tg, f) cost_less than best? If so *c holds it. The
@@ -192,7 +189,7 @@ static int reassign(struct ft_work *w, uint32_t x, uint32_t tg, uint64_t f,
 {
 	const struct ftree *t = w->t;
 	uint8_t p0 = w->nh[x], p = p0;
-	if (!path_over(w, x, p0, tg, L))
+	if (!path_over(w, x, tg))
 		return 0;
 	int crossed = path_add(w, x, p0, tg, f, L, 1);
 	struct ft_cost best = path_cost(w, x, p0, tg, f, L);
@@ -222,13 +219,14 @@ static uint32_t spill_upper(struct ft_work *w, uint32_t tg, uint64_t *L)
 {
 	const struct ftree *t = w->t;
 	uint32_t moved = 0;
-	for (uint32_t i = 0; i < t->nsw; i++)
-		w->flow[i] = 0;
+	/* flow[] is all zero between passes: each switch's is cleared once
+	 * read, and the top level's (never read here) at the end. */
 	for (uint32_t i = 0; i < t->lvl_off[t->height]; i++) {
 		uint32_t x = t->by_level[i];
 		if (!is_up_target(w, x))
 			continue;
 		uint64_t f = w->flow[x] + t->weight[x];
+		w->flow[x] = 0;
 		if (!f)
 			continue;
 		if (t->level[x])
@@ -237,8 +235,8 @@ static uint32_t spill_upper(struct ft_work *w, uint32_t tg, uint64_t *L)
 		if (o != FAB_NONE && is_up_target(w, o))
 			w->flow[o] += f;
 	}
-	for (uint32_t i = 0; i < t->nsw; i++)
-		w->flow[i] = 0;
+	for (uint32_t i = t->lvl_off[t->height]; i < t->nsw; i++)
+		w->flow[t->by_level[i]] = 0;
 	return moved;
 }
 
@@ -246,6 +244,7 @@ static int commit_one(struct ft_work *w, uint32_t x, uint64_t *L)
 {
 	const struct ftree *t = w->t;
 	uint64_t f = w->flow[x] + t->weight[x];
+	w->flow[x] = 0;
 	uint32_t e = fport(t, x) + w->nh[x];
 	w->nx[x] = t->peer_sw[e];
 	if (f) {
@@ -264,8 +263,9 @@ static int commit_default(struct ft_work *w, uint64_t *L)
 	const struct ftree *t = w->t;
 	uint32_t grp = w->epoch_grp;
 	int over = 0;
-	for (uint32_t i = 0; i < t->nsw; i++)
-		w->flow[i] = 0;
+	/* flow[] is all zero here (route_rest clears what it uses); each
+	 * switch's is cleared once committed, and the flows all end at the
+	 * target, which is not: clear it at the end. */
 	for (uint32_t i = 0; i < t->nsw; i++) {
 		uint32_t x = t->by_level[i];
 		if (w->anc_mark[x] != grp && w->good_mark[x] == grp)
@@ -273,8 +273,7 @@ static int commit_default(struct ft_work *w, uint64_t *L)
 	}
 	for (uint32_t i = w->nanc; i-- > 1;)
 		over |= commit_one(w, w->anc_list[i], L);
-	for (uint32_t i = 0; i < t->nsw; i++)
-		w->flow[i] = 0;
+	w->flow[w->anc_list[0]] = 0;
 	return over;
 }
 
