@@ -198,6 +198,7 @@ struct ft_work {
 	 * copies of peer_sw and load, for the many path walks) */
 	uint32_t *nx;
 	uint64_t *ld;
+	uint32_t nover;         /* switches whose ld is above the cap */
 	uint32_t *queue, *anc_list, nanc;
 	uint32_t chain[FT_MAX_LEVELS + 1];
 	uint8_t chain_port[FT_MAX_LEVELS + 1];  /* port at chain[i] toward chain[i-1] */
