@@ -28,8 +28,9 @@
  * up-links for 50,489 spilling destinations): the walks read per-switch
  * copies of each entry's next switch and load (nx, ld), the over-cap
  * answer is kept per switch until a load crosses the cap or an upper
- * switch moves, and a candidate's walk stops once it cannot beat the best
- * (86% stop early). The choices, and so the tables, are the same. */
+ * switch moves, a candidate's walk stops once it cannot beat the best
+ * (86% stop early), and a round starts only while some entry's link is
+ * above the cap. The choices, and so the tables, are the same. */
 #include <stdint.h>
 
 #include "ftree.h"
