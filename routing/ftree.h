@@ -189,6 +189,16 @@ struct ft_work {
 	uint8_t *nh;            /* next-hop port per switch for this LID */
 	uint8_t *ng_nh;         /* per group: next hop of non-good switches */
 	uint64_t *flow;
+	/* ftree_degraded.c: per switch, does its path to the target cross
+	 * a link above the cap (valid while ov_stamp == ov_epoch) */
+	uint8_t *ov;
+	uint32_t *ov_stamp, ov_epoch;
+	/* ftree_degraded.c, while a destination spills: per good switch,
+	 * the switch its entry leads to and that link's load (compact
+	 * copies of peer_sw and load, for the many path walks) */
+	uint32_t *nx;
+	uint64_t *ld;
+	uint32_t nover;         /* switches whose ld is above the cap */
 	uint32_t *queue, *anc_list, nanc;
 	uint32_t chain[FT_MAX_LEVELS + 1];
 	uint8_t chain_port[FT_MAX_LEVELS + 1];  /* port at chain[i] toward chain[i-1] */

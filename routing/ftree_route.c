@@ -380,6 +380,10 @@ static void work_free(struct ft_work *w)
 	free(w->nh);
 	free(w->ng_nh);
 	free(w->flow);
+	free(w->ov);
+	free(w->ov_stamp);
+	free(w->nx);
+	free(w->ld);
 	free(w->queue);
 	free(w->anc_list);
 	free(w->used_sw);
@@ -400,11 +404,16 @@ static int work_init(struct ft_work *w, const struct ftree *t, uint32_t planes)
 	w->nh = calloc(n, 1);
 	w->ng_nh = calloc(n, 1);
 	w->flow = calloc(n, sizeof(uint64_t));
+	w->ov = calloc(n, 1);
+	w->ov_stamp = calloc(n, sizeof(uint32_t));
+	w->nx = calloc(n, sizeof(uint32_t));
+	w->ld = calloc(n, sizeof(uint64_t));
 	w->queue = calloc(n, sizeof(uint32_t));
 	w->anc_list = calloc(n, sizeof(uint32_t));
 	w->used_sw = calloc((size_t)(FT_MAX_LEVELS + 1) * 256, sizeof(uint32_t));
 	if (!w->load || !w->anc_mark || !w->good_mark || !w->assigned ||
 	    !w->ng_dist || !w->nh || !w->ng_nh || !w->flow || !w->queue ||
+	    !w->ov || !w->ov_stamp || !w->nx || !w->ld ||
 	    !w->anc_list || !w->used_sw) {
 		work_free(w);
 		return -ENOMEM;
