@@ -308,8 +308,14 @@ static void *rows_main(void *arg)
 	return NULL;
 }
 
-static unsigned pick_threads(unsigned threads)
+/* Below this many entries a second thread costs more than it saves
+ * (as for ftree_write.c's writer); "engine decides" then means one. */
+#define FT_CLOSED_THREAD_MIN_ENTRIES (4ull << 20)
+
+static unsigned pick_threads(unsigned threads, uint64_t entries)
 {
+	if (!threads && entries < FT_CLOSED_THREAD_MIN_ENTRIES)
+		return 1;
 	long n = threads ? (long)threads : sysconf(_SC_NPROCESSORS_ONLN);
 	if (n < 1)
 		n = 1;
@@ -320,7 +326,7 @@ static void write_rows(const struct ft_closed *c, unsigned threads)
 {
 	struct rows_job job[FT_CLOSED_MAX_THREADS];
 	pthread_t tid[FT_CLOSED_MAX_THREADS];
-	unsigned n = pick_threads(threads), started = 0;
+	unsigned n = pick_threads(threads, (uint64_t)c->t->nsw * c->nslot), started = 0;
 	uint32_t nsw = c->t->nsw;
 	for (unsigned k = 0; k < n; k++)
 		job[k] = (struct rows_job){ c, (uint32_t)((uint64_t)nsw * k / n),
@@ -378,7 +384,7 @@ int ft_closed_route(struct ft_work *w, struct lft_set *lft, unsigned threads)
 	write_rows(&c, threads);
 	log_info("ftree: intact tree: closed-form d-mod-k for %u CA and leaf LIDs "
 		 "(chains %.3f s, rows %.3f s, %u threads)", c.nslot, t1 - t0,
-		 now_seconds() - t1, pick_threads(threads));
+		 now_seconds() - t1, pick_threads(threads, (uint64_t)t->nsw * c.nslot));
 	r = 1;
 	ft_closed_taken = 1;
 out:
