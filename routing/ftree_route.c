@@ -304,9 +304,7 @@ static void route_rest(struct ft_work *w, const struct ft_group *g,
 			continue;
 		if (w->good_mark[x] != grp) {
 			uint8_t pp = w->prev ? ft_prev_port(w, x, lid) : LFT_NO_PATH;
-			uint32_t o = pp != LFT_NO_PATH && pp && pp <=
-				t->fab->nodes[t->fab->switches[x]].num_ports ?
-				t->peer_sw[first_port(t, x) + pp] : FAB_NONE;
+			uint32_t o = ft_far_sw(t, x, pp);
 			w->nh[x] = o != FAB_NONE && w->ng_dist[o] < w->ng_dist[x] ?
 				pp : w->ng_nh[x];
 			w->flow[x] = 0;

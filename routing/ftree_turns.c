@@ -109,15 +109,10 @@ static int was_refused(const struct ft_turns *tu, uint64_t b)
 	return tu->refused_bits[b / 64] >> (b % 64) & 1;
 }
 
-static uint32_t far_sw(const struct ftree *t, uint32_t y, uint8_t p)
-{
-	return ft_far_sw(t, y, p);
-}
-
 /* Entering y on `in` from above and leaving on `out` upward. */
 static int is_down_up(const struct ftree *t, uint32_t y, uint8_t in, uint8_t out)
 {
-	uint32_t x = far_sw(t, y, in), z = far_sw(t, y, out);
+	uint32_t x = ft_far_sw(t, y, in), z = ft_far_sw(t, y, out);
 	return x != FAB_NONE && z != FAB_NONE &&
 	       t->level[x] > t->level[y] && t->level[z] > t->level[y];
 }
