@@ -66,13 +66,7 @@ sys.exit(1 if diff else 0)
 PY
 
 # The SA statistics reach the dump.
-rm -f "$W/dump/sa-stats.txt"
-kill -USR1 "$SMPID"
-i=0
-until [ -s "$W/dump/sa-stats.txt" ]; do
-	i=$((i + 1)); [ $i -gt 50 ] && fail "no sa-stats.txt in the dump"
-	sleep 0.1
-done
+sm_sa_stats "$W/dump"
 awk '$1 == "NodeRecord" && $2 + $3 > 0 { ok = 1 } END { exit !ok }' "$W/dump/sa-stats.txt" || { cat "$W/dump/sa-stats.txt"; fail "NodeRecord queries not counted"; }
 kill "$SMPID"; wait "$SMPID" 2>/dev/null
 sim_cleanup

@@ -93,13 +93,7 @@ until [ "$(grep -c "heavy sweep .* s, fabric UP" "$W/sm.log")" -gt "$n0" ]; do
 	i=$((i + 1)); [ $i -gt 100 ] && fail "no heavy sweep after SIGHUP"
 	sleep 0.1
 done
-rm -f "$W/dump/sa-stats.txt"
-kill -USR1 "$SMPID"
-i=0
-until [ -s "$W/dump/sa-stats.txt" ]; do
-	i=$((i + 1)); [ $i -gt 50 ] && fail "no sa-stats.txt"
-	sleep 0.1
-done
+sm_sa_stats "$W/dump"
 cat "$W/dump/sa-stats.txt" | grep rmpp_request
 awk '$1 == "rmpp_requests" && $2 >= 4 { ok = 1 } END { exit !ok }' "$W/dump/sa-stats.txt" ||
 	fail "sa-stats: reassembled requests not counted"

@@ -32,13 +32,7 @@ cd "$W" || exit 1
 client=$(awk -F'"' '/^Ca/ { n++; if (n == 3) { print $2; exit } }' "$W/ft.net")
 tab() { SIM_HOST=$client sim_run timeout 60 "$IBSM_BUILD/bin/sa-table" "$@"; }
 stat_of() { # name: its value in a fresh sa-stats dump
-	rm -f "$W/dump/sa-stats.txt"
-	kill -USR1 "$SMPID"
-	_i=0
-	until [ -s "$W/dump/sa-stats.txt" ]; do
-		_i=$((_i + 1)); [ $_i -gt 50 ] && fail "no sa-stats.txt"
-		sleep 0.1
-	done
+	sm_sa_stats "$W/dump"
 	awk -v k="$1" '$1 == k { print $2 }' "$W/dump/sa-stats.txt"
 }
 

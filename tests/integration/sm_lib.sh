@@ -105,6 +105,19 @@ sm_check_fabric() {
 	echo "ok $_n: $_nodes nodes, $_sw switches, $_nl LIDs, $_up port ends ACTIVE"
 }
 
+# Have the daemon (SMPID) rewrite its dumps in DIR (SIGUSR1) and wait up to
+# 5 s for a fresh sa-stats.txt there; fails the test if none comes.
+#   sm_sa_stats DIR
+sm_sa_stats() {
+	rm -f "$1/sa-stats.txt"
+	kill -USR1 "$SMPID"
+	_i=0
+	until [ -s "$1/sa-stats.txt" ]; do
+		_i=$((_i + 1)); [ $_i -gt 50 ] && fail "no sa-stats.txt in $1"
+		sleep 0.1
+	done
+}
+
 # Wait until FILE has a line matching PATTERN, up to SECONDS: 0, or 1.
 wait_log() {
 	_i=0
