@@ -264,7 +264,6 @@ static unsigned segments(size_t total)
  * transfer is aborted with status 126 (too many retries, IBA 13.6.3.3).
  * The daemon sets both from sa_rmpp_timeout_ms and sa_rmpp_retries. */
 #define SA_XFER_TTL 5.0
-#define RMPP_STATUS_TMR 126
 
 static void xfer_free(struct sa_xfer *x)
 {
@@ -334,7 +333,7 @@ static void xfer_expire(struct sa_server *s, double now)
 				 "after %u resends of segments %u..%u of %u, aborted",
 				 x->dlid, (unsigned long long)x->tid, x->resends,
 				 x->acked + 1, x->sent, x->segs);
-			xfer_abort(s, x, RMPP_STATUS_TMR);
+			xfer_abort(s, x, RMPP_ST_TMR);
 			xfer_free(x);
 			s->st.rmpp_aborted++;
 			continue;
