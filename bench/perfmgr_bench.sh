@@ -87,11 +87,7 @@ for size in $SIZES; do
 		theirs=$(grep "OpenSM perfmgr sweep [0-9]*:" "$W/$size.osm.log" | sed -n 2p |
 			sed -n 's/.*: \([0-9]*\) port readings in \([0-9.]*\) s.*/\1 \2/p')
 	fi
-	# OpenSM under libumad2sim can hang in its exit path after SIGTERM
-	# (seen here): give it 5 s, then kill it.
-	kill "$pid" 2>/dev/null
-	i=0; while kill -0 "$pid" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-	kill -9 "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
+	sim_stop_pid "$pid"
 	sim_cleanup
 	# shellcheck disable=SC2086
 	set -- $ours $theirs

@@ -84,6 +84,21 @@ sim_bg_run() {
 		"$@"
 }
 
+# Stop one program started with sim_bg/sim_bg_run: SIGTERM, up to 5 s,
+# then SIGKILL. OpenSM under libumad2sim can hang in its exit path after
+# SIGTERM (seen in bench/perfmgr_bench.sh and test 42).
+#   sim_stop_pid PID
+sim_stop_pid() {
+	kill "$1" 2>/dev/null
+	_i=0
+	while kill -0 "$1" 2>/dev/null && [ $_i -lt 50 ]; do
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	kill -9 "$1" 2>/dev/null
+	wait "$1" 2>/dev/null
+}
+
 sim_cleanup() {
 	for _p in $SIM_PIDS; do
 		kill "$_p" 2>/dev/null

@@ -57,13 +57,7 @@ osm_start() {
 	OSM=$SIM_LAST_PID
 	wait_log "$W/$1.osm.log" "SUBNET UP" 60 || { grep -i "ibsm\|ERR" "$W/$1.osm.log" | tail; fail "$1: no SUBNET UP"; }
 }
-# OpenSM under libumad2sim can hang in its exit path after SIGTERM (seen in
-# bench/perfmgr_bench.sh): 5 s, then SIGKILL.
-osm_stop() {
-	kill "$OSM" 2>/dev/null
-	_i=0; while kill -0 "$OSM" 2>/dev/null && [ $_i -lt 50 ]; do sleep 0.1; _i=$((_i + 1)); done
-	kill -9 "$OSM" 2>/dev/null; wait "$OSM" 2>/dev/null
-}
+osm_stop() { sim_stop_pid "$OSM"; }
 osm_used() {
 	sed -n 's/.*osm_ucast_mgr_process: \([^ ]*\) tables configured on all switches.*/\1/p' "$W/$1.osm.log" | tail -1
 }
