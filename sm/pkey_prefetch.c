@@ -129,8 +129,12 @@ static void switch_port(struct pkey_reads *s, struct mad_transport *t,
 					IB_NODE_PARTITION_CAP_F));
 		return;
 	}
-	/* SwitchInfo not answered yet reads as cap 0: left to later. */
-	if (q != FAB_NONE && !fab_is_switch(f, f->ports[q].node))
+	/* SwitchInfo not answered yet reads as cap 0: left to later. A
+	 * switch that can enforce in no direction gets no table
+	 * (partition/part_table.h). */
+	if (q != FAB_NONE && !fab_is_switch(f, f->ports[q].node) &&
+	    (mad_get_field((void *)(uintptr_t)r->sw_info[n], 0, IB_SW_PARTITION_ENF_INB_F) ||
+	     mad_get_field((void *)(uintptr_t)r->sw_info[n], 0, IB_SW_PARTITION_ENF_OUTB_F)))
 		read_port(s, t, r, p, &r->node_path[n], port->num,
 			  mad_get_field((void *)(uintptr_t)r->sw_info[n], 0,
 					IB_SW_PARTITION_ENFORCE_CAP_F));

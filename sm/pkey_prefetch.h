@@ -9,7 +9,7 @@
  * is decided after the sweep is judged whole and the SM is master.
  *
  * Which ports: end ports (CA and router ports, switch port 0) and switch
- * external ports facing one whose switch has PartitionEnforcementCap;
+ * external ports facing one whose switch can enforce partitions;
  * every block of their capacity, since a stale entry in any block would
  * admit a partition the configuration does not give (IBA 10.9). A read
  * that fails, or a port found only after its capacity was known, is read

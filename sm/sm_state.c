@@ -720,8 +720,8 @@ int sm_heavy_sweep(struct sm *sm)
 		rc = pkeyprog_program(sm->t, &nr, &npt, &sm->pkeys, &ks);
 		if (rc < 0)
 			goto out;
-		log_info("sweep %u: P_Keys: %u ports; P_KeyTable blocks %llu written, %llu unchanged, %llu read (%llu in the discovery window); enforcement %u set; %u failed (%.3f s)",
-			 n, ks.ports, (unsigned long long)ks.written,
+		log_info("sweep %u: P_Keys: %u ports, %u switch ports facing end ports without a table (their switch cannot enforce); P_KeyTable blocks %llu written, %llu unchanged, %llu read (%llu in the discovery window); enforcement %u set; %u failed (%.3f s)",
+			 n, ks.ports, pb.enforce_no_cap, (unsigned long long)ks.written,
 			 (unsigned long long)ks.unchanged, (unsigned long long)ks.read,
 			 (unsigned long long)ks.read_early, ks.enforce_set, ks.failed,
 			 now_seconds() - tk);
