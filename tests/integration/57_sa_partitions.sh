@@ -12,7 +12,8 @@
 # (the log's P_Keys line), a second heavy sweep writes no P_KeyTable
 # block (diff-only), stale entries a previous SM left (in block 0 of an
 # ACTIVE port, in blocks 0 and 1 of a port whose link trained again)
-# are gone after ibsm's first sweep, and a bad partitions entry is
+# are gone after ibsm's first sweep, a port whose link trains again under
+# the running SM is read again (only it), and a bad partitions entry is
 # refused naming file and line.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -159,6 +160,16 @@ grep "sweep 1: P_Keys" "$W/sm-stale.log"
 grep -q "sweep 1: P_Keys: .* blocks [1-9][0-9]* written, .* $want_rd read ($want_rd in the discovery window)" "$W/sm-stale.log" ||
 	fail "sweep 1 over stale tables: not every block read in the discovery window"
 check ibsm-stale
+# node-5's link trains again under the running SM: the next heavy sweep
+# reads its 2 blocks again (in the discovery window), finds what it wrote
+# and writes nothing; no other port is read.
+ibsim_cmd 'Unlink "node-5"[1]'
+ibsim_cmd 'ReLink "node-5"[1]'
+wait_log "$W/sm-stale.log" "P_Keys: .* 0 written, .* 2 read (2 in the discovery window)" 30 || {
+	grep "P_Keys" "$W/sm-stale.log"; fail "node-5 was not read again in the discovery window after its link trained again"; }
+grep "P_Keys: .* 2 read (2 in the discovery window)" "$W/sm-stale.log" | head -1
+[ "$(pkeys node-5)" = "0x7fff " ] || fail "node-5 after ReLink: '$(pkeys node-5)'"
+echo "ok stale: node-5 read again (2 blocks, in the discovery window) after its link trained again, nothing written"
 kill "$SMPID"; wait "$SMPID" 2>/dev/null
 sim_cleanup
 
