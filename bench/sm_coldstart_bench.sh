@@ -91,6 +91,7 @@ for size in $SIZES; do
 	echo "        ibsm: port xmit pkts $ours_x; phases:" $(awk '
 		/sweep 1: discovered/ { for (i = 1; i <= NF; i++) if ($i == "in") printf "discover %ss ", $(i + 1) }
 		/sweep 1: (route|program|activate) / { for (i = 1; i <= NF; i++) if ($i ~ /^(route|program|activate)$/) { printf "%s %ss ", $i, $(i + 1); break } }
+		/sweep 1: P_Keys:/ { for (i = 1; i <= NF; i++) if ($i == "read") printf "P_Key blocks read %s %s in discovery) ", $(i - 1), $(i + 1) }
 		' "$W/$size.ibsm.log")
 done
 echo "ratio = OpenSM time / ibsm time (higher is better for ibsm)."

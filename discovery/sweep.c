@@ -41,6 +41,7 @@ struct sweep {
 	uint32_t nredo, redo_cap;
 	unsigned round;
 	uint32_t answers;       /* answers received (any round) */
+	const struct sweep_hook *hook;
 };
 
 struct redo {
@@ -410,6 +411,8 @@ static void got_portinfo(struct sweep *s, uint32_t n, uint8_t num,
 	port->speed = pi.speed_active;
 	port->mtu = pi.neighbor_mtu ? pi.neighbor_mtu : pi.mtu_cap;
 	port->vls = pi.oper_vls;
+	if (s->hook && s->hook->port_seen)
+		s->hook->port_seen(s->hook->ctx, s->t, r, p);
 	/* A link seen only from its far side is probed from here too: that
 	 * is how a second node answering with a known GUID shows up. */
 	/* Not out of a port whose physical link is not up (Disabled, or
@@ -628,7 +631,13 @@ static void drop_dup_links(struct sweep *s)
 
 int sweep_discover(struct mad_transport *t, struct sweep_result *r)
 {
-	struct sweep s = { .t = t, .r = r };
+	return sweep_discover_hooked(t, r, NULL);
+}
+
+int sweep_discover_hooked(struct mad_transport *t, struct sweep_result *r,
+			  const struct sweep_hook *hook)
+{
+	struct sweep s = { .t = t, .r = r, .hook = hook };
 	struct smp_path root = { 0 };
 	const struct mt_stats st0 = *mt_get_stats(t);
 	int rc;

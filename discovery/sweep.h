@@ -60,4 +60,19 @@ void sweep_result_free(struct sweep_result *r);
  * or -ENOMEM. */
 int sweep_discover(struct mad_transport *t, struct sweep_result *r);
 
+/* A caller's reads that belong in the discovery window (the SM reads the
+ * P_Key tables it may program there, so they overlap the sweep instead of
+ * making a phase of their own). port_seen runs after each PortInfo answer
+ * is recorded in r; it may submit Gets on t, drained with the sweep's own.
+ * Indices into r are the sweep's working ones, renumbered before
+ * sweep_discover returns: keep GUIDs and port numbers, not indices. */
+struct sweep_hook {
+	void (*port_seen)(void *ctx, struct mad_transport *t,
+			  const struct sweep_result *r, uint32_t port);
+	void *ctx;
+};
+
+int sweep_discover_hooked(struct mad_transport *t, struct sweep_result *r,
+			  const struct sweep_hook *hook);
+
 #endif

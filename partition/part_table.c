@@ -173,6 +173,14 @@ int part_tables_build(struct part_tables *t, const struct part_conf *c,
 		t->enforce[p] = 0;
 		if (fab_is_switch(f, f->ports[q].node) || !t->cap[p])
 			continue;
+		/* A switch that can enforce in neither direction (SwitchInfo
+		 * Inbound/OutboundEnforcementCap, IBA 14.2.5.4) never looks
+		 * at the table: none is kept there, nor read or written. */
+		if (!mad_get_field((void *)r->sw_info[port->node], 0, IB_SW_PARTITION_ENF_INB_F) &&
+		    !mad_get_field((void *)r->sw_info[port->node], 0, IB_SW_PARTITION_ENF_OUTB_F)) {
+			bs->enforce_no_cap++;
+			continue;
+		}
 		if (t->first[q + 1] > t->cap[p]) {
 			/* OpenSM: a table that does not fit turns enforcement off. */
 			bs->enforce_off_full++;

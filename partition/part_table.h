@@ -16,8 +16,10 @@
  *    entries (the rest are dropped and counted).
  *  - A switch external port linked to an end port gets that end port's
  *    table when the switch has PartitionEnforcementCap (SwitchInfo) for
- *    it, and enforcement on (inbound and outbound); when the table does
- *    not fit, or on switch-to-switch links, enforcement is off. */
+ *    it and can enforce in at least one direction (Inbound/Outbound-
+ *    EnforcementCap), and enforcement on; when the table does not fit,
+ *    the switch cannot enforce, or on switch-to-switch links, enforcement
+ *    is off and the port has no table. */
 #ifndef IBSM_PARTITION_PART_TABLE_H
 #define IBSM_PARTITION_PART_TABLE_H
 
@@ -39,6 +41,8 @@ struct part_build_stats {
 	uint32_t ports;             /* ports given a table */
 	uint32_t dropped;           /* entries past a port's capacity */
 	uint32_t enforce_off_full;  /* switch ports whose peer's table did not fit */
+	uint32_t enforce_no_cap;    /* switch ports facing an end port on a switch
+	                             * that can enforce in no direction */
 	uint32_t unknown_guids;     /* configured GUIDs no port has */
 };
 

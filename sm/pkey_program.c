@@ -62,24 +62,24 @@ static void entries_free(struct pkeyprog_entry *e, uint32_t n)
 void pkeyprog_cache_free(struct pkeyprog_cache *c)
 {
 	entries_free(c->e, c->n);
+	pkey_reads_free(&c->reads);
 	memset(c, 0, sizeof(*c));
 }
 
-/* A P_KeyTable block on the wire: 32 big-endian 16-bit entries (IBA
- * 14.2.5.7; libibmad has no field for them). */
-static void block_put(uint8_t *d, const uint16_t *k)
+/* The same test as pkeyprog_program's: a port the cache holds with this
+ * capacity, and whose link did not train again, is not read. */
+static int read_wanted(void *ctx, uint64_t key, uint32_t nblocks, int active)
 {
-	memset(d, 0, 64);
-	for (unsigned i = 0; i < 32; i++) {
-		d[2 * i] = (uint8_t)(k[i] >> 8);
-		d[2 * i + 1] = (uint8_t)k[i];
-	}
+	struct pkeyprog_cache *c = ctx;
+	struct pkeyprog_entry k = { .key = key }, *old;
+
+	old = c->n ? bsearch(&k, c->e, c->n, sizeof(k), cmp_key) : NULL;
+	return !(old && old->nblocks == nblocks && active);
 }
 
-static void block_get(const uint8_t *d, uint16_t *k)
+void pkeyprog_discovery_hook(struct pkeyprog_cache *c, struct sweep_hook *h)
 {
-	for (unsigned i = 0; i < 32; i++)
-		k[i] = (uint16_t)(d[2 * i] << 8 | d[2 * i + 1]);
+	pkey_reads_start(&c->reads, read_wanted, c, h);
 }
 
 /* Where the SMA of port p answers, and the attribute modifier of block b. */
@@ -111,7 +111,7 @@ static void on_read(void *ctx, uint64_t cookie, const uint8_t *req,
 		j->failed = 1;
 		return;
 	}
-	block_get(resp + 64, j->cur + (size_t)b * 32);
+	pkey_block_get(resp + 64, j->cur + (size_t)b * 32);
 	j->known[b] = 1;
 	c->st->read++;
 }
@@ -262,8 +262,24 @@ int pkeyprog_program(struct mad_transport *t, struct sweep_result *r,
 		if (old && old->nblocks == nb && trusted(r, p)) {
 			memcpy(j->cur, old->tbl, (size_t)nb * 32 * sizeof(*j->cur));
 			memset(j->known, 1, nb);
+			continue;
+		}
+		/* Read during discovery: this sweep's view of the port. */
+		const struct pkey_read *pre = pkey_reads_find(&cache->reads, j->key);
+
+		if (!pre || pre->nblocks != nb)
+			continue;
+		for (uint32_t b = 0; b < nb; b++) {
+			if (!pre->known[b])
+				continue;
+			memcpy(j->cur + (size_t)b * 32, pre->tbl + (size_t)b * 32,
+			       32 * sizeof(*j->cur));
+			j->known[b] = 1;
+			st->read++;
+			st->read_early++;
 		}
 	}
+	pkey_reads_free(&cache->reads);
 	st->ports = (uint32_t)nj;
 	/* 1: read what is not known; 2: write the blocks that differ. */
 	for (size_t i = 0; i < nj && !rc; i++)
@@ -289,7 +305,7 @@ int pkeyprog_program(struct mad_transport *t, struct sweep_result *r,
 				st->unchanged++;
 				continue;
 			}
-			block_put(data, want);
+			pkey_block_put(data, want);
 			rc = mt_throttle(t, limit);
 			if (!rc)
 				rc = mt_submit_dr(t, path_of(r, c.j[i].port), IB_MAD_METHOD_SET,

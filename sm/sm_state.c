@@ -548,7 +548,14 @@ int sm_heavy_sweep(struct sm *sm)
 	sweep_result_init(&nr);
 	part_tables_init(&npt);
 
-	rc = sweep_discover(sm->t, &nr);
+	{
+		/* The P_Key tables the SM may program are read in the
+		 * discovery window (sm/pkey_prefetch.h). */
+		struct sweep_hook hook;
+
+		pkeyprog_discovery_hook(&sm->pkeys, &hook);
+		rc = sweep_discover_hooked(sm->t, &nr, &hook);
+	}
 	if (rc < 0)
 		goto out;
 	t1 = now_seconds();
@@ -702,6 +709,7 @@ int sm_heavy_sweep(struct sm *sm)
 	{
 		struct part_build_stats pb;
 		struct pkeyprog_stats ks = { 0 };
+		double tk = now_seconds();
 
 		rc = part_tables_build(&npt, cfg->partitions, &nr, &pb);
 		if (rc < 0)
@@ -712,10 +720,11 @@ int sm_heavy_sweep(struct sm *sm)
 		rc = pkeyprog_program(sm->t, &nr, &npt, &sm->pkeys, &ks);
 		if (rc < 0)
 			goto out;
-		log_info("sweep %u: P_Keys: %u ports; P_KeyTable blocks %llu written, %llu unchanged, %llu read; enforcement %u set; %u failed",
-			 n, ks.ports, (unsigned long long)ks.written,
+		log_info("sweep %u: P_Keys: %u ports, %u switch ports facing end ports without a table (their switch cannot enforce); P_KeyTable blocks %llu written, %llu unchanged, %llu read (%llu in the discovery window); enforcement %u set; %u failed (%.3f s)",
+			 n, ks.ports, pb.enforce_no_cap, (unsigned long long)ks.written,
 			 (unsigned long long)ks.unchanged, (unsigned long long)ks.read,
-			 ks.enforce_set, ks.failed);
+			 (unsigned long long)ks.read_early, ks.enforce_set, ks.failed,
+			 now_seconds() - tk);
 	}
 	if (routed && sm->sl_next.vls_used > 1) {
 		/* SL n on VL n before any table that uses SL n is in place

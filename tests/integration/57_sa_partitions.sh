@@ -8,8 +8,13 @@
 #    between ports that share none no record;
 #  - the partition's IPoIB broadcast group (ff12:401b:8001::ffff:ffff)
 #    shows in saquery -g from a member.
-# ibsm only: a second heavy sweep writes no P_KeyTable block (diff-only),
-# and a bad partitions entry is refused naming file and line.
+# ibsm only: the first sweep reads the tables in the discovery window
+# (the log's P_Keys line), a second heavy sweep writes no P_KeyTable
+# block (diff-only), stale entries a previous SM left (in block 0 of an
+# ACTIVE port, in blocks 0 and 1 of a port whose link trained again)
+# are gone after ibsm's first sweep, a port whose link trains again under
+# the running SM is read again (only it), and a bad partitions entry is
+# refused naming file and line.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 IBSM_BUILD=${IBSM_BUILD:-$top/build}
@@ -33,6 +38,7 @@ guid() { # node-N -> its CA port GUID
 	[ -n "$_g" ] && printf '0x%016x\n' $((_g + 1))
 }
 G1=$(guid node-1); G2=$(guid node-2); G3=$(guid node-3); G4=$(guid node-4)
+G5=$(guid node-5)
 [ -n "$G1" ] && [ -n "$G4" ] || fail "no CA GUIDs in the net file"
 gid() { printf 'fe80::%s\n' "$(printf '%016x' "$1" | sed 's/\(....\)\(....\)\(....\)\(....\)/\1:\2:\3:\4/; s/^0*//; s/:0*\([0-9a-f]\)/:\1/g')"; }
 
@@ -109,12 +115,61 @@ ibsim_start "$W/ft.net" || fail "ibsim did not restart"
 sm_daemon "$W/sm.log" -c "$W/ibsm.yaml" -R updn --cache-dir "$W/cache"
 check ibsm
 grep -q "sweep 1: P_Keys: .* blocks [1-9][0-9]* written" "$W/sm.log" || fail "sweep 1 wrote no P_Key block"
+# Every table read in the discovery window: 2 blocks per CA port (64
+# entries), 1 per switch port 0 (8); ibsim's switches cannot enforce, so
+# the switch ports facing CAs have no table and are not read.
+n_sw=$(grep -c '^Switch' "$W/ft.net"); n_ca=$(grep -c '^Ca' "$W/ft.net")
+want_rd=$((2 * n_ca + n_sw))
+grep "sweep 1: P_Keys" "$W/sm.log"
+grep -q "sweep 1: P_Keys: $((n_ca + n_sw)) ports, $n_ca switch ports facing end ports without a table.* $want_rd read ($want_rd in the discovery window)" "$W/sm.log" ||
+	fail "sweep 1 did not read the $want_rd P_KeyTable blocks in the discovery window"
+echo "ok ibsm: sweep 1 read $want_rd P_KeyTable blocks, all in the discovery window"
 kill -HUP "$SMPID"
 wait_log "$W/sm.log" "sweep 2: P_Keys" 20 || fail "no second heavy sweep"
 grep "sweep 2: P_Keys" "$W/sm.log"
 grep -q "sweep 2: P_Keys: .* blocks 0 written, [1-9][0-9]* unchanged, 0 read" "$W/sm.log" ||
 	fail "the second sweep wrote or read P_Key blocks (not diff-only)"
 check ibsm-sweep2
+kill "$SMPID"; wait "$SMPID" 2>/dev/null
+sim_cleanup
+
+# --- stale entries: OpenSM leaves tables this configuration does not want --
+# node-1 keeps 0x8003 (ACTIVE port: a restart or takeover); node-5 holds
+# 41 entries, so block 1 too, and its link trains again (INIT: ibsim
+# keeps the table) before ibsm starts.
+{
+	echo "Default=0x7fff : ALL=full ;"
+	echo "x=0x0003 : $G1=full ;"
+	i=16
+	while [ $i -lt 56 ]; do printf 'p%d=0x%04x : %s=full ;\n' $i $i "$G5"; i=$((i + 1)); done
+} >"$W/stale.conf"
+ibsim_start "$W/ft.net" || fail "ibsim did not restart"
+osm_daemon "$W/osm-stale.log" -P "$W/stale.conf"
+kill -9 "$SIM_LAST_PID"
+n5=$(pkeys node-5 | wc -w)
+[ "$n5" -eq 41 ] && [ "$(pkeys node-1)" = "0xffff 0x8003 " ] ||
+	fail "OpenSM did not leave the stale tables (node-5: $n5 entries, node-1: '$(pkeys node-1)')"
+ibsim_cmd 'Unlink "node-5"[1]'
+ibsim_cmd 'ReLink "node-5"[1]'
+SIM_HOST=node-5 sim_run timeout 10 smpquery -D portinfo 0 1 2>/dev/null | grep -q 'LinkState:\.*Initialize' ||
+	fail "node-5's port is not INIT after ReLink"
+[ "$(pkeys node-5 | wc -w)" -eq 41 ] || fail "ibsim dropped node-5's table on ReLink"
+echo "ok stale: node-5 (INIT) holds 41 entries in blocks 0 and 1, node-1 (ACTIVE) holds 0x8003"
+sm_daemon "$W/sm-stale.log" -c "$W/ibsm.yaml" -R updn --cache-dir "$W/cache-stale"
+grep "sweep 1: P_Keys" "$W/sm-stale.log"
+grep -q "sweep 1: P_Keys: .* blocks [1-9][0-9]* written, .* $want_rd read ($want_rd in the discovery window)" "$W/sm-stale.log" ||
+	fail "sweep 1 over stale tables: not every block read in the discovery window"
+check ibsm-stale
+# node-5's link trains again under the running SM: the next heavy sweep
+# reads its 2 blocks again (in the discovery window), finds what it wrote
+# and writes nothing; no other port is read.
+ibsim_cmd 'Unlink "node-5"[1]'
+ibsim_cmd 'ReLink "node-5"[1]'
+wait_log "$W/sm-stale.log" "P_Keys: .* 0 written, .* 2 read (2 in the discovery window)" 30 || {
+	grep "P_Keys" "$W/sm-stale.log"; fail "node-5 was not read again in the discovery window after its link trained again"; }
+grep "P_Keys: .* 2 read (2 in the discovery window)" "$W/sm-stale.log" | head -1
+[ "$(pkeys node-5)" = "0x7fff " ] || fail "node-5 after ReLink: '$(pkeys node-5)'"
+echo "ok stale: node-5 read again (2 blocks, in the discovery window) after its link trained again, nothing written"
 kill "$SMPID"; wait "$SMPID" 2>/dev/null
 sim_cleanup
 

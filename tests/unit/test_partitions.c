@@ -203,6 +203,8 @@ static void make_fabric(struct fx *x, unsigned ca_cap, unsigned sw_enf_cap)
 		mad_set_field(x->r.node_info[n], 0, IB_NODE_PARTITION_CAP_F,
 			      f->nodes[n].type == FAB_SWITCH ? 32 : ca_cap);
 	mad_set_field(x->r.sw_info[sw], 0, IB_SW_PARTITION_ENFORCE_CAP_F, sw_enf_cap);
+	mad_set_field(x->r.sw_info[sw], 0, IB_SW_PARTITION_ENF_INB_F, 1);
+	mad_set_field(x->r.sw_info[sw], 0, IB_SW_PARTITION_ENF_OUTB_F, 1);
 	x->r.sm_port = x->sm;
 	x->sw0 = fab_port_idx(f, sw, 0);
 	x->swa = fab_port_idx(f, sw, 2);
@@ -249,6 +251,39 @@ static void test_default_only(void **state)
 	keys_are(&t, x.swa, full, 1);           /* the switch port facing a */
 	assert_int_equal(t.enforce[x.swa], 1);
 	assert_int_equal(part_common_pkey(&t, x.a, x.b), 0xFFFF);
+	part_tables_free(&t);
+	sweep_result_free(&x.r);
+}
+
+/* A switch that reports a P_Key table per port but can enforce in no
+ * direction (ibsim's do) never uses the table: none is kept for its
+ * ports; one direction is enough to keep it. */
+static void test_switch_cannot_enforce(void **state)
+{
+	struct fx x;
+	struct part_tables t;
+	struct part_build_stats bs;
+	const uint16_t full[] = { 0xFFFF };
+	uint32_t sw;
+
+	(void)state;
+	make_fabric(&x, 64, 64);
+	sw = x.r.fab.ports[x.swa].node;
+	mad_set_field(x.r.sw_info[sw], 0, IB_SW_PARTITION_ENF_INB_F, 0);
+	mad_set_field(x.r.sw_info[sw], 0, IB_SW_PARTITION_ENF_OUTB_F, 0);
+	part_tables_init(&t);
+	assert_int_equal(part_tables_build(&t, NULL, &x.r, &bs), 0);
+	keys_are(&t, x.a, full, 1);
+	keys_are(&t, x.sw0, full, 1);           /* port 0 is an end port */
+	assert_int_equal(part_num_keys(&t, x.swa), 0);
+	assert_int_equal(t.enforce[x.swa], 0);
+	assert_int_equal(bs.enforce_no_cap, 4); /* the ports facing 4 CAs */
+	assert_int_equal(bs.ports, 5);          /* 4 CA ports and port 0 */
+	mad_set_field(x.r.sw_info[sw], 0, IB_SW_PARTITION_ENF_OUTB_F, 1);
+	assert_int_equal(part_tables_build(&t, NULL, &x.r, &bs), 0);
+	keys_are(&t, x.swa, full, 1);
+	assert_int_equal(t.enforce[x.swa], 1);
+	assert_int_equal(bs.enforce_no_cap, 0);
 	part_tables_free(&t);
 	sweep_result_free(&x.r);
 }
@@ -348,6 +383,7 @@ int main(void)
 		cmocka_unit_test(test_yaml_good_and_round_trip),
 		cmocka_unit_test(test_yaml_errors_name_lines),
 		cmocka_unit_test(test_default_only),
+		cmocka_unit_test(test_switch_cannot_enforce),
 		cmocka_unit_test(test_rules),
 		cmocka_unit_test(test_capacity),
 	};
