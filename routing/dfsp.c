@@ -329,51 +329,71 @@ static int best_fitting_paths(struct route_ctx *ctx, const struct route_graph *g
 {
 	size_t tsize = (size_t)t->stride * t->num_switches;
 	size_t psize = (size_t)p->stride * p->num_switches;
-	uint8_t *a_t = malloc(tsize + 1), *a_p = malloc(psize + 1);
-	uint8_t a_vls = 0;
-	uint64_t a_load = UINT64_MAX;
+	uint8_t *a_t = malloc(tsize + 1), *b_t = NULL, *b_p = NULL;
+	uint8_t b_vls = 0;
+	/* Greedy paths are layered only when the weighted ones do not win
+	 * outright (a layering costs about a third of a weighted pass):
+	 * the weighted paths win when they fit and load their busiest
+	 * channel less than the greedy ones, fitting or not. */
+	uint64_t a_max = max_channel_load(g, t), a_load = UINT64_MAX;
 	int r = -ENOMEM;
-	if (!a_t || !a_p)
+	if (!a_t)
 		goto out;
 	memcpy(a_t, t->port, tsize);
-	r = assign_layers(ctx, g, t, p, budget, NULL);
-	if (r && r != -ENOTSUP)
-		goto out;
-	if (!r) {
-		a_load = max_channel_load(g, t);
-		a_vls = p->vls_used;
-		memcpy(a_p, p->sl, psize);
-	}
-	ctx->why[0] = 0;
-	memset(p->sl, 0, psize);
 	if ((r = dfsp_weighted_paths(ctx, g, t, 2, 2)))
 		goto out;
 	r = assign_layers(ctx, g, t, p, budget, NULL);
 	if (r && r != -ENOTSUP)
 		goto out;
 	uint64_t b_load = r ? UINT64_MAX : max_channel_load(g, t);
+	if (!r && b_load < a_max) {
+		*method = "weighted shortest paths";
+		log_info("dfsp: busiest channel on weighted shortest paths %llu "
+			 "CA pairs, on greedy min-hop paths %llu", (unsigned long long)b_load,
+			 (unsigned long long)a_max);
+		goto out;
+	}
+	if (b_load != UINT64_MAX) {
+		/* They fit but load more: kept if the greedy ones do not fit. */
+		b_t = malloc(tsize + 1);
+		b_p = malloc(psize + 1);
+		if (!b_t || !b_p) {
+			r = -ENOMEM;
+			goto out;
+		}
+		memcpy(b_t, t->port, tsize);
+		memcpy(b_p, p->sl, psize);
+		b_vls = p->vls_used;
+	}
+	memcpy(t->port, a_t, tsize);
+	memset(p->sl, 0, psize);
+	ctx->why[0] = 0;
+	r = assign_layers(ctx, g, t, p, budget, NULL);
+	if (r && r != -ENOTSUP)
+		goto out;
+	if (!r)
+		a_load = a_max;
 	if (a_load != UINT64_MAX || b_load != UINT64_MAX)
 		log_info("dfsp: busiest channel on greedy min-hop paths %lld, on "
 			 "weighted shortest paths %lld CA pairs (-1: do not fit "
 			 "%u layers)", a_load == UINT64_MAX ? -1LL : (long long)a_load,
 			 b_load == UINT64_MAX ? -1LL : (long long)b_load, budget);
-	if (!r && b_load < a_load) {
+	if (a_load == UINT64_MAX && b_load != UINT64_MAX) {
+		memcpy(t->port, b_t, tsize);
+		memcpy(p->sl, b_p, psize);
+		p->vls_used = b_vls;
 		*method = "weighted shortest paths";
-	} else {
-		memcpy(t->port, a_t, tsize);
-		if (a_load == UINT64_MAX) {
-			snprintf(ctx->why, sizeof(ctx->why), "shortest paths need "
-				 "more than %u virtual layers", budget);
-			r = -ENOTSUP;
-		} else {
-			memcpy(p->sl, a_p, psize);
-			p->vls_used = a_vls;
-			r = 0;
-		}
+		ctx->why[0] = 0;
+		r = 0;
+	} else if (a_load == UINT64_MAX) {
+		snprintf(ctx->why, sizeof(ctx->why), "shortest paths need "
+			 "more than %u virtual layers", budget);
+		r = -ENOTSUP;
 	}
 out:
 	free(a_t);
-	free(a_p);
+	free(b_t);
+	free(b_p);
 	return r;
 }
 

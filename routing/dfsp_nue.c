@@ -46,6 +46,8 @@ struct nue {
 	uint32_t *comp, *comp_size;
 	uint32_t *layer_of_sw;
 	uint64_t *load;         /* per channel: CA pairs routed over it */
+	uint64_t *w;            /* per channel: hop + chan_cost, kept with load
+				 * (a push then costs no division) */
 	uint64_t *base_load;    /* ... by the routes this does not touch */
 	const uint8_t *only;    /* per LID: route it (NULL: all) */
 	uint32_t layer_base;    /* first layer this may use */
@@ -69,6 +71,9 @@ struct nue {
 				 * once max_load reaches this (stopped set) */
 	int stopped;
 	uint64_t sq;            /* nonzero: a channel weighs load^2 / sq */
+	/* weighted paths: each CA LID's last sink tree (its channels in
+	 * settle order), to take its load off without walking the tables */
+	uint32_t *tree_ch, *tree_n, *tree_at, *acc;
 };
 
 /* What a channel adds to a path's cost besides the hop. */
@@ -76,6 +81,17 @@ static inline uint64_t chan_cost(const struct nue *u, uint32_t c)
 {
 	uint64_t l = u->load[c];
 	return u->sq ? l * l / u->sq : l;
+}
+
+static inline void reweigh(struct nue *u, uint32_t c)
+{
+	u->w[c] = u->hop + chan_cost(u, c);
+}
+
+static void reweigh_all(struct nue *u)
+{
+	for (uint32_t c = 0; c < u->nch; c++)
+		reweigh(u, c);
 }
 
 static void heap_push(struct nue *u, uint64_t cost, uint32_t sw, uint32_t ch)
@@ -324,7 +340,7 @@ static int grow(struct nue *u, uint32_t d, uint32_t l)
 	for (uint32_t i = g->adj_off[d]; i < g->adj_off[d + 1]; i++) {
 		uint32_t c = u->dag.rev[i];
 		if (c != UINT32_MAX)
-			heap_push(u, u->hop + chan_cost(u, c), g->adj[i].peer, c);
+			heap_push(u, u->w[c], g->adj[i].peer, c);
 	}
 	/* Once every switch of d's component is settled the rest of the
 	 * heap is stale entries only: stop there (same tree, fewer pops). */
@@ -345,7 +361,7 @@ static int grow(struct nue *u, uint32_t d, uint32_t l)
 		for (uint32_t i = g->adj_off[h.sw]; i < g->adj_off[h.sw + 1]; i++) {
 			uint32_t v = g->adj[i].peer, c = u->dag.rev[i];
 			if (u->mark[v] != u->epoch && c != UINT32_MAX)
-				heap_push(u, h.cost + u->hop + chan_cost(u, c), v, c);
+				heap_push(u, h.cost + u->w[c], v, c);
 		}
 	}
 	return u->norder == want;
@@ -459,8 +475,57 @@ static void add_load(struct nue *u)
 		uint32_t s = u->order[k], c = u->out[s];
 		u->cnt[u->g->adj[c].peer] += u->cnt[s];
 		u->load[c] += u->cnt[s];
+		reweigh(u, c);
 		if (u->load[c] > u->max_load)
 			u->max_load = u->load[c];
+	}
+}
+
+/* Room for every CA LID's sink tree (rerouting takes them back). */
+static int keep_trees(struct nue *u, const struct lft_set *t)
+{
+	const struct route_graph *g = u->g;
+	uint32_t n = 0;
+	u->tree_at = calloc((size_t)t->max_lid + 1, sizeof(uint32_t));
+	u->tree_n = calloc((size_t)t->max_lid + 1, sizeof(uint32_t));
+	u->acc = malloc(((size_t)u->nsw + 1) * sizeof(uint32_t));
+	if (!u->tree_at || !u->tree_n || !u->acc)
+		return -ENOMEM;
+	for (uint32_t e = 0; e < g->ep_off[g->nsw]; e++)
+		for (uint32_t j = 0; g->ep[e].weighted && j < g->ep[e].nlids; j++)
+			if (g->ep[e].lid + j <= t->max_lid)
+				u->tree_at[g->ep[e].lid + j] = n++;
+	u->tree_ch = malloc(((size_t)n * u->nsw + 1) * sizeof(uint32_t));
+	return u->tree_ch ? 0 : -ENOMEM;
+}
+
+/* Weighted paths: remember lid's sink tree (channels in settle order). */
+static void keep_tree(struct nue *u, uint32_t lid)
+{
+	if (!u->tree_ch)
+		return;
+	uint32_t *ch = u->tree_ch + (size_t)u->tree_at[lid] * u->nsw;
+	for (uint32_t k = 1; k < u->norder; k++)
+		ch[k - 1] = u->out[u->order[k]];
+	u->tree_n[lid] = u->norder - 1;
+}
+
+/* Take lid's remembered tree off the loads: the CA pairs add_load put
+ * on each channel, recounted from the leaves (the same sums as walking
+ * every CA switch's route in the tables). */
+static void drop_tree(struct nue *u, uint32_t d, uint32_t lid)
+{
+	const struct route_graph *g = u->g;
+	const uint32_t *ch = u->tree_ch + (size_t)u->tree_at[lid] * u->nsw;
+	uint32_t n = u->tree_n[lid];
+	u->acc[d] = g->cas[d];
+	for (uint32_t k = 0; k < n; k++)
+		u->acc[u->dag.tail[ch[k]]] = g->cas[u->dag.tail[ch[k]]];
+	for (uint32_t k = n; k-- > 0;) {
+		uint32_t c = ch[k], s = u->dag.tail[c];
+		u->acc[g->adj[c].peer] += u->acc[s];
+		u->load[c] -= u->acc[s];
+		reweigh(u, c);
 	}
 }
 
@@ -483,6 +548,7 @@ static int alloc_nue(struct nue *u, const struct route_graph *g, uint32_t nl)
 	u->comp_size = malloc(ns * sizeof(uint32_t));
 	u->layer_of_sw = calloc(ns, sizeof(uint32_t));
 	u->load = calloc(nc, sizeof(uint64_t));
+	u->w = calloc(nc, sizeof(uint64_t));
 	u->base_load = calloc(nc, sizeof(uint64_t));
 	u->out = malloc(ns * sizeof(uint32_t));
 	u->mark = calloc(ns, sizeof(uint32_t));
@@ -492,7 +558,7 @@ static int alloc_nue(struct nue *u, const struct route_graph *g, uint32_t nl)
 	u->added = malloc(ns * sizeof(uint64_t));
 	if (!u->pos || !u->tree || !u->comp || !u->comp_size || !u->layer_of_sw ||
 	    !u->load || !u->base_load || !u->out || !u->mark || !u->order || !u->cnt ||
-	    !u->heap || !u->added)
+	    !u->heap || !u->added || !u->w)
 		return -ENOMEM;
 	return 0;
 }
@@ -506,6 +572,11 @@ static void free_nue(struct nue *u)
 	free(u->comp_size);
 	free(u->layer_of_sw);
 	free(u->load);
+	free(u->w);
+	free(u->tree_ch);
+	free(u->tree_n);
+	free(u->tree_at);
+	free(u->acc);
 	free(u->base_load);
 	free(u->out);
 	free(u->mark);
@@ -543,6 +614,7 @@ static uint64_t nue_pass(struct nue *u, int seed_updown, uint32_t root_rank,
 	const struct route_graph *g = u->g;
 	cdg_reset(&u->dag);
 	memcpy(u->load, u->base_load, (size_t)u->nch * sizeof(uint64_t));
+	reweigh_all(u);
 	u->max_load = 0;
 	u->impasses = 0;
 	u->root_rank = root_rank;
@@ -589,8 +661,10 @@ static uint64_t nue_pass(struct nue *u, int seed_updown, uint32_t root_rank,
 							repair(u, d, l, esc, x);
 						}
 						have = 1;
-						if (pass)
+						if (pass) {
 							add_load(u);
+							keep_tree(u, lid);
+						}
 					}
 					write_rows(u, lid, u->layer_base + l, t, p);
 				}
@@ -757,25 +831,10 @@ out:
 	return r;
 }
 
-/* Take the CA pairs of lid's routes in t off the channel loads. */
-static void drop_load(struct nue *u, const struct lft_set *t, uint32_t d,
-		      uint32_t lid, uint32_t *chan)
-{
-	const struct route_graph *g = u->g;
-	for (uint32_t s = 0; s < g->nsw; s++) {
-		if (s == d || !g->cas[s])
-			continue;
-		uint32_t n = path_sl_channels(g, t, s, lid, chan, g->nsw);
-		for (uint32_t k = 0; n != UINT32_MAX && k < n; k++)
-			u->load[chan[k]] -= g->cas[s];
-	}
-}
-
 /* Rip up and reroute: every CA LID's sink tree is taken off the loads
  * and grown again over the loads of all the others (the first pass saw
  * only the destinations before it, as DFSSSP's single pass does). */
-static void reroute_round(struct nue *u, struct lft_set *t, struct path_sl *p,
-			  uint32_t *chan)
+static void reroute_round(struct nue *u, struct lft_set *t, struct path_sl *p)
 {
 	const struct route_graph *g = u->g;
 	uint64_t stride = spread_stride(g->nsw);
@@ -788,13 +847,14 @@ static void reroute_round(struct nue *u, struct lft_set *t, struct path_sl *p,
 				uint32_t lid = g->ep[e].lid + j;
 				if (lid > t->max_lid)
 					break;
-				drop_load(u, t, d, lid, chan);
+				drop_tree(u, d, lid);
 				if (++u->epoch == 0) {
 					memset(u->mark, 0, (size_t)u->nsw * sizeof(uint32_t));
 					u->epoch = 1;
 				}
 				grow(u, d, 0);
 				add_load(u);
+				keep_tree(u, lid);
 				write_rows(u, lid, 0, t, p);
 			}
 		}
@@ -826,6 +886,8 @@ int dfsp_weighted_paths(struct route_ctx *ctx, const struct route_graph *g,
 		u.hop = 1;
 	u.free_paths = 1;
 	u.give_up = UINT64_MAX;
+	if (rounds && (r = keep_trees(&u, t)))
+		goto out;
 	uint64_t best = nue_pass(&u, 0, 0, t, &p, esc, x, &r);
 	/* Rerouting lowers the sum of the loads each path sees, not
 	 * always the highest: the round with the least loaded busiest
@@ -846,8 +908,9 @@ int dfsp_weighted_paths(struct route_ctx *ctx, const struct route_graph *g,
 	 * random 128 CAs 1.52 -> 1.41, degraded fat-tree 32 CAs 1.26 ->
 	 * 1.16). */
 	u.sq = (u.nch ? sum / u.nch / 4 : 0) + 1;     /* no channels: one switch */
+	reweigh_all(&u);
 	for (uint32_t k = 0; !r && k < rounds; k++) {
-		reroute_round(&u, t, &p, esc);
+		reroute_round(&u, t, &p);
 		uint64_t m = 0;
 		for (uint32_t c = 0; c < u.nch; c++)
 			if (u.load[c] > m)
