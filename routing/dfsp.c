@@ -192,7 +192,7 @@ static uint64_t max_channel_load(const struct route_graph *g,
  * routes. Take them when their busiest channel is less loaded and the
  * per-SL check (independent of either engine) accepts them. */
 static void try_updn(struct route_ctx *ctx, const struct route_graph *g,
-		     struct lft_set *t, struct path_sl *p)
+		     struct lft_set *t, struct path_sl *p, uint64_t mine)
 {
 	struct lft_set u;
 	struct route_options o = *ctx->opt;
@@ -200,7 +200,9 @@ static void try_updn(struct route_ctx *ctx, const struct route_graph *g,
 	o.sl_out = NULL;
 	if (route_run(route_engine_find("updn"), ctx->fab, &o, &u, why))
 		return;
-	uint64_t mine = max_channel_load(g, t), theirs = max_channel_load(g, &u);
+	if (mine == UINT64_MAX)
+		mine = max_channel_load(g, t);
+	uint64_t theirs = max_channel_load(g, &u);
 	if (theirs < mine && u.stride == t->stride &&
 	    u.num_switches == t->num_switches) {
 		struct path_sl zero = *p;
@@ -226,7 +228,7 @@ static void try_updn(struct route_ctx *ctx, const struct route_graph *g,
  * carries less. */
 static int keep_better(struct route_ctx *ctx, const struct route_graph *g,
 		       struct lft_set *t, struct path_sl *p, uint32_t budget,
-		       const char **method)
+		       const char **method, uint64_t *load)
 {
 	size_t tsize = (size_t)t->stride * t->num_switches;
 	size_t psize = (size_t)p->stride * p->num_switches;
@@ -239,7 +241,7 @@ static int keep_better(struct route_ctx *ctx, const struct route_graph *g,
 	}
 	memcpy(min_t, t->port, tsize);
 	memcpy(min_p, p->sl, psize);
-	uint64_t mine = max_channel_load(g, t);
+	uint64_t mine = *load;
 	/* No more layers than the minimal routes needed: the same VLs,
 	 * just other routes (more layers would cost buffer space per VL
 	 * for a few percent). */
@@ -258,6 +260,7 @@ static int keep_better(struct route_ctx *ctx, const struct route_graph *g,
 			 "less than minimal ones (%llu vs %llu CA pairs)",
 			 (unsigned long long)nue, (unsigned long long)mine);
 		*method = "dependency graph";
+		*load = nue;
 	} else {
 		memcpy(t->port, min_t, tsize);
 		memcpy(p->sl, min_p, psize);
@@ -325,7 +328,7 @@ out:
  * -ENOTSUP, greedy paths in t, when neither fits. */
 static int best_fitting_paths(struct route_ctx *ctx, const struct route_graph *g,
 			      struct lft_set *t, struct path_sl *p,
-			      uint32_t budget, const char **method)
+			      uint32_t budget, const char **method, uint64_t *load)
 {
 	size_t tsize = (size_t)t->stride * t->num_switches;
 	size_t psize = (size_t)p->stride * p->num_switches;
@@ -348,6 +351,7 @@ static int best_fitting_paths(struct route_ctx *ctx, const struct route_graph *g
 	uint64_t b_load = r ? UINT64_MAX : max_channel_load(g, t);
 	if (!r && b_load < a_max) {
 		*method = "weighted shortest paths";
+		*load = b_load;
 		log_info("dfsp: busiest channel on weighted shortest paths %llu "
 			 "CA pairs, on greedy min-hop paths %llu", (unsigned long long)b_load,
 			 (unsigned long long)a_max);
@@ -378,7 +382,9 @@ static int best_fitting_paths(struct route_ctx *ctx, const struct route_graph *g
 			 "weighted shortest paths %lld CA pairs (-1: do not fit "
 			 "%u layers)", a_load == UINT64_MAX ? -1LL : (long long)a_load,
 			 b_load == UINT64_MAX ? -1LL : (long long)b_load, budget);
+	*load = a_load;
 	if (a_load == UINT64_MAX && b_load != UINT64_MAX) {
+		*load = b_load;
 		memcpy(t->port, b_t, tsize);
 		memcpy(p->sl, b_p, psize);
 		p->vls_used = b_vls;
@@ -428,7 +434,8 @@ static int dfsp_route(struct route_ctx *ctx, struct lft_set *t)
 		goto out;
 	double t1 = now_seconds();
 	const char *method = "shortest paths";
-	r = best_fitting_paths(ctx, &g, t, p, budget, &method);
+	uint64_t load = UINT64_MAX; /* busiest channel's, when known */
+	r = best_fitting_paths(ctx, &g, t, p, budget, &method, &load);
 	if (r && r != -ENOTSUP)
 		goto out;
 	if (r == -ENOTSUP) {
@@ -444,10 +451,10 @@ static int dfsp_route(struct route_ctx *ctx, struct lft_set *t)
 		/* They fit; routes on the dependency graph may still load the
 		 * busiest channel less (detours around a degraded tree's
 		 * missing links): keep whichever does. */
-		r = keep_better(ctx, &g, t, p, budget, &method);
+		r = keep_better(ctx, &g, t, p, budget, &method, &load);
 	}
 	if (!r)
-		try_updn(ctx, &g, t, p);
+		try_updn(ctx, &g, t, p, load);
 	if (r)
 		goto out;
 	log_info("dfsp: %u switches, %u endpoints; paths %.3f s, %s on %u "

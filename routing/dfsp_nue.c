@@ -31,9 +31,11 @@
 #include "cdg_dag.h"
 #include "dfsp_internal.h"
 
+/* A heap entry: reach the tail of channel ch (toward the destination)
+ * at cost; ties go to the lower tb. */
 struct hent {
 	uint64_t cost;
-	uint32_t sw, ch;
+	uint32_t tb, ch;
 };
 
 struct nue {
@@ -59,6 +61,9 @@ struct nue {
 	uint64_t *cnt;
 	struct hent *heap;
 	uint32_t nheap;
+	uint64_t *qcost;        /* free paths: best queued (cost, tb) per switch */
+	uint32_t *qtb, *qmark;
+	uint32_t salt;          /* the LID being routed (ties) */
 	uint64_t *added;
 	uint32_t nadded;
 	uint32_t impasses;
@@ -70,6 +75,8 @@ struct nue {
 	uint64_t below;         /* nonzero: a pass less than half done stops
 				 * once max_load reaches this (stopped set) */
 	int stopped;
+	int complete;           /* the last pass routed every destination */
+	uint32_t routed;        /* ... or this many destination switches */
 	uint64_t sq;            /* nonzero: a channel weighs load^2 / sq */
 	/* weighted paths: each CA LID's last sink tree (its channels in
 	 * settle order), to take its load off without walking the tables */
@@ -94,17 +101,45 @@ static void reweigh_all(struct nue *u)
 		reweigh(u, c);
 }
 
-static void heap_push(struct nue *u, uint64_t cost, uint32_t sw, uint32_t ch)
+static inline int hless(uint64_t c1, uint32_t t1, uint64_t c2, uint32_t t2)
 {
+	return c1 < c2 || (c1 == c2 && t1 < t2);
+}
+
+/* Equal costs: ties go by a hash of the channel salted with the LID
+ * routed, so each destination breaks them its own way (the same way in
+ * every pass: passes stay independent of each other). A total order makes
+ * the heap's shape irrelevant, so free paths may keep one entry per
+ * switch. Measured against the binary heap's implicit order (stale
+ * entries included) over the 24 bench fabrics at 8, 4 and 1 VLs: about
+ * as many better as worse, none past OpenSM dfsssp or nue; in docs. */
+static inline uint32_t tie(const struct nue *u, uint32_t ch)
+{
+	return (ch + u->salt * 7919u) * 2654435761u;
+}
+
+#define HEAP_D 4
+
+static void heap_push(struct nue *u, uint64_t cost, uint32_t ch)
+{
+	uint32_t tb = tie(u, ch);
+	if (u->free_paths) {
+		uint32_t v = u->dag.tail[ch];
+		if (u->qmark[v] == u->epoch && !hless(cost, tb, u->qcost[v], u->qtb[v]))
+			return; /* no better than what v has queued */
+		u->qmark[v] = u->epoch;
+		u->qcost[v] = cost;
+		u->qtb[v] = tb;
+	}
 	uint32_t i = u->nheap++;
 	while (i) {
-		uint32_t p = (i - 1) / 2;
-		if (u->heap[p].cost <= cost)
+		uint32_t p = (i - 1) / HEAP_D;
+		if (!hless(cost, tb, u->heap[p].cost, u->heap[p].tb))
 			break;
 		u->heap[i] = u->heap[p];
 		i = p;
 	}
-	u->heap[i] = (struct hent){ cost, sw, ch };
+	u->heap[i] = (struct hent){ cost, tb, ch };
 }
 
 static struct hent heap_pop(struct nue *u)
@@ -112,12 +147,14 @@ static struct hent heap_pop(struct nue *u)
 	struct hent top = u->heap[0], last = u->heap[--u->nheap];
 	uint32_t i = 0, n = u->nheap;
 	for (;;) {
-		uint32_t c = 2 * i + 1;
+		uint32_t c = HEAP_D * i + 1;
 		if (c >= n)
 			break;
-		if (c + 1 < n && u->heap[c + 1].cost < u->heap[c].cost)
-			c++;
-		if (u->heap[c].cost >= last.cost)
+		uint32_t e = c + HEAP_D < n ? c + HEAP_D : n;
+		for (uint32_t k = c + 1; k < e; k++)
+			if (hless(u->heap[k].cost, u->heap[k].tb, u->heap[c].cost, u->heap[c].tb))
+				c = k;
+		if (!hless(u->heap[c].cost, u->heap[c].tb, last.cost, last.tb))
 			break;
 		u->heap[i] = u->heap[c];
 		i = c;
@@ -320,6 +357,16 @@ out:
 	return r;
 }
 
+/* A new destination: marks of the last one are stale. */
+static void next_epoch(struct nue *u)
+{
+	if (++u->epoch == 0) {
+		memset(u->mark, 0, (size_t)u->nsw * sizeof(uint32_t));
+		memset(u->qmark, 0, (size_t)u->nsw * sizeof(uint32_t));
+		u->epoch = 1;
+	}
+}
+
 static void settle(struct nue *u, uint32_t s, uint32_t ch)
 {
 	u->mark[s] = u->epoch;
@@ -340,14 +387,15 @@ static int grow(struct nue *u, uint32_t d, uint32_t l)
 	for (uint32_t i = g->adj_off[d]; i < g->adj_off[d + 1]; i++) {
 		uint32_t c = u->dag.rev[i];
 		if (c != UINT32_MAX)
-			heap_push(u, u->w[c], g->adj[i].peer, c);
+			heap_push(u, u->w[c], c);
 	}
 	/* Once every switch of d's component is settled the rest of the
 	 * heap is stale entries only: stop there (same tree, fewer pops). */
 	uint32_t want = u->comp_size[u->comp[d]];
 	while (u->nheap && u->norder < want) {
 		struct hent h = heap_pop(u);
-		if (u->mark[h.sw] == u->epoch)
+		uint32_t hsw = u->dag.tail[h.ch];
+		if (u->mark[hsw] == u->epoch)
 			continue;
 		uint32_t n = g->adj[h.ch].peer;
 		if (n != d && !u->free_paths) {
@@ -357,11 +405,11 @@ static int grow(struct nue *u, uint32_t d, uint32_t l)
 			if (r > 0)
 				u->added[u->nadded++] = (uint64_t)h.ch << 32 | u->out[n];
 		}
-		settle(u, h.sw, h.ch);
-		for (uint32_t i = g->adj_off[h.sw]; i < g->adj_off[h.sw + 1]; i++) {
+		settle(u, hsw, h.ch);
+		for (uint32_t i = g->adj_off[hsw]; i < g->adj_off[hsw + 1]; i++) {
 			uint32_t v = g->adj[i].peer, c = u->dag.rev[i];
 			if (u->mark[v] != u->epoch && c != UINT32_MAX)
-				heap_push(u, h.cost + u->w[c], v, c);
+				heap_push(u, h.cost + u->w[c], c);
 		}
 	}
 	return u->norder == want;
@@ -555,10 +603,13 @@ static int alloc_nue(struct nue *u, const struct route_graph *g, uint32_t nl)
 	u->order = malloc(ns * sizeof(uint32_t));
 	u->cnt = malloc(ns * sizeof(uint64_t));
 	u->heap = malloc((nc + ns) * sizeof(struct hent));
+	u->qcost = malloc(ns * sizeof(uint64_t));
+	u->qtb = malloc(ns * sizeof(uint32_t));
+	u->qmark = calloc(ns, sizeof(uint32_t));
 	u->added = malloc(ns * sizeof(uint64_t));
 	if (!u->pos || !u->tree || !u->comp || !u->comp_size || !u->layer_of_sw ||
 	    !u->load || !u->base_load || !u->out || !u->mark || !u->order || !u->cnt ||
-	    !u->heap || !u->added || !u->w)
+	    !u->heap || !u->added || !u->w || !u->qcost || !u->qtb || !u->qmark)
 		return -ENOMEM;
 	return 0;
 }
@@ -583,6 +634,9 @@ static void free_nue(struct nue *u)
 	free(u->order);
 	free(u->cnt);
 	free(u->heap);
+	free(u->qcost);
+	free(u->qtb);
+	free(u->qmark);
 	free(u->added);
 }
 
@@ -619,6 +673,7 @@ static uint64_t nue_pass(struct nue *u, int seed_updown, uint32_t root_rank,
 	u->impasses = 0;
 	u->root_rank = root_rank;
 	u->stopped = 0;
+	u->complete = 0;
 	if ((*r = escape_tree(u, seed_updown)))
 		return UINT64_MAX;
 	/* Destinations in a spread order (a stride coprime to the switch
@@ -634,6 +689,7 @@ static uint64_t nue_pass(struct nue *u, int seed_updown, uint32_t root_rank,
 		/* Loads only grow: a pass already past give_up would be
 		 * dropped whole, so its remaining destinations are not
 		 * worth routing (t and p are then incomplete: unused). */
+		u->routed = dd;
 		if (u->max_load > u->give_up)
 			return u->max_load;
 		if (u->below && u->max_load >= u->below && 2 * dd < g->nsw) {
@@ -652,10 +708,8 @@ static uint64_t nue_pass(struct nue *u, int seed_updown, uint32_t root_rank,
 					if (u->only && !u->only[lid])
 						continue;
 					if (!(have && !pass)) {
-						if (++u->epoch == 0) {
-							memset(u->mark, 0, (size_t)u->nsw * sizeof(uint32_t));
-							u->epoch = 1;
-						}
+						next_epoch(u);
+						u->salt = lid;
 						if (!grow(u, d, l)) {
 							u->impasses++;
 							repair(u, d, l, esc, x);
@@ -674,6 +728,7 @@ static uint64_t nue_pass(struct nue *u, int seed_updown, uint32_t root_rank,
 	for (uint32_t c = 0; c < u->nch; c++)
 		if (u->load[c] > max)
 			max = u->load[c];
+	u->complete = 1;
 	return max;
 }
 
@@ -706,9 +761,10 @@ int dfsp_nue(struct route_ctx *ctx, const struct route_graph *g,
 	uint32_t *esc = malloc(((size_t)g->nsw + 1) * sizeof(uint32_t));
 	uint8_t *x = malloc((size_t)g->nsw + 1);
 	uint8_t *best_t = malloc(tsize + 1), *best_p = malloc(psize + 1);
+	uint8_t *win_t = malloc(tsize + 1), *win_p = malloc(psize + 1);
 	uint64_t best = UINT64_MAX;
-	int r = alloc_nue(&u, g, nlayers), best_mode = 0;
-	if (!r && (!esc || !x || !best_t || !best_p))
+	int r = alloc_nue(&u, g, nlayers), best_mode = 0, best_tables = 0;
+	if (!r && (!esc || !x || !best_t || !best_p || !win_t || !win_p))
 		r = -ENOMEM;
 	if (r)
 		goto out;
@@ -759,6 +815,14 @@ int dfsp_nue(struct route_ctx *ctx, const struct route_graph *g,
 	 * may stop there too (a degraded fat-tree: its up*\/down* pass
 	 * reaches below late, its first tree pass breaks). */
 	uint64_t bound = UINT64_MAX;
+	/* What the probe learnt, so the loop below does not route a pass
+	 * twice: a pass the probe finished has that load; the one that got
+	 * below keeps its tables (win_k). Any other finished one is at or
+	 * past below, so its tables are never kept: keep_better drops a
+	 * result whose busiest channel is not below. */
+	uint64_t known[5] = { UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX,
+			      UINT64_MAX };
+	uint32_t win_k = UINT32_MAX;
 	for (uint32_t k = 0; probe && k <= tries; k++) {
 		u.below = bound == UINT64_MAX ? below : 0;
 		u.give_up = k == 0 || bound == UINT64_MAX ? UINT64_MAX
@@ -767,10 +831,16 @@ int dfsp_nue(struct route_ctx *ctx, const struct route_graph *g,
 				      x, &r);
 		if (r)
 			goto out;
+		if (u.complete)
+			known[k] = m;
 		if (u.stopped)
 			continue;
-		if (m < below)
+		if (m < below) {
 			probe = 0; /* one gets below: route as without it */
+			win_k = k;
+			memcpy(win_t, t->port, tsize);
+			memcpy(win_p, p->sl, psize);
+		}
 		else if (k > 0 && bound != UINT64_MAX && m > bound + bound / 2)
 			break;
 		else if (m < bound)
@@ -791,24 +861,46 @@ int dfsp_nue(struct route_ctx *ctx, const struct route_graph *g,
 		int mode = k == 0;
 		uint32_t rank = mode ? 0 : k - 1;
 		/* A tree pass is given up past best + best / 2 (below): stop
-		 * it as soon as it gets there, the result is the same. */
-		u.give_up = mode || best == UINT64_MAX ? UINT64_MAX : best + best / 2;
-		uint64_t m = nue_pass(&u, mode, rank, t, p, esc, x, &r);
-		if (r)
-			goto out;
-		log_info("dfsp: dependency-graph pass %s, root rank %u: highest "
-			 "channel load %llu, %u LIDs on escape paths after an "
-			 "impasse, %llu reorders", mode ? "up*/down* seed" :
-			 "tree seed", rank, (unsigned long long)m,
-			 u.impasses, (unsigned long long)u.dag.reorders);
+		 * it as soon as it gets there, the result is the same. With
+		 * below, a tree pass stops as soon as it cannot beat the best
+		 * (loads only grow), and one that gets there less than half
+		 * done ends the loop as if it were past best + best / 2
+		 * (degraded fat-trees: the tree passes end at 1.7-3x the
+		 * up*\/down* pass and reach it a fifth of the way in). */
+		u.give_up = mode || best == UINT64_MAX ? UINT64_MAX
+			    : below ? best - 1 : best + best / 2;
+		uint64_t m = known[k];
+		if (m == UINT64_MAX) {
+			m = nue_pass(&u, mode, rank, t, p, esc, x, &r);
+			if (r)
+				goto out;
+			log_info("dfsp: dependency-graph pass %s, root rank %u: "
+				 "highest channel load %llu, %u LIDs on escape paths "
+				 "after an impasse, %llu reorders", mode ?
+				 "up*/down* seed" : "tree seed", rank,
+				 (unsigned long long)m, u.impasses,
+				 (unsigned long long)u.dag.reorders);
+			if (below && !mode && !u.complete && 2 * u.routed < g->nsw)
+				m = UINT64_MAX; /* hopeless: break below */
+		} else if (k == win_k) {
+			memcpy(t->port, win_t, tsize);
+			memcpy(p->sl, win_p, psize);
+		}
 		if (m < best) {
 			best = m;
 			best_mode = mode;
-			memcpy(best_t, t->port, tsize);
-			memcpy(best_p, p->sl, psize);
-		} else if (!mode && m > best + best / 2) {
+			best_tables = known[k] == UINT64_MAX || k == win_k;
+			if (best_tables) {
+				memcpy(best_t, t->port, tsize);
+				memcpy(best_p, p->sl, psize);
+			}
+		} else if (!mode && (m > best + best / 2 || m == UINT64_MAX)) {
 			break;
 		}
+	}
+	if (!best_tables) {
+		r = -ERANGE; /* best is a probe's pass past below: dropped */
+		goto out;
 	}
 	memcpy(t->port, best_t, tsize);
 	memcpy(p->sl, best_p, psize);
@@ -828,6 +920,8 @@ out:
 	free(x);
 	free(best_t);
 	free(best_p);
+	free(win_t);
+	free(win_p);
 	return r;
 }
 
@@ -848,10 +942,8 @@ static void reroute_round(struct nue *u, struct lft_set *t, struct path_sl *p)
 				if (lid > t->max_lid)
 					break;
 				drop_tree(u, d, lid);
-				if (++u->epoch == 0) {
-					memset(u->mark, 0, (size_t)u->nsw * sizeof(uint32_t));
-					u->epoch = 1;
-				}
+				next_epoch(u);
+				u->salt = lid;
 				grow(u, d, 0);
 				add_load(u);
 				keep_tree(u, lid);
