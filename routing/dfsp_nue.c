@@ -76,7 +76,9 @@ struct nue {
 				 * once max_load reaches this (stopped set) */
 	int stopped;
 	int complete;           /* the last pass routed every destination */
-	uint32_t routed;        /* ... or this many destination switches */
+	uint64_t give_up_early; /* a pass less than half done stops once
+				 * max_load passes this (hopeless set) */
+	int hopeless;
 	uint64_t sq;            /* nonzero: a channel weighs load^2 / sq */
 	/* weighted paths: each CA LID's last sink tree (its channels in
 	 * settle order), to take its load off without walking the tables */
@@ -581,6 +583,7 @@ static int alloc_nue(struct nue *u, const struct route_graph *g, uint32_t nl)
 {
 	memset(u, 0, sizeof(*u));
 	u->g = g;
+	u->give_up = u->give_up_early = UINT64_MAX;
 	u->nsw = g->nsw;
 	u->nch = g->adj_off[g->nsw];
 	if (cdg_init(&u->dag, g, nl))
@@ -674,6 +677,7 @@ static uint64_t nue_pass(struct nue *u, int seed_updown, uint32_t root_rank,
 	u->root_rank = root_rank;
 	u->stopped = 0;
 	u->complete = 0;
+	u->hopeless = 0;
 	if ((*r = escape_tree(u, seed_updown)))
 		return UINT64_MAX;
 	/* Destinations in a spread order (a stride coprime to the switch
@@ -689,9 +693,12 @@ static uint64_t nue_pass(struct nue *u, int seed_updown, uint32_t root_rank,
 		/* Loads only grow: a pass already past give_up would be
 		 * dropped whole, so its remaining destinations are not
 		 * worth routing (t and p are then incomplete: unused). */
-		u->routed = dd;
 		if (u->max_load > u->give_up)
 			return u->max_load;
+		if (u->max_load > u->give_up_early && 2 * dd < g->nsw) {
+			u->hopeless = 1;
+			return u->max_load;
+		}
 		if (u->below && u->max_load >= u->below && 2 * dd < g->nsw) {
 			u->stopped = 1;
 			return u->max_load;
@@ -862,13 +869,14 @@ int dfsp_nue(struct route_ctx *ctx, const struct route_graph *g,
 		uint32_t rank = mode ? 0 : k - 1;
 		/* A tree pass is given up past best + best / 2 (below): stop
 		 * it as soon as it gets there, the result is the same. With
-		 * below, a tree pass stops as soon as it cannot beat the best
-		 * (loads only grow), and one that gets there less than half
-		 * done ends the loop as if it were past best + best / 2
-		 * (degraded fat-trees: the tree passes end at 1.7-3x the
-		 * up*\/down* pass and reach it a fifth of the way in). */
-		u.give_up = mode || best == UINT64_MAX ? UINT64_MAX
-			    : below ? best - 1 : best + best / 2;
+		 * below, a tree pass that cannot beat the best (loads only
+		 * grow) while less than half done is hopeless: it stops and
+		 * ends the loop as if it were past best + best / 2 (degraded
+		 * fat-trees: the tree passes end at 1.7-3x the up*\/down*
+		 * pass and reach it a fifth of the way in). */
+		u.give_up = mode || best == UINT64_MAX ? UINT64_MAX : best + best / 2;
+		u.give_up_early = below && !mode && best != UINT64_MAX ? best - 1
+								       : UINT64_MAX;
 		uint64_t m = known[k];
 		if (m == UINT64_MAX) {
 			m = nue_pass(&u, mode, rank, t, p, esc, x, &r);
@@ -880,8 +888,8 @@ int dfsp_nue(struct route_ctx *ctx, const struct route_graph *g,
 				 "up*/down* seed" : "tree seed", rank,
 				 (unsigned long long)m, u.impasses,
 				 (unsigned long long)u.dag.reorders);
-			if (below && !mode && !u.complete && 2 * u.routed < g->nsw)
-				m = UINT64_MAX; /* hopeless: break below */
+			if (u.hopeless)
+				m = UINT64_MAX; /* break below */
 		} else if (k == win_k) {
 			memcpy(t->port, win_t, tsize);
 			memcpy(p->sl, win_p, psize);
