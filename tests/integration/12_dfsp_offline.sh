@@ -59,7 +59,7 @@ while read -r name r8 r4 r1 strict args; do
 done <<LIST
 torus2d 1.07 1.07 1.57 1 torus --dims 4x4 --hcas-per-switch 2
 mesh2d 1.26 1.26 1.93 0 torus --dims 4x4 --mesh --hcas-per-switch 2
-torus3d 1.11 1.61 1.86 1 torus --dims 4x4x4 --hcas-per-switch 2
+torus3d 1.10 1.60 1.61 1 torus --dims 4x4x4 --hcas-per-switch 2
 dragonfly 1.49 1.49 2.98 1 dragonfly --groups 5 --switches 4 --hosts 2 --global 1
 random 1.41 1.41 2.75 0 random --switches 32 --degree 4 --hosts 4 --seed 3
 fattree 1.16 1.16 1.27 0 fattree --levels 2 --radix 8 --remove 0.1 --seed 1
