@@ -66,6 +66,9 @@ torus3d:torus_--dims_4x4x4_--hcas-per-switch_2
 mesh2d:torus_--dims_4x4_--mesh_--hcas-per-switch_2
 fattree:fattree_--levels_2_--radix_8_--remove_0.1_--seed_1" ;;
 esac
+# DFSP_BENCH_FABRICS (same form as above, one per line) replaces the list:
+# to repeat a few rows, e.g. for timings.
+[ -n "${DFSP_BENCH_FABRICS:-}" ] && FABRICS=$DFSP_BENCH_FABRICS
 
 field() { sed -n "s/.*\"$1\": *\([^,}]*\).*/\1/p" "$2" | head -1; }
 secs_of() { awk '{ split($3, t, ":"); printf "%.6f\n", t[1] * 3600 + t[2] * 60 + t[3] + $4 / 1e6 }'; }

@@ -12,6 +12,8 @@ void cdg_free(struct cdg_dag *d)
 	free(d->tail);
 	free(d->dep_off);
 	free(d->dep);
+	free(d->bits);
+	free(d->tmp);
 	free(d->refused);
 	free(d->ord);
 	free(d->at);
@@ -39,9 +41,10 @@ int cdg_init(struct cdg_dag *d, const struct route_graph *g, uint32_t nlayers)
 	d->stack = malloc(n * sizeof(uint32_t));
 	d->fwd = malloc(n * sizeof(uint64_t));
 	d->bwd = malloc(n * sizeof(uint64_t));
+	d->tmp = malloc(n * sizeof(uint64_t));
 	d->pos = malloc(2 * n * sizeof(uint32_t));
 	if (!d->rev || !d->tail || !d->dep_off || !d->ord || !d->at ||
-	    !d->mark || !d->stack || !d->fwd || !d->bwd || !d->pos)
+	    !d->mark || !d->stack || !d->fwd || !d->bwd || !d->pos || !d->tmp)
 		goto nomem;
 	for (uint32_t s = 0; s < g->nsw; s++)
 		for (uint32_t i = g->adj_off[s]; i < g->adj_off[s + 1]; i++) {
@@ -59,7 +62,8 @@ int cdg_init(struct cdg_dag *d, const struct route_graph *g, uint32_t nlayers)
 		}
 	d->dep = calloc(d->ndep * nlayers + 1, sizeof(*d->dep));
 	d->refused = calloc(d->ndep * nlayers + 1, 1);
-	if (!d->dep || !d->refused)
+	d->bits = calloc(d->ndep * nlayers / 64 + 2, sizeof(uint64_t));
+	if (!d->dep || !d->refused || !d->bits)
 		goto nomem;
 	cdg_reset(d);
 	return 0;
@@ -72,6 +76,7 @@ void cdg_reset(struct cdg_dag *d)
 {
 	memset(d->dep, 0, d->ndep * d->nlayers * sizeof(*d->dep));
 	memset(d->refused, 0, d->ndep * d->nlayers);
+	memset(d->bits, 0, (d->ndep * d->nlayers / 64 + 2) * sizeof(uint64_t));
 	for (uint32_t l = 0; l < d->nlayers; l++)
 		for (uint32_t c = 0; c < d->nch; c++) {
 			d->ord[(size_t)l * d->nch + c] = c;
@@ -104,8 +109,8 @@ int cdg_has(const struct cdg_dag *d, uint32_t l, uint32_t a, uint32_t b)
 void cdg_del(struct cdg_dag *d, uint32_t l, uint32_t a, uint32_t b)
 {
 	size_t s = slot(d, l, a, b);
-	if (d->dep[s])
-		d->dep[s]--;
+	if (d->dep[s] && !--d->dep[s])
+		d->bits[s >> 6] &= ~(1ull << (s & 63));
 }
 
 static void next_epoch(struct cdg_dag *d)
@@ -123,7 +128,7 @@ static int search_fwd(struct cdg_dag *d, uint32_t l, uint32_t y, uint32_t x,
 {
 	const struct route_graph *g = d->g;
 	const uint32_t *ord = d->ord + (size_t)l * d->nch;
-	const uint32_t *dep = d->dep + (size_t)l * d->ndep;
+	const uint64_t *bits = d->bits;
 	uint32_t top = 0;
 	*nf = 0;
 	d->stack[top++] = y;
@@ -132,9 +137,19 @@ static int search_fwd(struct cdg_dag *d, uint32_t l, uint32_t y, uint32_t x,
 		uint32_t c = d->stack[--top];
 		d->fwd[(*nf)++] = (uint64_t)ord[c] << 32 | c;
 		uint32_t p = g->adj[c].peer;
-		for (uint32_t k = g->adj_off[p]; k < g->adj_off[p + 1]; k++) {
-			if (!dep[d->dep_off[c] + k - g->adj_off[p]])
+		/* The dependencies c -> k present, in the order of k. */
+		size_t s0 = (size_t)l * d->ndep + d->dep_off[c];
+		size_t s1 = s0 + (g->adj_off[p + 1] - g->adj_off[p]);
+		for (size_t b = s0; b < s1; b++) {
+			uint64_t w = bits[b >> 6] >> (b & 63);
+			if (!w) {
+				b |= 63;
 				continue;
+			}
+			b += (size_t)__builtin_ctzll(w);
+			if (b >= s1)
+				break;
+			uint32_t k = g->adj_off[p] + (uint32_t)(b - s0);
 			if (k == x)
 				return -1;
 			if (d->mark[k] != d->epoch && ord[k] < ub) {
@@ -174,19 +189,27 @@ static void search_bwd(struct cdg_dag *d, uint32_t l, uint32_t x, uint32_t lb,
 	}
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
 /* The sets a reorder finds are mostly a handful of channels: insertion
- * sort beats qsort's call overhead there (keys are distinct, so any sort
- * gives the same order). */
-static void sort_u64(uint64_t *v, uint32_t n)
+ * sort there; larger ones by a radix sort on the position (the high
+ * half: positions are distinct, so any sort gives the same order). */
+static void sort_u64(struct cdg_dag *d, uint64_t *v, uint32_t n)
 {
 	if (n > 32) {
-		qsort(v, n, sizeof(uint64_t), cmp_u64);
+		uint64_t *src = v, *dst = d->tmp;
+		for (uint32_t shift = 32; shift < 64 && (d->nch >> (shift - 32)); shift += 8) {
+			uint32_t cnt[257] = { 0 };
+			for (uint32_t i = 0; i < n; i++)
+				cnt[((src[i] >> shift) & 255) + 1]++;
+			for (uint32_t k = 0; k < 256; k++)
+				cnt[k + 1] += cnt[k];
+			for (uint32_t i = 0; i < n; i++)
+				dst[cnt[(src[i] >> shift) & 255]++] = src[i];
+			uint64_t *sw = src;
+			src = dst;
+			dst = sw;
+		}
+		if (src != v)
+			memcpy(v, src, (size_t)n * sizeof(uint64_t));
 		return;
 	}
 	for (uint32_t i = 1; i < n; i++) {
@@ -213,6 +236,7 @@ int cdg_add(struct cdg_dag *d, uint32_t l, uint32_t a, uint32_t b)
 		return -1;
 	if (ord[a] < ord[b]) {
 		d->dep[s] = 1;
+		d->bits[s >> 6] |= 1ull << (s & 63);
 		return 1;
 	}
 	/* b sits before a: everything b reaches up to a's position must
@@ -224,8 +248,8 @@ int cdg_add(struct cdg_dag *d, uint32_t l, uint32_t a, uint32_t b)
 		return -1;
 	}
 	search_bwd(d, l, a, ord[b], &nb);
-	sort_u64(d->fwd, nf);
-	sort_u64(d->bwd, nb);
+	sort_u64(d, d->fwd, nf);
+	sort_u64(d, d->bwd, nb);
 	/* The positions both sets held, in order: a merge of the two
 	 * sorted lists. */
 	for (uint32_t i = 0, j = 0; i < nb || j < nf;)
@@ -244,5 +268,6 @@ int cdg_add(struct cdg_dag *d, uint32_t l, uint32_t a, uint32_t b)
 		at[d->pos[np++]] = c;
 	}
 	d->dep[s] = 1;
+	d->bits[s >> 6] |= 1ull << (s & 63);
 	return 1;
 }

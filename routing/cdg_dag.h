@@ -28,10 +28,14 @@ struct cdg_dag {
 	uint32_t *dep_off;      /* per channel: base of its successor slots */
 	size_t ndep;            /* slots per layer */
 	uint32_t *dep;          /* dep[layer * ndep + slot]: routes using it */
+	uint64_t *bits;         /* bit layer * ndep + slot: dep[...] != 0 (the
+				 * forward search visits only dependencies
+				 * present) */
 	uint32_t *ord, *at;     /* per layer: position of channel, channel at */
 	uint32_t *mark, epoch;  /* search marks */
 	uint32_t *stack;
 	uint64_t *fwd, *bwd;    /* (position << 32 | channel) found by a search */
+	uint64_t *tmp;          /* radix sort scratch */
 	uint32_t *pos;
 	uint8_t *refused;       /* per layer and slot: refused once (with
 				 * remember_refusals: dependencies are only

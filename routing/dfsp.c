@@ -192,7 +192,7 @@ static uint64_t max_channel_load(const struct route_graph *g,
  * routes. Take them when their busiest channel is less loaded and the
  * per-SL check (independent of either engine) accepts them. */
 static void try_updn(struct route_ctx *ctx, const struct route_graph *g,
-		     struct lft_set *t, struct path_sl *p)
+		     struct lft_set *t, struct path_sl *p, uint64_t mine)
 {
 	struct lft_set u;
 	struct route_options o = *ctx->opt;
@@ -200,7 +200,9 @@ static void try_updn(struct route_ctx *ctx, const struct route_graph *g,
 	o.sl_out = NULL;
 	if (route_run(route_engine_find("updn"), ctx->fab, &o, &u, why))
 		return;
-	uint64_t mine = max_channel_load(g, t), theirs = max_channel_load(g, &u);
+	if (mine == UINT64_MAX)
+		mine = max_channel_load(g, t);
+	uint64_t theirs = max_channel_load(g, &u);
 	if (theirs < mine && u.stride == t->stride &&
 	    u.num_switches == t->num_switches) {
 		struct path_sl zero = *p;
@@ -226,7 +228,7 @@ static void try_updn(struct route_ctx *ctx, const struct route_graph *g,
  * carries less. */
 static int keep_better(struct route_ctx *ctx, const struct route_graph *g,
 		       struct lft_set *t, struct path_sl *p, uint32_t budget,
-		       const char **method)
+		       const char **method, uint64_t *load)
 {
 	size_t tsize = (size_t)t->stride * t->num_switches;
 	size_t psize = (size_t)p->stride * p->num_switches;
@@ -239,7 +241,7 @@ static int keep_better(struct route_ctx *ctx, const struct route_graph *g,
 	}
 	memcpy(min_t, t->port, tsize);
 	memcpy(min_p, p->sl, psize);
-	uint64_t mine = max_channel_load(g, t);
+	uint64_t mine = *load;
 	/* No more layers than the minimal routes needed: the same VLs,
 	 * just other routes (more layers would cost buffer space per VL
 	 * for a few percent). */
@@ -258,6 +260,7 @@ static int keep_better(struct route_ctx *ctx, const struct route_graph *g,
 			 "less than minimal ones (%llu vs %llu CA pairs)",
 			 (unsigned long long)nue, (unsigned long long)mine);
 		*method = "dependency graph";
+		*load = nue;
 	} else {
 		memcpy(t->port, min_t, tsize);
 		memcpy(p->sl, min_p, psize);
@@ -325,55 +328,78 @@ out:
  * -ENOTSUP, greedy paths in t, when neither fits. */
 static int best_fitting_paths(struct route_ctx *ctx, const struct route_graph *g,
 			      struct lft_set *t, struct path_sl *p,
-			      uint32_t budget, const char **method)
+			      uint32_t budget, const char **method, uint64_t *load)
 {
 	size_t tsize = (size_t)t->stride * t->num_switches;
 	size_t psize = (size_t)p->stride * p->num_switches;
-	uint8_t *a_t = malloc(tsize + 1), *a_p = malloc(psize + 1);
-	uint8_t a_vls = 0;
-	uint64_t a_load = UINT64_MAX;
+	uint8_t *a_t = malloc(tsize + 1), *b_t = NULL, *b_p = NULL;
+	uint8_t b_vls = 0;
+	/* Greedy paths are layered only when the weighted ones do not win
+	 * outright (a layering costs about a third of a weighted pass):
+	 * the weighted paths win when they fit and load their busiest
+	 * channel less than the greedy ones, fitting or not. */
+	uint64_t a_max = max_channel_load(g, t), a_load = UINT64_MAX;
 	int r = -ENOMEM;
-	if (!a_t || !a_p)
+	if (!a_t)
 		goto out;
 	memcpy(a_t, t->port, tsize);
-	r = assign_layers(ctx, g, t, p, budget, NULL);
-	if (r && r != -ENOTSUP)
-		goto out;
-	if (!r) {
-		a_load = max_channel_load(g, t);
-		a_vls = p->vls_used;
-		memcpy(a_p, p->sl, psize);
-	}
-	ctx->why[0] = 0;
-	memset(p->sl, 0, psize);
 	if ((r = dfsp_weighted_paths(ctx, g, t, 2, 2)))
 		goto out;
 	r = assign_layers(ctx, g, t, p, budget, NULL);
 	if (r && r != -ENOTSUP)
 		goto out;
 	uint64_t b_load = r ? UINT64_MAX : max_channel_load(g, t);
+	if (!r && b_load < a_max) {
+		*method = "weighted shortest paths";
+		*load = b_load;
+		log_info("dfsp: busiest channel on weighted shortest paths %llu "
+			 "CA pairs, on greedy min-hop paths %llu", (unsigned long long)b_load,
+			 (unsigned long long)a_max);
+		goto out;
+	}
+	if (b_load != UINT64_MAX) {
+		/* They fit but load more: kept if the greedy ones do not fit. */
+		b_t = malloc(tsize + 1);
+		b_p = malloc(psize + 1);
+		if (!b_t || !b_p) {
+			r = -ENOMEM;
+			goto out;
+		}
+		memcpy(b_t, t->port, tsize);
+		memcpy(b_p, p->sl, psize);
+		b_vls = p->vls_used;
+	}
+	memcpy(t->port, a_t, tsize);
+	memset(p->sl, 0, psize);
+	ctx->why[0] = 0;
+	r = assign_layers(ctx, g, t, p, budget, NULL);
+	if (r && r != -ENOTSUP)
+		goto out;
+	if (!r)
+		a_load = a_max;
 	if (a_load != UINT64_MAX || b_load != UINT64_MAX)
 		log_info("dfsp: busiest channel on greedy min-hop paths %lld, on "
 			 "weighted shortest paths %lld CA pairs (-1: do not fit "
 			 "%u layers)", a_load == UINT64_MAX ? -1LL : (long long)a_load,
 			 b_load == UINT64_MAX ? -1LL : (long long)b_load, budget);
-	if (!r && b_load < a_load) {
+	*load = a_load;
+	if (a_load == UINT64_MAX && b_load != UINT64_MAX) {
+		*load = b_load;
+		memcpy(t->port, b_t, tsize);
+		memcpy(p->sl, b_p, psize);
+		p->vls_used = b_vls;
 		*method = "weighted shortest paths";
-	} else {
-		memcpy(t->port, a_t, tsize);
-		if (a_load == UINT64_MAX) {
-			snprintf(ctx->why, sizeof(ctx->why), "shortest paths need "
-				 "more than %u virtual layers", budget);
-			r = -ENOTSUP;
-		} else {
-			memcpy(p->sl, a_p, psize);
-			p->vls_used = a_vls;
-			r = 0;
-		}
+		ctx->why[0] = 0;
+		r = 0;
+	} else if (a_load == UINT64_MAX) {
+		snprintf(ctx->why, sizeof(ctx->why), "shortest paths need "
+			 "more than %u virtual layers", budget);
+		r = -ENOTSUP;
 	}
 out:
 	free(a_t);
-	free(a_p);
+	free(b_t);
+	free(b_p);
 	return r;
 }
 
@@ -408,7 +434,8 @@ static int dfsp_route(struct route_ctx *ctx, struct lft_set *t)
 		goto out;
 	double t1 = now_seconds();
 	const char *method = "shortest paths";
-	r = best_fitting_paths(ctx, &g, t, p, budget, &method);
+	uint64_t load = UINT64_MAX; /* busiest channel's, when known */
+	r = best_fitting_paths(ctx, &g, t, p, budget, &method, &load);
 	if (r && r != -ENOTSUP)
 		goto out;
 	if (r == -ENOTSUP) {
@@ -424,10 +451,10 @@ static int dfsp_route(struct route_ctx *ctx, struct lft_set *t)
 		/* They fit; routes on the dependency graph may still load the
 		 * busiest channel less (detours around a degraded tree's
 		 * missing links): keep whichever does. */
-		r = keep_better(ctx, &g, t, p, budget, &method);
+		r = keep_better(ctx, &g, t, p, budget, &method, &load);
 	}
 	if (!r)
-		try_updn(ctx, &g, t, p);
+		try_updn(ctx, &g, t, p, load);
 	if (r)
 		goto out;
 	log_info("dfsp: %u switches, %u endpoints; paths %.3f s, %s on %u "
