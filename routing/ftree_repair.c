@@ -180,7 +180,7 @@ static int walk(struct ft_repair *rp, uint32_t y, uint32_t tg, uint32_t lid)
 		return W_DOWN;
 	if (in_r(rp, y))
 		return of_state[rp->state[y]];
-	if (rp->walk_at[y] == rp->stamp)
+	if (rp->walk_at[y] == rp->wstamp)
 		return rp->walk_res[y];
 	uint32_t x = y;
 	int up = 0, down = 0, turned = 0, res = W_BAD;
@@ -207,7 +207,7 @@ static int walk(struct ft_repair *rp, uint32_t y, uint32_t tg, uint32_t lid)
 		}
 		x = o;
 	}
-	rp->walk_at[y] = rp->stamp;
+	rp->walk_at[y] = rp->wstamp;
 	rp->walk_res[y] = (uint8_t)res;
 	return res;
 }
@@ -251,15 +251,45 @@ static void commit_flow(struct ft_repair *rp, uint32_t x, uint32_t tg,
 	}
 }
 
+/* Mark the ancestors of tg (the switches that reach it going only down),
+ * once per destination switch, and only when a switch of R could go down. */
+static void mark_ancestors(struct ft_repair *rp, uint32_t tg)
+{
+	const struct ftree *t = rp->t;
+	if (rp->anc_of == tg)
+		return;
+	rp->anc_of = tg;
+	rp->anc_epoch++;
+	uint32_t n = 0;
+	rp->anc_list[n++] = tg;
+	rp->anc_mark[tg] = rp->anc_epoch;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t s = rp->anc_list[i];
+		for (uint32_t k = t->up_off[s]; k < t->up_off[s + 1]; k++) {
+			uint32_t u = t->up[k].peer;
+			if (rp->anc_mark[u] != rp->anc_epoch) {
+				rp->anc_mark[u] = rp->anc_epoch;
+				rp->anc_list[n++] = u;
+			}
+		}
+	}
+}
+
 /* Step a: a down-link to a switch whose path only goes down. */
 static void decide_down(struct ft_repair *rp, uint32_t x, uint32_t tg,
 			uint32_t lid)
 {
 	const struct ftree *t = rp->t;
 	uint32_t best = FAB_NONE;
+	if (t->level[x] <= t->level[tg] || t->dn_off[x] == t->dn_off[x + 1])
+		return;
+	mark_ancestors(rp, tg);
+	if (rp->anc_mark[x] != rp->anc_epoch)
+		return;
 	for (uint32_t k = t->dn_off[x]; k < t->dn_off[x + 1]; k++) {
 		const struct ft_link *l = &t->dn[k];
-		if (walk(rp, l->peer, tg, lid) != W_DOWN)
+		if (rp->anc_mark[l->peer] != rp->anc_epoch ||
+		    walk(rp, l->peer, tg, lid) != W_DOWN)
 			continue;
 		if (l->port == rp->old[x]) {
 			best = k;
@@ -315,8 +345,8 @@ static void decide_up(struct ft_repair *rp, uint32_t x, uint32_t tg,
  * undecided switches of R to a settled one, every down->up turn on the
  * way and at the join one already taken (allow_new 0) or one that closes
  * no cycle with them (allow_new 1). */
-static uint32_t detour_search(struct ft_repair *rp, uint32_t s, uint32_t lid,
-			      int allow_new)
+static uint32_t detour_search(struct ft_repair *rp, uint32_t s, uint32_t tg,
+			      uint32_t lid, int allow_new)
 {
 	const struct ftree *t = rp->t;
 	uint32_t head = 0, tail = 0;
@@ -339,7 +369,9 @@ static uint32_t detour_search(struct ft_repair *rp, uint32_t s, uint32_t lid,
 						allow_new))
 					continue;
 				if (is_final(rp, y)) {
-					if (!ft_turn_ok(&rp->tu, y, l->rport,
+					/* settled, and not through s (a loop) */
+					if (walk(rp, y, tg, lid) == W_BAD ||
+					    !ft_turn_ok(&rp->tu, y, l->rport,
 							entry(rp, y, lid), allow_new))
 						continue;
 					rp->pred[y] = x;
@@ -372,13 +404,14 @@ static int take_turns(struct ft_repair *rp, uint32_t s, uint32_t y, uint32_t lid
 	return 1;
 }
 
-static int decide_detour(struct ft_repair *rp, uint32_t s, uint32_t lid)
+static int decide_detour(struct ft_repair *rp, uint32_t s, uint32_t tg,
+			 uint32_t lid)
 {
 	const struct ftree *t = rp->t;
 	const struct fabric *f = t->fab;
 	uint8_t p = entry(rp, s, lid);
 	uint32_t y = ft_far_sw(t, s, p);
-	if (y != FAB_NONE && is_final(rp, y) &&
+	if (y != FAB_NONE && is_final(rp, y) && walk(rp, y, tg, lid) != W_BAD &&
 	    ft_turn_ok(&rp->tu, y, f->ports[f->ports[t->fport[s] + p].peer].num,
 		       entry(rp, y, lid), 0)) {
 		rp->state[s] = RS_DETOUR;
@@ -387,9 +420,9 @@ static int decide_detour(struct ft_repair *rp, uint32_t s, uint32_t lid)
 	/* Each refused take adds to the graph, so this ends; the bound only
 	 * guards against a bug. */
 	for (int tries = 0; tries < 64; tries++) {
-		y = detour_search(rp, s, lid, 0);
+		y = detour_search(rp, s, tg, lid, 0);
 		if (y == FAB_NONE)
-			y = detour_search(rp, s, lid, 1);
+			y = detour_search(rp, s, tg, lid, 1);
 		if (y == FAB_NONE)
 			return -1;
 		if (!take_turns(rp, s, y, lid))
@@ -449,14 +482,236 @@ static uint32_t detour_order(struct ft_repair *rp, uint32_t *out)
 	return n;
 }
 
-/* Repair one LID given its broken entries h[0..nh). 0, or -1 if some
- * switch finds no path (the engine then routes in full). */
+/* The shape of s's path in the previous tables, on the previous fabric
+ * (through the link now lost): what the switches leading into s relied on. */
+static int prev_shape(const struct ft_repair *rp, uint32_t s, uint32_t tg,
+		      uint32_t lid)
+{
+	const struct fabric *pf = rp->pf;
+	uint32_t x = rp->prev_sw[s], end = rp->prev_sw[tg];
+	int up = 0, down = 0, turned = 0;
+	for (unsigned hops = 0; hops < 4 * FT_MAX_LEVELS; hops++) {
+		if (x == end)
+			return turned ? W_OTHER : up ? W_UPDOWN : W_DOWN;
+		uint8_t p = lft_row(rp->prev, x)[lid];
+		const struct fab_node *nd = &pf->nodes[pf->switches[x]];
+		if (!p || p > nd->num_ports)
+			return W_BAD;
+		uint32_t q = pf->ports[nd->first_port + p].peer;
+		if (q == FAB_NONE || !fab_is_switch(pf, pf->ports[q].node))
+			return W_BAD;
+		uint32_t o = pf->nodes[pf->ports[q].node].sw_index;
+		if (rp->prev_level[o] > rp->prev_level[x]) {
+			turned |= down;
+			up = 1;
+		} else {
+			down = 1;
+		}
+		x = o;
+	}
+	return W_BAD;
+}
+
+/* The shape of u's path when it enters y (going up, or down) and y's path
+ * has shape `y_shape`. */
+static int shape_via(int down_into, int y_shape)
+{
+	if (y_shape == W_BAD)
+		return W_BAD;
+	if (!down_into)
+		return y_shape == W_OTHER ? W_OTHER : W_UPDOWN;
+	return y_shape == W_DOWN ? W_DOWN : W_OTHER;
+}
+
+static int is_good(int shape)
+{
+	return shape == W_DOWN || shape == W_UPDOWN;
+}
+
+static int need_turns(struct ft_repair *rp)
+{
+	char why[160];
+	int r = rp->have_turns ? 0 : ft_repair_turns(rp, why, sizeof(why));
+	if (r > 0)
+		log_info("ftree: repair: %s", why);
+	return r;
+}
+
+/* One switch added to R on its own (lazy mode): the same steps. */
+static int decide_one(struct ft_repair *rp, uint32_t x, uint32_t tg,
+		      uint32_t lid)
+{
+	rp->wstamp++;
+	decide_down(rp, x, tg, lid);
+	if (rp->state[x] == RS_OPEN) {
+		rp->wstamp++;
+		decide_up(rp, x, tg, lid, 0);
+	}
+	if (rp->state[x] == RS_OPEN) {
+		int r = need_turns(rp);
+		if (r)
+			return r < 0 ? r : -1;
+		rp->wstamp++;
+		if (decide_detour(rp, x, tg, lid))
+			return -1;
+	}
+	rp->wstamp++;
+	return 0;
+}
+
+/* Lazy mode, for LIDs that carry no compute-node flow (switch LIDs): R
+ * starts as the broken entries only; a switch leading into R joins it only
+ * when its path stops being up*-then-down* (it was) or the turn where it
+ * enters R is not allowed. Paths that keep their shape keep their entries
+ * and so do all switches behind them, without being visited: a detour of a
+ * middle switch that crossed the lost link has 95 switches behind it on
+ * the 65,536-CA tree, of which none changes. */
+static int extend_lazily(struct ft_repair *rp, uint32_t tg, uint32_t lid)
+{
+	const struct ftree *t = rp->t;
+	static const uint8_t of_state[] = { W_BAD, W_DOWN, W_UPDOWN, W_OTHER };
+	for (uint32_t i = 0; i < rp->nr; i++) {
+		uint32_t y = rp->rl[i];
+		uint8_t out = entry(rp, y, lid);
+		uint32_t z = ft_far_sw(t, y, out);
+		int y_up = z != FAB_NONE && t->level[z] > t->level[y];
+		for (int pass = 0; pass < 2; pass++) {
+			const struct ft_link *L = pass ? t->dn : t->up;
+			const uint32_t *off = pass ? t->dn_off : t->up_off;
+			for (uint32_t k = off[y]; k < off[y + 1]; k++) {
+				const struct ft_link *l = &L[k];
+				uint32_t u = l->peer;
+				if (in_r(rp, u) || entry(rp, u, lid) != l->rport)
+					continue;
+				int down_into = !pass;  /* u above y sends down */
+				int was = shape_via(down_into, rp->old_ty[y]);
+				int now = shape_via(down_into, of_state[rp->state[y]]);
+				int ok = now != W_BAD && (!is_good(was) || is_good(now));
+				if (ok && down_into && y_up) {
+					int r = need_turns(rp);
+					if (r)
+						return r < 0 ? r : -1;
+					ok = ft_turn_ok(&rp->tu, y, l->port, out, 0) ||
+					     ft_turn_take(&rp->tu, y, l->port, out);
+				}
+				if (ok)
+					continue;
+				add_to_r(rp, u, lid);
+				rp->old_ty[u] = (uint8_t)was;
+				int r = decide_one(rp, u, tg, lid);
+				if (r)
+					return r;
+			}
+		}
+	}
+	return 0;
+}
+
+/* Steps a-c over R as it stands. 0, or -1 with switches left open. */
+static int decide_set(struct ft_repair *rp, const struct ft_dest *d,
+		      uint32_t lid, uint32_t *undecided, int lazy)
+{
+	const struct ftree *t = rp->t;
+	uint32_t tg = d->sw;
+	sort_r(rp);
+	/* Flow each switch of R carried (old entries), for the costs. */
+	if (d->weighted)
+		for (uint32_t i = 0; i < rp->nr; i++) {
+			uint32_t x = rp->rl[i];
+			uint32_t o = ft_far_sw(t, x, rp->old[x]);
+			if (o != FAB_NONE && in_r(rp, o) && t->level[o] > t->level[x])
+				rp->inflow[o] += rp->inflow[x] + t->weight[x];
+		}
+	for (uint32_t i = 0; i < rp->nr; i++) {
+		rp->wstamp += lazy;
+		decide_down(rp, rp->rl[i], tg, lid);
+	}
+	for (uint32_t i = rp->nr; i-- > 0;) {
+		uint32_t x = rp->rl[i];
+		if (rp->state[x] != RS_OPEN)
+			continue;
+		rp->wstamp += lazy;
+		uint64_t f = d->weighted ? t->weight[x] + rp->inflow[x] : 0;
+		decide_up(rp, x, tg, lid, f);
+		if (d->weighted && t->weight[x] && rp->state[x] == RS_UP)
+			commit_flow(rp, x, tg, lid, t->weight[x]);
+	}
+	uint32_t n = detour_order(rp, undecided);
+	if (n) {
+		int r = need_turns(rp);
+		if (r)
+			return r < 0 ? r : -1;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t x = undecided[i];
+		if (rp->state[x] != RS_OPEN)
+			continue;
+		rp->wstamp += lazy;
+		if (decide_detour(rp, x, tg, lid)) {
+			if (!lazy)
+				log_info("ftree: repair: switch \"%.24s\" finds no "
+					 "detour to LID %u that keeps the CDG acyclic",
+					 t->fab->nodes[t->fab->switches[x]].desc, lid);
+			return -1;
+		}
+	}
+	for (uint32_t i = 0; i < rp->nr; i++)
+		if (rp->state[rp->rl[i]] == RS_OPEN) {
+			if (!lazy)
+				log_info("ftree: repair: switch \"%.24s\" is cut off "
+					 "from LID %u", t->fab->nodes[t->fab->switches[rp->rl[i]]].desc,
+					 lid);
+			return -1;
+		}
+	return 0;
+}
+
+/* Lazy mode got stuck: back to the old entries, and the switches leading
+ * into a switch left open join R (their own way out may be what the stuck
+ * one needs). 0 if R grew. */
+static int grow(struct ft_repair *rp, uint32_t lid)
+{
+	const struct ftree *t = rp->t;
+	uint32_t n0 = rp->nr;
+	for (uint32_t i = 0; i < n0; i++)
+		set_entry(rp, rp->rl[i], lid, rp->old[rp->rl[i]]);
+	for (uint32_t i = 0; i < n0; i++) {
+		uint32_t y = rp->rl[i];
+		int stuck = rp->state[y] == RS_OPEN;
+		rp->state[y] = RS_OPEN;
+		rp->inflow[y] = 0;
+		if (!stuck)
+			continue;
+		for (int pass = 0; pass < 2; pass++) {
+			const struct ft_link *L = pass ? t->dn : t->up;
+			const uint32_t *off = pass ? t->dn_off : t->up_off;
+			for (uint32_t k = off[y]; k < off[y + 1]; k++) {
+				uint32_t u = L[k].peer;
+				if (in_r(rp, u) || entry(rp, u, lid) != L[k].rport)
+					continue;
+				add_to_r(rp, u, lid);
+				rp->old_ty[u] = (uint8_t)shape_via(!pass, rp->old_ty[y]);
+			}
+		}
+	}
+	rp->wstamp++;
+	return rp->nr > n0 ? 0 : -1;
+}
+
+#define FT_REPAIR_GROW_ROUNDS 6
+
+/* Repair one LID given its broken entries h[0..nh). Compute-node LIDs
+ * take the whole R at once (their flows are weighed together); switch
+ * LIDs go lazily, growing R a few times where that gets stuck, then
+ * take the whole R. 0, or -1 if some switch finds no path (the engine
+ * then routes in full). */
 static int repair_lid(struct ft_repair *rp, uint32_t lid, const struct ft_hit *h,
 		      uint32_t nh, uint32_t *undecided)
 {
 	const struct ftree *t = rp->t;
 	uint32_t di = rp->dest_of[lid];
 	rp->stamp++;
+	rp->wstamp++;
 	rp->nr = 0;
 	for (uint32_t i = 0; i < nh; i++)
 		if (!in_r(rp, h[i].sw))
@@ -467,66 +722,48 @@ static int repair_lid(struct ft_repair *rp, uint32_t lid, const struct ft_hit *h
 		return 0;
 	}
 	const struct ft_dest *d = &t->dest[di];
-	uint32_t tg = d->sw;
-	/* Everything whose entry leads into R. */
-	for (uint32_t i = 0; i < rp->nr; i++) {
-		uint32_t y = rp->rl[i];
-		for (uint32_t k = t->nb_off[y]; k < t->nb_off[y + 1]; k++) {
-			uint32_t u = t->nb_peer[k];
-			if (!in_r(rp, u) && entry(rp, u, lid) == t->nb_rport[k])
-				add_to_r(rp, u, lid);
+	int r = -1;
+	if (!d->weighted) {
+		for (uint32_t i = 0; i < rp->nr; i++)
+			rp->old_ty[rp->rl[i]] =
+				(uint8_t)prev_shape(rp, rp->rl[i], d->sw, lid);
+		for (int round = 0; round < FT_REPAIR_GROW_ROUNDS; round++) {
+			r = decide_set(rp, d, lid, undecided, 1);
+			if (!r)
+				r = extend_lazily(rp, d->sw, lid);
+			if (r != -1 || grow(rp, lid))
+				break;
+		}
+		if (r < -1)
+			return r;
+		if (r) {                /* the whole R after all */
+			rp->lazy_fallbacks++;
+			for (uint32_t i = 0; i < rp->nr; i++)
+				set_entry(rp, rp->rl[i], lid, rp->old[rp->rl[i]]);
+			rp->stamp++;
+			rp->wstamp++;
+			rp->nr = 0;
+			for (uint32_t i = 0; i < nh; i++)
+				if (!in_r(rp, h[i].sw))
+					add_to_r(rp, h[i].sw, lid);
 		}
 	}
-	sort_r(rp);
-	/* Flow each switch of R carried (old entries), for the costs. */
-	if (d->weighted)
+	if (r) {
+		/* Everything whose entry leads into R. */
 		for (uint32_t i = 0; i < rp->nr; i++) {
-			uint32_t x = rp->rl[i];
-			uint32_t o = ft_far_sw(t, x, rp->old[x]);
-			if (o != FAB_NONE && in_r(rp, o) && t->level[o] > t->level[x])
-				rp->inflow[o] += rp->inflow[x] + t->weight[x];
+			uint32_t y = rp->rl[i];
+			for (uint32_t k = t->nb_off[y]; k < t->nb_off[y + 1]; k++) {
+				uint32_t u = t->nb_peer[k];
+				if (!in_r(rp, u) && entry(rp, u, lid) == t->nb_rport[k])
+					add_to_r(rp, u, lid);
+			}
 		}
-	for (uint32_t i = 0; i < rp->nr; i++)
-		decide_down(rp, rp->rl[i], tg, lid);
-	for (uint32_t i = rp->nr; i-- > 0;) {
-		uint32_t x = rp->rl[i];
-		if (rp->state[x] != RS_OPEN)
-			continue;
-		uint64_t f = d->weighted ? t->weight[x] + rp->inflow[x] : 0;
-		decide_up(rp, x, tg, lid, f);
-		if (d->weighted && t->weight[x] && rp->state[x] == RS_UP)
-			commit_flow(rp, x, tg, lid, t->weight[x]);
-	}
-	uint32_t n = detour_order(rp, undecided);
-	if (n && !rp->have_turns) {
-		char why[160];
-		int r = ft_repair_turns(rp, why, sizeof(why));
-		if (r) {
-			if (r > 0)
-				log_info("ftree: repair: %s", why);
-			return r < 0 ? r : -1;
-		}
-	}
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t x = undecided[i];
-		if (rp->state[x] != RS_OPEN)
-			continue;
-		if (decide_detour(rp, x, lid)) {
-			log_info("ftree: repair: switch \"%.24s\" finds no detour "
-				 "to LID %u that keeps the CDG acyclic",
-				 t->fab->nodes[t->fab->switches[x]].desc, lid);
-			return -1;
-		}
+		if ((r = decide_set(rp, d, lid, undecided, 0)))
+			return r;
 	}
 	for (uint32_t i = 0; i < rp->nr; i++) {
-		uint32_t x = rp->rl[i];
-		if (rp->state[x] == RS_OPEN) {
-			log_info("ftree: repair: switch \"%.24s\" is cut off from "
-				 "LID %u", t->fab->nodes[t->fab->switches[x]].desc, lid);
-			return -1;
-		}
 		rp->redecided++;
-		rp->detours += rp->state[x] == RS_DETOUR;
+		rp->detours += rp->state[rp->rl[i]] == RS_DETOUR;
 	}
 	return 0;
 }
@@ -551,6 +788,10 @@ static void repair_free(struct ft_repair *rp)
 	free(rp->queue);
 	free(rp->in_port);
 	free(rp->via);
+	free(rp->old_ty);
+	free(rp->prev_level);
+	free(rp->anc_mark);
+	free(rp->anc_list);
 	if (rp->have_turns)
 		ft_turns_free(&rp->tu);
 	free(rp->load);
@@ -573,11 +814,15 @@ static int repair_alloc(struct ft_repair *rp)
 	rp->queue = calloc(n, sizeof(uint32_t));
 	rp->in_port = calloc(n, 1);
 	rp->via = calloc(n, 1);
+	rp->old_ty = calloc(n, 1);
+	rp->anc_mark = calloc(n, sizeof(uint32_t));
+	rp->anc_list = calloc(n, sizeof(uint32_t));
+	rp->anc_of = FAB_NONE;
 	rp->load = calloc(np, sizeof(uint64_t));
 	if (!rp->dest_of || !rp->in_r || !rp->state || !rp->old ||
 	    !rp->walk_at || !rp->walk_res || !rp->inflow || !rp->rl ||
 	    !rp->seen || !rp->pred || !rp->queue || !rp->in_port ||
-	    !rp->via || !rp->load)
+	    !rp->via || !rp->load || !rp->anc_mark || !rp->anc_list || !rp->old_ty)
 		return -ENOMEM;
 	for (uint32_t l = 0; l <= rp->lft->max_lid; l++)
 		rp->dest_of[l] = FAB_NONE;
@@ -624,6 +869,7 @@ int ft_repair(struct ft_work *w, const struct route_options *opt,
 		return r;
 	}
 	unsigned nthr = copy_tables(&rp, threads);
+	rp.threads = nthr;
 	double t1 = now_seconds();
 	clear_gone(&rp);
 	if ((r = find_hits(&rp)) < 0)
@@ -680,12 +926,14 @@ int ft_repair(struct ft_work *w, const struct route_options *opt,
 		goto fail;
 	log_info("ftree: repair: %u ports lost their link, %u LIDs gone; %u LIDs affected, "
 		 "%llu entries changed (+%llu cleared) in %llu 64-entry LFT "
-		 "blocks: %llu re-decided, %llu on detours; copy %.3f s (%u "
+		 "blocks: %llu re-decided, %llu on detours, %llu LIDs whole; "
+		 "copy %.3f s (%u "
 		 "threads), repair %.3f s (previous turns %llu in %.3f s, %llu "
 		 "new)", rp.nlost, rp.ngone, rp.nlids,
 		 (unsigned long long)rp.changed, (unsigned long long)rp.cleared,
 		 (unsigned long long)blocks, (unsigned long long)rp.redecided,
-		 (unsigned long long)rp.detours, t1 - t0, nthr, now_seconds() - t1,
+		 (unsigned long long)rp.detours,
+		 (unsigned long long)rp.lazy_fallbacks, t1 - t0, nthr, now_seconds() - t1,
 		 (unsigned long long)rp.prev_turns, rp.turns_s,
 		 (unsigned long long)(rp.have_turns ? rp.tu.taken - rp.prev_turns : 0));
 	repair_free(&rp);

@@ -39,7 +39,10 @@ struct ft_repair {
 	uint32_t *walk_at;              /* == stamp: walk_res is this LID's */
 	uint8_t *walk_res;
 	uint64_t *inflow;
-	uint32_t stamp;
+	uint32_t *anc_mark, *anc_list, anc_of, anc_epoch; /* ancestors of anc_of */
+	uint32_t stamp, wstamp;         /* per LID; per decision (walk memo) */
+	uint8_t *old_ty;                /* W_* shape of its path before */
+	uint32_t *prev_level;           /* per previous switch ordinal */
 	uint32_t *rl, nr;               /* the switches whose path broke */
 	/* detour search */
 	uint32_t *seen, *pred, *queue, search;
@@ -52,8 +55,9 @@ struct ft_repair {
 	double turns_s;
 	uint64_t *load;                 /* per fabric port: flow the repair added */
 	/* statistics */
-	uint64_t changed, cleared, redecided, detours;
+	uint64_t changed, cleared, redecided, detours, lazy_fallbacks;
 	uint32_t nlids;
+	unsigned threads;               /* for the previous-turn scan */
 };
 
 /* ftree_repair_diff.c: fills lost and gone; 0 when the repair applies,

@@ -96,6 +96,14 @@ static int levels_differ(struct ft_repair *rp, const struct route_options *opt,
 			break;
 		}
 	}
+	/* Kept for the old path shapes (ftree_repair.c), as levels. */
+	for (uint32_t s = 0; s < n && !r; s++)
+		if (dist[s] != UINT32_MAX && opt && opt->num_root_guids)
+			dist[s] = maxd - dist[s];
+	if (!r) {
+		rp->prev_level = dist;
+		dist = NULL;
+	}
 out:
 	free(dist);
 	free(queue);

@@ -13,6 +13,7 @@
  * fabric only makes more destinations fail that test, never fewer, so
  * every turn the previous tables take on surviving links is found. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -54,10 +55,57 @@ static uint32_t count_tops_above(const struct ftree *t, uint32_t *cnt)
 	return ntop;
 }
 
+/* One thread's share of the scan: rows [from, to) (switches above the
+ * leaves only: a turn needs an upper neighbour sending down). */
+struct scan_job {
+	const struct ft_repair *rp;
+	const uint32_t *lids;
+	uint32_t nl, from, to;
+	struct ft_turn_seen { uint32_t y; uint8_t in, out; } *v;
+	uint64_t n, cap;
+	int nomem;
+};
+
+static void *scan_rows(void *arg)
+{
+	struct scan_job *j = arg;
+	const struct ft_repair *rp = j->rp;
+	const struct ftree *t = rp->t;
+	const struct fabric *f = t->fab;
+	for (uint32_t i = j->from; i < j->to && !j->nomem; i++) {
+		uint32_t u = t->by_level[i];
+		const uint8_t *pu = lft_row(rp->prev, rp->prev_sw[u]);
+		for (uint32_t k = 0; k < j->nl; k++) {
+			uint32_t l = j->lids[k];
+			uint32_t y = ft_far_sw(t, u, pu[l]);
+			if (y == FAB_NONE || t->level[y] >= t->level[u])
+				continue;
+			uint8_t q = lft_row(rp->prev, rp->prev_sw[y])[l];
+			uint32_t z = ft_far_sw(t, y, q);
+			if (z == FAB_NONE || t->level[z] <= t->level[y])
+				continue;
+			uint8_t in = f->ports[f->ports[t->fport[u] + pu[l]].peer].num;
+			if (j->n && j->v[j->n - 1].y == y && j->v[j->n - 1].in == in &&
+			    j->v[j->n - 1].out == q)
+				continue;       /* the same turn again, as it often is */
+			if (j->n == j->cap) {
+				j->cap = j->cap ? 2 * j->cap : 4096;
+				void *nv = realloc(j->v, j->cap * sizeof(*j->v));
+				if (!nv) {
+					j->nomem = 1;
+					break;
+				}
+				j->v = nv;
+			}
+			j->v[j->n++] = (struct ft_turn_seen){ y, in, q };
+		}
+	}
+	return NULL;
+}
+
 int ft_repair_turns(struct ft_repair *rp, char *why, size_t len)
 {
 	const struct ftree *t = rp->t;
-	const struct fabric *f = t->fab;
 	double t0 = now_seconds();
 	uint32_t *cnt = calloc(t->nsw ? t->nsw : 1, sizeof(uint32_t));
 	uint32_t *lids = malloc(((size_t)rp->lft->max_lid + 1) * sizeof(uint32_t));
@@ -78,29 +126,42 @@ int ft_repair_turns(struct ft_repair *rp, char *why, size_t len)
 			if (d->lid + k <= rp->prev->max_lid)
 				lids[nl++] = d->lid + k;
 	}
-	for (uint32_t u = 0; u < t->nsw && !r; u++) {
-		const uint8_t *pu = lft_row(rp->prev, rp->prev_sw[u]);
-		for (uint32_t i = 0; i < nl; i++) {
-			uint32_t l = lids[i];
-			uint32_t y = ft_far_sw(t, u, pu[l]);
-			if (y == FAB_NONE || t->level[y] >= t->level[u])
+	/* Rows split over the threads; the turns are taken afterwards, in
+	 * row order, so the result does not depend on the threads. */
+	struct scan_job job[2];
+	pthread_t tid;
+	uint32_t first = t->lvl_off[1], nsw = t->nsw;
+	unsigned nj = rp->threads >= 2 && (uint64_t)(nsw - first) * nl >= (1u << 20) ? 2 : 1;
+	for (unsigned k = 0; k < nj; k++)
+		job[k] = (struct scan_job){ .rp = rp, .lids = lids, .nl = nl,
+			.from = first + (uint32_t)((uint64_t)(nsw - first) * k / nj),
+			.to = first + (uint32_t)((uint64_t)(nsw - first) * (k + 1) / nj) };
+	int threaded = nj == 2 && !pthread_create(&tid, NULL, scan_rows, &job[1]);
+	scan_rows(&job[0]);
+	if (nj == 2 && !threaded)
+		scan_rows(&job[1]);
+	if (threaded)
+		pthread_join(tid, NULL);
+	for (unsigned k = 0; k < nj && !r; k++) {
+		if (job[k].nomem) {
+			r = -ENOMEM;
+			break;
+		}
+		for (uint64_t i = 0; i < job[k].n; i++) {
+			const struct ft_turn_seen *v = &job[k].v[i];
+			if (ft_turn_is_taken(&rp->tu, v->y, v->in, v->out))
 				continue;
-			uint8_t q = lft_row(rp->prev, rp->prev_sw[y])[l];
-			uint32_t z = ft_far_sw(t, y, q);
-			if (z == FAB_NONE || t->level[z] <= t->level[y])
-				continue;
-			uint8_t in = f->ports[f->ports[t->fport[u] + pu[l]].peer].num;
-			if (ft_turn_is_taken(&rp->tu, y, in, q))
-				continue;
-			if (!ft_turn_take(&rp->tu, y, in, q)) {
+			if (!ft_turn_take(&rp->tu, v->y, v->in, v->out)) {
 				snprintf(why, len, "the previous tables' turns "
-					 "close a credit loop on this tree (LID %u)", l);
+					 "close a credit loop on this tree");
 				r = 1;
 				break;
 			}
 			rp->prev_turns++;
 		}
 	}
+	for (unsigned k = 0; k < nj; k++)
+		free(job[k].v);
 	free(cnt);
 	free(lids);
 	rp->turns_s = now_seconds() - t0;
