@@ -320,6 +320,9 @@ static void decide_up(struct ft_repair *rp, uint32_t x, uint32_t tg,
 	struct cost bc = { 0, 0 };
 	for (uint32_t k = t->up_off[x]; k < t->up_off[x + 1]; k++) {
 		const struct ft_link *l = &t->up[k];
+		/* carrying nothing: the old link if valid, else any will do */
+		if (!f && best != FAB_NONE && l->port != rp->old[x])
+			continue;
 		int w = walk(rp, l->peer, tg, lid);
 		if (w != W_DOWN && w != W_UPDOWN)
 			continue;
@@ -613,6 +616,14 @@ static int decide_set(struct ft_repair *rp, const struct ft_dest *d,
 {
 	const struct ftree *t = rp->t;
 	uint32_t tg = d->sw;
+	/* Lazy mode decides detours in the order switches joined R: the
+	 * broken ones first, so that a switch behind one keeps its entry when
+	 * the broken one's new path suits it (a top that lost its link to a
+	 * pod takes one middle below it as its detour; the other 62 middles
+	 * that went up to it keep their entries). */
+	uint32_t n = rp->nr;
+	if (lazy)
+		memcpy(undecided, rp->rl, n * sizeof(uint32_t));
 	sort_r(rp);
 	/* Flow each switch of R carried (old entries), for the costs. */
 	if (d->weighted)
@@ -636,7 +647,8 @@ static int decide_set(struct ft_repair *rp, const struct ft_dest *d,
 		if (d->weighted && t->weight[x] && rp->state[x] == RS_UP)
 			commit_flow(rp, x, tg, lid, t->weight[x]);
 	}
-	uint32_t n = detour_order(rp, undecided);
+	if (!lazy)
+		n = detour_order(rp, undecided);
 	if (n) {
 		int r = need_turns(rp);
 		if (r)

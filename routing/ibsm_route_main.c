@@ -544,6 +544,8 @@ static void prev_report(struct prev *pv, const struct fabric *f,
 						was[l] : LFT_NO_PATH);
 			entries += d;
 			blocks += d != 0;
+			if (d && getenv("RP_DEBUG"))
+				fprintf(stderr, "DIFF %s %u %u\n", f->nodes[f->switches[s]].desc, l0, d);
 		}
 	}
 	if (!c->quiet)
