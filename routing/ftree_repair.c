@@ -238,17 +238,43 @@ static struct cost path_cost(struct ft_repair *rp, uint32_t x, uint8_t p,
 	return c;
 }
 
+/* Add (sign 1) or take back (-1) f units along x's path. */
 static void commit_flow(struct ft_repair *rp, uint32_t x, uint32_t tg,
-			uint32_t lid, uint64_t f)
+			uint32_t lid, uint64_t f, int sign)
 {
 	const struct ftree *t = rp->t;
 	for (unsigned hops = 0; hops < 4 * FT_MAX_LEVELS && x != tg; hops++) {
 		uint8_t p = entry(rp, x, lid);
 		if (ft_far_sw(t, x, p) == FAB_NONE)
 			break;
-		rp->load[t->fport[x] + p] += f;
+		uint64_t *l = &rp->load[t->fport[x] + p];
+		*l = sign > 0 ? *l + f : *l > f ? *l - f : 0;
 		x = t->peer_sw[t->fport[x] + p];
 	}
+}
+
+/* Flow accounting of a compute-node LID, as R is decided from the top
+ * down: a switch commits its flow (its own compute nodes and, by the old
+ * entries, what reached it from below inside R) along its new path,
+ * unless the switch above it that counted that flow still gets it; a
+ * switch that moves away takes its flow back off that switch's path. So
+ * the next choices see where the displaced traffic went already (without
+ * this, every middle switch of every pod sent a lost top's traffic to the
+ * same next top: 1.76x on a radix-8 tree instead of 1.3x). */
+static void account(struct ft_repair *rp, uint32_t x, uint32_t tg,
+		    uint32_t lid, uint64_t f)
+{
+	const struct ftree *t = rp->t;
+	uint32_t y = ft_far_sw(t, x, rp->old[x]);
+	int counted = y != FAB_NONE && in_r(rp, y) && rp->committed[y] == rp->stamp;
+	rp->committed[x] = rp->stamp;
+	if (!f)
+		return;
+	if (counted && entry(rp, x, lid) == rp->old[x])
+		return;
+	if (counted)
+		commit_flow(rp, y, tg, lid, f, -1);
+	commit_flow(rp, x, tg, lid, f, 1);
 }
 
 /* Mark the ancestors of tg (the switches that reach it going only down),
@@ -312,6 +338,46 @@ static void decide_down(struct ft_repair *rp, uint32_t x, uint32_t tg,
 }
 
 /* Step b: an up-link to a switch with an up*-then-down* path. */
+/* A switch outside R that no switch sends this LID to carries no flow
+ * for it: its entry was an arbitrary choice (ftree takes the first
+ * up-link), so when displaced flow comes its way it may choose again.
+ * Returns its best up-link for f more units (and the cost), or 0 when it
+ * is not such a switch. */
+static uint8_t free_up(struct ft_repair *rp, uint32_t u, uint32_t tg,
+		       uint32_t lid, uint64_t f, struct cost *out)
+{
+	const struct ftree *t = rp->t;
+	if (in_r(rp, u) || t->up_off[u] == t->up_off[u + 1])
+		return 0;
+	if (rp->free_at[u] != rp->stamp) {
+		int busy = 0;
+		for (int pass = 0; pass < 2 && !busy; pass++) {
+			const struct ft_link *L = pass ? t->dn : t->up;
+			const uint32_t *off = pass ? t->dn_off : t->up_off;
+			for (uint32_t k = off[u]; k < off[u + 1] && !busy; k++)
+				busy = entry(rp, L[k].peer, lid) == L[k].rport;
+		}
+		rp->free_at[u] = rp->stamp;
+		rp->free_res[u] = !busy;
+	}
+	if (!rp->free_res[u])
+		return 0;
+	uint8_t bp = 0;
+	for (uint32_t k = t->up_off[u]; k < t->up_off[u + 1]; k++) {
+		const struct ft_link *l = &t->up[k];
+		int w = walk(rp, l->peer, tg, lid);
+		if (w != W_DOWN && w != W_UPDOWN)
+			continue;
+		struct cost c = path_cost(rp, u, l->port, tg, lid, f);
+		if (!bp || c.max < out->max ||
+		    (c.max == out->max && c.sum < out->sum)) {
+			bp = l->port;
+			*out = c;
+		}
+	}
+	return bp;
+}
+
 static void decide_up(struct ft_repair *rp, uint32_t x, uint32_t tg,
 		      uint32_t lid, uint64_t f)
 {
@@ -330,7 +396,15 @@ static void decide_up(struct ft_repair *rp, uint32_t x, uint32_t tg,
 			best = k;
 			break;
 		}
-		struct cost c = path_cost(rp, x, l->port, tg, lid, f);
+		struct cost c, cu;
+		uint8_t pu = f ? free_up(rp, l->peer, tg, lid, f, &cu) : 0;
+		if (pu) {       /* x -> u, then u's best way up */
+			uint64_t v = rp->load[l->egress] + f;
+			c.max = v > cu.max ? v : cu.max;
+			c.sum = v + cu.sum;
+		} else {
+			c = path_cost(rp, x, l->port, tg, lid, f);
+		}
 		if (best == FAB_NONE || c.max < bc.max ||
 		    (c.max == bc.max && (c.sum < bc.sum ||
 		     (c.sum == bc.sum && t->order[l->peer] < t->order[t->up[best].peer])))) {
@@ -340,6 +414,15 @@ static void decide_up(struct ft_repair *rp, uint32_t x, uint32_t tg,
 	}
 	if (best == FAB_NONE)
 		return;
+	uint32_t u = t->up[best].peer;
+	struct cost cu;
+	uint8_t pu = f && t->up[best].port != rp->old[x] ?
+		free_up(rp, u, tg, lid, f, &cu) : 0;
+	if (pu && pu != entry(rp, u, lid)) {
+		add_to_r(rp, u, lid);
+		set_entry(rp, u, lid, pu);
+		rp->state[u] = RS_UP;
+	}
 	set_entry(rp, x, lid, t->up[best].port);
 	rp->state[x] = RS_UP;
 }
@@ -637,6 +720,11 @@ static int decide_set(struct ft_repair *rp, const struct ft_dest *d,
 		rp->wstamp += lazy;
 		decide_down(rp, rp->rl[i], tg, lid);
 	}
+	/* ancestors first in the flow accounting: the flow reaches them last */
+	for (uint32_t i = rp->nr; d->weighted && i-- > 0;)
+		if (rp->state[rp->rl[i]] == RS_DOWN)
+			account(rp, rp->rl[i], tg, lid,
+				t->weight[rp->rl[i]] + rp->inflow[rp->rl[i]]);
 	for (uint32_t i = rp->nr; i-- > 0;) {
 		uint32_t x = rp->rl[i];
 		if (rp->state[x] != RS_OPEN)
@@ -644,8 +732,8 @@ static int decide_set(struct ft_repair *rp, const struct ft_dest *d,
 		rp->wstamp += lazy;
 		uint64_t f = d->weighted ? t->weight[x] + rp->inflow[x] : 0;
 		decide_up(rp, x, tg, lid, f);
-		if (d->weighted && t->weight[x] && rp->state[x] == RS_UP)
-			commit_flow(rp, x, tg, lid, t->weight[x]);
+		if (d->weighted && rp->state[x] == RS_UP)
+			account(rp, x, tg, lid, f);
 	}
 	if (!lazy)
 		n = detour_order(rp, undecided);
@@ -794,6 +882,9 @@ static void repair_free(struct ft_repair *rp)
 	free(rp->walk_at);
 	free(rp->walk_res);
 	free(rp->inflow);
+	free(rp->committed);
+	free(rp->free_at);
+	free(rp->free_res);
 	free(rp->rl);
 	free(rp->seen);
 	free(rp->pred);
@@ -820,6 +911,9 @@ static int repair_alloc(struct ft_repair *rp)
 	rp->walk_at = calloc(n, sizeof(uint32_t));
 	rp->walk_res = calloc(n, 1);
 	rp->inflow = calloc(n, sizeof(uint64_t));
+	rp->committed = calloc(n, sizeof(uint32_t));
+	rp->free_at = calloc(n, sizeof(uint32_t));
+	rp->free_res = calloc(n, 1);
 	rp->rl = calloc(n, sizeof(uint32_t));
 	rp->seen = calloc(n, sizeof(uint32_t));
 	rp->pred = calloc(n, sizeof(uint32_t));
@@ -833,6 +927,7 @@ static int repair_alloc(struct ft_repair *rp)
 	rp->load = calloc(np, sizeof(uint64_t));
 	if (!rp->dest_of || !rp->in_r || !rp->state || !rp->old ||
 	    !rp->walk_at || !rp->walk_res || !rp->inflow || !rp->rl ||
+	    !rp->committed || !rp->free_at || !rp->free_res ||
 	    !rp->seen || !rp->pred || !rp->queue || !rp->in_port ||
 	    !rp->via || !rp->load || !rp->anc_mark || !rp->anc_list || !rp->old_ty)
 		return -ENOMEM;

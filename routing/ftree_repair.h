@@ -39,6 +39,9 @@ struct ft_repair {
 	uint32_t *walk_at;              /* == stamp: walk_res is this LID's */
 	uint8_t *walk_res;
 	uint64_t *inflow;
+	uint32_t *committed;            /* == stamp: its flow is in load[] */
+	uint32_t *free_at;              /* == stamp: free_res is this LID's */
+	uint8_t *free_res;              /* nothing is routed through it */
 	uint32_t *anc_mark, *anc_list, anc_of, anc_epoch; /* ancestors of anc_of */
 	uint32_t stamp, wstamp;         /* per LID; per decision (walk memo) */
 	uint8_t *old_ty;                /* W_* shape of its path before */
