@@ -180,7 +180,10 @@ static int walk(struct ft_repair *rp, uint32_t y, uint32_t tg, uint32_t lid)
 		return W_DOWN;
 	if (in_r(rp, y))
 		return of_state[rp->state[y]];
-	if (rp->walk_at[y] == rp->wstamp)
+	/* A memo stays good for the round unless it says broken: deciding a
+	 * switch only ever turns a path through it from broken to valid. */
+	if (rp->walk_at[y] == rp->wstamp ||
+	    (rp->walk_at[y] >= rp->wround && rp->walk_res[y] != W_BAD))
 		return rp->walk_res[y];
 	uint32_t x = y;
 	int up = 0, down = 0, turned = 0, res = W_BAD;
@@ -309,12 +312,17 @@ static void decide_down(struct ft_repair *rp, uint32_t x, uint32_t tg,
 	uint32_t best = FAB_NONE;
 	if (t->level[x] <= t->level[tg] || t->dn_off[x] == t->dn_off[x + 1])
 		return;
-	mark_ancestors(rp, tg);
-	if (rp->anc_mark[x] != rp->anc_epoch)
-		return;
+	/* Right above tg only links to tg qualify; higher up, ancestors. */
+	int next_to = t->level[x] == t->level[tg] + 1;
+	if (!next_to) {
+		mark_ancestors(rp, tg);
+		if (rp->anc_mark[x] != rp->anc_epoch)
+			return;
+	}
 	for (uint32_t k = t->dn_off[x]; k < t->dn_off[x + 1]; k++) {
 		const struct ft_link *l = &t->dn[k];
-		if (rp->anc_mark[l->peer] != rp->anc_epoch ||
+		if (next_to ? l->peer != tg :
+		    rp->anc_mark[l->peer] != rp->anc_epoch ||
 		    walk(rp, l->peer, tg, lid) != W_DOWN)
 			continue;
 		if (l->port == rp->old[x]) {
@@ -396,15 +404,7 @@ static void decide_up(struct ft_repair *rp, uint32_t x, uint32_t tg,
 			best = k;
 			break;
 		}
-		struct cost c, cu;
-		uint8_t pu = f ? free_up(rp, l->peer, tg, lid, f, &cu) : 0;
-		if (pu) {       /* x -> u, then u's best way up */
-			uint64_t v = rp->load[l->egress] + f;
-			c.max = v > cu.max ? v : cu.max;
-			c.sum = v + cu.sum;
-		} else {
-			c = path_cost(rp, x, l->port, tg, lid, f);
-		}
+		struct cost c = path_cost(rp, x, l->port, tg, lid, f);
 		if (best == FAB_NONE || c.max < bc.max ||
 		    (c.max == bc.max && (c.sum < bc.sum ||
 		     (c.sum == bc.sum && t->order[l->peer] < t->order[t->up[best].peer])))) {
@@ -684,6 +684,8 @@ static int extend_lazily(struct ft_repair *rp, uint32_t tg, uint32_t lid)
 					continue;
 				add_to_r(rp, u, lid);
 				rp->old_ty[u] = (uint8_t)was;
+				/* paths through u are open again: forget them */
+				rp->wround = ++rp->wstamp;
 				int r = decide_one(rp, u, tg, lid);
 				if (r)
 					return r;
@@ -794,7 +796,7 @@ static int grow(struct ft_repair *rp, uint32_t lid)
 			}
 		}
 	}
-	rp->wstamp++;
+	rp->wround = ++rp->wstamp;
 	return rp->nr > n0 ? 0 : -1;
 }
 
@@ -811,7 +813,7 @@ static int repair_lid(struct ft_repair *rp, uint32_t lid, const struct ft_hit *h
 	const struct ftree *t = rp->t;
 	uint32_t di = rp->dest_of[lid];
 	rp->stamp++;
-	rp->wstamp++;
+	rp->wround = ++rp->wstamp;
 	rp->nr = 0;
 	for (uint32_t i = 0; i < nh; i++)
 		if (!in_r(rp, h[i].sw))
@@ -841,7 +843,7 @@ static int repair_lid(struct ft_repair *rp, uint32_t lid, const struct ft_hit *h
 			for (uint32_t i = 0; i < rp->nr; i++)
 				set_entry(rp, rp->rl[i], lid, rp->old[rp->rl[i]]);
 			rp->stamp++;
-			rp->wstamp++;
+			rp->wround = ++rp->wstamp;
 			rp->nr = 0;
 			for (uint32_t i = 0; i < nh; i++)
 				if (!in_r(rp, h[i].sw))

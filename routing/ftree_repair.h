@@ -43,7 +43,8 @@ struct ft_repair {
 	uint32_t *free_at;              /* == stamp: free_res is this LID's */
 	uint8_t *free_res;              /* nothing is routed through it */
 	uint32_t *anc_mark, *anc_list, anc_of, anc_epoch; /* ancestors of anc_of */
-	uint32_t stamp, wstamp;         /* per LID; per decision (walk memo) */
+	uint32_t stamp, wstamp, wround; /* per LID; walk memo: per decision,
+					 * and where this LID's round began */
 	uint8_t *old_ty;                /* W_* shape of its path before */
 	uint32_t *prev_level;           /* per previous switch ordinal */
 	uint32_t *rl, nr;               /* the switches whose path broke */
