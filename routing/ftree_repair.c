@@ -659,6 +659,9 @@ static int extend_lazily(struct ft_repair *rp, uint32_t tg, uint32_t lid)
 	for (uint32_t i = 0; i < rp->nr; i++) {
 		uint32_t y = rp->rl[i];
 		uint8_t out = entry(rp, y, lid);
+		/* Same entry, same shape: what leads into y is as before. */
+		if (out == rp->old[y] && of_state[rp->state[y]] == rp->old_ty[y])
+			continue;
 		uint32_t z = ft_far_sw(t, y, out);
 		int y_up = z != FAB_NONE && t->level[z] > t->level[y];
 		for (int pass = 0; pass < 2; pass++) {
