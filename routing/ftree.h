@@ -239,8 +239,9 @@ void ft_reroute_report(const struct ft_work *w, const struct fabric *f,
  * links or switches are lost (ftree_repair_diff.c says when it applies).
  * Returns 1 when lft holds the repaired tables, 0 when it does not apply
  * or gave up (logged why; lft as route_run allocated it), or -ENOMEM.
- * ft_repair_enabled = 0 turns it off (tests compare both). */
-extern int ft_repair_enabled;
+ * ft_repair_enabled = 0 turns it off (tests compare both); ft_repair_taken
+ * says whether the last route took it. */
+extern int ft_repair_enabled, ft_repair_taken;
 int ft_repair(struct ft_work *w, const struct route_options *opt,
 	      struct lft_set *lft, unsigned threads);
 

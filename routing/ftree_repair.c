@@ -36,12 +36,24 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../core/log.h"
 #include "ftree_repair.h"
 
 int ft_repair_enabled = 1;
+int ft_repair_taken;
+
+/* CPU seconds of the whole process (every thread): the log says what the
+ * repair cost besides how long it took. */
+static double cpu_seconds(void)
+{
+	struct timespec ts;
+	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts))
+		return 0;
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
 
 enum { RS_OPEN, RS_DOWN, RS_UP, RS_DETOUR };
 enum { W_BAD, W_DOWN, W_UPDOWN, W_OTHER };
@@ -418,7 +430,13 @@ static void decide_up(struct ft_repair *rp, uint32_t x, uint32_t tg,
 	struct cost cu;
 	uint8_t pu = f && t->up[best].port != rp->old[x] ?
 		free_up(rp, u, tg, lid, f, &cu) : 0;
-	if (pu && pu != entry(rp, u, lid)) {
+	/* Only where moved flow piles up: the path as it is would carry more
+	 * than an eighth of the load cap (a link's share on a balanced tree)
+	 * of moved flow, and the other way carries less. Below that the
+	 * entry stays (fewer changes; the balance is the same). */
+	uint64_t cur = pu && pu != entry(rp, u, lid) ?
+		path_cost(rp, u, entry(rp, u, lid), tg, lid, f).max : 0;
+	if (pu && pu != entry(rp, u, lid) && cur > t->cap / 8 && cu.max < cur) {
 		add_to_r(rp, u, lid);
 		set_entry(rp, u, lid, pu);
 		rp->state[u] = RS_UP;
@@ -963,9 +981,10 @@ int ft_repair(struct ft_work *w, const struct route_options *opt,
 	struct ft_repair rp = { .t = t, .prev = w->prev, .prev_sw = w->prev_sw,
 				.lft = lft, .pf = opt ? opt->prev_fab : NULL };
 	char why[200] = "";
-	double t0 = now_seconds();
+	double t0 = now_seconds(), c0 = cpu_seconds();
 	int r;
 
+	ft_repair_taken = 0;
 	if (!ft_repair_enabled || !w->prev || !rp.pf)
 		return 0;
 	r = ft_repair_diff(&rp, opt, why, sizeof(why));
@@ -1041,14 +1060,16 @@ int ft_repair(struct ft_work *w, const struct route_options *opt,
 		 "blocks: %llu re-decided, %llu on detours, %llu LIDs whole; "
 		 "copy %.3f s (%u "
 		 "threads), repair %.3f s (previous turns %llu in %.3f s, %llu "
-		 "new)", rp.nlost, rp.ngone, rp.nlids,
+		 "new); CPU %.3f s", rp.nlost, rp.ngone, rp.nlids,
 		 (unsigned long long)rp.changed, (unsigned long long)rp.cleared,
 		 (unsigned long long)blocks, (unsigned long long)rp.redecided,
 		 (unsigned long long)rp.detours,
 		 (unsigned long long)rp.lazy_fallbacks, t1 - t0, nthr, now_seconds() - t1,
 		 (unsigned long long)rp.prev_turns, rp.turns_s,
-		 (unsigned long long)(rp.have_turns ? rp.tu.taken - rp.prev_turns : 0));
+		 (unsigned long long)(rp.have_turns ? rp.tu.taken - rp.prev_turns : 0),
+		 cpu_seconds() - c0);
 	repair_free(&rp);
+	ft_repair_taken = 1;
 	return 1;
 fail:
 	/* Back to freshly allocated tables for the full route. */
