@@ -99,7 +99,8 @@ done
 # separately one middle-top link, against those tables: the engine's
 # repair (copy of the previous tables + the repair itself), the whole route
 # phase (which also allocates and fills the tables: 345 MB at 65,536 CAs),
-# the entries that changed, and the all-to-all balance next to a full route
+# the CPU time of the repair (both threads), the entries that changed, and
+# the all-to-all balance next to a full route
 # of the same degraded tree. OpenSM has no offline re-route; on a topology
 # change its ftree recomputes every table (its route time is in the rows
 # above, where ibsim holds the tree).
@@ -126,8 +127,8 @@ unlink_first() { # net node peer-prefix > out
 }
 if [ -n "$REROUTE" ]; then
 	echo
-	echo "ftree re-route after one lost link (repair = copy + repair, engine log; route = whole route phase)"
-	rrow fabric link "repair s" "route s" "user s" changed "balance: repair / full route (full route s)"
+	echo "ftree re-route after one lost link (repair = copy + repair, wall, and its CPU; route = whole route phase)"
+	rrow fabric link "repair s" "cpu s" "route s" changed "balance: repair / full route (full route s)"
 fi
 for size in $REROUTE; do
 	net=$(bench_fabric "$size") || { failures=$((failures + 1)); continue; }
@@ -143,18 +144,16 @@ for size in $REROUTE; do
 		mid-top) unlink_first "$net" spine-0 core >"$WORK/rr.net" ;;
 		esac
 		# shellcheck disable=SC2086
-		${TIME:+$TIME -f 'USER_S %U' -o "$WORK/time"} \
-			"$ROUTE" --topo "$WORK/rr.net" --prev-topo "$net" --engine ftree -v \
+		"$ROUTE" --topo "$WORK/rr.net" --prev-topo "$net" --engine ftree -v \
 			$check $wide ${THREADS:+--threads "$THREADS"} >"$WORK/rr.json" 2>"$WORK/rr.log"
 		rc=$?
-		user=-
-		[ -n "$TIME" ] && user=$(awk '/USER_S/ { print $2 }' "$WORK/time")
+		cpu=$(sed -n 's/.*ftree: repair: .*; CPU \([0-9.]*\) s$/\1/p' "$WORK/rr.log")
 		rep=$(sed -n 's/.*ftree: repair: .*copy \([0-9.]*\) s .*repair \([0-9.]*\) s.*/\1 \2/p' "$WORK/rr.log" |
 			awk '{ printf "%.3f", $1 + $2 }')
 		changed=$(sed -n 's/.*ftree: repair: .* \([0-9]*\) entries changed.*/\1/p' "$WORK/rr.log")
 		secs=$(sed -n 's/.*engine ftree, route \([0-9.]*\) s$/\1/p' "$WORK/rr.log")
 		if [ $rc -ne 0 ] || [ -z "$rep" ]; then
-			rrow "$size" "$link" - "${secs:--}" "$user" - \
+			rrow "$size" "$link" - - "${secs:--}" - \
 				"exit $rc: $(grep -iE 'error|not repairable|abandoned' "$WORK/rr.log" | tail -1 | cut -c1-60)"
 			failures=$((failures + 1))
 			continue
@@ -167,7 +166,7 @@ for size in $REROUTE; do
 			fs=$(sed -n 's/.*engine ftree, route \([0-9.]*\) s$/\1/p' "$WORK/full.log")
 			bal="ok=$(json_field ok "$WORK/rr.json") a2a $(json_field a2a_ratio "$WORK/rr.json")x / $(json_field a2a_ratio "$WORK/full.json")x (${fs:-?} s)"
 		fi
-		rrow "$size" "$link" "$rep" "${secs:-?}" "$user" "$changed" "$bal"
+		rrow "$size" "$link" "$rep" "${cpu:-?}" "${secs:-?}" "$changed" "$bal"
 	done
 done
 [ $failures -eq 0 ]
