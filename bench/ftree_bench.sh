@@ -102,8 +102,9 @@ done
 # the CPU time of the repair (both threads), the entries that changed, and
 # the all-to-all balance next to a full route
 # of the same degraded tree. OpenSM has no offline re-route; on a topology
-# change its ftree recomputes every table (its route time is in the rows
-# above, where ibsim holds the tree).
+# change its ftree recomputes every table: bench/opensm_reroute_time.sh
+# times that under ibsim after the same leaf-middle loss, where ibsim
+# holds the tree (route s column).
 #   FTREE_BENCH_REROUTE="ft3-r20 ft3-r64"   sizes (default: ft3-r20 ft3-r36 ft3-r64)
 REROUTE=${FTREE_BENCH_REROUTE-ft3-r20 ft3-r36 ft3-r64}
 rrow() { printf '%-9s %-9s %8s %8s %8s %9s  %s\n' "$@"; }
@@ -168,5 +169,12 @@ for size in $REROUTE; do
 		fi
 		rrow "$size" "$link" "$rep" "${cpu:-?}" "${secs:-?}" "$changed" "$bal"
 	done
+	# OpenSM's ftree after the same leaf-middle loss, where ibsim holds it
+	if [ "$OSM" = 1 ] && [ $((n_ca + n_sw)) -le 13500 ]; then
+		lp=$(awk '/^Switch/ { n = $3 } n == "\"leaf-0\"" && /^\[/ && $2 ~ /^"spine/ {
+			print substr($1, 2, length($1) - 2); exit }' "$net")
+		sh "$top/bench/opensm_reroute_time.sh" "$net" "$size" "$n_ca" "$n_sw" \
+			leaf-0 "$lp" || echo "$size: OpenSM re-route run failed or skipped"
+	fi
 done
 [ $failures -eq 0 ]
