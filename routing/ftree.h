@@ -14,8 +14,8 @@
  * (director chassis above the leaves, and their cabled order), ftree_route.c (the
  * per-destination assignment and the engine), ftree_degraded.c (load caps
  * and source spilling on degraded trees), ftree_reroute.c (keep previous
- * entries where still valid), ftree_repair.c and ftree_repair_diff.c
- * (after lost links: change only the entries that must change), ftree_detour.c (switches with no up-then-down
+ * entries where still valid), ftree_repair*.c (after lost links or
+ * switches: change only the entries that must change), ftree_detour.c (switches with no up-then-down
  * path: detours whose down->up turns keep the CDG acyclic), ftree_turns.c
  * (the turn set and its cycle check), ftree_order.c (the topological order
  * that bounds that check, and the search itself), ftree_write.c (the

@@ -64,6 +64,60 @@ struct ft_repair {
 	unsigned threads;               /* for the previous-turn scan */
 };
 
+enum { RS_OPEN, RS_DOWN, RS_UP, RS_DETOUR };     /* a switch of R */
+enum { W_BAD, W_DOWN, W_UPDOWN, W_OTHER };      /* shape of a path */
+
+static inline uint8_t rp_entry(const struct ft_repair *rp, uint32_t x,
+			       uint32_t lid)
+{
+	return lft_row(rp->lft, x)[lid];
+}
+
+static inline void rp_set_entry(struct ft_repair *rp, uint32_t x, uint32_t lid,
+				uint8_t p)
+{
+	lft_row(rp->lft, x)[lid] = p;
+}
+
+/* In R for this LID: its path crossed a lost link. */
+static inline int rp_in_r(const struct ft_repair *rp, uint32_t x)
+{
+	return rp->in_r[x] == rp->stamp;
+}
+
+/* Settled for this LID: outside R (path unchanged) or decided. */
+static inline int rp_is_final(const struct ft_repair *rp, uint32_t x)
+{
+	return !rp_in_r(rp, x) || rp->state[x] != RS_OPEN;
+}
+
+/* The shape a decided switch of R gives its path. */
+static inline int rp_shape_of(const struct ft_repair *rp, uint32_t x)
+{
+	static const uint8_t shape[] = { W_BAD, W_DOWN, W_UPDOWN, W_OTHER };
+	return shape[rp->state[x]];
+}
+
+/* ftree_repair_choose.c */
+void rp_add_to_r(struct ft_repair *rp, uint32_t x, uint32_t lid);
+int rp_walk(struct ft_repair *rp, uint32_t y, uint32_t tg, uint32_t lid);
+void rp_commit_flow(struct ft_repair *rp, uint32_t x, uint32_t tg,
+		    uint32_t lid, uint64_t f, int sign);
+void rp_account(struct ft_repair *rp, uint32_t x, uint32_t tg, uint32_t lid,
+		uint64_t f);
+void rp_decide_down(struct ft_repair *rp, uint32_t x, uint32_t tg, uint32_t lid);
+void rp_decide_up(struct ft_repair *rp, uint32_t x, uint32_t tg, uint32_t lid,
+		  uint64_t f);
+int rp_decide_detour(struct ft_repair *rp, uint32_t s, uint32_t tg, uint32_t lid);
+void rp_sort_r(struct ft_repair *rp);
+uint32_t rp_detour_order(struct ft_repair *rp, uint32_t *out);
+
+/* ftree_repair_lid.c: repair one LID given its entries on lost ports
+ * h[0..nh); undecided is scratch for nsw switches. 0, -1 when some
+ * switch finds no path (the engine then routes in full), -ENOMEM. */
+int rp_repair_lid(struct ft_repair *rp, uint32_t lid, const struct ft_hit *h,
+		  uint32_t nh, uint32_t *undecided);
+
 /* ftree_repair_diff.c: fills lost and gone; 0 when the repair applies,
  * 1 with why when not, negative errno. */
 int ft_repair_diff(struct ft_repair *rp, const struct route_options *opt,
