@@ -101,8 +101,6 @@ static inline int rp_shape_of(const struct ft_repair *rp, uint32_t x)
 /* ftree_repair_choose.c */
 void rp_add_to_r(struct ft_repair *rp, uint32_t x, uint32_t lid);
 int rp_walk(struct ft_repair *rp, uint32_t y, uint32_t tg, uint32_t lid);
-void rp_commit_flow(struct ft_repair *rp, uint32_t x, uint32_t tg,
-		    uint32_t lid, uint64_t f, int sign);
 void rp_account(struct ft_repair *rp, uint32_t x, uint32_t tg, uint32_t lid,
 		uint64_t f);
 void rp_decide_down(struct ft_repair *rp, uint32_t x, uint32_t tg, uint32_t lid);

@@ -89,8 +89,8 @@ static struct cost path_cost(struct ft_repair *rp, uint32_t x, uint8_t p,
 }
 
 /* Add (sign 1) or take back (-1) f units along x's path. */
-void rp_commit_flow(struct ft_repair *rp, uint32_t x, uint32_t tg,
-			uint32_t lid, uint64_t f, int sign)
+static void rp_commit_flow(struct ft_repair *rp, uint32_t x, uint32_t tg,
+			   uint32_t lid, uint64_t f, int sign)
 {
 	const struct ftree *t = rp->t;
 	for (unsigned hops = 0; hops < 4 * FT_MAX_LEVELS && x != tg; hops++) {

@@ -251,7 +251,7 @@ static int grow(struct ft_repair *rp, uint32_t lid)
  * take the whole R. 0, or -1 if some switch finds no path (the engine
  * then routes in full). */
 int rp_repair_lid(struct ft_repair *rp, uint32_t lid, const struct ft_hit *h,
-		      uint32_t nh, uint32_t *undecided)
+		  uint32_t nh, uint32_t *undecided)
 {
 	const struct ftree *t = rp->t;
 	uint32_t di = rp->dest_of[lid];
