@@ -12,8 +12,8 @@
 #     far below what a route from scratch changes;
 #  2. a fabric that gained a link is not repairable: routed in full, said why;
 #  3. bad input: missing --prev-lfts file, tables of another fabric (names
-#     file:line), a malformed table line (file:line), --prev-lfts alone:
-#     exit 2;
+#     file:line), a malformed table line (file:line), --prev-lfts alone, a
+#     --prev-topo sharing no switch with --topo: exit 2;
 #  4. the daemon (ibsm -R ftree under ibsim): after Unlink it logs the
 #     repair, and dump_fts / ibtracert agree with its tables.
 set -u
@@ -122,6 +122,8 @@ bad "tables of another fabric" "$W/other2.lfts:1: switch 0x" --prev-topo "$W/ft.
 awk 'NR == 5 { print "0xzz 001 : broken"; next } { print }' "$W/ft.lfts" >"$W/broken.lfts"
 bad "malformed table line" "$W/broken.lfts:5:" --prev-topo "$W/ft.net" --prev-lfts "$W/broken.lfts"
 bad "tables without their fabric" "needs --prev-topo" --prev-lfts "$W/ft.lfts"
+sed 's/guid=0x2c90/guid=0x2c9a/' "$W/ft.net" >"$W/alien.net"
+bad "a previous fabric with no switch in common" "no switch GUID in common" --prev-topo "$W/alien.net"
 
 # 4. the daemon under ibsim
 sm_need
