@@ -47,7 +47,9 @@ SIM_PIDS=""     # stopped by stop_osm, with the SIGKILL fallback
 # wait until the log holds N lines matching pattern (timeout s)
 wait_count() { # pattern n timeout
 	_i=0
-	while [ "$(grep -c "$1" "$log" 2>/dev/null || true)" -lt "$2" ]; do
+	while :; do
+		_c=$(grep -c "$1" "$log" 2>/dev/null)
+		[ "${_c:-0}" -ge "$2" ] && return 0
 		_i=$((_i + 1)); [ $_i -gt $(($3 * 10)) ] && return 1
 		sleep 0.1
 	done
