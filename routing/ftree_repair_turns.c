@@ -20,6 +20,8 @@
 #include "../core/log.h"
 #include "ftree_repair.h"
 
+#define FT_REPAIR_SAMPLE 32     /* LIDs checked for turns ftree would not take */
+
 /* cnt[x] = top switches that reach x going down. */
 static uint32_t count_tops_above(const struct ftree *t, uint32_t *cnt)
 {
@@ -126,6 +128,39 @@ int ft_repair_turns(struct ft_repair *rp, char *why, size_t len)
 			if (d->lid + k <= rp->prev->max_lid)
 				lids[nl++] = d->lid + k;
 	}
+	/* ftree takes no turn toward the others, but tables from another
+	 * engine may (given with --prev-lfts, or a daemon that fell back):
+	 * a sample of those LIDs is checked, and a turn there means these are
+	 * not ftree's tables, so the turns scanned would not be all of them. */
+	uint32_t nsample = 0;
+	for (uint32_t i = 0; i < t->ndest && !r; i += 1 + t->ndest / FT_REPAIR_SAMPLE) {
+		const struct ft_dest *d = &t->dest[i];
+		if (cnt[d->sw] != ntop || d->lid > rp->prev->max_lid)
+			continue;
+		nsample++;
+		for (uint32_t k = t->lvl_off[1]; k < t->nsw; k++) {
+			uint32_t u = t->by_level[k];
+			uint8_t p = lft_row(rp->prev, rp->prev_sw[u])[d->lid];
+			uint32_t y = ft_far_sw(t, u, p);
+			if (y == FAB_NONE || t->level[y] >= t->level[u])
+				continue;
+			uint8_t q = lft_row(rp->prev, rp->prev_sw[y])[d->lid];
+			uint32_t z = ft_far_sw(t, y, q);
+			if (z != FAB_NONE && t->level[z] > t->level[y]) {
+				snprintf(why, len, "the previous tables turn down->up "
+					 "toward LID %u, which ftree never does there: "
+					 "not ftree's tables", d->lid);
+				r = 1;
+				break;
+			}
+		}
+	}
+	(void)nsample;
+	if (r) {
+		free(cnt);
+		free(lids);
+		return r;
+	}
 	/* Rows split over the threads; the turns are taken afterwards, in
 	 * row order, so the result does not depend on the threads. */
 	struct scan_job job[2];
@@ -152,8 +187,9 @@ int ft_repair_turns(struct ft_repair *rp, char *why, size_t len)
 			if (ft_turn_is_taken(&rp->tu, v->y, v->in, v->out))
 				continue;
 			if (!ft_turn_take(&rp->tu, v->y, v->in, v->out)) {
-				snprintf(why, len, "the previous tables' turns "
-					 "close a credit loop on this tree");
+				snprintf(why, len, "the previous tables' down->up "
+					 "turns close a cycle in ftree's checked channel "
+					 "graph (tables of another engine?)");
 				r = 1;
 				break;
 			}

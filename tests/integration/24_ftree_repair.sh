@@ -10,7 +10,8 @@
 #     link nor was idle (no switch sent that LID through it); the count of
 #     changed entries is the engine's, ibsm-route's and the checker's, and
 #     far below what a route from scratch changes;
-#  2. a fabric that gained a link is not repairable: routed in full, said why;
+#  2. a fabric that gained a link, or previous tables from another engine
+#     (updn), are not repaired: routed in full, said why;
 #  3. bad input: missing --prev-lfts file, tables of another fabric (names
 #     file:line), a malformed table line (file:line), --prev-lfts alone, a
 #     --prev-topo sharing no switch with --topo: exit 2;
@@ -104,6 +105,12 @@ grep -q "1 LIDs gone" "$W/sw.log" || fail "sw: the lost switch's LID not cleared
 grep -q "not repairable (port .* has a new link): routing in full" "$W/new.log" ||
 	{ grep ftree "$W/new.log"; fail "new link: no reason logged"; }
 echo "a link added: not repairable, routed in full (reason logged)"
+# previous tables from another engine: their turns are not ftree's
+"$ROUTE" --topo "$W/ft.net" --engine updn --out "$W/updn.lfts" -q || fail "updn route"
+"$ROUTE" --topo "$W/lm.net" --prev-topo "$W/ft.net" --prev-lfts "$W/updn.lfts" --engine ftree \
+	--check --cdg-switch-lids -v >"$W/up.json" 2>"$W/up.log" || fail "updn tables: exit $?"
+grep -q "another engine" "$W/up.log" || { grep ftree "$W/up.log"; fail "updn tables repaired as if ftree's"; }
+echo "previous tables from updn: not repaired, routed in full (reason logged)"
 
 # 3. bad input
 bad() { # what expected-message args...
