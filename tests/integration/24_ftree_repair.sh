@@ -79,6 +79,7 @@ repair_case() { # name new-net
 	cli=$((cli - clr))       # columns of LIDs that left: the checker skips them
 	python3 "$CHECK" "$2" "$W/$_n.lfts" "$W/ft.net" "$W/ft.lfts" >"$W/$_n.check" ||
 		{ cat "$W/$_n.check"; fail "$_n: tables judged wrong"; }
+	# shellcheck disable=SC2046 # four numbers, split on purpose
 	set -- $(sed -n 's/^changed \([0-9]*\) broken \([0-9]*\) affected \([0-9]*\) free \([0-9]*\)/\1 \2 \3 \4/p' "$W/$_n.check")
 	[ "$1" = "$eng" ] && [ "$1" = "$cli" ] ||
 		fail "$_n: changed entries: checker $1, engine $eng, ibsm-route $cli"
