@@ -10,7 +10,8 @@
 # all-to-all balance (max link load / lower bound).
 # The radix-64 trees have LIDs above 0xBFFF: an analysis-only size.
 # OpenSM's ftree follows on the sizes ibsim holds (up to 11,664 CAs), timed
-# by bench/opensm_route_time.sh from its log in the same run.
+# by bench/opensm_route_time.sh from its log in the same run. Then the
+# re-route after one lost link (minimal-change repair; see below).
 #
 #   sh bench/ftree_bench.sh [BUILD_DIR]
 #   FTREE_BENCH_SIZES="ft3-r20 ft3-r36"   subset (default: all)
@@ -89,6 +90,91 @@ for size in $SIZES; do
 		OPENSM_ENGINES=ftree sh "$top/bench/opensm_route_time.sh" \
 			"$net" "$size" "$n_ca" "$n_sw" ||
 			echo "$size: OpenSM run failed or skipped"
+	fi
+done
+
+# Re-route after one lost link (issue 13: a minimal-change re-route at
+# 65,536 CAs under 200 ms). ibsm-route --prev-topo routes the intact tree
+# first (not timed), then the tree without one leaf-middle link, and
+# separately one middle-top link, against those tables: the engine's
+# repair (copy of the previous tables + the repair itself), the whole route
+# phase (which also allocates and fills the tables: 345 MB at 65,536 CAs),
+# the CPU time of the repair (both threads), the entries that changed, and
+# the all-to-all balance next to a full route
+# of the same degraded tree. OpenSM has no offline re-route; on a topology
+# change its ftree recomputes every table: bench/opensm_reroute_time.sh
+# times that under ibsim after the same leaf-middle loss, where ibsim
+# holds the tree (route s column).
+#   FTREE_BENCH_REROUTE="ft3-r20 ft3-r64"   sizes (default: ft3-r20 ft3-r36 ft3-r64)
+REROUTE=${FTREE_BENCH_REROUTE-ft3-r20 ft3-r36 ft3-r64}
+rrow() { printf '%-9s %-9s %8s %8s %8s %9s  %s\n' "$@"; }
+# Drop the link at the first port of node N that leads to a node named P*.
+unlink_first() { # net node peer-prefix > out
+	awk -v N="\"$2\"" -v PP="\"$3" '
+	FNR == NR {
+		if ($1 == "Switch" || $1 == "Ca") cur = $3
+		if (cur == N && $1 ~ /^\[/ && index($2, PP) == 1 && !port) {
+			port = $1
+			match($2, /\[[0-9]+\]$/)
+			pn = substr($2, 1, RSTART - 1); pp = substr($2, RSTART + 1, RLENGTH - 2)
+		}
+		next
+	}
+	{
+		if ($1 == "Switch" || $1 == "Ca") cur = $3
+		if ((cur == N && $1 == port) || (cur == pn && $1 == "[" pp "]")) next
+		print
+	}' "$1" "$1"
+}
+if [ -n "$REROUTE" ]; then
+	echo
+	echo "ftree re-route after one lost link (repair = copy + repair, wall, and its CPU; route = whole route phase)"
+	rrow fabric link "repair s" "cpu s" "route s" changed "balance: repair / full route (full route s)"
+fi
+for size in $REROUTE; do
+	net=$(bench_fabric "$size") || { failures=$((failures + 1)); continue; }
+	n_ca=$(grep -cE '^(Ca|Hca)[[:space:]]' "$net")
+	n_sw=$(grep -cE '^Switch[[:space:]]' "$net")
+	check=""
+	[ "$n_ca" -le "$CHECK_MAX" ] && check=--check
+	wide=""
+	[ $((n_ca + n_sw)) -gt 49151 ] && wide=--wide-lids
+	for link in leaf-mid mid-top; do
+		case $link in
+		leaf-mid) unlink_first "$net" leaf-0 spine >"$WORK/rr.net" ;;
+		mid-top) unlink_first "$net" spine-0 core >"$WORK/rr.net" ;;
+		esac
+		# shellcheck disable=SC2086
+		"$ROUTE" --topo "$WORK/rr.net" --prev-topo "$net" --engine ftree -v \
+			$check $wide ${THREADS:+--threads "$THREADS"} >"$WORK/rr.json" 2>"$WORK/rr.log"
+		rc=$?
+		cpu=$(sed -n 's/.*ftree: repair: .*; CPU \([0-9.]*\) s$/\1/p' "$WORK/rr.log")
+		rep=$(sed -n 's/.*ftree: repair: .*copy \([0-9.]*\) s .*repair \([0-9.]*\) s.*/\1 \2/p' "$WORK/rr.log" |
+			awk '{ printf "%.3f", $1 + $2 }')
+		changed=$(sed -n 's/.*ftree: repair: .* \([0-9]*\) entries changed.*/\1/p' "$WORK/rr.log")
+		secs=$(sed -n 's/.*engine ftree, route \([0-9.]*\) s$/\1/p' "$WORK/rr.log")
+		if [ $rc -ne 0 ] || [ -z "$rep" ]; then
+			rrow "$size" "$link" - - "${secs:--}" - \
+				"exit $rc: $(grep -iE 'error|not repairable|abandoned' "$WORK/rr.log" | tail -1 | cut -c1-60)"
+			failures=$((failures + 1))
+			continue
+		fi
+		bal="ok=$(json_field ok "$WORK/rr.json") (no load check)"
+		if [ -n "$check" ]; then
+			# shellcheck disable=SC2086
+			"$ROUTE" --topo "$WORK/rr.net" --engine ftree -v $check $wide \
+				${THREADS:+--threads "$THREADS"} >"$WORK/full.json" 2>"$WORK/full.log"
+			fs=$(sed -n 's/.*engine ftree, route \([0-9.]*\) s$/\1/p' "$WORK/full.log")
+			bal="ok=$(json_field ok "$WORK/rr.json") a2a $(json_field a2a_ratio "$WORK/rr.json")x / $(json_field a2a_ratio "$WORK/full.json")x (${fs:-?} s)"
+		fi
+		rrow "$size" "$link" "$rep" "${cpu:-?}" "${secs:-?}" "$changed" "$bal"
+	done
+	# OpenSM's ftree after the same leaf-middle loss, where ibsim holds it
+	if [ "$OSM" = 1 ] && [ $((n_ca + n_sw)) -le 13500 ]; then
+		lp=$(awk '/^Switch/ { n = $3 } n == "\"leaf-0\"" && /^\[/ && $2 ~ /^"spine/ {
+			print substr($1, 2, length($1) - 2); exit }' "$net")
+		sh "$top/bench/opensm_reroute_time.sh" "$net" "$size" "$n_ca" "$n_sw" \
+			leaf-0 "$lp" || echo "$size: OpenSM re-route run failed or skipped"
 	fi
 done
 [ $failures -eq 0 ]

@@ -14,7 +14,8 @@
  * (director chassis above the leaves, and their cabled order), ftree_route.c (the
  * per-destination assignment and the engine), ftree_degraded.c (load caps
  * and source spilling on degraded trees), ftree_reroute.c (keep previous
- * entries where still valid), ftree_detour.c (switches with no up-then-down
+ * entries where still valid), ftree_repair*.c (after lost links or
+ * switches: change only the entries that must change), ftree_detour.c (switches with no up-then-down
  * path: detours whose down->up turns keep the CDG acyclic), ftree_turns.c
  * (the turn set and its cycle check), ftree_order.c (the topological order
  * that bounds that check, and the search itself), ftree_write.c (the
@@ -233,6 +234,16 @@ uint8_t ft_prev_port(const struct ft_work *w, uint32_t sw, uint32_t lid);
 /* Log how many entries and 64-entry blocks differ from the previous tables. */
 void ft_reroute_report(const struct ft_work *w, const struct fabric *f,
 		       const struct lft_set *now);
+
+/* ftree_repair.c: minimal-change repair of the previous tables after
+ * links or switches are lost (ftree_repair_diff.c says when it applies).
+ * Returns 1 when lft holds the repaired tables, 0 when it does not apply
+ * or gave up (logged why; lft as route_run allocated it), or -ENOMEM.
+ * ft_repair_enabled = 0 turns it off (tests compare both); ft_repair_taken
+ * says whether the last route took it. */
+extern int ft_repair_enabled, ft_repair_taken;
+int ft_repair(struct ft_work *w, const struct route_options *opt,
+	      struct lft_set *lft, unsigned threads);
 
 /* ftree_write.c: decided LIDs into the tables, and the next target's
  * setup, on a second thread when threads (route_options.threads) is 0 on

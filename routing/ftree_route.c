@@ -574,6 +574,11 @@ static int ft_route(struct route_ctx *ctx, struct lft_set *lft)
 		r = r ? r : -ENOMEM;
 		goto out;
 	}
+	/* Previous tables and only links lost: change what must change. */
+	if ((r = ft_repair(&w, ctx->opt, lft, ctx->opt ? ctx->opt->threads : 0))) {
+		r = r < 0 ? r : 0;
+		goto out;
+	}
 	/* The destinations the general assignment routes: all of them, or,
 	 * on an intact tree, the switch LIDs above the leaves (the rest are
 	 * written in closed form by ftree_closed.c). */

@@ -17,6 +17,7 @@
 #include <sys/resource.h>
 
 #include "../core/fabric.h"
+#include "../core/input_file.h"
 #include "../core/lid_assign.h"
 #include "../core/cn_rank.h"
 #include "../core/log.h"
@@ -42,6 +43,10 @@ static const char usage[] =
 	"  --save-guid2lid FILE write the LIDs used (OpenSM guid2lid format)\n"
 	"  --out FILE           write the tables (dump_fts format, for opensm -U)\n"
 	"  --lfts-in FILE       verify these tables (dump_fts output) instead of routing\n"
+	"  --prev-topo FILE     re-route: the fabric the previous tables were\n"
+	"                       computed on (its LIDs are kept for --topo)\n"
+	"  --prev-lfts FILE     re-route: the previous tables (dump_fts format);\n"
+	"                       default: route --prev-topo with --engine first\n"
 	"  --vls N              layers (SLs/VLs) a layered engine (dfsp) may\n"
 	"                       use, 1..15 (default 8)\n"
 	"  --sl-out FILE        write 'SLID DLID SL' for every CA-to-CA path\n"
@@ -68,6 +73,7 @@ static const char usage[] =
 struct cli {
 	const char *topo, *engines, *roots, *cns, *guid2lid, *save_guid2lid;
 	const char *out, *lfts_in, *dot, *sl_out, *cn_order, *sl_in;
+	const char *prev_topo, *prev_lfts;
 	const char *engine_path[16];
 	unsigned num_engine_paths;
 	enum topo_format format;
@@ -99,7 +105,7 @@ static int parse_args(int argc, char **argv, struct cli *c)
 	enum { O_TOPO = 256, O_FORMAT, O_ENGINE, O_ENGINE_PATH, O_LMC, O_ROOTS,
 	       O_CNS, O_GUID2LID, O_SAVE, O_OUT, O_LFTS_IN, O_CHECK, O_CDG_SW,
 	       O_SHIFTS, O_THREADS, O_DOT, O_LIST, O_WIDE, O_VLS, O_SL_OUT,
-	       O_CN_ORDER, O_SL_IN };
+	       O_CN_ORDER, O_SL_IN, O_PREV_TOPO, O_PREV_LFTS };
 	static const struct option longopts[] = {
 		{ "topo", required_argument, NULL, O_TOPO },
 		{ "format", required_argument, NULL, O_FORMAT },
@@ -112,6 +118,8 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		{ "save-guid2lid", required_argument, NULL, O_SAVE },
 		{ "out", required_argument, NULL, O_OUT },
 		{ "lfts-in", required_argument, NULL, O_LFTS_IN },
+		{ "prev-topo", required_argument, NULL, O_PREV_TOPO },
+		{ "prev-lfts", required_argument, NULL, O_PREV_LFTS },
 		{ "check", no_argument, NULL, O_CHECK },
 		{ "cdg-switch-lids", no_argument, NULL, O_CDG_SW },
 		{ "shifts", required_argument, NULL, O_SHIFTS },
@@ -167,6 +175,8 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		case O_SAVE: c->save_guid2lid = optarg; break;
 		case O_OUT: c->out = optarg; break;
 		case O_LFTS_IN: c->lfts_in = optarg; break;
+		case O_PREV_TOPO: c->prev_topo = optarg; break;
+		case O_PREV_LFTS: c->prev_lfts = optarg; break;
 		case O_CHECK: c->check = 1; break;
 		case O_CDG_SW: c->cdg_switch_lids = 1; break;
 		case O_SHIFTS:
@@ -199,6 +209,11 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		c->engines = ROUTE_DEFAULT_ENGINES;
 	if (c->engines && c->lfts_in)
 		return bad_usage("--engine and --lfts-in exclude each other%s", "");
+	if (c->prev_lfts && !c->prev_topo)
+		return bad_usage("--prev-lfts needs --prev-topo (the fabric those "
+				 "tables were computed on)%s", "");
+	if (c->prev_topo && c->lfts_in)
+		return bad_usage("--prev-topo re-routes; --lfts-in only verifies%s", "");
 	return 0;
 }
 
@@ -280,7 +295,12 @@ static uint8_t fabric_lmc(const struct fabric *f)
 	return lmc;
 }
 
-static int assign_lids(struct fabric *f, const struct cli *c)
+/* LIDs for f (read from `topo`): the file's, then `given` (the previous
+ * fabric's, on a re-route) or --guid2lid, then fresh ones. `keep`, if
+ * set, receives the LIDs used (and --save-guid2lid is left to the
+ * fabric routed last). */
+static int assign_lids(struct fabric *f, const struct cli *c, const char *topo,
+		       const struct lid_map *given, struct lid_map *keep)
 {
 	struct lid_map map, used;
 	struct lid_assign_opts lo = { .lmc = (uint8_t)c->lmc, .keep_existing = 1 };
@@ -295,7 +315,7 @@ static int assign_lids(struct fabric *f, const struct cli *c)
 
 		if (file_lmc != c->lmc)
 			log_warn("%s: ports carry LMC %u, --lmc is %d: routing with LMC %u",
-				 c->topo, file_lmc, c->lmc,
+				 topo, file_lmc, c->lmc,
 				 file_lmc > c->lmc ? file_lmc : (unsigned)c->lmc);
 		if (file_lmc > lo.lmc)
 			lo.lmc = file_lmc;
@@ -303,7 +323,9 @@ static int assign_lids(struct fabric *f, const struct cli *c)
 
 	lid_map_init(&map);
 	lid_map_init(&used);
-	if (c->guid2lid) {
+	if (given) {
+		lo.map = given;
+	} else if (c->guid2lid) {
 		rc = lid_map_load(&map, c->guid2lid);
 		if (rc == -ENOENT)
 			log_err("%s: no such file", c->guid2lid);
@@ -317,24 +339,27 @@ static int assign_lids(struct fabric *f, const struct cli *c)
 	if (rc == -ENOSPC && !c->wide_lids) {
 		log_err("%s: the fabric needs more LIDs than the unicast range "
 			"holds (0x%x); --wide-lids routes it for analysis only",
-			c->topo, FAB_MAX_UCAST_LID);
+			topo, FAB_MAX_UCAST_LID);
 		rc = EXIT_USAGE;
 	} else if (rc < 0) {
-		log_err("%s: LID assignment failed: %s", c->topo, strerror(-rc));
+		log_err("%s: LID assignment failed: %s", topo, strerror(-rc));
 		rc = EXIT_USAGE;
 	} else {
 		if (fab_max_lid(f) > FAB_MAX_UCAST_LID)
 			log_warn("%s: LIDs up to 0x%x, past the unicast range "
 				 "(0x%x): tables for analysis only, no switch "
-				 "holds them", c->topo, fab_max_lid(f),
+				 "holds them", topo, fab_max_lid(f),
 				 FAB_MAX_UCAST_LID);
 		if (rc && c->lfts_in)
 			log_warn("%s: %d ports had no LID; --lfts-in tables will "
-				 "not route them", c->topo, rc);
+				 "not route them", topo, rc);
 		else if (rc)
 			log_info("assigned %d new LIDs", rc);
 		rc = 0;
-		if (c->save_guid2lid) {
+		if (keep) {
+			*keep = used;
+			lid_map_init(&used);
+		} else if (c->save_guid2lid) {
 			int r = lid_map_save(&used, c->save_guid2lid);
 			if (r) {
 				log_err("%s: %s", c->save_guid2lid, strerror(-r));
@@ -364,10 +389,177 @@ static int check_engine_names(const char *list)
 	return 0;
 }
 
+/* Re-route input (--prev-topo, --prev-lfts): the previous fabric, its
+ * LIDs (kept for --topo, as an SM keeps them across sweeps) and tables. */
+struct prev {
+	struct fabric fab;
+	struct lid_map lids;
+	struct lft_set lft;
+};
+
+static void prev_init(struct prev *pv)
+{
+	fab_init(&pv->fab);
+	lid_map_init(&pv->lids);
+	memset(&pv->lft, 0, sizeof(pv->lft));
+}
+
+static void prev_free(struct prev *pv)
+{
+	lft_free(&pv->lft);
+	lid_map_free(&pv->lids);
+	fab_free(&pv->fab);
+}
+
+static int prev_read(struct prev *pv, const struct cli *c)
+{
+	if (topo_read(&pv->fab, c->prev_topo, c->format))
+		return EXIT_USAGE;
+	if (!pv->fab.num_switches) {
+		log_err("%s: no switches", c->prev_topo);
+		return EXIT_USAGE;
+	}
+	return assign_lids(&pv->fab, c, c->prev_topo, NULL, &pv->lids);
+}
+
+/* Every switch header of a --prev-lfts file names a switch of
+ * --prev-topo, and every switch there has a table: otherwise the two
+ * files are not of one fabric. */
+static int prev_check_headers(struct prev *pv, const struct cli *c)
+{
+	const char *path = c->prev_lfts;
+	char line[1024];
+	unsigned lineno = 0;
+	int rc = 0;
+	uint8_t *seen = calloc(pv->fab.num_switches, 1);
+	int ck = input_file_check(path);
+	FILE *in = ck ? NULL : fopen(path, "r");
+
+	if (!in) {
+		if (ck != -EISDIR && ck != -EINVAL)
+			log_err("%s: %s", path, strerror(ck ? -ck : errno));
+		free(seen);
+		return EXIT_USAGE;
+	}
+	while (seen && fgets(line, sizeof(line), in)) {
+		lineno++;
+		char *p = line + strspn(line, " \t"), *g, *q;
+		if (strncmp(p, "Unicast lids", 12) || !(g = strstr(p, " guid 0x")))
+			continue;       /* the table reader judges the rest */
+		uint64_t guid = strtoull(g + 8, &q, 16);
+		uint32_t n = fab_find_node_guid(&pv->fab, guid);
+		if (n == FAB_NONE || !fab_is_switch(&pv->fab, n)) {
+			log_err("%s:%u: switch 0x%016" PRIx64 " is not a switch of "
+				"%s: tables and fabric do not match", path, lineno,
+				guid, c->prev_topo);
+			rc = EXIT_USAGE;
+			break;
+		}
+		seen[pv->fab.nodes[n].sw_index] = 1;
+	}
+	fclose(in);
+	for (uint32_t s = 0; !rc && seen && s < pv->fab.num_switches; s++)
+		if (!seen[s]) {
+			const struct fab_node *nd = &pv->fab.nodes[pv->fab.switches[s]];
+			log_err("%s: no table for switch 0x%016" PRIx64 " (\"%s\") "
+				"of %s: tables and fabric do not match", path,
+				nd->guid, nd->desc, c->prev_topo);
+			rc = EXIT_USAGE;
+		}
+	if (!seen)
+		rc = EXIT_USAGE;
+	free(seen);
+	return rc;
+}
+
+/* The previous tables: read them, or route the previous fabric with the
+ * same engines (not counted in the route time). */
+static int prev_tables(struct prev *pv, struct fabric *f, const struct cli *c)
+{
+	uint32_t common = 0;
+	for (uint32_t s = 0; s < f->num_switches; s++) {
+		uint32_t n = fab_find_node_guid(&pv->fab, f->nodes[f->switches[s]].guid);
+		common += n != FAB_NONE && fab_is_switch(&pv->fab, n);
+	}
+	if (!common) {
+		log_err("%s: no switch GUID in common with %s: not the same fabric",
+			c->prev_topo, c->topo);
+		return EXIT_USAGE;
+	}
+	if (c->prev_lfts) {
+		int rc = prev_check_headers(pv, c);
+		if (rc)
+			return rc;
+		if (lft_alloc(&pv->lft, pv->fab.num_switches, fab_max_lid(&pv->fab)) ||
+		    lft_read_dump_fts(&pv->fab, &pv->lft, c->prev_lfts))
+			return EXIT_USAGE;
+		return 0;
+	}
+	uint32_t *rank = NULL;
+	int port_only = c->cn_order && !strcmp(c->cn_order, "port");
+	if (cn_rank_build(&pv->fab, port_only ? NULL : c->cn_order, &rank))
+		return EXIT_USAGE;
+	struct route_options ro = {
+		.lmc = fabric_lmc(&pv->fab),
+		.threads = c->threads,
+		.max_vls = (uint8_t)c->vls,
+		.cn_rank = port_only ? NULL : rank,
+	};
+	const struct route_engine *used = NULL;
+	double t0 = now_seconds();
+	int r = route_run_list(c->engines, &pv->fab, &ro, &pv->lft, &used);
+	free(rank);
+	if (r < 0) {
+		log_err("%s: no engine of \"%s\" could route the previous fabric",
+			c->prev_topo, c->engines);
+		return EXIT_VERIFY;
+	}
+	log_info("previous tables: %s routed by %s in %.3f s", c->prev_topo,
+		 used ? used->name : "?", now_seconds() - t0);
+	return 0;
+}
+
+/* How many entries and 64-entry blocks differ from the previous tables
+ * (switches matched by GUID; a new switch counts whole). */
+static void prev_report(struct prev *pv, const struct fabric *f,
+			const struct lft_set *t, const struct cli *c)
+{
+	uint64_t entries = 0, blocks = 0, nblocks = 0;
+	uint32_t fresh = 0;
+	uint32_t nblk = t->stride / LFT_BLOCK;
+	for (uint32_t s = 0; s < f->num_switches; s++) {
+		uint32_t n = fab_find_node_guid(&pv->fab, f->nodes[f->switches[s]].guid);
+		const uint8_t *now = lft_row(t, s);
+		const uint8_t *was = n != FAB_NONE && fab_is_switch(&pv->fab, n) ?
+			lft_row(&pv->lft, pv->fab.nodes[n].sw_index) : NULL;
+		nblocks += nblk;
+		fresh += !was;
+		for (uint32_t b = 0; b < nblk; b++) {
+			uint32_t l0 = b * LFT_BLOCK, d = 0;
+			if (was && l0 + LFT_BLOCK <= pv->lft.stride &&
+			    !memcmp(now + l0, was + l0, LFT_BLOCK))
+				continue;
+			for (uint32_t l = l0; l < l0 + LFT_BLOCK; l++)
+				d += now[l] != (was && l < pv->lft.stride ?
+						was[l] : LFT_NO_PATH);
+			entries += d;
+			blocks += d != 0;
+			if (d && getenv("RP_DEBUG"))
+				fprintf(stderr, "DIFF %s %u %u\n", f->nodes[f->switches[s]].desc, l0, d);
+		}
+	}
+	if (!c->quiet)
+		fprintf(stderr, "ibsm-route: re-route: %" PRIu64 " entries differ "
+			"from the previous tables, in %" PRIu64 " of %" PRIu64
+			" 64-entry LFT blocks (%u switches new)\n", entries,
+			blocks, nblocks, fresh);
+}
+
 /* Route (or read tables); returns 0 or an exit code. */
 static int make_tables(struct fabric *f, const struct cli *c, struct lft_set *t,
 		       struct path_sl *sl, const uint32_t *rank,
-		       const char **engine_used, double *route_s)
+		       const struct prev *pv, const char **engine_used,
+		       double *route_s)
 {
 	uint64_t *roots = NULL, *cns = NULL;
 	uint32_t nroots = 0, ncns = 0;
@@ -402,6 +594,8 @@ static int make_tables(struct fabric *f, const struct cli *c, struct lft_set *t,
 		.max_vls = (uint8_t)c->vls,
 		.sl_out = sl,
 		.cn_rank = rank,
+		.prev = pv ? &pv->lft : NULL,
+		.prev_fab = pv ? &pv->fab : NULL,
 	};
 	const struct route_engine *used = NULL;
 	struct rusage ru0;
@@ -451,6 +645,7 @@ static uint32_t dropped_top_lid(const struct fabric *f, const struct lft_set *t)
 static int run(const struct cli *c)
 {
 	struct fabric f;
+	struct prev pv;
 	struct lft_set t = { 0 };
 	struct path_sl sl = { 0 };
 	struct verify_result res;
@@ -462,6 +657,7 @@ static int run(const struct cli *c)
 	int rc;
 
 	fab_init(&f);
+	prev_init(&pv);
 	if (topo_read(&f, c->topo, c->format)) {
 		rc = EXIT_USAGE;
 		goto out;
@@ -473,7 +669,12 @@ static int run(const struct cli *c)
 		goto out;
 	}
 	t0 = now_seconds();
-	if ((rc = assign_lids(&f, c)))
+	if (c->prev_topo && (rc = prev_read(&pv, c)))
+		goto out;
+	if ((rc = assign_lids(&f, c, c->topo, c->prev_topo ? &pv.lids : NULL,
+			      NULL)))
+		goto out;
+	if (c->prev_topo && (rc = prev_tables(&pv, &f, c)))
 		goto out;
 	t_lids = now_seconds() - t0;
 	if (c->dot && (rc = topo_write_dot(&f, c->dot))) {
@@ -495,8 +696,11 @@ static int run(const struct cli *c)
 		}
 		engine_rank = port_only ? NULL : rank;
 	}
-	if ((rc = make_tables(&f, c, &t, &sl, engine_rank, &engine, &route_s)))
+	if ((rc = make_tables(&f, c, &t, &sl, engine_rank,
+			      c->prev_topo ? &pv : NULL, &engine, &route_s)))
 		goto out;
+	if (c->prev_topo)
+		prev_report(&pv, &f, &t, c);
 	if (c->sl_in) {
 		/* SLs from elsewhere (the daemon's path-sl.txt dump, or the
 		 * SA's answers) judged with these tables. */
@@ -609,6 +813,7 @@ out:
 	path_sl_free(&sl);
 	lft_free(&t);
 	fab_free(&f);
+	prev_free(&pv);
 	return rc;
 }
 

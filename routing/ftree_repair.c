@@ -1,0 +1,335 @@
+/* ftree minimal-change repair: after links or switches are lost, start
+ * from the previous tables and change only the entries that must change.
+ *
+ *  1. The difference (ftree_repair_diff.c): lost links and switches only,
+ *     LIDs and levels unchanged; otherwise the engine routes in full
+ *     (logged why).
+ *  2. Copy the previous rows (matched by GUID; two threads), clear the
+ *     columns of LIDs that left the fabric.
+ *  3. Affected entries: scan the rows of the switches that lost a link for
+ *     entries on the lost port. A LID with no such entry keeps every path
+ *     (none crosses a lost link), so it is left alone.
+ *  4. Per affected LID (ftree_repair_lid.c), the set R of switches to
+ *     re-decide: the broken entries and what leads into them; only R is
+ *     re-decided, keeping an entry wherever it is still valid
+ *     (ftree_repair_choose.c):
+ *      a. lowest level first, ancestors: a down-link to a switch whose path
+ *         goes only down to the destination (least load, then column order);
+ *      b. highest level first, the rest that can: an up-link to a switch
+ *         whose path is up*-then-down* (the least-loaded whole path, loads
+ *         being the flows the repair moved, so displaced sources spread
+ *         over the remaining down-links into the destination's leaf);
+ *      c. the rest (no up-then-down path left) take detours searched as
+ *         ftree_detour.c does, every down->up turn checked against the
+ *         turns the previous tables take (ftree_repair_turns.c) and those
+ *         added since, so the CDG of the whole table set stays acyclic.
+ *         If a detour cannot be found the engine routes in full.
+ * Paths outside R are unchanged; CA paths through R stay up*-then-down*
+ * wherever the tree allows. Balance is local: loads count only the flows
+ * the repair moved (on an intact or evenly loaded tree the others are
+ * even). The engine's log line gives the counts, times and CPU. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../core/log.h"
+#include "ftree_repair.h"
+
+int ft_repair_enabled = 1;
+int ft_repair_taken;
+
+/* CPU seconds of the whole process (every thread): the log says what the
+ * repair cost besides how long it took. */
+static double cpu_seconds(void)
+{
+	struct timespec ts;
+	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts))
+		return 0;
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+#define REPAIR_THREAD_MIN_BYTES (32u << 20)
+#define REPAIR_MAX_THREADS 8
+
+/* ---- setup: copy, clear, find the broken entries ---- */
+
+struct copy_job {
+	const struct ft_repair *rp;
+	uint32_t from, to;
+};
+
+static void *copy_rows(void *arg)
+{
+	const struct copy_job *j = arg;
+	const struct ft_repair *rp = j->rp;
+	uint32_t n = rp->lft->stride < rp->prev->stride ? rp->lft->stride :
+		rp->prev->stride;
+	for (uint32_t s = j->from; s < j->to; s++) {
+		uint8_t *row = lft_row(rp->lft, s);
+		memcpy(row, lft_row(rp->prev, rp->prev_sw[s]), n);
+		if (n < rp->lft->stride)
+			memset(row + n, LFT_NO_PATH, rp->lft->stride - n);
+		/* entries past max_lid are never read, but keep them clean */
+		for (uint32_t l = rp->lft->max_lid + 1; l < rp->lft->stride; l++)
+			row[l] = LFT_NO_PATH;
+	}
+	return NULL;
+}
+
+static unsigned pick_threads(unsigned threads, uint64_t bytes)
+{
+	if (!threads && bytes < REPAIR_THREAD_MIN_BYTES)
+		return 1;
+	long n = threads ? (long)threads : sysconf(_SC_NPROCESSORS_ONLN);
+	if (n < 1)
+		n = 1;
+	return n > REPAIR_MAX_THREADS ? REPAIR_MAX_THREADS : (unsigned)n;
+}
+
+static unsigned copy_tables(struct ft_repair *rp, unsigned threads)
+{
+	struct copy_job job[REPAIR_MAX_THREADS];
+	pthread_t tid[REPAIR_MAX_THREADS];
+	uint32_t nsw = rp->t->nsw;
+	unsigned n = pick_threads(threads, (uint64_t)nsw * rp->lft->stride);
+	unsigned started = 0;
+	for (unsigned k = 0; k < n; k++)
+		job[k] = (struct copy_job){ rp, (uint32_t)((uint64_t)nsw * k / n),
+					    (uint32_t)((uint64_t)nsw * (k + 1) / n) };
+	for (unsigned k = 1; k < n; k++) {
+		if (pthread_create(&tid[k], NULL, copy_rows, &job[k]))
+			break;
+		started = k;
+	}
+	copy_rows(&job[0]);
+	for (unsigned k = started + 1; k < n; k++)
+		copy_rows(&job[k]);
+	for (unsigned k = 1; k <= started; k++)
+		pthread_join(tid[k], NULL);
+	return n;
+}
+
+static int cmp_hit(const void *a, const void *b)
+{
+	const struct ft_hit *x = a, *y = b;
+	if (x->lid != y->lid)
+		return x->lid < y->lid ? -1 : 1;
+	return x->sw < y->sw ? -1 : x->sw > y->sw;
+}
+
+static int find_hits(struct ft_repair *rp)
+{
+	uint64_t cap = 0;
+	for (uint32_t i = 0; i < rp->nlost; i++) {
+		const uint8_t *row = lft_row(rp->lft, rp->lost[i].sw);
+		uint8_t p = rp->lost[i].port;
+		for (uint32_t l = 1; l <= rp->lft->max_lid; l++) {
+			if (row[l] != p)
+				continue;
+			if (rp->nhits == cap) {
+				cap = cap ? 2 * cap : 1024;
+				struct ft_hit *v = realloc(rp->hits, cap * sizeof(*v));
+				if (!v)
+					return -ENOMEM;
+				rp->hits = v;
+			}
+			rp->hits[rp->nhits++] = (struct ft_hit){ l, rp->lost[i].sw };
+		}
+	}
+	qsort(rp->hits, rp->nhits, sizeof(*rp->hits), cmp_hit);
+	return 0;
+}
+
+/* ---- the whole repair ---- */
+
+static void repair_free(struct ft_repair *rp)
+{
+	free(rp->lost);
+	free(rp->gone);
+	free(rp->hits);
+	free(rp->dest_of);
+	free(rp->in_r);
+	free(rp->state);
+	free(rp->old);
+	free(rp->walk_at);
+	free(rp->walk_res);
+	free(rp->inflow);
+	free(rp->committed);
+	free(rp->free_at);
+	free(rp->free_res);
+	free(rp->rl);
+	free(rp->seen);
+	free(rp->pred);
+	free(rp->queue);
+	free(rp->in_port);
+	free(rp->via);
+	free(rp->old_ty);
+	free(rp->prev_level);
+	free(rp->anc_mark);
+	free(rp->anc_list);
+	if (rp->have_turns)
+		ft_turns_free(&rp->tu);
+	free(rp->load);
+}
+
+static int repair_alloc(struct ft_repair *rp)
+{
+	const struct ftree *t = rp->t;
+	size_t n = t->nsw ? t->nsw : 1, np = (size_t)t->fab->num_ports + 1;
+	rp->dest_of = malloc(((size_t)rp->lft->max_lid + 1) * sizeof(uint32_t));
+	rp->in_r = calloc(n, sizeof(uint32_t));
+	rp->state = calloc(n, 1);
+	rp->old = calloc(n, 1);
+	rp->walk_at = calloc(n, sizeof(uint32_t));
+	rp->walk_res = calloc(n, 1);
+	rp->inflow = calloc(n, sizeof(uint64_t));
+	rp->committed = calloc(n, sizeof(uint32_t));
+	rp->free_at = calloc(n, sizeof(uint32_t));
+	rp->free_res = calloc(n, 1);
+	rp->rl = calloc(n, sizeof(uint32_t));
+	rp->seen = calloc(n, sizeof(uint32_t));
+	rp->pred = calloc(n, sizeof(uint32_t));
+	rp->queue = calloc(n, sizeof(uint32_t));
+	rp->in_port = calloc(n, 1);
+	rp->via = calloc(n, 1);
+	rp->old_ty = calloc(n, 1);
+	rp->anc_mark = calloc(n, sizeof(uint32_t));
+	rp->anc_list = calloc(n, sizeof(uint32_t));
+	rp->anc_of = FAB_NONE;
+	rp->load = calloc(np, sizeof(uint64_t));
+	if (!rp->dest_of || !rp->in_r || !rp->state || !rp->old ||
+	    !rp->walk_at || !rp->walk_res || !rp->inflow || !rp->rl ||
+	    !rp->committed || !rp->free_at || !rp->free_res ||
+	    !rp->seen || !rp->pred || !rp->queue || !rp->in_port ||
+	    !rp->via || !rp->load || !rp->anc_mark || !rp->anc_list || !rp->old_ty)
+		return -ENOMEM;
+	for (uint32_t l = 0; l <= rp->lft->max_lid; l++)
+		rp->dest_of[l] = FAB_NONE;
+	for (uint32_t i = 0; i < t->ndest; i++)
+		for (uint32_t k = 0; k < t->dest[i].nlids; k++)
+			if (t->dest[i].lid + k <= rp->lft->max_lid)
+				rp->dest_of[t->dest[i].lid + k] = i;
+	return 0;
+}
+
+/* Clear the columns of LIDs that left the fabric. */
+static void clear_gone(struct ft_repair *rp)
+{
+	for (uint32_t i = 0; i < rp->ngone; i++)
+		for (uint32_t s = 0; s < rp->t->nsw; s++) {
+			uint8_t *e = lft_row(rp->lft, s) + rp->gone[i];
+			rp->cleared += *e != LFT_NO_PATH;
+			*e = LFT_NO_PATH;
+		}
+}
+
+int ft_repair(struct ft_work *w, const struct route_options *opt,
+	      struct lft_set *lft, unsigned threads)
+{
+	const struct ftree *t = w->t;
+	struct ft_repair rp = { .t = t, .prev = w->prev, .prev_sw = w->prev_sw,
+				.lft = lft, .pf = opt ? opt->prev_fab : NULL };
+	char why[200] = "";
+	double t0 = now_seconds(), c0 = cpu_seconds();
+	int r;
+
+	ft_repair_taken = 0;
+	if (!ft_repair_enabled || !w->prev || !rp.pf)
+		return 0;
+	r = ft_repair_diff(&rp, opt, why, sizeof(why));
+	if (r) {
+		if (r > 0)
+			log_info("ftree: previous tables not repairable (%s): "
+				 "routing in full", why);
+		repair_free(&rp);
+		return r < 0 ? r : 0;
+	}
+	if ((r = repair_alloc(&rp)) < 0) {
+		repair_free(&rp);
+		return r;
+	}
+	unsigned nthr = copy_tables(&rp, threads);
+	rp.threads = nthr;
+	double t1 = now_seconds();
+	clear_gone(&rp);
+	if ((r = find_hits(&rp)) < 0)
+		goto fail;
+	uint64_t entries = (uint64_t)t->nsw * (lft->max_lid + 1);
+	if (rp.nhits > entries / 20) {
+		log_info("ftree: previous tables not repairable (%llu of %llu "
+			 "entries cross a lost link: a large change): routing "
+			 "in full", (unsigned long long)rp.nhits,
+			 (unsigned long long)entries);
+		r = 1;
+		goto fail;
+	}
+	uint32_t *undecided = malloc((t->nsw ? t->nsw : 1) * sizeof(uint32_t));
+	if (!undecided) {
+		r = -ENOMEM;
+		goto fail;
+	}
+	uint64_t blocks = 0;
+	uint32_t *last_blk = calloc(t->nsw ? t->nsw : 1, sizeof(uint32_t));
+	if (!last_blk) {
+		free(undecided);
+		r = -ENOMEM;
+		goto fail;
+	}
+	for (uint64_t i = 0; i < rp.nhits;) {
+		uint64_t j = i;
+		while (j < rp.nhits && rp.hits[j].lid == rp.hits[i].lid)
+			j++;
+		uint32_t lid = rp.hits[i].lid;
+		int rc = rp_repair_lid(&rp, lid, rp.hits + i, (uint32_t)(j - i),
+				    undecided);
+		if (rc) {
+			r = rc == -1 ? 1 : rc;
+			break;
+		}
+		rp.nlids++;
+		for (uint32_t k = 0; k < rp.nr; k++) {
+			uint32_t x = rp.rl[k];
+			if (rp_entry(&rp, x, lid) == rp.old[x])
+				continue;
+			rp.changed++;
+			/* LIDs come in ascending order: a block counts once */
+			if (last_blk[x] != lid / LFT_BLOCK + 1) {
+				last_blk[x] = lid / LFT_BLOCK + 1;
+				blocks++;
+			}
+		}
+		i = j;
+	}
+	free(undecided);
+	free(last_blk);
+	if (r)
+		goto fail;
+	log_info("ftree: repair: %u ports lost their link, %u LIDs gone; %u LIDs affected, "
+		 "%llu entries changed (+%llu cleared) in %llu 64-entry LFT "
+		 "blocks: %llu re-decided, %llu on detours, %llu LIDs whole; "
+		 "copy %.3f s (%u "
+		 "threads), repair %.3f s (previous turns %llu in %.3f s, %llu "
+		 "new); CPU %.3f s", rp.nlost, rp.ngone, rp.nlids,
+		 (unsigned long long)rp.changed, (unsigned long long)rp.cleared,
+		 (unsigned long long)blocks, (unsigned long long)rp.redecided,
+		 (unsigned long long)rp.detours,
+		 (unsigned long long)rp.lazy_fallbacks, t1 - t0, nthr, now_seconds() - t1,
+		 (unsigned long long)rp.prev_turns, rp.turns_s,
+		 (unsigned long long)(rp.have_turns ? rp.tu.taken - rp.prev_turns : 0),
+		 cpu_seconds() - c0);
+	repair_free(&rp);
+	ft_repair_taken = 1;
+	return 1;
+fail:
+	/* Back to freshly allocated tables for the full route. */
+	memset(lft->port, LFT_NO_PATH, (size_t)lft->stride * lft->num_switches);
+	lft_fill_local(t->fab, lft);
+	if (r > 0)
+		log_info("ftree: repair abandoned: routing in full");
+	repair_free(&rp);
+	return r < 0 ? r : 0;
+}

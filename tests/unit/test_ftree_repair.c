@@ -1,0 +1,347 @@
+/* ftree minimal-change repair (routing/ftree_repair*.c): generated trees
+ * routed, then a link or a switch lost, and routed again with the previous
+ * tables. For each case:
+ *  - the repair path is taken, the tables pass the shared verifier with
+ *    CA -> switch-LID routes in the CDG, and the CDG of every entry (every
+ *    switch a source, switch LIDs too) is acyclic (checked here);
+ *  - every entry that pointed at a lost port changed, and every changed
+ *    entry belongs to a switch whose previous path to that LID crossed a
+ *    lost link, or that no switch sent that LID to (an idle entry the
+ *    repair may re-choose for moved flow);
+ *  - the entries that had to change (all but the idle ones re-chosen) are
+ *    no more than with the repair off (the whole assignment keeping
+ *    still-valid entries), and all of them far fewer than from scratch.
+ * A fabric that gained a link is not repaired. (A lost switch needs a
+ * fabric without its node: integration test 24 covers it.) */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/fabric.h"
+#include "core/lid_assign.h"
+#include "core/log.h"
+#include "routing/engine.h"
+#include "routing/ftree.h"
+#include "routing/lft.h"
+#include "routing/verify.h"
+#include "sim/topo_gen.h"
+
+static void make_tree(struct fabric *f, unsigned levels, unsigned radix,
+		      double remove, uint64_t seed, uint8_t lmc)
+{
+	struct fattree_params p = { levels, radix, 1, remove, seed, 0, 0 };
+	char err[256];
+	assert_int_equal(gen_fattree(f, &p, err), 0);
+	struct lid_assign_opts lo = { .lmc = lmc };
+	assert_true(lid_assign(f, &lo, NULL) >= 0);
+}
+
+static void route(const struct fabric *f, const struct route_options *opt,
+		  struct lft_set *t)
+{
+	char why[256];
+	assert_int_equal(route_run(&route_ftree, f, opt, t, why), 0);
+}
+
+/* Switch ordinal of the switch behind port p of switch s, or FAB_NONE. */
+static uint32_t next_sw(const struct fabric *f, uint32_t s, uint8_t p)
+{
+	const struct fab_node *n = &f->nodes[f->switches[s]];
+	if (!p || p > n->num_ports)
+		return FAB_NONE;
+	uint32_t o = fab_peer_node(f, n->first_port + p);
+	return o == FAB_NONE || !fab_is_switch(f, o) ? FAB_NONE : f->nodes[o].sw_index;
+}
+
+static int cmp_u64(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+	return a < b ? -1 : a > b;
+}
+
+/* Every entry's dependency (channel into a switch -> its next channel)
+ * in one graph; 1 if it has a cycle (Kahn's algorithm). */
+static int full_cdg_cycle(const struct fabric *f, const struct lft_set *t)
+{
+	uint32_t np = f->num_ports;
+	uint32_t *indeg = calloc(np, sizeof(uint32_t));
+	uint64_t *edge = NULL;
+	size_t ne = 0, cap = 0;
+	for (uint32_t lid = 1; lid <= t->max_lid; lid++)
+		for (uint32_t s = 0; s < f->num_switches; s++) {
+			uint8_t p = lft_get(t, s, lid);
+			uint32_t z = next_sw(f, s, p);
+			if (z == FAB_NONE)
+				continue;
+			uint8_t q = lft_get(t, z, lid);
+			if (next_sw(f, z, q) == FAB_NONE)
+				continue;
+			if (ne == cap) {
+				cap = cap ? 2 * cap : 4096;
+				edge = realloc(edge, cap * sizeof(*edge));
+				assert_non_null(edge);
+			}
+			uint32_t a = f->nodes[f->switches[s]].first_port + p;
+			uint32_t b = f->nodes[f->switches[z]].first_port + q;
+			edge[ne++] = (uint64_t)a << 32 | b;
+		}
+	/* dedupe, then count */
+	qsort(edge, ne, sizeof(*edge), cmp_u64);
+	size_t n = 0;
+	for (size_t i = 0; i < ne; i++)
+		if (!n || edge[n - 1] != edge[i])
+			edge[n++] = edge[i];
+	uint32_t *off = calloc(np + 1, sizeof(uint32_t));
+	for (size_t i = 0; i < n; i++) {
+		off[(edge[i] >> 32) + 1]++;
+		indeg[(uint32_t)edge[i]]++;
+	}
+	for (uint32_t i = 0; i < np; i++)
+		off[i + 1] += off[i];
+	uint32_t *queue = malloc(np * sizeof(uint32_t)), head = 0, tail = 0;
+	for (uint32_t i = 0; i < np; i++)
+		if (!indeg[i])
+			queue[tail++] = i;
+	while (head < tail) {
+		uint32_t c = queue[head++];
+		for (uint32_t k = off[c]; k < off[c + 1]; k++)
+			if (!--indeg[(uint32_t)edge[k]])
+				queue[tail++] = (uint32_t)edge[k];
+	}
+	free(queue);
+	free(off);
+	free(indeg);
+	free(edge);
+	return tail != np;
+}
+
+/* Did the previous path from switch s to lid cross a lost link (a port
+ * linked in f0 and not in f)? Both fabrics have the same switch ordinals
+ * (links only are lost here). */
+static int crossed(const struct fabric *f0, const struct fabric *f,
+		   const struct lft_set *t0, uint32_t s, uint32_t lid)
+{
+	for (unsigned hops = 0; hops < 64; hops++) {
+		uint8_t p = lft_get(t0, s, lid);
+		const struct fab_node *n = &f->nodes[f->switches[s]];
+		if (!p || p == LFT_NO_PATH || p > n->num_ports)
+			return 0;
+		if (f->ports[n->first_port + p].peer == FAB_NONE &&
+		    f0->ports[n->first_port + p].peer != FAB_NONE)
+			return 1;
+		s = next_sw(f0, s, p);
+		if (s == FAB_NONE)
+			return 0;
+	}
+	return 0;
+}
+
+/* Does any switch send lid to s in t0? */
+static int busy(const struct fabric *f0, const struct lft_set *t0, uint32_t s,
+		uint32_t lid)
+{
+	const struct fab_node *n = &f0->nodes[f0->switches[s]];
+	for (unsigned p = 1; p <= n->num_ports; p++) {
+		uint32_t u = next_sw(f0, s, (uint8_t)p);
+		if (u == FAB_NONE)
+			continue;
+		uint8_t back = f0->ports[f0->ports[n->first_port + p].peer].num;
+		if (lft_get(t0, u, lid) == back)
+			return 1;
+	}
+	return 0;
+}
+
+static uint64_t count_changes(const struct lft_set *a, const struct lft_set *b)
+{
+	uint64_t n = 0;
+	for (uint32_t s = 0; s < a->num_switches; s++)
+		for (uint32_t l = 0; l <= a->max_lid; l++)
+			n += lft_get(a, s, l) != lft_get(b, s, l);
+	return n;
+}
+
+/* Route f0, lose what `lose` takes away (in a clone), route again with
+ * and without the repair and from scratch; judge. */
+static void repair_case(const char *name, struct fabric *f0,
+			void (*lose)(struct fabric *, uint32_t), uint32_t arg)
+{
+	struct fabric f;
+	struct lft_set t0, t1, t2, t3;
+	route(f0, NULL, &t0);
+	assert_int_equal(fab_clone(&f, f0), 0);
+	lose(&f, arg);
+	struct route_options o = { .prev = &t0, .prev_fab = f0 };
+	route(&f, &o, &t1);
+	assert_true(ft_repair_taken);
+	ft_repair_enabled = 0;
+	route(&f, &o, &t2);
+	ft_repair_enabled = 1;
+	route(&f, NULL, &t3);
+
+	struct verify_opts vo = { .check_credit_loops = 1, .link_load = 1,
+				  .cdg_switch_lids = 1 };
+	struct verify_result res;
+	assert_int_equal(verify_routes(&f, &t1, &vo, &res), 0);
+	if (!res.ok)
+		fprintf(stderr, "%s: %s\n", name, res.first_error);
+	assert_true(res.ok);
+	assert_int_equal(res.credit_loop, 0);
+	assert_int_equal(full_cdg_cycle(&f, &t1), 0);
+
+	uint64_t changed = 0, broken = 0, idle = 0;
+	for (uint32_t s = 0; s < f.num_switches; s++)
+		for (uint32_t l = 1; l <= t1.max_lid; l++) {
+			uint8_t was = lft_get(&t0, s, l), now = lft_get(&t1, s, l);
+			const struct fab_node *n = &f.nodes[f.switches[s]];
+			int lost = was && was <= n->num_ports && was != LFT_NO_PATH &&
+				f.ports[n->first_port + was].peer == FAB_NONE &&
+				f0->ports[n->first_port + was].peer != FAB_NONE;
+			broken += lost;
+			if (lost)
+				assert_int_not_equal(was, now);
+			if (was == now)
+				continue;
+			changed++;
+			if (crossed(f0, &f, &t0, s, l))
+				continue;
+			/* a LID whose port left the fabric is cleared */
+			if (now == LFT_NO_PATH)
+				continue;
+			assert_false(busy(f0, &t0, s, l));
+			idle++;
+		}
+	uint64_t off = count_changes(&t0, &t2), scratch = count_changes(&t0, &t3);
+	fprintf(stderr, "  %s: %llu entries changed (%llu on a lost port, %llu "
+		"idle); repair off %llu, from scratch %llu; a2a %.3fx\n", name,
+		(unsigned long long)changed, (unsigned long long)broken,
+		(unsigned long long)idle, (unsigned long long)off,
+		(unsigned long long)scratch, res.a2a_ratio);
+	assert_true(changed >= broken);
+	/* what had to change, at most what the repair-off route changes;
+	 * idle entries re-chosen for moved flow come on top */
+	assert_true(changed - idle <= off);
+	assert_true(changed * 3 <= scratch);
+	lft_free(&t0);
+	lft_free(&t1);
+	lft_free(&t2);
+	lft_free(&t3);
+	fab_free(&f);
+}
+
+/* The highest-numbered switch-switch link of switch s (an up-link on the
+ * generated trees). */
+static void lose_up_link(struct fabric *f, uint32_t s)
+{
+	const struct fab_node *n = &f->nodes[f->switches[s]];
+	for (unsigned p = n->num_ports; p >= 1; p--)
+		if (next_sw(f, s, (uint8_t)p) != FAB_NONE) {
+			fab_unlink(f, n->first_port + p);
+			return;
+		}
+}
+
+static void lose_first_switch_link(struct fabric *f, uint32_t s)
+{
+	const struct fab_node *n = &f->nodes[f->switches[s]];
+	for (unsigned p = 1; p <= n->num_ports; p++)
+		if (next_sw(f, s, (uint8_t)p) != FAB_NONE) {
+			fab_unlink(f, n->first_port + p);
+			return;
+		}
+}
+
+/* A switch ordinal at level 1 (a middle switch): the first switch linked
+ * to leaf 0 above it. */
+static uint32_t a_middle(const struct fabric *f)
+{
+	for (unsigned p = 1; p <= f->nodes[f->switches[0]].num_ports; p++) {
+		uint32_t m = next_sw(f, 0, (uint8_t)p);
+		if (m != FAB_NONE)
+			return m;
+	}
+	return FAB_NONE;
+}
+
+static void tree_cases(const char *what, unsigned levels, unsigned radix,
+		       double remove, uint64_t seed)
+{
+	struct fabric f0;
+	char name[96];
+	make_tree(&f0, levels, radix, remove, seed, 0);
+	snprintf(name, sizeof(name), "%s, leaf up-link", what);
+	repair_case(name, &f0, lose_up_link, 1);
+	if (levels == 3) {
+		uint32_t m = a_middle(&f0);
+		snprintf(name, sizeof(name), "%s, middle up-link", what);
+		repair_case(name, &f0, lose_up_link, m);
+		snprintf(name, sizeof(name), "%s, middle down-link", what);
+		repair_case(name, &f0, lose_first_switch_link, m);
+	}
+	fab_free(&f0);
+}
+
+static void test_intact(void **state)
+{
+	(void)state;
+	tree_cases("ft2 r16", 2, 16, 0, 0);
+	tree_cases("ft3 r8", 3, 8, 0, 0);
+	tree_cases("ft3 r12", 3, 12, 0, 0);
+}
+
+static void test_degraded(void **state)
+{
+	(void)state;
+	tree_cases("ft3 r12 5% seed 3", 3, 12, 0.05, 3);
+	tree_cases("ft3 r8 10% seed 2", 3, 8, 0.10, 2);
+}
+
+/* Not repairable: the new fabric has a link the previous one lacked. */
+static void test_gained_link(void **state)
+{
+	(void)state;
+	struct fabric f0, f;
+	struct lft_set t0, t1;
+	make_tree(&f, 3, 8, 0, 0, 0);
+	assert_int_equal(fab_clone(&f0, &f), 0);
+	lose_up_link(&f0, 1);
+	route(&f0, NULL, &t0);
+	struct route_options o = { .prev = &t0, .prev_fab = &f0 };
+	route(&f, &o, &t1);
+	assert_false(ft_repair_taken);
+	struct verify_opts vo = { .check_credit_loops = 1 };
+	struct verify_result res;
+	assert_int_equal(verify_routes(&f, &t1, &vo, &res), 0);
+	assert_true(res.ok);
+	lft_free(&t0);
+	lft_free(&t1);
+	fab_free(&f0);
+	fab_free(&f);
+}
+
+/* LMC 1: the second LID of every CA is repaired as well. */
+static void test_lmc(void **state)
+{
+	(void)state;
+	struct fabric f0;
+	make_tree(&f0, 3, 8, 0, 0, 1);
+	repair_case("ft3 r8 LMC 1, leaf up-link", &f0, lose_up_link, 1);
+	fab_free(&f0);
+}
+
+int main(void)
+{
+	log_set_level(LOG_WARN);
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_intact),
+		cmocka_unit_test(test_degraded),
+		cmocka_unit_test(test_gained_link),
+		cmocka_unit_test(test_lmc),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
