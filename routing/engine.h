@@ -39,6 +39,11 @@ struct route_options {
 	/* Appended for rank order (issue 13): per port index of the fabric,
 	 * the compute node's rank (core/cn_rank.h), NULL = port order. */
 	const uint32_t *cn_rank;
+	/* Appended for fast re-routes (issue 13): optional tables of an
+	 * earlier run the caller gives up; route_run builds the new tables
+	 * in their memory when it is large enough (lft_alloc_reuse) and
+	 * leaves them empty, else leaves them alone. */
+	struct lft_set *spare;
 };
 
 struct route_ctx {

@@ -69,8 +69,10 @@ int route_run(const struct route_engine *e, const struct fabric *f,
 
 	if (why)
 		why[0] = 0;
-	r = lft_alloc(t, f->num_switches, fab_max_lid(f));
-	if (r) {
+	r = lft_alloc_reuse(t, opt ? opt->spare : NULL, f->num_switches,
+			    fab_max_lid(f));
+	int warm = r == 1;
+	if (r < 0) {
 		if (why)
 			snprintf(why, 256, "cannot allocate tables for %u "
 				 "switches x %u LIDs", f->num_switches,
@@ -112,8 +114,9 @@ int route_run(const struct route_engine *e, const struct fabric *f,
 		lft_free(t);
 		return r < 0 ? r : -EINVAL;
 	}
-	log_info("route %s: %u switches, LIDs up to %u, %.3f s", e->name,
-		 f->num_switches, t->max_lid, now_seconds() - t0);
+	log_info("route %s: %u switches, LIDs up to %u, %.3f s%s", e->name,
+		 f->num_switches, t->max_lid, now_seconds() - t0,
+		 warm ? " (tables in the spare's warm memory)" : "");
 	return 0;
 }
 

@@ -39,22 +39,27 @@ void lft_held_free(struct lft_held *h)
 	lft_held_init(h);
 }
 
-int lft_held_set(struct lft_held *h, const struct fabric *f,
-		 const struct lft_set *t, const uint8_t *sw_ok)
+int lft_held_take(struct lft_held *h, const struct fabric *f,
+		  struct lft_set *t, const uint8_t *sw_ok, struct lft_set *spare)
 {
 	struct lft_held n;
-	size_t bytes = (size_t)t->num_switches * t->stride;
 
 	lft_held_init(&n);
 	if (fab_clone(&n.fab, f) < 0 ||
-	    lft_alloc(&n.lft, t->num_switches, t->max_lid) < 0 ||
 	    !(n.ok = malloc(t->num_switches ? t->num_switches : 1))) {
 		lft_held_free(&n);
 		return -ENOMEM;
 	}
-	memcpy(n.lft.port, t->port, bytes);
 	memcpy(n.ok, sw_ok, t->num_switches);
+	n.lft = *t;
+	memset(t, 0, sizeof(*t));
 	n.valid = 1;
+	/* The tables held until now become the spare the next route is
+	 * built in (warm memory: see lft_alloc_reuse). */
+	if (spare && !spare->port) {
+		*spare = h->lft;
+		memset(&h->lft, 0, sizeof(h->lft));
+	}
 	lft_held_free(h);
 	*h = n;
 	return 0;

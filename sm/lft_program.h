@@ -32,9 +32,12 @@ struct lftprog_stats {
 
 void lft_held_init(struct lft_held *h);
 void lft_held_free(struct lft_held *h);
-/* Replace h with (a copy of) fabric f, tables t and per-switch ok flags. */
-int lft_held_set(struct lft_held *h, const struct fabric *f,
-		 const struct lft_set *t, const uint8_t *sw_ok);
+/* Replace h with (a copy of) fabric f, tables t and per-switch ok flags.
+ * t's memory moves into h (t is left empty; no copy of hundreds of MB at
+ * 65,536 CAs); the tables h held go to *spare when it is empty (NULL or
+ * full: they are freed). 0 or -ENOMEM (h and t unchanged). */
+int lft_held_take(struct lft_held *h, const struct fabric *f,
+		  struct lft_set *t, const uint8_t *sw_ok, struct lft_set *spare);
 
 /* Program `want` (tables for r->fab) into the switches. sw_ok (one per
  * switch ordinal of r->fab) says which switches took everything. */

@@ -63,7 +63,8 @@ int sm_write_heat_dot(struct sm *sm, const char *path)
 	}
 	if (measured(sm, f, load)) {
 		heat.unit = "MB/s measured";
-	} else if (sm->lft.port) {
+	} else if (sm->held.valid && sm->held.fab.num_switches == f->num_switches &&
+		   sm->held.fab.num_ports == f->num_ports) {
 		struct verify_opts vo = { .link_load = 1, .max_shifts = 1 };
 		struct verify_result *vr = calloc(1, sizeof(*vr));
 
@@ -74,7 +75,7 @@ int sm_write_heat_dot(struct sm *sm, const char *path)
 			goto out;
 		}
 		vo.a2a_load_out = a2a;
-		rc = verify_routes(f, &sm->lft, &vo, vr);
+		rc = verify_routes(f, &sm->held.lft, &vo, vr);
 		free(vr);
 		if (rc)
 			goto out;

@@ -69,9 +69,13 @@ struct sm {
 	uint32_t sweeps;
 	/* the fabric as last routed */
 	struct sweep_result cur;
-	struct lft_set lft;
 	const char *engine_used;
-	struct lft_held held;
+	struct lft_held held;           /* the tables programmed, their fabric */
+	/* Memory for the next route's tables (the tables held before the
+	 * last ones, or pre-faulted once the fabric is up): a re-route then
+	 * writes warm pages instead of faulting in fresh ones. */
+	struct lft_set spare;
+	int spare_failed;               /* no memory for it: stop trying */
 	int fabric_up;                  /* last heavy sweep brought all up */
 	/* routing inputs */
 	uint64_t *root_guids, *cn_guids;

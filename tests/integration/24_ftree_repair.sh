@@ -156,6 +156,13 @@ sleep 0.5
 grep -q "ftree: repair: .* entries changed" "$LOG" ||
 	{ grep -E "ftree|route" "$LOG" | tail; fail "daemon: no repair after Unlink"; }
 echo "daemon: $(grep -o 'ftree: repair: .* entries changed' "$LOG" | tail -1)"
+# Once up, the daemon pre-faults a spare set of tables, and the re-route
+# after the Unlink builds its tables there (no fresh pages on that path).
+grep -q "route tables: spare set of .* pre-faulted" "$LOG" ||
+	fail "daemon: no spare tables pre-faulted once the fabric was up"
+grep -q "route ftree: .*(tables in the spare's warm memory)" "$LOG" ||
+	{ grep "route ftree" "$LOG"; fail "daemon: the re-route did not use the spare tables"; }
+echo "daemon: the re-route built its tables in the pre-faulted spare"
 sm_check_fabric d
 echo "daemon: dump_fts and ibtracert agree with the repaired tables"
 exit 0

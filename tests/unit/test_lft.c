@@ -49,6 +49,38 @@ static void alloc_rounds_and_clears(void **state)
 	assert_int_equal(lft_alloc(&t, 1, LFT_MAX_ANALYSIS_LID + 1), -EINVAL);
 }
 
+/* A spare set large enough gives its memory (cleared, spare emptied); one
+ * too small is left to its owner and fresh memory is allocated. */
+static void alloc_reuse_takes_large_spares_only(void **state)
+{
+	(void)state;
+	struct lft_set spare, t;
+	assert_int_equal(lft_alloc(&spare, 4, 200), 0);
+	lft_set_port(&spare, 3, 200, 9);
+	uint8_t *mem = spare.port;
+	assert_int_equal(lft_alloc_reuse(&t, &spare, 2, 300), 1);
+	assert_ptr_equal(t.port, mem);
+	assert_null(spare.port);
+	assert_int_equal(t.num_switches, 2);
+	assert_int_equal(t.stride, 320);
+	assert_int_equal(t.max_lid, 300);
+	for (size_t i = 0; i < (size_t)2 * t.stride; i++)
+		assert_int_equal(t.port[i], LFT_NO_PATH);
+	/* t counts 2 x 320 entries; 4 x 320 do not fit */
+	struct lft_set small = t, u;
+	assert_int_equal(lft_alloc_reuse(&u, &small, 4, 300), 0);
+	assert_ptr_equal(small.port, mem);
+	assert_ptr_not_equal(u.port, mem);
+	for (size_t i = 0; i < (size_t)4 * u.stride; i++)
+		assert_int_equal(u.port[i], LFT_NO_PATH);
+	lft_free(&u);
+	assert_int_equal(lft_alloc_reuse(&u, NULL, 1, 10), 0);
+	lft_free(&u);
+	assert_int_equal(lft_alloc_reuse(&u, &small, 1, LFT_MAX_ANALYSIS_LID + 1), -EINVAL);
+	assert_ptr_equal(small.port, mem);
+	lft_free(&small);
+}
+
 static void blocks_differ_counts_blocks(void **state)
 {
 	(void)state;
@@ -275,6 +307,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(alloc_rounds_and_clears),
+		cmocka_unit_test(alloc_reuse_takes_large_spares_only),
 		cmocka_unit_test(blocks_differ_counts_blocks),
 		cmocka_unit_test(fill_local_sets_own_and_attached),
 		cmocka_unit_test(write_read_round_trip),
