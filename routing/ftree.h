@@ -203,6 +203,19 @@ struct ft_work {
 	uint32_t chain[FT_MAX_LEVELS + 1];
 	uint8_t chain_port[FT_MAX_LEVELS + 1];  /* port at chain[i] toward chain[i-1] */
 	uint32_t nchain;
+	uint32_t *br_root, *br_up, *br_flow;    /* ftree_route.c, split
+				 * chains: per switch, the switch right below
+				 * the chain it goes through, that one's
+				 * up-link and flow admitted */
+	int64_t *wide;          /* per switch: widest path's room (split) */
+	uint32_t *weighted, nweighted;  /* compute-node switches, by level */
+	uint8_t *tight;         /* per switch: its flow fills its up-links to
+				 * within one unit per link of the cap */
+	uint32_t *wide_via;     /* per switch: its down-link (candidate index) */
+	int64_t *crm;           /* per down candidate: room left (split) */
+	int split_on;           /* degraded tree: split chains (ftree_route.c) */
+	uint64_t *xtra;         /* per port: flow admitted this destination */
+	uint32_t *xtra_stamp;   /* per port: epoch_dst of xtra */
 	uint32_t *used_sw;      /* LMC: chain switches used by earlier LIDs */
 	uint32_t nused;
 	/* re-routing */

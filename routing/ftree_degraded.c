@@ -250,43 +250,72 @@ static uint32_t spill_upper(struct ft_work *w, uint32_t tg, uint64_t *L)
 	return moved;
 }
 
-static int commit_one(struct ft_work *w, uint32_t x, uint64_t *L)
+/* x (good, its flow complete) sends its flow and its compute nodes' up
+ * its entry's link (own: with its own compute nodes' flow); the switch
+ * there collects it (queued if it is no
+ * ancestor: ancestors are done last, top-down, as their flow comes from
+ * all sides). Nonzero if the link went over the cap. */
+static int commit_flow(struct ft_work *w, uint32_t x, uint64_t *L, uint32_t *n,
+		       int own)
 {
 	const struct ftree *t = w->t;
-	uint64_t f = w->flow[x] + t->weight[x];
+	uint64_t f = w->flow[x] + (own ? t->weight[x] : 0);
 	w->flow[x] = 0;
-	uint32_t e = fport(t, x) + w->nh[x];
-	w->nx[x] = t->peer_sw[e];
-	if (f) {
-		L[e] += f;
-		w->flow[w->nx[x]] += f;
-	}
-	w->ld[x] = L[e];
-	w->nover += L[e] > t->cap;
-	return f && L[e] > t->cap;
+	if (!f)
+		return 0;
+	uint32_t e = fport(t, x) + w->nh[x], o = t->peer_sw[e];
+	L[e] += f;
+	if (o == FAB_NONE)
+		return L[e] > t->cap;
+	if (!w->flow[o] && w->anc_mark[o] != w->epoch_grp &&
+	    w->good_mark[o] == w->epoch_grp)
+		w->queue[(*n)++] = o;
+	w->flow[o] += f;
+	return L[e] > t->cap;
 }
 
-/* Add the default assignment's flows to L, switch by switch (what
- * everything below a switch sends through it); nonzero if a link went over
- * the cap. Ancestors last, top-down, as their flow comes from all sides. */
+/* Add the default assignment's flows to L (what everything below a
+ * switch sends through it); nonzero if a link went over the cap. Only
+ * switches that carry flow are visited: compute-node switches, then the
+ * switches their flow reaches, level by level (a queue: each level's are
+ * queued while the level below is done), then the ancestors top-down. */
 static int commit_default(struct ft_work *w, uint64_t *L)
 {
-	const struct ftree *t = w->t;
-	uint32_t grp = w->epoch_grp;
+	uint32_t grp = w->epoch_grp, n = 0;
 	int over = 0;
-	w->nover = 0;
 	/* flow[] is all zero here (route_rest clears what it uses); each
 	 * switch's is cleared once committed, and the flows all end at the
 	 * target, which is not: clear it at the end. */
-	for (uint32_t i = 0; i < t->nsw; i++) {
-		uint32_t x = t->by_level[i];
+	for (uint32_t i = 0; i < w->nweighted; i++) {
+		uint32_t x = w->weighted[i];
 		if (w->anc_mark[x] != grp && w->good_mark[x] == grp)
-			over |= commit_one(w, x, L);
+			over |= commit_flow(w, x, L, &n, 1);
 	}
+	/* (A compute-node switch above the leaves may be queued after its
+	 * own turn, for flow that reached it later: that flow alone.) */
+	for (uint32_t i = 0; i < n; i++)
+		over |= commit_flow(w, w->queue[i], L, &n, 0);
 	for (uint32_t i = w->nanc; i-- > 1;)
-		over |= commit_one(w, w->anc_list[i], L);
+		over |= commit_flow(w, w->anc_list[i], L, &n, 1);
 	w->flow[w->anc_list[0]] = 0;
 	return over;
+}
+
+/* Before spilling: each good switch's next switch and its entry link's
+ * load (nx, ld), and how many of those links are above the cap. */
+static void spill_setup(struct ft_work *w, const uint64_t *L)
+{
+	const struct ftree *t = w->t;
+	uint32_t grp = w->epoch_grp;
+	w->nover = 0;
+	for (uint32_t x = 0; x < t->nsw; x++) {
+		if (w->good_mark[x] != grp || x == w->anc_list[0])
+			continue;
+		uint32_t e = fport(t, x) + w->nh[x];
+		w->nx[x] = t->peer_sw[e];
+		w->ld[x] = L[e];
+		w->nover += L[e] > t->cap;
+	}
 }
 
 #define FT_SPILL_ROUNDS 4
@@ -297,6 +326,7 @@ void ft_spill(struct ft_work *w, uint32_t tg, uint32_t plane)
 	uint64_t *L = w->load + (size_t)plane * w->num_ports;
 	if (!commit_default(w, L))
 		return;
+	spill_setup(w, L);
 	w->ov_epoch++;
 	w->spilled_dests++;
 	for (unsigned r = 0; r < FT_SPILL_ROUNDS; r++) {
