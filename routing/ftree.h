@@ -209,6 +209,7 @@ struct ft_work {
 				 * up-link and flow admitted */
 	int64_t *wide;          /* per switch: widest path's room (split) */
 	uint32_t *weighted, nweighted;  /* compute-node switches, by level */
+	int upper_weighted;     /* some are above the leaves */
 	uint8_t *tight;         /* per switch: its flow fills its up-links to
 				 * within one unit per link of the cap */
 	uint32_t *wide_via;     /* per switch: its down-link (candidate index) */

@@ -38,11 +38,47 @@ struct ft_group {               /* cached per target switch */
 	uint64_t good_weight;   /* compute nodes on good switches off the ancestors */
 	uint32_t *ng_list;      /* non-good switches, nearest the good set first */
 	uint32_t nng;
+	uint8_t *dflt;          /* per switch: its entry unless the LID's own
+				 * pass decides otherwise (see group_defaults) */
 };
 
 static uint32_t first_port(const struct ftree *t, uint32_t s)
 {
 	return t->fport[s];
+}
+
+/* The entries every LID of a target starts from (the tree alone decides
+ * them): non-good switches their step toward the good set, good switches
+ * that carry no flow their first up-link to a good switch (any will do).
+ * The LID's own pass then only visits the chain, what lies below it, and
+ * the switches that carry flow outside it, not every switch. */
+static void group_defaults(struct ft_work *w, struct ft_group *g)
+{
+	const struct ftree *t = w->t;
+	uint32_t grp = w->epoch_grp;
+	for (uint32_t x = 0; x < t->nsw; x++) {
+		uint8_t p = LFT_NO_PATH;
+		if (w->good_mark[x] != grp) {
+			p = w->ng_nh[x];
+		} else if (w->anc_mark[x] != grp) {
+			for (uint32_t k = t->up_off[x]; k < t->up_off[x + 1]; k++)
+				if (w->good_mark[t->up[k].peer] == grp) {
+					p = t->up[k].port;
+					break;
+				}
+		}
+		g->dflt[x] = p;
+	}
+}
+
+static int group_marks(struct ft_work *w, struct ft_group *g, uint32_t tg);
+
+static int group_setup(struct ft_work *w, struct ft_group *g, uint32_t tg)
+{
+	int r = group_marks(w, g, tg);
+	if (!r)
+		group_defaults(w, g);
+	return r;
 }
 
 /* Is port p of switch x an up-link to a good switch? */
@@ -54,7 +90,7 @@ static int good_up_port(const struct ft_work *w, uint32_t x, uint8_t p)
 	       w->good_mark[o] == w->epoch_grp;
 }
 
-static int group_setup(struct ft_work *w, struct ft_group *g, uint32_t tg)
+static int group_marks(struct ft_work *w, struct ft_group *g, uint32_t tg)
 {
 	const struct ftree *t = w->t;
 	uint32_t grp = ++w->epoch_grp;
@@ -507,6 +543,61 @@ static void route_below_chain(struct ft_work *w, const struct ft_group *g,
 }
 
 /* Step 3c/3d: the remaining switches, bottom-up so flows are known. */
+/* x (good, unassigned, carrying f > 0) goes up its least-loaded link to
+ * a good switch (ties: column order), which collects the flow. */
+static void rest_up(struct ft_work *w, uint32_t x, uint64_t f,
+		    const uint64_t *L, uint32_t *n)
+{
+	const struct ftree *t = w->t;
+	uint32_t grp = w->epoch_grp, dst = w->epoch_dst, best = FAB_NONE;
+	for (uint32_t k = t->up_off[x]; k < t->up_off[x + 1]; k++) {
+		const struct ft_link *l = &t->up[k];
+		if (w->good_mark[l->peer] != grp)
+			continue;
+		if (best == FAB_NONE) {
+			best = k;
+			continue;
+		}
+		const struct ft_link *bl = &t->up[best];
+		if (L[l->egress] < L[bl->egress] ||
+		    (L[l->egress] == L[bl->egress] &&
+		     t->order[l->peer] < t->order[bl->peer]))
+			best = k;
+	}
+	w->nh[x] = t->up[best].port;
+	uint32_t o = t->up[best].peer;
+	if (w->assigned[o] != dst) {
+		if (!w->flow[o])
+			w->queue[(*n)++] = o;
+		w->flow[o] += f;
+	}
+	w->flow[x] = 0;
+	w->assigned[x] = dst;
+}
+
+/* Step 3c/3d without a previous table: the entries start from the
+ * target's defaults (group_defaults), so only switches that carry flow
+ * and are not yet routed choose: compute-node switches, then the
+ * switches their flow reaches, level by level (a queue: each level is
+ * queued while the one below is done). Same choices as route_rest. */
+static void route_flow(struct ft_work *w, const uint64_t *L, int weighted)
+{
+	const struct ftree *t = w->t;
+	uint32_t grp = w->epoch_grp, dst = w->epoch_dst, n = 0;
+	if (!weighted)
+		return;
+	for (uint32_t i = 0; i < w->nweighted; i++) {
+		uint32_t x = w->weighted[i];
+		if (w->assigned[x] != dst && w->good_mark[x] == grp)
+			rest_up(w, x, w->flow[x] + t->weight[x], L, &n);
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t x = w->queue[i];
+		if (w->assigned[x] != dst)
+			rest_up(w, x, w->flow[x], L, &n);
+	}
+}
+
 static void route_rest(struct ft_work *w, const struct ft_group *g,
 		       uint32_t lid, const uint64_t *L, int weighted)
 {
@@ -566,12 +657,17 @@ static void route_lid(struct ft_work *w, const struct ft_group *g,
 	const struct ftree *t = w->t;
 	uint64_t *L = w->load + (size_t)plane * w->num_ports;
 	w->epoch_dst++;
+	if (!w->prev && !w->upper_weighted)
+		memcpy(w->nh, g->dflt, t->nsw);
 	w->nh[d->sw] = d->port;
 	w->assigned[d->sw] = w->epoch_dst;
 	build_chain(w, d->sw, lid, L);
 	route_ancestors(w, g, lid, L);
 	route_below_chain(w, g, lid, L, d->weighted);
-	route_rest(w, g, lid, L, d->weighted);
+	if (w->prev || w->upper_weighted)
+		route_rest(w, g, lid, L, d->weighted);
+	else
+		route_flow(w, L, d->weighted);
 	if (d->weighted)
 		ft_spill(w, d->sw, plane);
 	if (g->has_nongood)
@@ -659,8 +755,10 @@ static int work_init(struct ft_work *w, const struct ftree *t, uint32_t planes)
 	w->weighted = calloc(n, sizeof(uint32_t));
 	w->nweighted = 0;
 	for (uint32_t i = 0; w->weighted && i < t->nsw; i++)
-		if (t->weight[t->by_level[i]])
+		if (t->weight[t->by_level[i]]) {
 			w->weighted[w->nweighted++] = t->by_level[i];
+			w->upper_weighted |= t->level[t->by_level[i]] != 0;
+		}
 	w->tight = calloc(n, 1);
 	w->wide_via = calloc(n, sizeof(uint32_t));
 	w->xtra = calloc(w->num_ports + 1, sizeof(uint64_t));
@@ -704,6 +802,7 @@ static void next_free(struct ft_next *n)
 	free(n->g.cand_off);
 	free(n->g.cand);
 	free(n->g.ng_list);
+	free(n->g.dflt);
 }
 
 static int next_init(struct ft_next *n, const struct ftree *t)
@@ -719,8 +818,10 @@ static int next_init(struct ft_next *n, const struct ftree *t)
 	n->w.queue = calloc(k, sizeof(uint32_t));
 	n->g.cand_off = malloc((k + 2) * sizeof(uint32_t));
 	n->g.ng_list = malloc((k ? k : 1) * sizeof(uint32_t));
+	n->g.dflt = malloc(k ? k : 1);
 	if (!n->w.anc_mark || !n->w.good_mark || !n->w.ng_dist || !n->w.ng_nh ||
-	    !n->w.anc_list || !n->w.queue || !n->g.cand_off || !n->g.ng_list)
+	    !n->w.anc_list || !n->w.queue || !n->g.cand_off || !n->g.ng_list ||
+	    !n->g.dflt)
 		return -ENOMEM;
 	return 0;
 }
@@ -831,7 +932,8 @@ static int ft_route(struct route_ctx *ctx, struct lft_set *lft)
 	}
 	g.cand_off = malloc((t->nsw + 2) * sizeof(uint32_t));
 	g.ng_list = malloc(t->nsw * sizeof(uint32_t));
-	if ((r = next_init(&nx, t)) || !g.cand_off || !g.ng_list ||
+	g.dflt = malloc(t->nsw);
+	if ((r = next_init(&nx, t)) || !g.cand_off || !g.ng_list || !g.dflt ||
 	    (r = ft_detour_init(&dt, t)) ||
 	    (r = ft_reroute_init(&w, ctx->opt, ctx->fab))) {
 		r = r ? r : -ENOMEM;
@@ -903,6 +1005,7 @@ out:
 	work_free(&w);
 	free(g.cand_off);
 	free(g.ng_list);
+	free(g.dflt);
 	ft_detour_free(&dt);
 	free(g.cand);
 	if (r == -ENOMEM)
