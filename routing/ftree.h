@@ -215,6 +215,8 @@ struct ft_work {
 	uint32_t *wide_via;     /* per switch: its down-link (candidate index) */
 	int64_t *crm;           /* per down candidate: room left (split) */
 	int split_on;           /* degraded tree: split chains (ftree_route.c) */
+	uint32_t *pend_stamp;   /* per switch: == epoch_dst if a leaf below
+				 * waits for a later chain */
 	uint64_t *xtra;         /* per port: flow admitted this destination */
 	uint32_t *xtra_stamp;   /* per port: epoch_dst of xtra */
 	uint32_t *used_sw;      /* LMC: chain switches used by earlier LIDs */

@@ -418,6 +418,13 @@ static void below_chain(struct ft_work *w, struct ft_split *sp,
 							sp->more = 1;
 							break;  /* the chain is full */
 						}
+						/* A later chain takes a switch right
+						 * above the leaves only if a leaf below
+						 * it is still waiting (most are routed:
+						 * the walk down would find nothing). */
+						if (sp->extra && !f && t->level[x] == 1 &&
+						    w->pend_stamp[x] != w->epoch_dst)
+							continue;
 						w->br_flow[x] = 0;
 					}
 					if (f &&
@@ -446,6 +453,21 @@ static void below_chain(struct ft_work *w, struct ft_split *sp,
 				w->queue[tail++] = x;
 			}
 		}
+	}
+}
+
+/* Mark the switches right above the leaves that have a compute-node
+ * leaf below them not routed by the first chain (pend_stamp). */
+static void mark_pending(struct ft_work *w)
+{
+	const struct ftree *t = w->t;
+	uint32_t grp = w->epoch_grp, dst = w->epoch_dst;
+	for (uint32_t i = 0; i < w->nweighted; i++) {
+		uint32_t x = w->weighted[i];
+		if (t->level[x] || w->assigned[x] == dst || w->good_mark[x] != grp)
+			continue;
+		for (uint32_t k = t->up_off[x]; k < t->up_off[x + 1]; k++)
+			w->pend_stamp[t->up[k].peer] = dst;
 	}
 }
 
@@ -535,6 +557,8 @@ static void route_below_chain(struct ft_work *w, const struct ft_group *g,
 			break;
 		uint64_t before = sp.admitted;
 		sp.more = 0;
+		if (!sp.extra)
+			mark_pending(w);
 		sp.extra = 1;
 		below_chain(w, &sp, chain, n, lid, L);
 		if (sp.admitted == before)
@@ -699,6 +723,7 @@ static void work_free(struct ft_work *w)
 	free(w->br_up);
 	free(w->br_flow);
 	free(w->wide);
+	free(w->pend_stamp);
 	free(w->crm);
 	free(w->weighted);
 	free(w->tight);
@@ -751,6 +776,7 @@ static int work_init(struct ft_work *w, const struct ftree *t, uint32_t planes)
 	w->br_up = calloc(n, sizeof(uint32_t));
 	w->br_flow = calloc(n, sizeof(uint32_t));
 	w->wide = calloc(n, sizeof(int64_t));
+	w->pend_stamp = calloc(n, sizeof(uint32_t));
 	w->crm = calloc(t->dn_off[t->nsw] + 1, sizeof(int64_t));
 	w->weighted = calloc(n, sizeof(uint32_t));
 	w->nweighted = 0;
@@ -769,7 +795,7 @@ static int work_init(struct ft_work *w, const struct ftree *t, uint32_t planes)
 		w->tight[x] = f && u && u * t->cap < need + u * f;
 	}
 	w->split_on = t->cap != UINT64_MAX && !degrees_even(t);
-	if (!w->crm || !w->weighted || !w->tight || !w->br_root || !w->br_up || !w->br_flow || !w->wide ||
+	if (!w->pend_stamp || !w->crm || !w->weighted || !w->tight || !w->br_root || !w->br_up || !w->br_flow || !w->wide ||
 	    !w->wide_via || !w->xtra || !w->xtra_stamp || !w->load || !w->anc_mark || !w->good_mark || !w->assigned ||
 	    !w->ng_dist || !w->nh || !w->ng_nh || !w->flow || !w->queue ||
 	    !w->ov || !w->ov_stamp || !w->nx || !w->ld ||
