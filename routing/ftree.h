@@ -234,6 +234,28 @@ struct ft_work {
  * the switches above them. */
 void ft_spill(struct ft_work *w, uint32_t target, uint32_t plane);
 
+/* ftree_split.c: step 3b, the switches below the destination's chain
+ * go up toward it; on degraded trees (split_on) a chain takes flow only
+ * while its links have room and further chains take the rest. cand_off
+ * and cand: the ancestors' down candidates (ftree_route.c's group);
+ * good_weight: compute nodes on good switches off the ancestors. */
+void ft_below_chains(struct ft_work *w, const uint32_t *cand_off,
+		     const uint32_t *cand, uint64_t good_weight, uint32_t lid,
+		     const uint64_t *L, int weighted);
+/* Decide split_on and allocate what splitting needs: 0 or -ENOMEM. */
+int ft_split_init(struct ft_work *w);
+void ft_split_free(struct ft_work *w);
+
+/* Is port p of switch x an up-link to a good switch (for this target)? */
+static inline int ft_good_up_port(const struct ft_work *w, uint32_t x,
+				  uint8_t p)
+{
+	const struct ftree *t = w->t;
+	uint32_t o = ft_far_sw(t, x, p);
+	return o != FAB_NONE && t->level[o] > t->level[x] &&
+	       w->good_mark[o] == w->epoch_grp;
+}
+
 /* ftree_detour.c: after the default entries of one LID (w->nh), give the
  * non-good switches ng[0..nng) (nearest the good set first) paths whose
  * down->up turns keep the CDG acyclic. */

@@ -35,7 +35,8 @@ struct ft_group {               /* cached per target switch */
 	uint32_t *cand;         /* indices into t->dn */
 	uint32_t ncand_cap;
 	int has_nongood;
-	uint64_t good_weight;   /* compute nodes on good switches off the ancestors */
+	uint64_t good_weight;   /* compute nodes on good switches off the
+				 * ancestors (ftree_split.c) */
 	uint32_t *ng_list;      /* non-good switches, nearest the good set first */
 	uint32_t nng;
 	uint8_t *dflt;          /* per switch: its entry unless the LID's own
@@ -79,15 +80,6 @@ static int group_setup(struct ft_work *w, struct ft_group *g, uint32_t tg)
 	if (!r)
 		group_defaults(w, g);
 	return r;
-}
-
-/* Is port p of switch x an up-link to a good switch? */
-static int good_up_port(const struct ft_work *w, uint32_t x, uint8_t p)
-{
-	const struct ftree *t = w->t;
-	uint32_t o = ft_far_sw(t, x, p);
-	return o != FAB_NONE && t->level[o] > t->level[x] &&
-	       w->good_mark[o] == w->epoch_grp;
 }
 
 static int group_marks(struct ft_work *w, struct ft_group *g, uint32_t tg)
@@ -288,284 +280,6 @@ static void route_ancestors(struct ft_work *w, const struct ft_group *g,
 	}
 }
 
-/* Step 3b, on degraded trees: split chains. One chain carries all of a
- * destination's flow, but where the destination's leaf has lost up-links
- * (or a chain switch lost down-links) its links cannot take it all within
- * the cap: with u of a leaf's 32 up-links left, 32 destinations share u
- * down-links. So the flow is admitted onto the chain in bulk, one switch
- * below a chain switch at a time (with everything below it: a source
- * pod's column switch and its leaves), while the chain's links below have
- * room; what does not fit waits for the next chain, built the same way
- * from the destination up through the links with most room left, until
- * everything fits or no link has room (the rest take their least-loaded
- * up-link, and ft_spill moves what still crosses the cap). Moving whole
- * pods at once replaces most of the spill rounds' one-leaf-at-a-time
- * moves. An intact tree never rejects anything: d-mod-k is untouched. */
-#define FT_SPLIT_CHAINS 16
-
-struct ft_split {
-	int on;                 /* admit by room (weighted, degraded, no prev) */
-	uint32_t link[FT_MAX_LEVELS + 1];       /* chain[i] -> chain[i - 1] */
-	int64_t rem[FT_MAX_LEVELS + 1];         /* room left on link[i] */
-	uint32_t cidx[FT_MAX_LEVELS + 1];       /* link[i]'s candidate index
-						 * (later chains), or UINT32_MAX */
-	int crm_ok;             /* w->crm holds this destination's rooms */
-	int extra;              /* not the destination's first chain */
-	int more;               /* flow left out, or a chain link filled up */
-	uint64_t admitted;      /* compute-node flow routed by the chains */
-};
-
-/* What this destination's chains admitted onto link e so far. */
-static uint64_t split_extra(const struct ft_work *w, uint32_t e)
-{
-	return w->xtra_stamp[e] == w->epoch_dst ? w->xtra[e] : 0;
-}
-
-/* Room left on link e below the cap, after this destination's chains. */
-static int64_t split_room(const struct ft_work *w, const uint64_t *L,
-			  uint32_t e)
-{
-	return (int64_t)w->t->cap - (int64_t)(L[e] + split_extra(w, e));
-}
-
-static void split_book(struct ft_work *w, struct ft_split *sp, uint32_t i,
-		       uint64_t f)
-{
-	for (uint32_t j = 1; j <= i; j++) {
-		uint32_t e = sp->link[j];
-		sp->rem[j] -= (int64_t)f;
-		if (sp->cidx[j] != UINT32_MAX)
-			w->crm[sp->cidx[j]] -= (int64_t)f;
-		if (w->xtra_stamp[e] != w->epoch_dst) {
-			w->xtra_stamp[e] = w->epoch_dst;
-			w->xtra[e] = 0;
-		}
-		w->xtra[e] += f;
-	}
-}
-
-static int64_t split_min(const struct ft_split *sp, uint32_t i)
-{
-	int64_t m = INT64_MAX;
-	for (uint32_t j = 1; j <= i; j++)
-		if (sp->rem[j] < m)
-			m = sp->rem[j];
-	return m;
-}
-
-/* Is load v no more than the least load on x's up-links to good switches?
- * A tight source (its flow fills its up-links to within a unit of the
- * cap: the leaf that sets the cap) joins a later chain only by an up-link
- * as good as any; it has no slack to spend on an uneven spread. */
-static int least_up(const struct ft_work *w, uint32_t x, uint64_t v,
-		    const uint64_t *L)
-{
-	const struct ftree *t = w->t;
-	for (uint32_t k = t->up_off[x]; k < t->up_off[x + 1]; k++)
-		if (L[t->up[k].egress] < v && w->good_mark[t->up[k].peer] == w->epoch_grp)
-			return 0;
-	return 1;
-}
-
-/* Breadth first down from each switch of chain[0..nchain), lowest first:
- * the switches reached go up toward it. Splitting, a compute-node switch
- * x below chain[i] joins only if its flow fits on the chain's links below
- * chain[i], on its own up-link and on the up-link of the switch right
- * below chain[i] it goes through (br_root, whose flow so far is
- * br_flow). */
-static void below_chain(struct ft_work *w, struct ft_split *sp,
-			const uint32_t *chain, uint32_t nchain, uint32_t lid,
-			const uint64_t *L)
-{
-	const struct ftree *t = w->t;
-	uint32_t grp = w->epoch_grp, dst = w->epoch_dst;
-	uint64_t cap = t->cap;
-	for (uint32_t i = 0; i < nchain; i++) {
-		uint32_t head = 0, tail = 0;
-		int split = sp->on && i > 0;
-		w->queue[tail++] = chain[i];
-		while (head < tail) {
-			uint32_t s = w->queue[head++];
-			for (uint32_t k = t->dn_off[s]; k < t->dn_off[s + 1]; k++) {
-				const struct ft_link *l = &t->dn[k];
-				uint32_t x = l->peer;
-				if (w->anc_mark[x] == grp)
-					continue;
-				if (w->assigned[x] == dst) {
-					/* Another link up to this BFS level: a
-					 * parallel one to the same parent, or (a
-					 * leaf under several line ASICs of a
-					 * director) one to a sibling parent.
-					 * Take the less-loaded one. (Not in a
-					 * later chain: x is on an earlier one.) */
-					if (w->prev || sp->extra)
-						continue;
-					uint32_t cur = first_port(t, x) + w->nh[x];
-					uint32_t cp = t->peer_sw[cur];
-					if ((cp == s || (cp != FAB_NONE &&
-							 w->anc_mark[cp] != grp &&
-							 t->level[cp] == t->level[s])) &&
-					    L[l->rev_egress] < L[cur])
-						w->nh[x] = l->rport;
-					continue;
-				}
-				if (split) {
-					uint64_t f = t->weight[x];
-					int64_t m = split_min(sp, i);
-					uint32_t r = s == chain[i] ? x : w->br_root[s];
-					if (s == chain[i]) {
-						if (m <= 0) {
-							sp->more = 1;
-							break;  /* the chain is full */
-						}
-						/* A later chain takes a switch right
-						 * above the leaves only if a leaf below
-						 * it is still waiting (most are routed:
-						 * the walk down would find nothing). */
-						if (sp->extra && !f && t->level[x] == 1 &&
-						    w->pend_stamp[x] != w->epoch_dst)
-							continue;
-						w->br_flow[x] = 0;
-					}
-					if (f &&
-					    ((int64_t)f > m || L[l->rev_egress] + f > cap ||
-					     (r != x && L[w->br_up[r]] + w->br_flow[r] + f > cap) ||
-					     (sp->extra && w->tight[x] && !least_up(w, x, L[l->rev_egress], L)))) {
-						sp->more = 1;
-						continue;
-					}
-					w->br_root[x] = r;
-					if (s == chain[i])
-						w->br_up[x] = l->rev_egress;
-					if (f) {
-						split_book(w, sp, i, f);
-						w->br_flow[r] += (uint32_t)f;
-					}
-				}
-				sp->admitted += t->weight[x];
-				w->assigned[x] = dst;
-				w->nh[x] = l->rport;
-				if (w->prev) {
-					uint8_t pp = ft_prev_port(w, x, lid);
-					if (pp != l->rport && good_up_port(w, x, pp))
-						w->nh[x] = pp;
-				}
-				w->queue[tail++] = x;
-			}
-		}
-	}
-}
-
-/* Mark the switches right above the leaves that have a compute-node
- * leaf below them not routed by the first chain (pend_stamp). */
-static void mark_pending(struct ft_work *w)
-{
-	const struct ftree *t = w->t;
-	uint32_t grp = w->epoch_grp, dst = w->epoch_dst;
-	for (uint32_t i = 0; i < w->nweighted; i++) {
-		uint32_t x = w->weighted[i];
-		if (t->level[x] || w->assigned[x] == dst || w->good_mark[x] != grp)
-			continue;
-		for (uint32_t k = t->up_off[x]; k < t->up_off[x + 1]; k++)
-			w->pend_stamp[t->up[k].peer] = dst;
-	}
-}
-
-/* The next chain of a split destination: the path down from an ancestor
- * as high as any to the destination's switch whose tightest link has the
- * most room left (widest path, over the ancestors in level order; ties:
- * column order), so one chain takes as much as one can. 0 if every such
- * path has a full link. */
-static uint32_t split_chain(struct ft_work *w, const struct ft_group *g,
-			    struct ft_split *sp, const uint64_t *L,
-			    uint32_t *chain)
-{
-	const struct ftree *t = w->t;
-	uint32_t top = FAB_NONE;
-	/* The candidates' rooms, read once per destination (after the first
-	 * chain); later chains' bookings are taken off here as well. */
-	if (!sp->crm_ok) {
-		for (uint32_t c = 0; c < g->cand_off[w->nanc]; c++)
-			w->crm[c] = split_room(w, L, t->dn[g->cand[c]].egress);
-		sp->crm_ok = 1;
-	}
-	w->wide[w->anc_list[0]] = INT64_MAX;
-	for (uint32_t i = 1; i < w->nanc; i++) {
-		uint32_t a = w->anc_list[i], via = FAB_NONE;
-		int64_t best = INT64_MIN;
-		for (uint32_t c = g->cand_off[i]; c < g->cand_off[i + 1]; c++) {
-			int64_t r = w->crm[c], v = w->wide[t->dn[g->cand[c]].peer];
-			if (v < r)
-				r = v;
-			if (via == FAB_NONE || r > best) {
-				best = r;
-				via = c;
-			}
-		}
-		w->wide[a] = best;
-		w->wide_via[a] = via;
-		if (via != FAB_NONE && best > 0 &&
-		    (top == FAB_NONE || t->level[a] > t->level[top] ||
-		     (t->level[a] == t->level[top] &&
-		      (best > w->wide[top] || (best == w->wide[top] &&
-					       t->order[a] < t->order[top])))))
-			top = a;
-	}
-	if (top == FAB_NONE)
-		return 0;
-	uint32_t n = t->level[top] - t->level[w->anc_list[0]] + 1, x = top;
-	for (uint32_t i = n - 1; i > 0; i--) {
-		uint32_t c = w->wide_via[x];
-		const struct ft_link *l = &t->dn[g->cand[c]];
-		chain[i] = x;
-		sp->link[i] = l->egress;
-		sp->cidx[i] = c;
-		sp->rem[i] = w->crm[c];
-		/* Its switches are ancestors: they now lead down along it. */
-		w->nh[x] = l->port;
-		w->assigned[x] = w->epoch_dst;
-		x = l->peer;
-	}
-	chain[0] = x;
-	return n;
-}
-
-static void route_below_chain(struct ft_work *w, const struct ft_group *g,
-			      uint32_t lid, const uint64_t *L, int weighted)
-{
-	const struct ftree *t = w->t;
-	struct ft_split sp;
-	sp.on = weighted && w->split_on && !w->prev;
-	sp.more = 0;
-	sp.extra = 0;
-	sp.admitted = 0;
-	sp.crm_ok = 0;
-	for (uint32_t i = 1; i < w->nchain; i++) {
-		sp.cidx[i] = UINT32_MAX;
-		sp.link[i] = first_port(t, w->chain[i]) + w->chain_port[i];
-		sp.rem[i] = split_room(w, L, sp.link[i]);
-	}
-	below_chain(w, &sp, w->chain, w->nchain, lid, L);
-	uint32_t chain[FT_MAX_LEVELS + 1];
-	/* Another chain while flow was left out, or some sources were not
-	 * below the chain at all (a leaf that lost its link to the chain's
-	 * column, a pod whose column switch lost its link to the top). */
-	for (unsigned c = 1; c < FT_SPLIT_CHAINS && sp.on &&
-	     (sp.more || sp.admitted < g->good_weight); c++) {
-		uint32_t n = split_chain(w, g, &sp, L, chain);
-		if (!n)
-			break;
-		uint64_t before = sp.admitted;
-		sp.more = 0;
-		if (!sp.extra)
-			mark_pending(w);
-		sp.extra = 1;
-		below_chain(w, &sp, chain, n, lid, L);
-		if (sp.admitted == before)
-			break;
-	}
-}
-
 /* Step 3c/3d: the remaining switches, bottom-up so flows are known. */
 /* x (good, unassigned, carrying f > 0) goes up its least-loaded link to
  * a good switch (ties: column order), which collects the flow. */
@@ -641,7 +355,7 @@ static void route_rest(struct ft_work *w, const struct ft_group *g,
 		}
 		uint64_t f = weighted ? w->flow[x] + t->weight[x] : 0;
 		uint8_t pp = w->prev ? ft_prev_port(w, x, lid) : LFT_NO_PATH;
-		if (pp != LFT_NO_PATH && good_up_port(w, x, pp)) {
+		if (pp != LFT_NO_PATH && ft_good_up_port(w, x, pp)) {
 			w->nh[x] = pp;
 		} else {
 			uint32_t best = FAB_NONE;
@@ -687,7 +401,8 @@ static void route_lid(struct ft_work *w, const struct ft_group *g,
 	w->assigned[d->sw] = w->epoch_dst;
 	build_chain(w, d->sw, lid, L);
 	route_ancestors(w, g, lid, L);
-	route_below_chain(w, g, lid, L, d->weighted);
+	ft_below_chains(w, g->cand_off, g->cand, g->good_weight, lid, L,
+			d->weighted);
 	if (w->prev || w->upper_weighted)
 		route_rest(w, g, lid, L, d->weighted);
 	else
@@ -719,36 +434,9 @@ static void work_free(struct ft_work *w)
 	free(w->queue);
 	free(w->anc_list);
 	free(w->used_sw);
-	free(w->br_root);
-	free(w->br_up);
-	free(w->br_flow);
-	free(w->wide);
-	free(w->pend_stamp);
-	free(w->crm);
 	free(w->weighted);
-	free(w->tight);
-	free(w->wide_via);
-	free(w->xtra);
-	free(w->xtra_stamp);
+	ft_split_free(w);
 	ft_reroute_free(w);
-}
-
-/* Do all switches of each level have as many up-links, and as many
- * down-links, as each other? Then the tree is intact (or evenly built)
- * and the single chain per destination stays: splitting is for trees
- * that lost links or switches. */
-static int degrees_even(const struct ftree *t)
-{
-	for (uint32_t l = 0; l <= t->height; l++) {
-		uint32_t a = t->lvl_off[l], b = t->lvl_off[l + 1];
-		for (uint32_t i = a + 1; i < b; i++) {
-			uint32_t x = t->by_level[i], y = t->by_level[a];
-			if (t->up_off[x + 1] - t->up_off[x] != t->up_off[y + 1] - t->up_off[y] ||
-			    t->dn_off[x + 1] - t->dn_off[x] != t->dn_off[y + 1] - t->dn_off[y])
-				return 0;
-		}
-	}
-	return 1;
 }
 
 static int work_init(struct ft_work *w, const struct ftree *t, uint32_t planes)
@@ -772,12 +460,6 @@ static int work_init(struct ft_work *w, const struct ftree *t, uint32_t planes)
 	w->queue = calloc(n, sizeof(uint32_t));
 	w->anc_list = calloc(n, sizeof(uint32_t));
 	w->used_sw = calloc((size_t)(FT_MAX_LEVELS + 1) * 256, sizeof(uint32_t));
-	w->br_root = calloc(n, sizeof(uint32_t));
-	w->br_up = calloc(n, sizeof(uint32_t));
-	w->br_flow = calloc(n, sizeof(uint32_t));
-	w->wide = calloc(n, sizeof(int64_t));
-	w->pend_stamp = calloc(n, sizeof(uint32_t));
-	w->crm = calloc(t->dn_off[t->nsw] + 1, sizeof(int64_t));
 	w->weighted = calloc(n, sizeof(uint32_t));
 	w->nweighted = 0;
 	for (uint32_t i = 0; w->weighted && i < t->nsw; i++)
@@ -785,18 +467,8 @@ static int work_init(struct ft_work *w, const struct ftree *t, uint32_t planes)
 			w->weighted[w->nweighted++] = t->by_level[i];
 			w->upper_weighted |= t->level[t->by_level[i]] != 0;
 		}
-	w->tight = calloc(n, 1);
-	w->wide_via = calloc(n, sizeof(uint32_t));
-	w->xtra = calloc(w->num_ports + 1, sizeof(uint64_t));
-	w->xtra_stamp = calloc(w->num_ports + 1, sizeof(uint32_t));
-	for (uint32_t x = 0; w->tight && t->cap != UINT64_MAX && x < t->nsw; x++) {
-		uint64_t u = t->up_off[x + 1] - t->up_off[x], f = t->weight[x];
-		uint64_t need = f * (t->total_weight - f);
-		w->tight[x] = f && u && u * t->cap < need + u * f;
-	}
-	w->split_on = t->cap != UINT64_MAX && !degrees_even(t);
-	if (!w->pend_stamp || !w->crm || !w->weighted || !w->tight || !w->br_root || !w->br_up || !w->br_flow || !w->wide ||
-	    !w->wide_via || !w->xtra || !w->xtra_stamp || !w->load || !w->anc_mark || !w->good_mark || !w->assigned ||
+	if (ft_split_init(w) || !w->weighted || !w->load || !w->anc_mark ||
+	    !w->good_mark || !w->assigned ||
 	    !w->ng_dist || !w->nh || !w->ng_nh || !w->flow || !w->queue ||
 	    !w->ov || !w->ov_stamp || !w->nx || !w->ld ||
 	    !w->anc_list || !w->used_sw) {
