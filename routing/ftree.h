@@ -12,8 +12,9 @@
  *
  * Files: ftree_levels.c (tree shape from the graph), ftree_chassis.c
  * (director chassis above the leaves, and their cabled order), ftree_route.c (the
- * per-destination assignment and the engine), ftree_degraded.c (load caps
- * and source spilling on degraded trees), ftree_reroute.c (keep previous
+ * per-destination assignment and the engine), ftree_split.c (several
+ * chains per destination on degraded trees, admitted by room),
+ * ftree_degraded.c (load caps and source spilling on degraded trees), ftree_reroute.c (keep previous
  * entries where still valid), ftree_detour.c (switches with no up-then-down
  * path: detours whose down->up turns keep the CDG acyclic), ftree_turns.c
  * (the turn set and its cycle check), ftree_order.c (the topological order

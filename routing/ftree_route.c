@@ -12,10 +12,14 @@
  *     so on an intact tree every down-link carries one destination and
  *     every shift permutation is congestion-free.
  *  3. switches below a chain switch go up to the lowest chain switch they
- *     reach (breadth first down from the chain); ancestors off the chain
- *     go down; other good switches go up to the least-loaded good
- *     neighbour; the rest (no up-then-down path from there) get detours
- *     whose down->up turns keep the CDG acyclic (ftree_detour.c).
+ *     reach (breadth first down from the chain; on degraded trees only
+ *     while the chain's links have room, further chains taking the rest:
+ *     ftree_split.c); ancestors off the chain go down; other good
+ *     switches that carry flow go up to the least-loaded good neighbour,
+ *     those that carry none by their first one (a per-target default
+ *     row, like the non-good switches' step toward the good set); the
+ *     rest (no up-then-down path from there) get detours whose down->up
+ *     turns keep the CDG acyclic (ftree_detour.c).
  *  4. the all-to-all flow of the destination (one unit per compute node)
  *     is added to per-link loads, which steer the next destinations; on
  *     degraded trees ft_spill moves source leaves off overloaded links.
