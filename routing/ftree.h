@@ -171,6 +171,7 @@ struct ft_detour {
 	uint32_t *seen, *pred, *queue;  /* per switch: search state */
 	uint8_t *in_port;       /* port at which the search entered a switch */
 	uint8_t *via;           /* port at pred[x] that leads to x */
+	uint8_t *memo;          /* per switch: port of its last one-hop detour */
 	uint32_t stamp, search;
 	int allow_new;          /* this search may take new turns */
 	uint64_t paths, failed;
