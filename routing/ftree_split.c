@@ -82,7 +82,8 @@ static int least_up(const struct ft_work *w, uint32_t x, uint64_t v,
 {
 	const struct ftree *t = w->t;
 	for (uint32_t k = t->up_off[x]; k < t->up_off[x + 1]; k++)
-		if (L[t->up[k].egress] < v && w->good_mark[t->up[k].peer] == w->epoch_grp)
+		if (L[t->up[k].egress] < v &&
+		    w->good_mark[t->up[k].peer] == w->epoch_grp)
 			return 0;
 	return 1;
 }
@@ -147,10 +148,13 @@ static void below_chain(struct ft_work *w, struct ft_split *sp,
 							continue;
 						w->br_flow[x] = 0;
 					}
+					uint64_t v = L[l->rev_egress];
 					if (f &&
-					    ((int64_t)f > m || L[l->rev_egress] + f > cap ||
-					     (r != x && L[w->br_up[r]] + w->br_flow[r] + f > cap) ||
-					     (sp->extra && w->tight[x] && !least_up(w, x, L[l->rev_egress], L)))) {
+					    ((int64_t)f > m || v + f > cap ||
+					     (r != x && L[w->br_up[r]] +
+					      w->br_flow[r] + f > cap) ||
+					     (sp->extra && w->tight[x] &&
+					      !least_up(w, x, v, L)))) {
 						sp->more = 1;
 						continue;
 					}
