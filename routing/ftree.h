@@ -12,10 +12,12 @@
  *
  * Files: ftree_levels.c (tree shape from the graph), ftree_chassis.c
  * (director chassis above the leaves, and their cabled order), ftree_route.c (the
- * per-destination assignment and the engine), ftree_degraded.c (load caps
- * and source spilling on degraded trees), ftree_reroute.c (keep previous
- * entries where still valid), ftree_repair*.c (after lost links or
- * switches: change only the entries that must change), ftree_detour.c (switches with no up-then-down
+ * per-destination assignment and the engine), ftree_split.c (several
+ * chains per destination on degraded trees, admitted by room),
+ * ftree_degraded.c (load caps and source spilling on degraded trees),
+ * ftree_reroute.c (keep previous entries where still valid),
+ * ftree_repair*.c (after lost links or switches: change only the entries
+ * that must change), ftree_detour.c (switches with no up-then-down
  * path: detours whose down->up turns keep the CDG acyclic), ftree_turns.c
  * (the turn set and its cycle check), ftree_order.c (the topological order
  * that bounds that check, and the search itself), ftree_write.c (the
@@ -171,6 +173,7 @@ struct ft_detour {
 	uint32_t *seen, *pred, *queue;  /* per switch: search state */
 	uint8_t *in_port;       /* port at which the search entered a switch */
 	uint8_t *via;           /* port at pred[x] that leads to x */
+	uint8_t *memo;          /* per switch: port of its last one-hop detour */
 	uint32_t stamp, search;
 	int allow_new;          /* this search may take new turns */
 	uint64_t paths, failed;
@@ -204,6 +207,22 @@ struct ft_work {
 	uint32_t chain[FT_MAX_LEVELS + 1];
 	uint8_t chain_port[FT_MAX_LEVELS + 1];  /* port at chain[i] toward chain[i-1] */
 	uint32_t nchain;
+	uint32_t *br_root, *br_up, *br_flow;    /* ftree_route.c, split
+				 * chains: per switch, the switch right below
+				 * the chain it goes through, that one's
+				 * up-link and flow admitted */
+	int64_t *wide;          /* per switch: widest path's room (split) */
+	uint32_t *weighted, nweighted;  /* compute-node switches, by level */
+	int upper_weighted;     /* some are above the leaves */
+	uint8_t *tight;         /* per switch: its flow fills its up-links to
+				 * within one unit per link of the cap */
+	uint32_t *wide_via;     /* per switch: its down-link (candidate index) */
+	int64_t *crm;           /* per down candidate: room left (split) */
+	int split_on;           /* degraded tree: split chains (ftree_route.c) */
+	uint32_t *pend_stamp;   /* per switch: == epoch_dst if a leaf below
+				 * waits for a later chain */
+	uint64_t *xtra;         /* per port: flow admitted this destination */
+	uint32_t *xtra_stamp;   /* per port: epoch_dst of xtra */
 	uint32_t *used_sw;      /* LMC: chain switches used by earlier LIDs */
 	uint32_t nused;
 	/* re-routing */
@@ -218,6 +237,28 @@ struct ft_work {
  * a link exceeds the cap, re-chooses the up-links of source leaves and of
  * the switches above them. */
 void ft_spill(struct ft_work *w, uint32_t target, uint32_t plane);
+
+/* ftree_split.c: step 3b, the switches below the destination's chain
+ * go up toward it; on degraded trees (split_on) a chain takes flow only
+ * while its links have room and further chains take the rest. cand_off
+ * and cand: the ancestors' down candidates (ftree_route.c's group);
+ * good_weight: compute nodes on good switches off the ancestors. */
+void ft_below_chains(struct ft_work *w, const uint32_t *cand_off,
+		     const uint32_t *cand, uint64_t good_weight, uint32_t lid,
+		     const uint64_t *L, int weighted);
+/* Decide split_on and allocate what splitting needs: 0 or -ENOMEM. */
+int ft_split_init(struct ft_work *w);
+void ft_split_free(struct ft_work *w);
+
+/* Is port p of switch x an up-link to a good switch (for this target)? */
+static inline int ft_good_up_port(const struct ft_work *w, uint32_t x,
+				  uint8_t p)
+{
+	const struct ftree *t = w->t;
+	uint32_t o = ft_far_sw(t, x, p);
+	return o != FAB_NONE && t->level[o] > t->level[x] &&
+	       w->good_mark[o] == w->epoch_grp;
+}
 
 /* ftree_detour.c: after the default entries of one LID (w->nh), give the
  * non-good switches ng[0..nng) (nearest the good set first) paths whose

@@ -7,10 +7,12 @@
  * carries at least ceil(w * (W - w) / u). On an intact tree d-mod-k meets
  * it exactly.
  *
- * Each destination's default assignment is committed first, switch by
- * switch. If that pushes any link above the cap (not only the chain's:
- * on a degraded tree the spine-to-core links overflow as well), the flows
- * are moved, a few rounds or until nothing moves:
+ * Each destination's default assignment (on degraded trees already split
+ * over several chains by room, ftree_split.c) is committed first: the
+ * flow of every switch that carries any. If that pushes any link above
+ * the cap (not only the chain's: on a degraded tree the spine-to-core
+ * links overflow as well), the flows are moved, a few rounds or until
+ * nothing moves:
  *  - source leaves, in cabled order: a leaf whose path crosses a link
  *    above the cap takes its flow off and puts it back on the good up-link
  *    whose path costs least (highest load, then sum of loads: the maximum
@@ -24,13 +26,14 @@
  * compute-node paths stay up-then-down and deadlock freedom is unaffected;
  * detours are decided afterwards, on the final entries.
  *
- * Speed (65,536 CAs, 5% removed: 260 M over-cap tests and 683 M candidate
- * up-links for 50,489 spilling destinations): the walks read per-switch
- * copies of each entry's next switch and load (nx, ld), the over-cap
+ * Speed (65,536 CAs, 5% removed): with split chains 11,436 of 65,536
+ * destinations still spill (50,489 with one chain), 0.42 M source leaves
+ * move. The walks read per-switch copies of each entry's next switch and
+ * load (nx, ld; filled only when a destination spills), the over-cap
  * answer is kept per switch until a load crosses the cap or an upper
- * switch moves, a candidate's walk stops once it cannot beat the best
- * (86% stop early), and a round starts only while some entry's link is
- * above the cap. The choices, and so the tables, are the same. */
+ * switch moves, a candidate's walk stops once it cannot beat the best,
+ * and a round starts only while some entry's link is above the cap;
+ * these shortcuts change no choice. */
 #include <stdint.h>
 
 #include "ftree.h"
@@ -250,43 +253,72 @@ static uint32_t spill_upper(struct ft_work *w, uint32_t tg, uint64_t *L)
 	return moved;
 }
 
-static int commit_one(struct ft_work *w, uint32_t x, uint64_t *L)
+/* x (good, its flow complete) sends its flow and its compute nodes' up
+ * its entry's link (own: with its own compute nodes' flow); the switch
+ * there collects it (queued if it is no
+ * ancestor: ancestors are done last, top-down, as their flow comes from
+ * all sides). Nonzero if the link went over the cap. */
+static int commit_flow(struct ft_work *w, uint32_t x, uint64_t *L, uint32_t *n,
+		       int own)
 {
 	const struct ftree *t = w->t;
-	uint64_t f = w->flow[x] + t->weight[x];
+	uint64_t f = w->flow[x] + (own ? t->weight[x] : 0);
 	w->flow[x] = 0;
-	uint32_t e = fport(t, x) + w->nh[x];
-	w->nx[x] = t->peer_sw[e];
-	if (f) {
-		L[e] += f;
-		w->flow[w->nx[x]] += f;
-	}
-	w->ld[x] = L[e];
-	w->nover += L[e] > t->cap;
-	return f && L[e] > t->cap;
+	if (!f)
+		return 0;
+	uint32_t e = fport(t, x) + w->nh[x], o = t->peer_sw[e];
+	L[e] += f;
+	if (o == FAB_NONE)
+		return L[e] > t->cap;
+	if (!w->flow[o] && w->anc_mark[o] != w->epoch_grp &&
+	    w->good_mark[o] == w->epoch_grp)
+		w->queue[(*n)++] = o;
+	w->flow[o] += f;
+	return L[e] > t->cap;
 }
 
-/* Add the default assignment's flows to L, switch by switch (what
- * everything below a switch sends through it); nonzero if a link went over
- * the cap. Ancestors last, top-down, as their flow comes from all sides. */
+/* Add the default assignment's flows to L (what everything below a
+ * switch sends through it); nonzero if a link went over the cap. Only
+ * switches that carry flow are visited: compute-node switches, then the
+ * switches their flow reaches, level by level (a queue: each level's are
+ * queued while the level below is done), then the ancestors top-down. */
 static int commit_default(struct ft_work *w, uint64_t *L)
 {
-	const struct ftree *t = w->t;
-	uint32_t grp = w->epoch_grp;
+	uint32_t grp = w->epoch_grp, n = 0;
 	int over = 0;
-	w->nover = 0;
 	/* flow[] is all zero here (route_rest clears what it uses); each
 	 * switch's is cleared once committed, and the flows all end at the
 	 * target, which is not: clear it at the end. */
-	for (uint32_t i = 0; i < t->nsw; i++) {
-		uint32_t x = t->by_level[i];
+	for (uint32_t i = 0; i < w->nweighted; i++) {
+		uint32_t x = w->weighted[i];
 		if (w->anc_mark[x] != grp && w->good_mark[x] == grp)
-			over |= commit_one(w, x, L);
+			over |= commit_flow(w, x, L, &n, 1);
 	}
+	/* (A compute-node switch above the leaves may be queued after its
+	 * own turn, for flow that reached it later: that flow alone.) */
+	for (uint32_t i = 0; i < n; i++)
+		over |= commit_flow(w, w->queue[i], L, &n, 0);
 	for (uint32_t i = w->nanc; i-- > 1;)
-		over |= commit_one(w, w->anc_list[i], L);
+		over |= commit_flow(w, w->anc_list[i], L, &n, 1);
 	w->flow[w->anc_list[0]] = 0;
 	return over;
+}
+
+/* Before spilling: each good switch's next switch and its entry link's
+ * load (nx, ld), and how many of those links are above the cap. */
+static void spill_setup(struct ft_work *w, const uint64_t *L)
+{
+	const struct ftree *t = w->t;
+	uint32_t grp = w->epoch_grp;
+	w->nover = 0;
+	for (uint32_t x = 0; x < t->nsw; x++) {
+		if (w->good_mark[x] != grp || x == w->anc_list[0])
+			continue;
+		uint32_t e = fport(t, x) + w->nh[x];
+		w->nx[x] = t->peer_sw[e];
+		w->ld[x] = L[e];
+		w->nover += L[e] > t->cap;
+	}
 }
 
 #define FT_SPILL_ROUNDS 4
@@ -297,6 +329,7 @@ void ft_spill(struct ft_work *w, uint32_t tg, uint32_t plane)
 	uint64_t *L = w->load + (size_t)plane * w->num_ports;
 	if (!commit_default(w, L))
 		return;
+	spill_setup(w, L);
 	w->ov_epoch++;
 	w->spilled_dests++;
 	for (unsigned r = 0; r < FT_SPILL_ROUNDS; r++) {

@@ -29,10 +29,11 @@ int ft_detour_init(struct ft_detour *d, const struct ftree *t)
 	d->queue = calloc(n, sizeof(uint32_t));
 	d->in_port = calloc(n, 1);
 	d->via = calloc(n, 1);
+	d->memo = calloc(n, 1);
 	d->stamp = d->search = 0;
 	d->paths = d->failed = 0;
 	if (r || !d->done || !d->seen || !d->pred || !d->queue ||
-	    !d->in_port || !d->via) {
+	    !d->in_port || !d->via || !d->memo) {
 		ft_detour_free(d);
 		return -ENOMEM;
 	}
@@ -48,7 +49,8 @@ void ft_detour_free(struct ft_detour *d)
 	free(d->queue);
 	free(d->in_port);
 	free(d->via);
-	d->in_port = d->via = NULL;
+	free(d->memo);
+	d->in_port = d->via = d->memo = NULL;
 	d->done = d->seen = d->pred = d->queue = NULL;
 }
 
@@ -152,26 +154,34 @@ static void keep_shortest(struct ft_detour *d, struct ft_work *w, uint32_t s)
 	d->failed++;
 }
 
-/* The common case: s's current entry leads straight to a final switch
- * through no new turn (what the search would find first). */
-static int current_is_fine(struct ft_detour *d, struct ft_work *w, uint32_t s)
+/* The common case: leaving s by port p leads straight to a final switch
+ * through no new turn (what the search would find first for the current
+ * entry). */
+static int one_hop_fine(struct ft_detour *d, struct ft_work *w, uint32_t s,
+			uint8_t p)
 {
 	const struct ftree *t = w->t;
 	const struct fabric *f = t->fab;
-	uint8_t p = w->nh[s];
 	if (!p || p == LFT_NO_PATH || p > t->nports[s])
 		return 0;
 	uint32_t e = t->fport[s] + p, y = t->peer_sw[e];
 	if (y == FAB_NONE || !is_final(d, w, y) ||
 	    !ft_turn_ok(&d->turns, y, f->ports[f->ports[e].peer].num, w->nh[y], 0))
 		return 0;
+	w->nh[s] = p;
 	d->done[s] = d->stamp;
 	return 1;
 }
 
 static void route_source(struct ft_detour *d, struct ft_work *w, uint32_t s)
 {
-	if (current_is_fine(d, w, s)) {
+	/* The current entry, else the port that last gave s a one-hop path
+	 * (for an earlier LID): both through turns already taken only. The
+	 * search would try every link of s for that, most of them in vain
+	 * (a non-good switch's default is its first link toward the good
+	 * set, whose turn there is often not taken). */
+	if (one_hop_fine(d, w, s, w->nh[s]) ||
+	    (d->memo[s] != w->nh[s] && one_hop_fine(d, w, s, d->memo[s]))) {
 		d->paths++;
 		return;
 	}
@@ -188,6 +198,8 @@ static void route_source(struct ft_detour *d, struct ft_work *w, uint32_t s)
 		if (y == FAB_NONE)
 			break;
 		if (take_turns(d, w, s, y)) {
+			if (d->pred[y] == s)
+				d->memo[s] = d->via[y];
 			set_path(d, w, s, y);
 			d->paths++;
 			return;

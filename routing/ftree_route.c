@@ -12,10 +12,14 @@
  *     so on an intact tree every down-link carries one destination and
  *     every shift permutation is congestion-free.
  *  3. switches below a chain switch go up to the lowest chain switch they
- *     reach (breadth first down from the chain); ancestors off the chain
- *     go down; other good switches go up to the least-loaded good
- *     neighbour; the rest (no up-then-down path from there) get detours
- *     whose down->up turns keep the CDG acyclic (ftree_detour.c).
+ *     reach (breadth first down from the chain; on degraded trees only
+ *     while the chain's links have room, further chains taking the rest:
+ *     ftree_split.c); ancestors off the chain go down; other good
+ *     switches that carry flow go up to the least-loaded good neighbour,
+ *     those that carry none by their first one (a per-target default
+ *     row, like the non-good switches' step toward the good set); the
+ *     rest (no up-then-down path from there) get detours whose down->up
+ *     turns keep the CDG acyclic (ftree_detour.c).
  *  4. the all-to-all flow of the destination (one unit per compute node)
  *     is added to per-link loads, which steer the next destinations; on
  *     degraded trees ft_spill moves source leaves off overloaded links.
@@ -35,8 +39,12 @@ struct ft_group {               /* cached per target switch */
 	uint32_t *cand;         /* indices into t->dn */
 	uint32_t ncand_cap;
 	int has_nongood;
+	uint64_t good_weight;   /* compute nodes on good switches off the
+				 * ancestors (ftree_split.c) */
 	uint32_t *ng_list;      /* non-good switches, nearest the good set first */
 	uint32_t nng;
+	uint8_t *dflt;          /* per switch: its entry unless the LID's own
+				 * pass decides otherwise (see group_defaults) */
 };
 
 static uint32_t first_port(const struct ftree *t, uint32_t s)
@@ -44,16 +52,41 @@ static uint32_t first_port(const struct ftree *t, uint32_t s)
 	return t->fport[s];
 }
 
-/* Is port p of switch x an up-link to a good switch? */
-static int good_up_port(const struct ft_work *w, uint32_t x, uint8_t p)
+/* The entries every LID of a target starts from (the tree alone decides
+ * them): non-good switches their step toward the good set, good switches
+ * that carry no flow their first up-link to a good switch (any will do).
+ * The LID's own pass then only visits the chain, what lies below it, and
+ * the switches that carry flow outside it, not every switch. */
+static void group_defaults(struct ft_work *w, struct ft_group *g)
 {
 	const struct ftree *t = w->t;
-	uint32_t o = ft_far_sw(t, x, p);
-	return o != FAB_NONE && t->level[o] > t->level[x] &&
-	       w->good_mark[o] == w->epoch_grp;
+	uint32_t grp = w->epoch_grp;
+	for (uint32_t x = 0; x < t->nsw; x++) {
+		uint8_t p = LFT_NO_PATH;
+		if (w->good_mark[x] != grp) {
+			p = w->ng_nh[x];
+		} else if (w->anc_mark[x] != grp) {
+			for (uint32_t k = t->up_off[x]; k < t->up_off[x + 1]; k++)
+				if (w->good_mark[t->up[k].peer] == grp) {
+					p = t->up[k].port;
+					break;
+				}
+		}
+		g->dflt[x] = p;
+	}
 }
 
+static int group_marks(struct ft_work *w, struct ft_group *g, uint32_t tg);
+
 static int group_setup(struct ft_work *w, struct ft_group *g, uint32_t tg)
+{
+	int r = group_marks(w, g, tg);
+	if (!r)
+		group_defaults(w, g);
+	return r;
+}
+
+static int group_marks(struct ft_work *w, struct ft_group *g, uint32_t tg)
 {
 	const struct ftree *t = w->t;
 	uint32_t grp = ++w->epoch_grp;
@@ -102,6 +135,7 @@ static int group_setup(struct ft_work *w, struct ft_group *g, uint32_t tg)
 		w->good_mark[w->anc_list[i]] = grp;
 		w->queue[ngood++] = w->anc_list[i];
 	}
+	g->good_weight = 0;
 	for (uint32_t i = 0; i < ngood; i++) {
 		uint32_t s = w->queue[i];
 		for (uint32_t k = t->dn_off[s]; k < t->dn_off[s + 1]; k++) {
@@ -109,6 +143,7 @@ static int group_setup(struct ft_work *w, struct ft_group *g, uint32_t tg)
 			if (w->good_mark[o] != grp) {
 				w->good_mark[o] = grp;
 				w->queue[ngood++] = o;
+				g->good_weight += t->weight[o];
 			}
 		}
 	}
@@ -249,50 +284,62 @@ static void route_ancestors(struct ft_work *w, const struct ft_group *g,
 	}
 }
 
-/* Step 3b: breadth first down from each chain switch, lowest first. */
-static void route_below_chain(struct ft_work *w, uint32_t lid, const uint64_t *L)
+/* Step 3c/3d: the remaining switches, bottom-up so flows are known. */
+/* x (good, unassigned, carrying f > 0) goes up its least-loaded link to
+ * a good switch (ties: column order), which collects the flow. */
+static void rest_up(struct ft_work *w, uint32_t x, uint64_t f,
+		    const uint64_t *L, uint32_t *n)
 {
 	const struct ftree *t = w->t;
-	uint32_t grp = w->epoch_grp, dst = w->epoch_dst;
-	for (uint32_t i = 0; i < w->nchain; i++) {
-		uint32_t head = 0, tail = 0;
-		w->queue[tail++] = w->chain[i];
-		while (head < tail) {
-			uint32_t s = w->queue[head++];
-			for (uint32_t k = t->dn_off[s]; k < t->dn_off[s + 1]; k++) {
-				const struct ft_link *l = &t->dn[k];
-				uint32_t x = l->peer;
-				if (w->anc_mark[x] == grp)
-					continue;
-				if (w->assigned[x] == dst) {
-					/* Another link up to this BFS level: a
-					 * parallel one to the same parent, or (a
-					 * leaf under several line ASICs of a
-					 * director) one to a sibling parent.
-					 * Take the less-loaded one. */
-					uint32_t cur = first_port(t, x) + w->nh[x];
-					uint32_t cp = t->peer_sw[cur];
-					if ((cp == s || (cp != FAB_NONE &&
-							 w->anc_mark[cp] != grp &&
-							 t->level[cp] == t->level[s])) &&
-					    !w->prev && L[l->rev_egress] < L[cur])
-						w->nh[x] = l->rport;
-					continue;
-				}
-				w->assigned[x] = dst;
-				w->nh[x] = l->rport;
-				if (w->prev) {
-					uint8_t pp = ft_prev_port(w, x, lid);
-					if (pp != l->rport && good_up_port(w, x, pp))
-						w->nh[x] = pp;
-				}
-				w->queue[tail++] = x;
-			}
+	uint32_t grp = w->epoch_grp, dst = w->epoch_dst, best = FAB_NONE;
+	for (uint32_t k = t->up_off[x]; k < t->up_off[x + 1]; k++) {
+		const struct ft_link *l = &t->up[k];
+		if (w->good_mark[l->peer] != grp)
+			continue;
+		if (best == FAB_NONE) {
+			best = k;
+			continue;
 		}
+		const struct ft_link *bl = &t->up[best];
+		if (L[l->egress] < L[bl->egress] ||
+		    (L[l->egress] == L[bl->egress] &&
+		     t->order[l->peer] < t->order[bl->peer]))
+			best = k;
+	}
+	w->nh[x] = t->up[best].port;
+	uint32_t o = t->up[best].peer;
+	if (w->assigned[o] != dst) {
+		if (!w->flow[o])
+			w->queue[(*n)++] = o;
+		w->flow[o] += f;
+	}
+	w->flow[x] = 0;
+	w->assigned[x] = dst;
+}
+
+/* Step 3c/3d without a previous table: the entries start from the
+ * target's defaults (group_defaults), so only switches that carry flow
+ * and are not yet routed choose: compute-node switches, then the
+ * switches their flow reaches, level by level (a queue: each level is
+ * queued while the one below is done). Same choices as route_rest. */
+static void route_flow(struct ft_work *w, const uint64_t *L, int weighted)
+{
+	const struct ftree *t = w->t;
+	uint32_t grp = w->epoch_grp, dst = w->epoch_dst, n = 0;
+	if (!weighted)
+		return;
+	for (uint32_t i = 0; i < w->nweighted; i++) {
+		uint32_t x = w->weighted[i];
+		if (w->assigned[x] != dst && w->good_mark[x] == grp)
+			rest_up(w, x, w->flow[x] + t->weight[x], L, &n);
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t x = w->queue[i];
+		if (w->assigned[x] != dst)
+			rest_up(w, x, w->flow[x], L, &n);
 	}
 }
 
-/* Step 3c/3d: the remaining switches, bottom-up so flows are known. */
 static void route_rest(struct ft_work *w, const struct ft_group *g,
 		       uint32_t lid, const uint64_t *L, int weighted)
 {
@@ -312,7 +359,7 @@ static void route_rest(struct ft_work *w, const struct ft_group *g,
 		}
 		uint64_t f = weighted ? w->flow[x] + t->weight[x] : 0;
 		uint8_t pp = w->prev ? ft_prev_port(w, x, lid) : LFT_NO_PATH;
-		if (pp != LFT_NO_PATH && good_up_port(w, x, pp)) {
+		if (pp != LFT_NO_PATH && ft_good_up_port(w, x, pp)) {
 			w->nh[x] = pp;
 		} else {
 			uint32_t best = FAB_NONE;
@@ -352,12 +399,18 @@ static void route_lid(struct ft_work *w, const struct ft_group *g,
 	const struct ftree *t = w->t;
 	uint64_t *L = w->load + (size_t)plane * w->num_ports;
 	w->epoch_dst++;
+	if (!w->prev && !w->upper_weighted)
+		memcpy(w->nh, g->dflt, t->nsw);
 	w->nh[d->sw] = d->port;
 	w->assigned[d->sw] = w->epoch_dst;
 	build_chain(w, d->sw, lid, L);
 	route_ancestors(w, g, lid, L);
-	route_below_chain(w, lid, L);
-	route_rest(w, g, lid, L, d->weighted);
+	ft_below_chains(w, g->cand_off, g->cand, g->good_weight, lid, L,
+			d->weighted);
+	if (w->prev || w->upper_weighted)
+		route_rest(w, g, lid, L, d->weighted);
+	else
+		route_flow(w, L, d->weighted);
 	if (d->weighted)
 		ft_spill(w, d->sw, plane);
 	if (g->has_nongood)
@@ -385,6 +438,8 @@ static void work_free(struct ft_work *w)
 	free(w->queue);
 	free(w->anc_list);
 	free(w->used_sw);
+	free(w->weighted);
+	ft_split_free(w);
 	ft_reroute_free(w);
 }
 
@@ -409,7 +464,15 @@ static int work_init(struct ft_work *w, const struct ftree *t, uint32_t planes)
 	w->queue = calloc(n, sizeof(uint32_t));
 	w->anc_list = calloc(n, sizeof(uint32_t));
 	w->used_sw = calloc((size_t)(FT_MAX_LEVELS + 1) * 256, sizeof(uint32_t));
-	if (!w->load || !w->anc_mark || !w->good_mark || !w->assigned ||
+	w->weighted = calloc(n, sizeof(uint32_t));
+	w->nweighted = 0;
+	for (uint32_t i = 0; w->weighted && i < t->nsw; i++)
+		if (t->weight[t->by_level[i]]) {
+			w->weighted[w->nweighted++] = t->by_level[i];
+			w->upper_weighted |= t->level[t->by_level[i]] != 0;
+		}
+	if (ft_split_init(w) || !w->weighted || !w->load || !w->anc_mark ||
+	    !w->good_mark || !w->assigned ||
 	    !w->ng_dist || !w->nh || !w->ng_nh || !w->flow || !w->queue ||
 	    !w->ov || !w->ov_stamp || !w->nx || !w->ld ||
 	    !w->anc_list || !w->used_sw) {
@@ -441,6 +504,7 @@ static void next_free(struct ft_next *n)
 	free(n->g.cand_off);
 	free(n->g.cand);
 	free(n->g.ng_list);
+	free(n->g.dflt);
 }
 
 static int next_init(struct ft_next *n, const struct ftree *t)
@@ -456,8 +520,10 @@ static int next_init(struct ft_next *n, const struct ftree *t)
 	n->w.queue = calloc(k, sizeof(uint32_t));
 	n->g.cand_off = malloc((k + 2) * sizeof(uint32_t));
 	n->g.ng_list = malloc((k ? k : 1) * sizeof(uint32_t));
+	n->g.dflt = malloc(k ? k : 1);
 	if (!n->w.anc_mark || !n->w.good_mark || !n->w.ng_dist || !n->w.ng_nh ||
-	    !n->w.anc_list || !n->w.queue || !n->g.cand_off || !n->g.ng_list)
+	    !n->w.anc_list || !n->w.queue || !n->g.cand_off || !n->g.ng_list ||
+	    !n->g.dflt)
 		return -ENOMEM;
 	return 0;
 }
@@ -568,7 +634,8 @@ static int ft_route(struct route_ctx *ctx, struct lft_set *lft)
 	}
 	g.cand_off = malloc((t->nsw + 2) * sizeof(uint32_t));
 	g.ng_list = malloc(t->nsw * sizeof(uint32_t));
-	if ((r = next_init(&nx, t)) || !g.cand_off || !g.ng_list ||
+	g.dflt = malloc(t->nsw);
+	if ((r = next_init(&nx, t)) || !g.cand_off || !g.ng_list || !g.dflt ||
 	    (r = ft_detour_init(&dt, t)) ||
 	    (r = ft_reroute_init(&w, ctx->opt, ctx->fab))) {
 		r = r ? r : -ENOMEM;
@@ -645,6 +712,7 @@ out:
 	work_free(&w);
 	free(g.cand_off);
 	free(g.ng_list);
+	free(g.dflt);
 	ft_detour_free(&dt);
 	free(g.cand);
 	if (r == -ENOMEM)
