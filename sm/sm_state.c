@@ -542,6 +542,13 @@ int sm_heavy_sweep(struct sm *sm)
 	double t0 = now_seconds(), t1, t2, t3, t4, t5;
 	int rc, changed, routed = 0, up = 0;
 	uint32_t n = ++sm->sweeps;
+	/* Engines route on a copy without the held-out links; the tables
+	 * are held with that copy, so the next route's previous fabric is
+	 * the one they were computed on (a link given back is then a link
+	 * gained, which ftree's repair must not take for no change). */
+	struct fabric heldout;
+	const struct fabric *rf = NULL;
+	int have_heldout = 0;
 
 	sm->heavy_wanted = 0;
 	sm->act_count++;
@@ -652,26 +659,18 @@ int sm_heavy_sweep(struct sm *sm)
 	sm->route_vls = vlprog_fabric_vls(&nr);
 	if (cfg->max_vls && cfg->max_vls < sm->route_vls)
 		sm->route_vls = cfg->max_vls;
-	{
-		/* Engines route on a copy without the held-out links. */
-		struct fabric heldout;
-		const struct fabric *rf = &nr.fab;
-
-		if (sm->hold.n && fab_clone(&heldout, &nr.fab) == 0) {
-			if (link_hold_apply(&sm->hold, &heldout))
-				rf = &heldout;
-			else
-				fab_free(&heldout);
-		}
-		routed = 0;
-		if (sm->standby.takeover_at > 0 && !sm->held.valid &&
-		    cfg->takeover_keep_tables && !sm->hold.n)
-			routed = keep_switch_tables(sm, &nr, &nl);
-		if (routed == 0)
-			routed = route_while_serving(sm, rf, &nl);
-		if (rf == &heldout)
-			fab_free(&heldout);
+	rf = &nr.fab;
+	if (sm->hold.n && fab_clone(&heldout, &nr.fab) == 0) {
+		have_heldout = 1;
+		if (link_hold_apply(&sm->hold, &heldout))
+			rf = &heldout;
 	}
+	routed = 0;
+	if (sm->standby.takeover_at > 0 && !sm->held.valid &&
+	    cfg->takeover_keep_tables && !sm->hold.n)
+		routed = keep_switch_tables(sm, &nr, &nl);
+	if (routed == 0)
+		routed = route_while_serving(sm, rf, &nl);
 	sm->route_refused = routed == 0;
 	if (routed < 0) {
 		rc = routed;
@@ -792,7 +791,7 @@ int sm_heavy_sweep(struct sm *sm)
 		log_err("sweep %u: %u duplicate GUID%s (named above): the second node of each is left out of routing; the fabric is not up until they are fixed",
 			n, nr.dup_guids, nr.dup_guids == 1 ? "" : "s");
 	if (routed) {
-		rc = lft_held_take(&sm->held, &nr.fab, &nl, sw_ok, &sm->spare);
+		rc = lft_held_take(&sm->held, rf, &nl, sw_ok, &sm->spare);
 		if (rc < 0)
 			goto out;
 		sweep_guard_programmed(&sm->guard, &nr);
@@ -837,6 +836,8 @@ out:
 		 (unsigned long long)ds.failed);
 	free(sw_ok);
 	lft_free(&nl);
+	if (have_heldout)
+		fab_free(&heldout);
 	part_tables_free(&npt);
 	sweep_result_free(&nr);
 	sm->last_heavy_end = now_seconds();
