@@ -49,16 +49,23 @@ row() { printf '%-11s %7s %6s  %-6s %8s %8s %8s %7s  %s\n' "$@"; }
 echo "ftree bench ($(nproc) CPUs, $(uname -m))"
 row fabric CAs sw engine "route s" "total s" "peak MB" "+MB/tbl" "balance"
 failures=0
-for size in $SIZES; do
-	net=$(bench_fabric "$size") || { failures=$((failures + 1)); continue; }
+# The fabric of one size: net, n_ca, n_sw, and the ibsm-route flags it
+# needs: --check up to CHECK_MAX CAs; 65,536 CAs + 5,120 switches need
+# more LIDs than one subnet has (0xBFFF), so they are routed in the wider
+# analysis LID space.
+fabric_of() { # size
+	net=$(bench_fabric "$1") || return 1
 	n_ca=$(grep -cE '^(Ca|Hca)[[:space:]]' "$net")
 	n_sw=$(grep -cE '^Switch[[:space:]]' "$net")
 	check=""
 	[ "$n_ca" -le "$CHECK_MAX" ] && check=--check
-	# 65,536 CAs + 5,120 switches need more LIDs than one subnet has
-	# (0xBFFF): route them in the wider analysis LID space.
 	wide=""
 	[ $((n_ca + n_sw)) -gt 49151 ] && wide=--wide-lids
+	return 0
+}
+
+for size in $SIZES; do
+	fabric_of "$size" || { failures=$((failures + 1)); continue; }
 	for eng in $ENGINES; do
 		log=$WORK/$size.$eng.log
 		t0=$(date +%s.%N)
@@ -132,13 +139,7 @@ if [ -n "$REROUTE" ]; then
 	rrow fabric link "repair s" "cpu s" "route s" changed "balance: repair / full route (full route s)"
 fi
 for size in $REROUTE; do
-	net=$(bench_fabric "$size") || { failures=$((failures + 1)); continue; }
-	n_ca=$(grep -cE '^(Ca|Hca)[[:space:]]' "$net")
-	n_sw=$(grep -cE '^Switch[[:space:]]' "$net")
-	check=""
-	[ "$n_ca" -le "$CHECK_MAX" ] && check=--check
-	wide=""
-	[ $((n_ca + n_sw)) -gt 49151 ] && wide=--wide-lids
+	fabric_of "$size" || { failures=$((failures + 1)); continue; }
 	for link in leaf-mid mid-top; do
 		case $link in
 		leaf-mid) unlink_first "$net" leaf-0 spine >"$WORK/rr.net" ;;

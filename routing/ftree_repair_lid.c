@@ -250,17 +250,25 @@ static int grow(struct ft_repair *rp, uint32_t lid)
  * LIDs go lazily, growing R a few times where that gets stuck, then
  * take the whole R. 0, or -1 if some switch finds no path (the engine
  * then routes in full). */
-int rp_repair_lid(struct ft_repair *rp, uint32_t lid, const struct ft_hit *h,
-		  uint32_t nh, uint32_t *undecided)
+/* R starts again as the switches whose entry for lid broke (new stamps,
+ * so marks of an earlier try do not count). */
+static void start_r(struct ft_repair *rp, const struct ft_hit *h, uint32_t nh,
+		    uint32_t lid)
 {
-	const struct ftree *t = rp->t;
-	uint32_t di = rp->dest_of[lid];
 	rp->stamp++;
 	rp->wround = ++rp->wstamp;
 	rp->nr = 0;
 	for (uint32_t i = 0; i < nh; i++)
 		if (!rp_in_r(rp, h[i].sw))
 			rp_add_to_r(rp, h[i].sw, lid);
+}
+
+int rp_repair_lid(struct ft_repair *rp, uint32_t lid, const struct ft_hit *h,
+		  uint32_t nh, uint32_t *undecided)
+{
+	const struct ftree *t = rp->t;
+	uint32_t di = rp->dest_of[lid];
+	start_r(rp, h, nh, lid);
 	if (di == FAB_NONE) {           /* no destination here any more */
 		for (uint32_t i = 0; i < rp->nr; i++)
 			rp_set_entry(rp, rp->rl[i], lid, LFT_NO_PATH);
@@ -285,12 +293,7 @@ int rp_repair_lid(struct ft_repair *rp, uint32_t lid, const struct ft_hit *h,
 			rp->lazy_fallbacks++;
 			for (uint32_t i = 0; i < rp->nr; i++)
 				rp_set_entry(rp, rp->rl[i], lid, rp->old[rp->rl[i]]);
-			rp->stamp++;
-			rp->wround = ++rp->wstamp;
-			rp->nr = 0;
-			for (uint32_t i = 0; i < nh; i++)
-				if (!rp_in_r(rp, h[i].sw))
-					rp_add_to_r(rp, h[i].sw, lid);
+			start_r(rp, h, nh, lid);
 		}
 	}
 	if (r) {

@@ -284,20 +284,21 @@ static void route_ancestors(struct ft_work *w, const struct ft_group *g,
 	}
 }
 
-/* Step 3c/3d: the remaining switches, bottom-up so flows are known. */
-/* x (good, unassigned, carrying f > 0) goes up its least-loaded link to
- * a good switch (ties: column order), which collects the flow. */
-static void rest_up(struct ft_work *w, uint32_t x, uint64_t f,
-		    const uint64_t *L, uint32_t *n)
+/* x's up-link to a good switch with the least load in L (ties: column
+ * order), or the first one when first_will_do. x has one (it is good). */
+static uint32_t least_up(const struct ft_work *w, uint32_t x,
+			 const uint64_t *L, int first_will_do)
 {
 	const struct ftree *t = w->t;
-	uint32_t grp = w->epoch_grp, dst = w->epoch_dst, best = FAB_NONE;
+	uint32_t grp = w->epoch_grp, best = FAB_NONE;
 	for (uint32_t k = t->up_off[x]; k < t->up_off[x + 1]; k++) {
 		const struct ft_link *l = &t->up[k];
 		if (w->good_mark[l->peer] != grp)
 			continue;
 		if (best == FAB_NONE) {
 			best = k;
+			if (first_will_do)
+				break;
 			continue;
 		}
 		const struct ft_link *bl = &t->up[best];
@@ -306,6 +307,17 @@ static void rest_up(struct ft_work *w, uint32_t x, uint64_t f,
 		     t->order[l->peer] < t->order[bl->peer]))
 			best = k;
 	}
+	return best;
+}
+
+/* Step 3c/3d: the remaining switches, bottom-up so flows are known. */
+/* x (good, unassigned, carrying f > 0) goes up its least-loaded link to
+ * a good switch (ties: column order), which collects the flow. */
+static void rest_up(struct ft_work *w, uint32_t x, uint64_t f,
+		    const uint64_t *L, uint32_t *n)
+{
+	const struct ftree *t = w->t;
+	uint32_t dst = w->epoch_dst, best = least_up(w, x, L, 0);
 	w->nh[x] = t->up[best].port;
 	uint32_t o = t->up[best].peer;
 	if (w->assigned[o] != dst) {
@@ -362,24 +374,8 @@ static void route_rest(struct ft_work *w, const struct ft_group *g,
 		if (pp != LFT_NO_PATH && ft_good_up_port(w, x, pp)) {
 			w->nh[x] = pp;
 		} else {
-			uint32_t best = FAB_NONE;
-			for (uint32_t k = t->up_off[x]; k < t->up_off[x + 1]; k++) {
-				const struct ft_link *l = &t->up[k];
-				if (w->good_mark[l->peer] != grp)
-					continue;
-				if (best == FAB_NONE) {
-					best = k;
-					if (!f)
-						break;  /* carries nothing: any will do */
-					continue;
-				}
-				const struct ft_link *bl = &t->up[best];
-				if (L[l->egress] < L[bl->egress] ||
-				    (L[l->egress] == L[bl->egress] &&
-				     t->order[l->peer] < t->order[bl->peer]))
-					best = k;
-			}
-			w->nh[x] = t->up[best].port;
+			/* carrying nothing, any good up-link will do */
+			w->nh[x] = t->up[least_up(w, x, L, !f)].port;
 		}
 		if (f) {
 			uint32_t o = t->peer_sw[first_port(t, x) + w->nh[x]];
