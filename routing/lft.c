@@ -14,39 +14,30 @@
 
 int lft_alloc(struct lft_set *t, uint32_t num_switches, uint32_t max_lid)
 {
-	memset(t, 0, sizeof(*t));
-	if (max_lid > LFT_MAX_ANALYSIS_LID)
-		return -EINVAL;
-	uint32_t stride = (max_lid + LFT_BLOCK) / LFT_BLOCK * LFT_BLOCK;
-	size_t bytes = (size_t)num_switches * stride;
-	t->port = malloc(bytes ? bytes : 1);
-	if (!t->port)
-		return -ENOMEM;
-	memset(t->port, LFT_NO_PATH, bytes);
-	t->num_switches = num_switches;
-	t->stride = stride;
-	t->max_lid = max_lid;
-	return 0;
+	return lft_alloc_reuse(t, NULL, num_switches, max_lid);
 }
 
 int lft_alloc_reuse(struct lft_set *t, struct lft_set *spare,
 		    uint32_t num_switches, uint32_t max_lid)
 {
+	memset(t, 0, sizeof(*t));
 	if (max_lid > LFT_MAX_ANALYSIS_LID)
 		return -EINVAL;
 	uint32_t stride = (max_lid + LFT_BLOCK) / LFT_BLOCK * LFT_BLOCK;
 	size_t bytes = (size_t)num_switches * stride;
-	if (!spare || !spare->port || bytes == 0 ||
-	    (size_t)spare->num_switches * spare->stride < bytes)
-		return lft_alloc(t, num_switches, max_lid);
-	memset(t, 0, sizeof(*t));
-	t->port = spare->port;
-	memset(spare, 0, sizeof(*spare));
+	int taken = spare && spare->port && bytes &&
+		(size_t)spare->num_switches * spare->stride >= bytes;
+	if (taken) {
+		t->port = spare->port;
+		memset(spare, 0, sizeof(*spare));
+	} else if (!(t->port = malloc(bytes ? bytes : 1))) {
+		return -ENOMEM;
+	}
 	memset(t->port, LFT_NO_PATH, bytes);
 	t->num_switches = num_switches;
 	t->stride = stride;
 	t->max_lid = max_lid;
-	return 1;
+	return taken;
 }
 
 void lft_free(struct lft_set *t)
