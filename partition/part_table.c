@@ -88,6 +88,14 @@ static void apply_members(const struct part_def *d, const struct fabric *f,
 	}
 }
 
+int part_switch_enforces(const struct sweep_result *r, uint32_t n)
+{
+	void *si = (void *)(uintptr_t)r->sw_info[n];
+
+	return mad_get_field(si, 0, IB_SW_PARTITION_ENF_INB_F) ||
+	       mad_get_field(si, 0, IB_SW_PARTITION_ENF_OUTB_F);
+}
+
 int part_tables_build(struct part_tables *t, const struct part_conf *c,
 		      const struct sweep_result *r, struct part_build_stats *bs)
 {
@@ -173,11 +181,7 @@ int part_tables_build(struct part_tables *t, const struct part_conf *c,
 		t->enforce[p] = 0;
 		if (fab_is_switch(f, f->ports[q].node) || !t->cap[p])
 			continue;
-		/* A switch that can enforce in neither direction (SwitchInfo
-		 * Inbound/OutboundEnforcementCap, IBA 14.2.5.4) never looks
-		 * at the table: none is kept there, nor read or written. */
-		if (!mad_get_field((void *)r->sw_info[port->node], 0, IB_SW_PARTITION_ENF_INB_F) &&
-		    !mad_get_field((void *)r->sw_info[port->node], 0, IB_SW_PARTITION_ENF_OUTB_F)) {
+		if (!part_switch_enforces(r, port->node)) {
 			bs->enforce_no_cap++;
 			continue;
 		}

@@ -61,6 +61,12 @@ static inline const uint16_t *part_keys(const struct part_tables *t, uint32_t p)
 {
 	return t->keys + t->first[p];
 }
+/* Whether switch node n can enforce partitions in some direction
+ * (SwitchInfo Inbound/OutboundEnforcementCap, IBA 14.2.5.4). One that
+ * cannot never looks at its external ports' tables: none is kept there,
+ * nor read or written. */
+int part_switch_enforces(const struct sweep_result *r, uint32_t n);
+
 /* P_KeyTable blocks of 32 entries the port's table fills (0: no table). */
 unsigned part_blocks(const struct part_tables *t, uint32_t p);
 /* Block `block` of port p's table, zero-padded. */

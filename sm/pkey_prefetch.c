@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../partition/part_table.h"
+
 #define MAX_BLOCKS 2048             /* 65,536 entries: the caps are 16 bits */
 
 void pkey_block_put(uint8_t *d, const uint16_t k[32])
@@ -130,11 +132,9 @@ static void switch_port(struct pkey_reads *s, struct mad_transport *t,
 		return;
 	}
 	/* SwitchInfo not answered yet reads as cap 0: left to later. A
-	 * switch that can enforce in no direction gets no table
-	 * (partition/part_table.h). */
+	 * switch that can enforce in no direction gets no table. */
 	if (q != FAB_NONE && !fab_is_switch(f, f->ports[q].node) &&
-	    (mad_get_field((void *)(uintptr_t)r->sw_info[n], 0, IB_SW_PARTITION_ENF_INB_F) ||
-	     mad_get_field((void *)(uintptr_t)r->sw_info[n], 0, IB_SW_PARTITION_ENF_OUTB_F)))
+	    part_switch_enforces(r, n))
 		read_port(s, t, r, p, &r->node_path[n], port->num,
 			  mad_get_field((void *)(uintptr_t)r->sw_info[n], 0,
 					IB_SW_PARTITION_ENFORCE_CAP_F));
