@@ -133,7 +133,7 @@ for size in $SIZES; do
 	net=$W/$size.net
 	"$B/bin/ibsm-topo" fattree $args -o "$net" --summary >"$W/$size.sum" || exit 1
 	limits=$(sed -n 's/.*ibsim -s \(.*\) FILE.*/\1/p' "$W/$size.sum")
-	client=$(awk -F'"' '/^Ca/ { n++; if (n == 3) { print $2; exit } }' "$net")
+	client=$(ibsim_ca_name "$net" 3)
 	run_sm ibsm "$size" "$net" "$limits"
 	run_sm opensm "$size" "$net" "$limits"
 done

@@ -84,6 +84,13 @@ sim_bg_run() {
 		"$@"
 }
 
+# The name of the K-th CA of an ibsim net file (tests query from the
+# third: node-0 hosts the SM, node-1 often a second SM).
+#   ibsim_ca_name NET K
+ibsim_ca_name() {
+	awk -F'"' -v k="$2" '/^Ca/ { n++; if (n == k) { print $2; exit } }' "$1"
+}
+
 # Stop one program started with sim_bg/sim_bg_run: SIGTERM, up to 5 s,
 # then SIGKILL. OpenSM under libumad2sim can hang in its exit path after
 # SIGTERM (seen in bench/perfmgr_bench.sh and test 42).

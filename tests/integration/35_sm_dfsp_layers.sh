@@ -39,7 +39,7 @@ echo "ok fat-tree: dfsp on one layer, no VL tables"
 
 # --- 2. torus: layers -------------------------------------------------------------------
 "$IBSM_BUILD/bin/ibsm-topo" torus --dims 4x4 --hcas-per-switch 2 -o "$W/torus.net" || fail "ibsm-topo torus"
-client=$(awk -F'"' '/^Ca/ { n++; if (n == 3) { print $2; exit } }' "$W/torus.net")
+client=$(ibsim_ca_name "$W/torus.net" 3)
 ibsim_start "$W/torus.net" || fail "torus: ibsim did not start"
 sm_daemon "$W/torus.log" -R dfsp,updn --cache-dir "$W/torus.cache" --dump "$W/torus.dump" --sweep 2
 grep "routed with\|VLs:" "$W/torus.log"

@@ -63,7 +63,7 @@ osm_used() {
 }
 
 "$IBSM_BUILD/bin/ibsm-topo" torus --dims 4x4 --hcas-per-switch 2 -o "$W/torus.net" >/dev/null || fail "ibsm-topo torus"
-client=$(awk -F'"' '/^Ca/ { n++; if (n == 3) { print $2; exit } }' "$W/torus.net")
+client=$(ibsim_ca_name "$W/torus.net" 3)
 
 # --- 1-4: QoS on --------------------------------------------------------------------
 ibsim_start "$W/torus.net" || fail "ibsim did not start"

@@ -25,7 +25,7 @@ CHECK="python3 $top/tests/integration/sa_check.py"
 
 "$IBSM_BUILD/bin/ibsm-topo" fattree --levels 2 --radix 8 -o "$W/ft.net" >/dev/null || fail "ibsm-topo"
 # Queries come from a CA that is not the SM's node.
-client=$(awk -F'"' '/^Ca/ { n++; if (n == 3) { print $2; exit } }' "$W/ft.net")
+client=$(ibsim_ca_name "$W/ft.net" 3)
 
 observe() { # name: the diag tools' view, then the SA check
 	sim_run ibnetdiscover >"$W/$1.ibnd" 2>/dev/null || fail "$1: ibnetdiscover"

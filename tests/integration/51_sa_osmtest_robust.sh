@@ -20,7 +20,7 @@ trap 'sim_cleanup; [ -n "${KEEP:-}" ] || rm -rf "$W"' EXIT
 cd "$W" || exit 1
 
 "$IBSM_BUILD/bin/ibsm-topo" fattree --levels 2 --radix 8 -o "$W/ft.net" >/dev/null || fail "ibsm-topo"
-client=$(awk -F'"' '/^Ca/ { n++; if (n == 3) { print $2; exit } }' "$W/ft.net")
+client=$(ibsim_ca_name "$W/ft.net" 3)
 ibsim_start "$W/ft.net" || fail "ibsim did not start"
 sm_daemon "$W/sm.log" -R updn --cache-dir "$W/cache" --sweep 1 -v
 smlid=$(sed -n 's/.*SM LID \([0-9]*\).*/\1/p' "$W/sm.log" | head -1)

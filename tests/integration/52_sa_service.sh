@@ -29,7 +29,7 @@ trap 'sim_cleanup; [ -n "${KEEP:-}" ] || rm -rf "$W"' EXIT
 cd "$W" || exit 1
 
 "$IBSM_BUILD/bin/ibsm-topo" fattree --levels 2 --radix 8 -o "$W/ft.net" >/dev/null || fail "ibsm-topo"
-client=$(awk -F'"' '/^Ca/ { n++; if (n == 3) { print $2; exit } }' "$W/ft.net")
+client=$(ibsim_ca_name "$W/ft.net" 3)
 
 # One request: its output and exit code appended to the transcript $T.
 sac() {

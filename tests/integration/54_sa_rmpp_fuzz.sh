@@ -39,8 +39,7 @@ trap 'sim_cleanup; [ -n "${KEEP:-}" ] || rm -rf "$W"' EXIT
 cd "$W" || exit 1
 
 "$IBSM_BUILD/bin/ibsm-topo" fattree --levels 2 --radix 8 -o "$W/ft.net" >/dev/null || fail "ibsm-topo"
-client=$(awk -F'"' '/^Ca/ { n++; if (n == 3) { print $2; exit } }' "$W/ft.net")
-tab() { SIM_HOST=$client sim_run timeout 60 "$IBSM_BUILD/bin/sa-table" "$@"; }
+client=$(ibsim_ca_name "$W/ft.net" 3)
 
 # ibnetdiscover -p: "CA lid port guid ... - SW lid port guid ...", one line
 # per linked port.
@@ -63,18 +62,18 @@ ibsim_start "$W/ft.net" || fail "ibsim did not start"
 sm_daemon "$W/sm.log" -R updn --cache-dir "$W/cache" --sweep 1
 truth ibsm
 nodes=$(wc -l <"$W/nodes.ibsm"); ports=$(wc -l <"$W/ibnd.ibsm")
-tab NR >"$W/nr.ibsm" || { cat "$W/nr.ibsm"; fail "sa-table NR against ibsm"; }
+sa_tab NR >"$W/nr.ibsm" || { cat "$W/nr.ibsm"; fail "sa-table NR against ibsm"; }
 tail -1 "$W/nr.ibsm"
 grep -qx "records $nodes intact [0-9]* cut [0-9]* segments [0-9]*" "$W/nr.ibsm" ||
 	fail "NodeRecords: not one per endpoint port ($nodes)"
 [ "$(awk '/^records/ { print $6 }' "$W/nr.ibsm")" -gt 1 ] || fail "NodeRecord table not segmented"
 nr_agree "$W/nr.ibsm" ibsm ibsm
-tab LR >"$W/lr.ibsm" || fail "sa-table LR against ibsm"
+sa_tab LR >"$W/lr.ibsm" || fail "sa-table LR against ibsm"
 tail -1 "$W/lr.ibsm"
 grep -qx "records $ports intact [0-9]* cut [0-9]* segments [0-9]*" "$W/lr.ibsm" ||
 	fail "LinkRecords: not one per direction of every link ($ports)"
 src=$(sed -n 5p "$W/lids.ibsm")
-tab --slid "$src" PR >"$W/pr.ibsm" || fail "sa-table PR against ibsm"
+sa_tab --slid "$src" PR >"$W/pr.ibsm" || fail "sa-table PR against ibsm"
 tail -1 "$W/pr.ibsm"
 grep -qx "records $nodes intact [0-9]* cut [0-9]* segments [0-9]*" "$W/pr.ibsm" ||
 	fail "PathRecord GetTable from LID $src: not one record per endpoint ($nodes)"
@@ -82,7 +81,7 @@ awk '/^path/ { print $3 }' "$W/pr.ibsm" | sort >"$W/prd"
 [ -z "$(uniq -d "$W/prd")" ] || fail "PathRecord GetTable repeats a DLID"
 comm -23 "$W/prd" "$W/lids.ibsm" | grep . && fail "PathRecord DLIDs that are not the fabric's LIDs"
 awk '/^path/ && $2 != '"$src"' { bad = 1 } END { exit bad }' "$W/pr.ibsm" || fail "PathRecords from another SLID"
-tab --lid "$src" NR | grep -qx "records 1 intact 1 cut 0 segments 1" || fail "NodeRecord GetTable of one LID"
+sa_tab --lid "$src" NR | grep -qx "records 1 intact 1 cut 0 segments 1" || fail "NodeRecord GetTable of one LID"
 
 # MultiPathRecord (GetMulti): one source, two destinations, no LMC: one
 # PathRecord per pair, from the source's LID to each destination's.
@@ -90,14 +89,14 @@ gid_of() { awk -v l="$2" '$1 == "CA" && $2 == l { print $4; exit }' "$W/ibnd.$1"
 	sed 's/^0x\(....\)\(....\)\(....\)\(....\)$/fe80::\1:\2:\3:\4/'; }
 calids=$(awk '$1 == "CA" { print $2 }' "$W/ibnd.ibsm" | sort -un | head -3 | tr '\n' ' ')
 set -- $calids
-tab --sgid "$(gid_of ibsm "$1")" --dgid "$(gid_of ibsm "$2")" --dgid "$(gid_of ibsm "$3")" MPR >"$W/mpr.ibsm" ||
+sa_tab --sgid "$(gid_of ibsm "$1")" --dgid "$(gid_of ibsm "$2")" --dgid "$(gid_of ibsm "$3")" MPR >"$W/mpr.ibsm" ||
 	{ cat "$W/mpr.ibsm"; fail "GetMulti(MultiPathRecord) against ibsm"; }
 cat "$W/mpr.ibsm"
 [ "$(grep -c "^path $1 \($2\|$3\)\$" "$W/mpr.ibsm")" = 2 ] && grep -q "^records 2 " "$W/mpr.ibsm" ||
 	fail "MultiPathRecord: not one path from LID $1 to each of $2 and $3"
 mpr_bad() { # build: the statuses of two bad requests
-	tab --sgid "$(gid_of "$1" "$2")" --dgid fe80::dead:1 MPR
-	tab --sgid "$(gid_of "$1" "$2")" MPR
+	sa_tab --sgid "$(gid_of "$1" "$2")" --dgid fe80::dead:1 MPR
+	sa_tab --sgid "$(gid_of "$1" "$2")" MPR
 }
 mpr_bad ibsm "$1" >"$W/mprbad.ibsm"
 
@@ -121,7 +120,7 @@ sim_cleanup
 ibsim_start "$W/ft.net" || fail "ibsim did not start (OpenSM run)"
 osm_daemon "$W/osm.log"
 truth osm
-tab NR >"$W/nr.osm"
+sa_tab NR >"$W/nr.osm"
 rc=$?
 cat "$W/nr.osm" | tail -2
 [ $rc = 5 ] && grep -q "^unsegmented" "$W/nr.osm" ||

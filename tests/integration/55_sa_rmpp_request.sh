@@ -32,8 +32,7 @@ trap 'sim_cleanup; [ -n "${KEEP:-}" ] || rm -rf "$W"' EXIT
 cd "$W" || exit 1
 
 "$IBSM_BUILD/bin/ibsm-topo" fattree --levels 2 --radix 8 -o "$W/ft.net" >/dev/null || fail "ibsm-topo"
-client=$(awk -F'"' '/^Ca/ { n++; if (n == 3) { print $2; exit } }' "$W/ft.net")
-tab() { SIM_HOST=$client sim_run timeout 60 "$IBSM_BUILD/bin/sa-table" "$@"; }
+client=$(ibsim_ca_name "$W/ft.net" 3)
 
 ibsim_start "$W/ft.net" || fail "ibsim did not start"
 sm_daemon "$W/sm.log" -R updn --cache-dir "$W/cache" --dump "$W/dump"
@@ -41,17 +40,17 @@ SIM_HOST=$client sim_run ibnetdiscover -p >"$W/ibnd" 2>/dev/null || fail "ibnetd
 lid=$(awk '$1 == "CA" { print $2; exit }' "$W/ibnd")
 
 # --- 1. padded NodeRecord requests --------------------------------------
-tab --lid "$lid" NR >"$W/nr.one" || { cat "$W/nr.one"; fail "one-MAD NodeRecord query"; }
+sa_tab --lid "$lid" NR >"$W/nr.one" || { cat "$W/nr.one"; fail "one-MAD NodeRecord query"; }
 grep -q "^lid $lid " "$W/nr.one" || fail "one-MAD NodeRecord query: no record for LID $lid"
 for pad in 600 1000; do
-	tab --lid "$lid" --pad $pad NR >"$W/nr.$pad" || { cat "$W/nr.$pad"; fail "padded request ($pad bytes more) not answered"; }
+	sa_tab --lid "$lid" --pad $pad NR >"$W/nr.$pad" || { cat "$W/nr.$pad"; fail "padded request ($pad bytes more) not answered"; }
 	segs=$(( (200 + pad + 199) / 200 ))
 	grep -q "^rmpp: request sent in $segs segments" "$W/nr.$pad" || { cat "$W/nr.$pad"; fail "not sent as $segs segments"; }
 	diff "$W/nr.one" "$(grep -v '^rmpp:' "$W/nr.$pad" >"$W/nr.$pad.recs"; echo "$W/nr.$pad.recs")" ||
 		fail "a $segs-segment request answered unlike the one-MAD one"
 	echo "ok $segs-segment NodeRecord request answered as the one-MAD query"
 done
-tab --lid "$lid" --pad 1000 --rmpp-break ooo NR >"$W/nr.ooo" || { cat "$W/nr.ooo"; fail "out-of-order request not answered"; }
+sa_tab --lid "$lid" --pad 1000 --rmpp-break ooo NR >"$W/nr.ooo" || { cat "$W/nr.ooo"; fail "out-of-order request not answered"; }
 grep -q "^rmpp: request sent in 6 segments (1200 bytes), [1-9][0-9]* go-back" "$W/nr.ooo" ||
 	{ cat "$W/nr.ooo"; fail "out of order: no go-back after the SA's re-ACK"; }
 grep -v '^rmpp:' "$W/nr.ooo" | diff "$W/nr.one" - || fail "out-of-order request answered unlike the one-MAD one"
@@ -67,7 +66,7 @@ for g in "$@"; do
 	i=$((i + 1))
 	if [ $i -le 8 ]; then args="$args --sgid $g"; else args="$args --dgid $g"; fi
 done
-tab $args MPR >"$W/mpr16" ; rc=$?
+sa_tab $args MPR >"$W/mpr16" ; rc=$?
 cat "$W/mpr16"
 [ $rc -eq 3 ] && grep -q "^rmpp: request sent in 2 segments" "$W/mpr16" && grep -qx "status 0x0500" "$W/mpr16" ||
 	fail "16-GID MultiPathRecord: not reassembled and answered (expected ERR_REQ_INVALID_GID for the GIDs ibsim cuts)"
@@ -75,7 +74,7 @@ echo "ok 16-GID GetMulti(MultiPathRecord) reassembled from 2 segments and answer
 
 # --- 3. broken transfers ----------------------------------------------------
 broken() { # mode expected-line
-	tab --lid "$lid" --pad 600 --rmpp-break "$1" NR >"$W/brk.$1"; rc=$?
+	sa_tab --lid "$lid" --pad 600 --rmpp-break "$1" NR >"$W/brk.$1"; rc=$?
 	[ $rc -eq 6 ] && grep -qx "$2" "$W/brk.$1" || { cat "$W/brk.$1"; fail "rmpp-break $1: expected '$2' (exit 6), got exit $rc"; }
 	echo "ok rmpp-break $1: $2"
 }

@@ -28,7 +28,7 @@ trap 'sim_cleanup; [ -n "${KEEP:-}" ] || rm -rf "$W"' EXIT
 cd "$W" || exit 1
 
 "$IBSM_BUILD/bin/ibsm-topo" fattree --levels 2 --radix 8 -o "$W/ft.net" >/dev/null || fail "ibsm-topo"
-client=$(awk -F'"' '/^Ca/ { n++; if (n == 3) { print $2; exit } }' "$W/ft.net")
+client=$(ibsim_ca_name "$W/ft.net" 3)
 q() { SIM_HOST=$client sim_run timeout 10 "$@" 2>/dev/null; }
 
 # "VL:" values of a saquery SL2VL answer, or "none".
@@ -100,7 +100,7 @@ sim_cleanup
 
 # --- 4. tables ibsm programs, background read off ---------------------------------
 "$IBSM_BUILD/bin/ibsm-topo" torus --dims 4x4 --hcas-per-switch 2 -o "$W/torus.net" >/dev/null || fail "ibsm-topo torus"
-client=$(awk -F'"' '/^Ca/ { n++; if (n == 3) { print $2; exit } }' "$W/torus.net")
+client=$(ibsim_ca_name "$W/torus.net" 3)
 ibsim_start "$W/torus.net" || fail "torus: ibsim did not start"
 sm_daemon "$W/dfsp.log" -R dfsp --cache-dir "$W/tcache" --set sl2vl_read=false
 grep -q "VLs: [2-9] layers" "$W/dfsp.log" || fail "torus: dfsp programmed no VL layers"

@@ -29,8 +29,7 @@ trap 'sim_cleanup; [ -n "${KEEP:-}" ] || rm -rf "$W"' EXIT
 cd "$W" || exit 1
 
 "$IBSM_BUILD/bin/ibsm-topo" fattree --levels 2 --radix 12 -o "$W/ft.net" >/dev/null || fail "ibsm-topo"
-client=$(awk -F'"' '/^Ca/ { n++; if (n == 3) { print $2; exit } }' "$W/ft.net")
-tab() { SIM_HOST=$client sim_run timeout 60 "$IBSM_BUILD/bin/sa-table" "$@"; }
+client=$(ibsim_ca_name "$W/ft.net" 3)
 stat_of() { # name: its value in a fresh sa-stats dump
 	sm_sa_stats "$W/dump"
 	awk -v k="$1" '$1 == k { print $2 }' "$W/dump/sa-stats.txt"
@@ -41,7 +40,7 @@ sm_daemon "$W/sm.log" -R updn --cache-dir "$W/cache" --dump "$W/dump" \
 	--set sa_rmpp_timeout_ms=700 --set sa_rmpp_retries=2
 
 # --- 1. the reference read ------------------------------------------------
-tab NR >"$W/nr.ref" || { cat "$W/nr.ref"; fail "NodeRecord table not read whole"; }
+sa_tab NR >"$W/nr.ref" || { cat "$W/nr.ref"; fail "NodeRecord table not read whole"; }
 segs=$(sed -n 's/.* segments \([0-9]*\).*/\1/p' "$W/nr.ref")
 [ "${segs:-0}" -gt 17 ] || { cat "$W/nr.ref"; fail "the table should take more than one window (17 segments), took ${segs:-?}"; }
 echo "ok NodeRecord table: $segs segments"
@@ -49,7 +48,7 @@ r0=$(stat_of rmpp_resends)
 
 # --- 2. the second ACK lost -------------------------------------------------
 t0=$(date +%s.%N)
-tab --drop-ack 2 NR >"$W/nr.drop" || { cat "$W/nr.drop"; fail "a lost ACK left the table incomplete"; }
+sa_tab --drop-ack 2 NR >"$W/nr.drop" || { cat "$W/nr.drop"; fail "a lost ACK left the table incomplete"; }
 dt=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 diff "$W/nr.ref" "$W/nr.drop" || fail "the table read with a lost ACK differs"
 r1=$(stat_of rmpp_resends)
@@ -58,7 +57,7 @@ echo "ok second ACK lost: window sent again ($r0 -> $r1 resends), table whole an
 
 # --- 3. a reader that stops ACKing ------------------------------------------
 a0=$(stat_of rmpp_aborted)
-tab --ack-limit 1 --timeout 8000 NR >"$W/nr.stop"; rc=$?
+sa_tab --ack-limit 1 --timeout 8000 NR >"$W/nr.stop"; rc=$?
 [ $rc -eq 6 ] && grep -q "^rmpp abort status 126" "$W/nr.stop" ||
 	{ cat "$W/nr.stop"; fail "a silent reader: expected ABORT 126 (exit 6), got exit $rc"; }
 a1=$(stat_of rmpp_aborted)

@@ -28,7 +28,7 @@ Y
 grep -q "mcast_groups entry 2: mtu '9'" "$W/bad.out" || { cat "$W/bad.out"; fail "no clear message for a bad entry"; }
 
 "$IBSM_BUILD/bin/ibsm-topo" fattree --levels 2 --radix 8 -o "$W/ft.net" >/dev/null || fail "ibsm-topo"
-client=$(awk -F'"' '/^Ca/ { n++; if (n == 3) { print $2; exit } }' "$W/ft.net")
+client=$(ibsim_ca_name "$W/ft.net" 3)
 cat >"$W/ibsm.yaml" <<'Y'
 mcast_groups:
   - "ff12:601b:ffff::61:1"

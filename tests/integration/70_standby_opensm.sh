@@ -19,7 +19,7 @@ trap 'sim_cleanup; [ -n "${KEEP:-}" ] || rm -rf "$W"' EXIT
 cd "$W" || exit 1
 
 "$IBSM_BUILD/bin/ibsm-topo" fattree --levels 2 --radix 8 -o "$W/ft.net" >/dev/null || fail "ibsm-topo"
-osmhost=$(awk -F'"' '/^Ca/ { n++; if (n == 3) { print $2; exit } }' "$W/ft.net")
+osmhost=$(ibsim_ca_name "$W/ft.net" 3)
 ibsim_start "$W/ft.net" || fail "ibsim did not start"
 sm_daemon "$W/sm.log" -R updn --cache-dir "$W/cache" --sweep 1 --set sm_priority=5
 our_guid=$(sim_run sminfo 2>/dev/null | sed -n 's/.*sm guid \(0x[0-9a-f]*\).*/\1/p')

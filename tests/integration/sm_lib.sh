@@ -162,3 +162,7 @@ ibnd_sorted() {
 	       gsub(/\n/, "\001"); print k "\t" $0 }' "$1" |
 		LC_ALL=C sort -t "$(printf '\t')" -k1,1 | cut -f2- | tr '\001' '\n'
 }
+
+# sa-table (tests/tools/sa_table_main.c) run from the host in $client, 60 s at most.
+#   sa_tab [sa-table args...]
+sa_tab() { SIM_HOST=$client sim_run timeout 60 "$IBSM_BUILD/bin/sa-table" "$@"; }
