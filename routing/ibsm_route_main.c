@@ -513,7 +513,8 @@ static int prev_tables_get(struct prev *pv, struct fabric *f, const struct cli *
 		if (rc)
 			return rc;
 		if (lft_alloc(&pv->lft, pv->fab.num_switches, fab_max_lid(&pv->fab)) ||
-		    lft_read_dump_fts(&pv->fab, &pv->lft, c->prev_lfts))
+		    lft_read_dump_fts(&pv->fab, &pv->lft, c->prev_lfts,
+				      c->wide_lids))
 			return EXIT_USAGE;
 		return 0;
 	}
@@ -591,7 +592,7 @@ static int make_tables(struct fabric *f, const struct cli *c, struct lft_set *t,
 	if (c->lfts_in) {
 		if (lft_alloc(t, f->num_switches, fab_max_lid(f)))
 			return EXIT_USAGE;
-		if (lft_read_dump_fts(f, t, c->lfts_in)) {
+		if (lft_read_dump_fts(f, t, c->lfts_in, c->wide_lids)) {
 			lft_free(t);
 			return EXIT_USAGE;
 		}

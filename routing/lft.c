@@ -210,7 +210,7 @@ static int parse_entry(const char *p, uint32_t *lid, unsigned *port)
 	unsigned long v = strtoul(p, &q, 10);
 	if (q == p || (*q && !isspace((unsigned char)*q)))
 		return -1;
-	*lid = (uint32_t)l > FAB_MAX_UCAST_LID ? UINT32_MAX : (uint32_t)l;
+	*lid = l > LFT_MAX_ANALYSIS_LID ? UINT32_MAX : (uint32_t)l;
 	*port = v > 255 ? 256 : (unsigned)v;
 	return 0;
 }
@@ -233,7 +233,7 @@ static int skip_line(const char *p)
 }
 
 int lft_read_dump_fts(const struct fabric *fab, struct lft_set *t,
-		      const char *path)
+		      const char *path, int wide_lids)
 {
 	struct fabric *f = (struct fabric *)fab; /* GUID index is a cache */
 	int ck = input_file_check(path);
@@ -311,9 +311,20 @@ int lft_read_dump_fts(const struct fabric *fab, struct lft_set *t,
 			break;
 		}
 		const struct fab_node *node = &f->nodes[f->switches[sw]];
+		if (lid > FAB_MAX_UCAST_LID && !wide_lids) {
+			log_err("%s:%u: LID %s%x is past the unicast range "
+				"(0x%x): only wide-LID analysis tables have such "
+				"LIDs (ibsm-route --wide-lids reads them)", path,
+				lineno, lid == UINT32_MAX ? ">0x" : "0x",
+				lid == UINT32_MAX ? LFT_MAX_ANALYSIS_LID : lid,
+				FAB_MAX_UCAST_LID);
+			rc = -EINVAL;
+			break;
+		}
 		if (lid > t->max_lid) {
-			log_err("%s:%u: LID 0x%x beyond the tables (max 0x%x)",
-				path, lineno, lid == UINT32_MAX ? 0xffffu : lid,
+			log_err("%s:%u: LID %s%x beyond the tables (max 0x%x)",
+				path, lineno, lid == UINT32_MAX ? ">0x" : "0x",
+				lid == UINT32_MAX ? LFT_MAX_ANALYSIS_LID : lid,
 				t->max_lid);
 			rc = -EINVAL;
 			break;
