@@ -71,7 +71,7 @@ static void read_port(struct pkey_reads *s, struct mad_transport *t,
 {
 	const struct fabric *f = &r->fab;
 	const struct fab_port *port = &f->ports[p];
-	uint64_t key = f->nodes[port->node].guid << 8 | port->num;
+	uint64_t key = pkey_port_key(f, p);
 	uint32_t nb = (cap + 31) / 32;
 	struct pkey_read *e;
 
