@@ -21,7 +21,7 @@ sm_need
 for tool in smpquery saquery dump_fts; do
 	command -v $tool >/dev/null 2>&1 || { echo "skip: no $tool"; exit 77; }
 done
-W=$(mktemp -d "${TMPDIR:-/tmp}/ibsm-t35.XXXXXX")
+W=$(mktemp -d "${TMPDIR:-/tmp}/ibsm-t41.XXXXXX")
 trap 'sim_cleanup; [ -n "${KEEP:-}" ] || rm -rf "$W"' EXIT
 cd "$W" || exit 1
 ROUTE=$IBSM_BUILD/bin/ibsm-route
