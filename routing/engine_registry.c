@@ -7,6 +7,7 @@
  * starting threads. Built-ins are a constant table. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../core/log.h"
@@ -58,6 +59,16 @@ int route_engine_register(const struct route_engine *e, void *handle)
 	return 0;
 }
 
+void route_memo_free(struct route_memo *m)
+{
+	if (!m)
+		return;
+	free(m->sw);
+	free(m->in);
+	free(m->out);
+	memset(m, 0, sizeof(*m));
+}
+
 int route_run(const struct route_engine *e, const struct fabric *f,
 	      const struct route_options *opt, struct lft_set *t, char *why)
 {
@@ -69,6 +80,8 @@ int route_run(const struct route_engine *e, const struct fabric *f,
 
 	if (why)
 		why[0] = 0;
+	if (opt)
+		route_memo_free(opt->memo_out);
 	r = lft_alloc_reuse(t, opt ? opt->spare : NULL, f->num_switches,
 			    fab_max_lid(f));
 	int warm = r == 1;

@@ -328,6 +328,20 @@ void ft_writer_finish(struct ft_writer *wr);
 extern int ft_closed_enabled, ft_closed_taken;
 int ft_closed_route(struct ft_work *w, struct lft_set *lft, unsigned threads);
 
+/* ftree_memo.c: the route memo (engine.h) of ftree's tables, the
+ * down->up turns they take. ft_memo_put: the turns of tu into m (emptied
+ * first); ft_memo_turn: turn i of m on tree t (new_of_prev maps the memo's
+ * switch ordinals to t's), 1 with *y when it is still a down->up turn of
+ * t, 0 when a switch or link of it is gone; ft_memo_carry: the turns of
+ * prev still in t into m; ft_memo_usable: m is ftree's and sized for the
+ * fabric of the previous tables. */
+int ft_memo_put(const struct ft_turns *tu, struct route_memo *m);
+int ft_memo_turn(const struct ftree *t, const struct route_memo *m,
+		 const uint32_t *new_of_prev, uint32_t i, uint32_t *y);
+int ft_memo_carry(const struct ftree *t, const struct route_memo *prev,
+		  const uint32_t *new_of_prev, struct route_memo *m);
+int ft_memo_usable(const struct route_memo *m, const struct fabric *prev_fab);
+
 /* Engine entry points (ftree_route.c). */
 extern const struct route_engine route_ftree;
 

@@ -174,6 +174,7 @@ static void repair_free(struct ft_repair *rp)
 	if (rp->have_turns)
 		ft_turns_free(&rp->tu);
 	free(rp->load);
+	free(rp->new_of_prev);
 }
 
 static int repair_alloc(struct ft_repair *rp)
@@ -254,6 +255,20 @@ int ft_repair(struct ft_work *w, const struct route_options *opt,
 	}
 	unsigned nthr = copy_tables(&rp, threads);
 	rp.threads = nthr;
+	if (ft_memo_usable(opt->prev_memo, rp.pf)) {
+		rp.memo = opt->prev_memo;
+		rp.new_of_prev = malloc((rp.pf->num_switches ? rp.pf->num_switches : 1) *
+					sizeof(uint32_t));
+		if (!rp.new_of_prev) {
+			r = -ENOMEM;
+			goto fail;
+		}
+		for (uint32_t i = 0; i < rp.pf->num_switches; i++)
+			rp.new_of_prev[i] = FAB_NONE;
+		for (uint32_t s = 0; s < t->nsw; s++)
+			if (rp.prev_sw[s] != FAB_NONE)
+				rp.new_of_prev[rp.prev_sw[s]] = s;
+	}
 	double t1 = now_seconds();
 	clear_gone(&rp);
 	if ((r = find_hits(&rp)) < 0)
@@ -308,17 +323,27 @@ int ft_repair(struct ft_work *w, const struct route_options *opt,
 	free(last_blk);
 	if (r)
 		goto fail;
+	/* The memo of the repaired tables: every turn checked here, or, when
+	 * no detour needed them, the previous memo's turns still linked. */
+	if (opt->memo_out && rp.have_turns)
+		r = ft_memo_put(&rp.tu, opt->memo_out);
+	else if (opt->memo_out && rp.memo)
+		r = ft_memo_carry(t, rp.memo, rp.new_of_prev, opt->memo_out);
+	if (r)
+		goto fail;
 	log_info("ftree: repair: %u ports lost their link, %u LIDs gone; %u LIDs affected, "
 		 "%llu entries changed (+%llu cleared) in %llu 64-entry LFT "
 		 "blocks: %llu re-decided, %llu on detours, %llu LIDs whole; "
 		 "copy %.3f s (%u "
-		 "threads), repair %.3f s (previous turns %llu in %.3f s, %llu "
+		 "threads), repair %.3f s (previous turns %llu %s in %.3f s, %llu "
 		 "new); CPU %.3f s", rp.nlost, rp.ngone, rp.nlids,
 		 (unsigned long long)rp.changed, (unsigned long long)rp.cleared,
 		 (unsigned long long)blocks, (unsigned long long)rp.redecided,
 		 (unsigned long long)rp.detours,
 		 (unsigned long long)rp.lazy_fallbacks, t1 - t0, nthr, now_seconds() - t1,
-		 (unsigned long long)rp.prev_turns, rp.turns_s,
+		 (unsigned long long)rp.prev_turns,
+		 !rp.have_turns ? "not needed" : rp.turns_from_memo ?
+		 "from the memo" : "scanned", rp.turns_s,
 		 (unsigned long long)(rp.have_turns ? rp.tu.taken - rp.prev_turns : 0),
 		 cpu_seconds() - c0);
 	repair_free(&rp);

@@ -56,6 +56,9 @@ struct ft_repair {
 	struct ft_turns tu;
 	int have_turns;
 	uint64_t prev_turns;
+	const struct route_memo *memo;  /* the previous tables' turns, or NULL */
+	uint32_t *new_of_prev;          /* previous ordinal -> new (memo only) */
+	int turns_from_memo;
 	double turns_s;
 	uint64_t *load;                 /* per fabric port: flow the repair added */
 	/* statistics */

@@ -702,6 +702,11 @@ static int ft_route(struct route_ctx *ctx, struct lft_set *lft)
 			 "channel dependency graph acyclic; they keep a shortest "
 			 "path, which may close a credit loop",
 			 (unsigned long long)dt.failed);
+	/* The memo of these tables for a later repair: the turns they take
+	 * are all in dt.turns unless a source kept a shortest path, or
+	 * previous entries were kept (their turns were not checked here). */
+	if (ctx->opt && ctx->opt->memo_out && !dt.failed && !w.prev)
+		r = ft_memo_put(&dt.turns, ctx->opt->memo_out);
 out:
 	ft_writer_finish(&wr);
 	next_free(&nx);

@@ -399,6 +399,10 @@ struct prev {
 	 * routes (sm/sm_state.c, spare_prefault): a re-route is then timed
 	 * as the daemon runs it, not with 345 MB of page faults at 65k. */
 	struct lft_set spare;
+	/* What the engine that routed the previous fabric kept for a repair
+	 * of its tables (ftree: their turns), as the daemon keeps it with the
+	 * tables it holds; empty with --prev-lfts. */
+	struct route_memo memo;
 };
 
 static void prev_init(struct prev *pv)
@@ -407,12 +411,14 @@ static void prev_init(struct prev *pv)
 	lid_map_init(&pv->lids);
 	memset(&pv->lft, 0, sizeof(pv->lft));
 	memset(&pv->spare, 0, sizeof(pv->spare));
+	memset(&pv->memo, 0, sizeof(pv->memo));
 }
 
 static void prev_free(struct prev *pv)
 {
 	lft_free(&pv->lft);
 	lft_free(&pv->spare);
+	route_memo_free(&pv->memo);
 	lid_map_free(&pv->lids);
 	fab_free(&pv->fab);
 }
@@ -526,6 +532,7 @@ static int prev_tables_get(struct prev *pv, struct fabric *f, const struct cli *
 		.threads = c->threads,
 		.max_vls = (uint8_t)c->vls,
 		.cn_rank = port_only ? NULL : rank,
+		.memo_out = &pv->memo,
 	};
 	const struct route_engine *used = NULL;
 	double t0 = now_seconds();
@@ -619,6 +626,7 @@ static int make_tables(struct fabric *f, const struct cli *c, struct lft_set *t,
 		.prev = pv ? &pv->lft : NULL,
 		.prev_fab = pv ? &pv->fab : NULL,
 		.spare = pv ? &pv->spare : NULL,
+		.prev_memo = pv ? &pv->memo : NULL,
 	};
 	const struct route_engine *used = NULL;
 	struct rusage ru0;

@@ -241,6 +241,7 @@ void sm_free(struct sm *sm)
 	pkeyprog_cache_free(&sm->pkeys);
 	sweep_result_free(&sm->cur);
 	lft_free(&sm->spare);
+	route_memo_free(&sm->memo_next);
 	lft_held_free(&sm->held);
 	sm_ctl_stop(sm);
 	sm_metrics_stop(sm);
@@ -318,6 +319,8 @@ static void cong_apply(struct sm *sm, const struct fabric *fc, struct lft_set *t
 	lft_free(t);
 	*t = c;
 	memset(&c, 0, sizeof(c));
+	/* The memo described the tables as routed, not these. */
+	route_memo_free(&sm->memo_next);
 out:
 	lft_free(&c);
 	free(load);
@@ -338,6 +341,8 @@ static int route_and_verify(struct sm *sm, const struct fabric *f,
 		.prev = sm->held.valid ? &sm->held.lft : NULL,
 		.prev_fab = sm->held.valid ? &sm->held.fab : NULL,
 		.spare = &sm->spare,
+		.memo_out = &sm->memo_next,
+		.prev_memo = sm->held.valid ? &sm->held.memo : NULL,
 	};
 	/* Credit loops are checked (switch-LID routes included) and logged,
 	 * but do not stop programming: an operator who lists minhop has
@@ -666,6 +671,9 @@ int sm_heavy_sweep(struct sm *sm)
 			rf = &heldout;
 	}
 	routed = 0;
+	/* Only a route of this sweep leaves a memo (tables kept from the
+	 * switches have none). */
+	route_memo_free(&sm->memo_next);
 	if (sm->standby.takeover_at > 0 && !sm->held.valid &&
 	    cfg->takeover_keep_tables && !sm->hold.n)
 		routed = keep_switch_tables(sm, &nr, &nl);
@@ -791,7 +799,8 @@ int sm_heavy_sweep(struct sm *sm)
 		log_err("sweep %u: %u duplicate GUID%s (named above): the second node of each is left out of routing; the fabric is not up until they are fixed",
 			n, nr.dup_guids, nr.dup_guids == 1 ? "" : "s");
 	if (routed) {
-		rc = lft_held_take(&sm->held, rf, &nl, sw_ok, &sm->spare);
+		rc = lft_held_take(&sm->held, rf, &nl, &sm->memo_next, sw_ok,
+				   &sm->spare);
 		if (rc < 0)
 			goto out;
 		sweep_guard_programmed(&sm->guard, &nr);
