@@ -283,6 +283,9 @@ void ft_reroute_report(const struct ft_work *w, const struct fabric *f,
  * ft_repair_enabled = 0 turns it off (tests compare both); ft_repair_taken
  * says whether the last route took it. */
 extern int ft_repair_enabled, ft_repair_taken;
+/* Idle up-link entries are re-pointed in bulk at a switch with at least
+ * this many entries on its lost port (ftree_repair_idle.c); 256. */
+extern unsigned ft_repair_idle_min_hits;
 int ft_repair(struct ft_work *w, const struct route_options *opt,
 	      struct lft_set *lft, unsigned threads);
 

@@ -144,6 +144,49 @@ static int find_hits(struct ft_repair *rp)
 	return 0;
 }
 
+/* ---- the per-LID pass ---- */
+
+/* Entry (x, lid) changed: counted, and its 64-entry block once. */
+static void count_change(struct ft_repair *rp, uint64_t *dirty, uint32_t x,
+			 uint32_t lid)
+{
+	uint64_t b = (uint64_t)x * (rp->lft->stride / LFT_BLOCK) + lid / LFT_BLOCK;
+	rp->changed++;
+	if (!(dirty[b / 64] >> (b % 64) & 1)) {
+		dirty[b / 64] |= 1ull << (b % 64);
+		rp->blocks++;
+	}
+}
+
+/* Repair the LIDs of hits[from, to) (only those with only[lid] set when
+ * only is given). 0, 1 when some switch finds no path, -ENOMEM. */
+static int repair_lids(struct ft_repair *rp, uint64_t from, uint64_t to,
+		       const uint8_t *only, uint32_t *undecided, uint64_t *dirty)
+{
+	for (uint64_t i = from; i < to;) {
+		uint64_t j = i;
+		while (j < to && rp->hits[j].lid == rp->hits[i].lid)
+			j++;
+		uint32_t lid = rp->hits[i].lid;
+		if (only && !only[lid]) {
+			i = j;
+			continue;
+		}
+		int rc = rp_repair_lid(rp, lid, rp->hits + i, (uint32_t)(j - i),
+				       undecided);
+		if (rc)
+			return rc == -1 ? 1 : rc;
+		rp->nlids++;
+		for (uint32_t k = 0; k < rp->nr; k++) {
+			uint32_t x = rp->rl[k];
+			if (rp_entry(rp, x, lid) != rp->old[x])
+				count_change(rp, dirty, x, lid);
+		}
+		i = j;
+	}
+	return 0;
+}
+
 /* ---- the whole repair ---- */
 
 static void repair_free(struct ft_repair *rp)
@@ -283,44 +326,41 @@ int ft_repair(struct ft_work *w, const struct route_options *opt,
 		goto fail;
 	}
 	uint32_t *undecided = malloc((t->nsw ? t->nsw : 1) * sizeof(uint32_t));
-	if (!undecided) {
-		r = -ENOMEM;
-		goto fail;
-	}
-	uint64_t blocks = 0;
-	uint32_t *last_blk = calloc(t->nsw ? t->nsw : 1, sizeof(uint32_t));
-	if (!last_blk) {
+	uint64_t nblk = (uint64_t)t->nsw * (lft->stride / LFT_BLOCK);
+	uint64_t *dirty = calloc(nblk / 64 + 1, sizeof(uint64_t));
+	uint8_t *redo = calloc((size_t)lft->max_lid + 1, 1);
+	if (!undecided || !dirty || !redo || (r = rp_idle_split(&rp)) < 0) {
 		free(undecided);
-		r = -ENOMEM;
+		free(dirty);
+		free(redo);
+		r = r < 0 ? r : -ENOMEM;
 		goto fail;
 	}
-	for (uint64_t i = 0; i < rp.nhits;) {
-		uint64_t j = i;
-		while (j < rp.nhits && rp.hits[j].lid == rp.hits[i].lid)
-			j++;
-		uint32_t lid = rp.hits[i].lid;
-		int rc = rp_repair_lid(&rp, lid, rp.hits + i, (uint32_t)(j - i),
-				    undecided);
-		if (rc) {
-			r = rc == -1 ? 1 : rc;
-			break;
-		}
-		rp.nlids++;
-		for (uint32_t k = 0; k < rp.nr; k++) {
-			uint32_t x = rp.rl[k];
-			if (rp_entry(&rp, x, lid) == rp.old[x])
+	/* LIDs whose every hit is an idle entry go last, in bulk; a LID none
+	 * of whose up-links suits goes through the per-LID repair after all. */
+	uint64_t nper = rp.nhits - rp.nidle;
+	double ts = now_seconds();
+	r = repair_lids(&rp, 0, nper, NULL, undecided, dirty);
+	double tl = now_seconds();
+	if (!r && rp.nidle) {
+		rp_idle_repoint(&rp, nper, redo);
+		for (uint64_t i = nper; i < rp.nhits; i++) {
+			const struct ft_hit *h = &rp.hits[i];
+			if (redo[h->lid])
 				continue;
-			rp.changed++;
-			/* LIDs come in ascending order: a block counts once */
-			if (last_blk[x] != lid / LFT_BLOCK + 1) {
-				last_blk[x] = lid / LFT_BLOCK + 1;
-				blocks++;
-			}
+			rp.nlids++;
+			rp.redecided++;
+			count_change(&rp, dirty, h->sw, h->lid);
 		}
-		i = j;
+		r = repair_lids(&rp, nper, rp.nhits, redo, undecided, dirty);
 	}
+	log_debug("ftree: repair: hits and idle split %.3f s, %llu LIDs one by "
+		  "one %.3f s (previous turns included), idle entries %.3f s",
+		  ts - t1, (unsigned long long)(rp.nlids - rp.idle_moved), tl - ts,
+		  now_seconds() - tl);
 	free(undecided);
-	free(last_blk);
+	free(dirty);
+	free(redo);
 	if (r)
 		goto fail;
 	/* The memo of the repaired tables: every turn checked here, or, when
@@ -333,12 +373,14 @@ int ft_repair(struct ft_work *w, const struct route_options *opt,
 		goto fail;
 	log_info("ftree: repair: %u ports lost their link, %u LIDs gone; %u LIDs affected, "
 		 "%llu entries changed (+%llu cleared) in %llu 64-entry LFT "
-		 "blocks: %llu re-decided, %llu on detours, %llu LIDs whole; "
+		 "blocks: %llu re-decided (%llu idle up-link entries in bulk), "
+		 "%llu on detours, %llu LIDs whole; "
 		 "copy %.3f s (%u "
 		 "threads), repair %.3f s (previous turns %llu %s in %.3f s, %llu "
 		 "new); CPU %.3f s", rp.nlost, rp.ngone, rp.nlids,
 		 (unsigned long long)rp.changed, (unsigned long long)rp.cleared,
-		 (unsigned long long)blocks, (unsigned long long)rp.redecided,
+		 (unsigned long long)rp.blocks, (unsigned long long)rp.redecided,
+		 (unsigned long long)rp.idle_moved,
 		 (unsigned long long)rp.detours,
 		 (unsigned long long)rp.lazy_fallbacks, t1 - t0, nthr, now_seconds() - t1,
 		 (unsigned long long)rp.prev_turns,

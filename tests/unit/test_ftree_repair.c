@@ -197,6 +197,39 @@ static void repair_again(const char *name, const struct fabric *f1,
 	fab_free(&f);
 }
 
+/* Idle up-link entries re-pointed in bulk (ftree_repair_idle.c; on the
+ * 65k tree from 256 hits at a switch, here from 1): complete, loop-free,
+ * acyclic with every switch a source, and every entry on a lost port
+ * changed. */
+static void bulk_case(const char *name, const struct fabric *f,
+		      const struct fabric *f0, const struct lft_set *t0)
+{
+	struct lft_set t;
+	struct route_options o = { .prev = t0, .prev_fab = f0 };
+	unsigned keep = ft_repair_idle_min_hits;
+	ft_repair_idle_min_hits = 1;
+	route(f, &o, &t);
+	ft_repair_idle_min_hits = keep;
+	assert_true(ft_repair_taken);
+	struct verify_opts vo = { .check_credit_loops = 1, .cdg_switch_lids = 1 };
+	struct verify_result res;
+	assert_int_equal(verify_routes(f, &t, &vo, &res), 0);
+	if (!res.ok)
+		fprintf(stderr, "%s, idle entries in bulk: %s\n", name, res.first_error);
+	assert_true(res.ok);
+	assert_int_equal(full_cdg_cycle(f, &t), 0);
+	for (uint32_t s = 0; s < f->num_switches; s++)
+		for (uint32_t l = 1; l <= t.max_lid; l++) {
+			uint8_t was = lft_get(t0, s, l);
+			const struct fab_node *n = &f->nodes[f->switches[s]];
+			if (was && was <= n->num_ports &&
+			    f->ports[n->first_port + was].peer == FAB_NONE &&
+			    f0->ports[n->first_port + was].peer != FAB_NONE)
+				assert_int_not_equal(was, lft_get(&t, s, l));
+		}
+	lft_free(&t);
+}
+
 /* Route f0, lose what `lose` takes away (in a clone), route again with
  * and without the repair and from scratch; judge. */
 static void repair_case(const char *name, struct fabric *f0,
@@ -224,6 +257,7 @@ static void repair_case(const char *name, struct fabric *f0,
 	assert_string_equal(m1.engine, "ftree");
 	assert_true(m1.n > 0 || m0.n == 0);
 	repair_again(name, &f, &t4, &m1);
+	bulk_case(name, &f, f0, &t0);
 	ft_repair_enabled = 0;
 	route(&f, &o, &t2);
 	ft_repair_enabled = 1;
