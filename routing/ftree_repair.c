@@ -172,11 +172,19 @@ static int repair_lids(struct ft_repair *rp, uint64_t from, uint64_t to,
 			i = j;
 			continue;
 		}
+		double t0 = now_seconds();
 		int rc = rp_repair_lid(rp, lid, rp->hits + i, (uint32_t)(j - i),
 				       undecided);
 		if (rc)
 			return rc == -1 ? 1 : rc;
 		rp->nlids++;
+		{
+			uint32_t di = rp->dest_of[lid];
+			int k = di != FAB_NONE && rp->t->dest[di].weighted;
+			rp->by_kind[k].lids++;
+			rp->by_kind[k].r += rp->nr;
+			rp->by_kind[k].s += now_seconds() - t0;
+		}
 		for (uint32_t k = 0; k < rp->nr; k++) {
 			uint32_t x = rp->rl[k];
 			if (rp_entry(rp, x, lid) != rp->old[x])
@@ -355,8 +363,12 @@ int ft_repair(struct ft_work *w, const struct route_options *opt,
 		r = repair_lids(&rp, nper, rp.nhits, redo, undecided, dirty);
 	}
 	log_debug("ftree: repair: hits and idle split %.3f s, %llu LIDs one by "
-		  "one %.3f s (previous turns included), idle entries %.3f s",
+		  "one %.3f s (previous turns included; switch LIDs %llu, R %llu, "
+		  "%.3f s; CA LIDs %llu, R %llu, %.3f s), idle entries %.3f s",
 		  ts - t1, (unsigned long long)(rp.nlids - rp.idle_moved), tl - ts,
+		  (unsigned long long)rp.by_kind[0].lids, (unsigned long long)rp.by_kind[0].r,
+		  rp.by_kind[0].s, (unsigned long long)rp.by_kind[1].lids,
+		  (unsigned long long)rp.by_kind[1].r, rp.by_kind[1].s,
 		  now_seconds() - tl);
 	free(undecided);
 	free(dirty);

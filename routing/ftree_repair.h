@@ -65,6 +65,7 @@ struct ft_repair {
 	/* statistics */
 	uint64_t idle_moved;
 	uint64_t blocks;
+	struct { uint64_t lids, r; double s; } by_kind[2]; /* switch, CA LIDs */
 	uint64_t changed, cleared, redecided, detours, lazy_fallbacks;
 	uint32_t nlids;
 	unsigned threads;               /* for the previous-turn scan */

@@ -116,6 +116,7 @@ static int memo_turns(struct ft_repair *rp, char *why, size_t len)
 		return -ENOMEM;
 	rp->have_turns = 1;
 	rp->turns_from_memo = 1;
+	double ti = now_seconds();
 	for (uint32_t i = 0; i < m->n; i++) {
 		uint32_t y;
 		if (!ft_memo_turn(rp->t, m, rp->new_of_prev, i, &y) ||
@@ -130,6 +131,9 @@ static int memo_turns(struct ft_repair *rp, char *why, size_t len)
 		rp->prev_turns++;
 	}
 	rp->turns_s = now_seconds() - t0;
+	log_debug("ftree: repair: turn set set up in %.3f s, %u memo turns "
+		  "taken in %.3f s (%llu cycle searches)", ti - t0, m->n,
+		  now_seconds() - ti, (unsigned long long)rp->tu.searches);
 	return 0;
 }
 

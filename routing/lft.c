@@ -27,17 +27,26 @@ int lft_alloc_reuse(struct lft_set *t, struct lft_set *spare,
 	size_t bytes = (size_t)num_switches * stride;
 	int taken = spare && spare->port && bytes &&
 		(size_t)spare->num_switches * spare->stride >= bytes;
+	int clean = taken && spare->clean;
 	if (taken) {
 		t->port = spare->port;
 		memset(spare, 0, sizeof(*spare));
 	} else if (!(t->port = malloc(bytes ? bytes : 1))) {
 		return -ENOMEM;
 	}
-	memset(t->port, LFT_NO_PATH, bytes);
+	if (!clean)
+		memset(t->port, LFT_NO_PATH, bytes);
 	t->num_switches = num_switches;
 	t->stride = stride;
 	t->max_lid = max_lid;
 	return taken;
+}
+
+void lft_clean(struct lft_set *t)
+{
+	if (t->port)
+		memset(t->port, LFT_NO_PATH, (size_t)t->num_switches * t->stride);
+	t->clean = 1;
 }
 
 void lft_free(struct lft_set *t)

@@ -956,9 +956,16 @@ int sm_write_dumps(struct sm *sm, const char *dir)
  * stays reserved between routes instead. */
 static void spare_prefault(struct sm *sm)
 {
+	double t0 = now_seconds();
+	/* The tables held before the last ones: cleared now, so that the
+	 * next route need not fill them (15 ms at 65,536 CAs). */
+	if (sm->spare.port && !sm->spare.clean) {
+		lft_clean(&sm->spare);
+		log_debug("route tables: spare set cleared in %.3f s", now_seconds() - t0);
+		return;
+	}
 	if (sm->spare.port || !sm->held.valid || sm->spare_failed)
 		return;
-	double t0 = now_seconds();
 	const struct lft_set *h = &sm->held.lft;
 	if (lft_alloc(&sm->spare, h->num_switches, h->max_lid) < 0) {
 		sm->spare_failed = 1;
@@ -966,6 +973,7 @@ static void spare_prefault(struct sm *sm)
 			 (double)h->num_switches * h->stride / 1048576.0);
 		return;
 	}
+	sm->spare.clean = 1;            /* lft_alloc filled it */
 	log_info("route tables: spare set of %.1f MB pre-faulted in %.3f s (the next re-route writes warm memory)",
 		 (double)h->num_switches * h->stride / 1048576.0, now_seconds() - t0);
 }
