@@ -59,6 +59,7 @@ struct ft_repair {
 	const struct route_memo *memo;  /* the previous tables' turns, or NULL */
 	uint32_t *new_of_prev;          /* previous ordinal -> new (memo only) */
 	int turns_from_memo;
+	int turns_overlap;              /* taken while the tables were copied */
 	double turns_s;
 	uint64_t *load;                 /* per fabric port: flow the repair added */
 	uint64_t nidle;                 /* hits[nhits - nidle ..]: idle, in bulk */

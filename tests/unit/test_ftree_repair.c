@@ -256,6 +256,14 @@ static void repair_case(const char *name, struct fabric *f0,
 	assert_memory_equal(t1.port, t4.port, (size_t)t1.stride * t1.num_switches);
 	assert_string_equal(m1.engine, "ftree");
 	assert_true(m1.n > 0 || m0.n == 0);
+	/* two threads: the memo's turns are taken alongside the copy */
+	struct lft_set t5;
+	struct route_options om2 = { .prev = &t0, .prev_fab = f0,
+				     .prev_memo = &m0, .threads = 2 };
+	route(&f, &om2, &t5);
+	assert_true(ft_repair_taken);
+	assert_memory_equal(t1.port, t5.port, (size_t)t1.stride * t1.num_switches);
+	lft_free(&t5);
 	repair_again(name, &f, &t4, &m1);
 	bulk_case(name, &f, f0, &t0);
 	ft_repair_enabled = 0;
