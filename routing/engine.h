@@ -73,6 +73,13 @@ struct route_ctx {
 	const struct route_options *opt;
 	void *priv;                     /* engine-owned state */
 	char why[256];                  /* reason when route() refuses */
+	/* Appended for fast repairs (issue 13). tables_any: set by an
+	 * engine's prepare when its route fills every entry of t whatever t
+	 * holds; route_run then leaves t as it got it (a spare's memory)
+	 * instead of filling it, and sets tables_prev when t is a copy of
+	 * opt->prev made beforehand (lft_set.copy_of), to start from. */
+	int tables_any;
+	int tables_prev;
 };
 
 struct route_engine {
@@ -82,7 +89,8 @@ struct route_engine {
 	 * topology with -ENOTSUP (set ctx->why) so a fallback can run. */
 	int (*prepare)(struct route_ctx *ctx);
 	/* Fill t (allocated by the caller to the fabric's max LID, all
-	 * LFT_NO_PATH). Returns 0 or a negative errno (set ctx->why). */
+	 * LFT_NO_PATH unless prepare set ctx->tables_any). Returns 0 or a
+	 * negative errno (set ctx->why). */
 	int (*route)(struct route_ctx *ctx, struct lft_set *t);
 	/* Optional. Release ctx->priv. */
 	void (*release)(struct route_ctx *ctx);

@@ -278,7 +278,9 @@ void ft_reroute_report(const struct ft_work *w, const struct fabric *f,
 
 /* ftree_repair.c: minimal-change repair of the previous tables after
  * links or switches are lost (ftree_repair_diff.c says when it applies).
- * Returns 1 when lft holds the repaired tables, 0 when it does not apply
+ * holds_prev: lft already holds a copy of the previous tables
+ * (route_ctx.tables_prev), used as it is when the switches are in the same
+ * order. Returns 1 when lft holds the repaired tables, 0 when it does not apply
  * or gave up (logged why; lft as route_run allocated it), or -ENOMEM.
  * ft_repair_enabled = 0 turns it off (tests compare both); ft_repair_taken
  * says whether the last route took it. */
@@ -287,7 +289,10 @@ extern int ft_repair_enabled, ft_repair_taken;
  * this many entries on its lost port (ftree_repair_idle.c); 256. */
 extern unsigned ft_repair_idle_min_hits;
 int ft_repair(struct ft_work *w, const struct route_options *opt,
-	      struct lft_set *lft, unsigned threads);
+	      struct lft_set *lft, unsigned threads, int holds_prev);
+/* lft back to empty tables with the local entries (what route_run gives
+ * an engine that did not set route_ctx.tables_any). */
+void ft_repair_reset(const struct ftree *t, struct lft_set *lft);
 
 /* ftree_write.c: decided LIDs into the tables, and the next target's
  * setup, on a second thread when threads (route_options.threads) is 0 on

@@ -494,12 +494,26 @@ static int prev_tables(struct prev *pv, struct fabric *f, const struct cli *c)
 	if (rc)
 		return rc;
 	double t0 = now_seconds();
-	if (lft_alloc(&pv->spare, f->num_switches, fab_max_lid(f)) == 0 &&
-	    (pv->spare.clean = 1))      /* lft_alloc filled it */
-		log_info("spare tables: %.1f MB pre-faulted in %.3f s (not timed;"
-			 " the daemon does it once the fabric is up)",
-			 (double)pv->spare.num_switches * pv->spare.stride / 1048576.0,
+	if (lft_alloc(&pv->spare, f->num_switches, fab_max_lid(f)))
+		return 0;
+	pv->spare.clean = 1;            /* lft_alloc filled it */
+	log_info("spare tables: %.1f MB pre-faulted in %.3f s (not timed;"
+		 " the daemon does it once the fabric is up)",
+		 (double)pv->spare.num_switches * pv->spare.stride / 1048576.0,
+		 now_seconds() - t0);
+	/* As the daemon between routes: the spare a copy of the tables held
+	 * (same layout), for an engine that starts from them. */
+	if (pv->lft.port && pv->lft.num_switches == pv->spare.num_switches &&
+	    pv->lft.stride == pv->spare.stride && pv->lft.max_lid == pv->spare.max_lid) {
+		t0 = now_seconds();
+		memcpy(pv->spare.port, pv->lft.port,
+		       (size_t)pv->spare.num_switches * pv->spare.stride);
+		pv->spare.clean = 0;
+		pv->spare.copy_of = pv->lft.port;
+		log_info("spare tables: a copy of the previous tables made in %.3f s "
+			 "(not timed; the daemon makes it in its idle loop)",
 			 now_seconds() - t0);
+	}
 	return 0;
 }
 

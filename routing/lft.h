@@ -23,6 +23,12 @@ struct lft_set {
 	 * is taken by lft_alloc_reuse without filling it again. Tables it
 	 * returns have it 0 (engines write them). */
 	int clean;
+	/* port[] is a copy of the tables whose port[] this is (same switches
+	 * in the same order, same stride and max_lid), made beforehand for a
+	 * spare by whoever holds those tables; route_run tells an engine
+	 * that takes its tables as they come (route_ctx.tables_prev). Never
+	 * dereferenced. */
+	const uint8_t *copy_of;
 };
 
 /* Allocate tables for num_switches switches covering LIDs 0..max_lid, all
@@ -41,6 +47,10 @@ void lft_clean(struct lft_set *t);
  * Returns 1 when spare's memory was taken, else as lft_alloc. */
 int lft_alloc_reuse(struct lft_set *t, struct lft_set *spare,
 		    uint32_t num_switches, uint32_t max_lid);
+/* lft_alloc_reuse without the fill: t keeps what the memory holds, and
+ * spare's clean and copy_of (copy_of only with the same layout). */
+int lft_take_spare(struct lft_set *t, struct lft_set *spare,
+		   uint32_t num_switches, uint32_t max_lid);
 
 static inline uint8_t *lft_row(const struct lft_set *t, uint32_t sw)
 {

@@ -65,6 +65,8 @@ int lft_held_take(struct lft_held *h, const struct fabric *f,
 	if (spare && !spare->port) {
 		*spare = h->lft;
 		memset(&h->lft, 0, sizeof(h->lft));
+	} else if (spare) {
+		spare->copy_of = NULL;  /* of tables no longer held */
 	}
 	lft_held_free(h);
 	*h = n;

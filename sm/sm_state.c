@@ -956,26 +956,41 @@ int sm_write_dumps(struct sm *sm, const char *dir)
  * stays reserved between routes instead. */
 static void spare_prefault(struct sm *sm)
 {
+	const struct lft_set *h = &sm->held.lft;
 	double t0 = now_seconds();
-	/* The tables held before the last ones: cleared now, so that the
-	 * next route need not fill them (15 ms at 65,536 CAs). */
-	if (sm->spare.port && !sm->spare.clean) {
+	if (!sm->held.valid)
+		return;
+	if (!sm->spare.port) {
+		if (sm->spare_failed)
+			return;
+		if (lft_alloc(&sm->spare, h->num_switches, h->max_lid) < 0) {
+			sm->spare_failed = 1;
+			log_warn("route tables: no memory for a spare set of %.1f MB; re-routes allocate theirs",
+				 (double)h->num_switches * h->stride / 1048576.0);
+			return;
+		}
+		sm->spare.clean = 1;    /* lft_alloc filled it */
+		log_info("route tables: spare set of %.1f MB pre-faulted in %.3f s (the next re-route writes warm memory)",
+			 (double)h->num_switches * h->stride / 1048576.0, now_seconds() - t0);
+		t0 = now_seconds();
+	}
+	if (sm->spare.copy_of == h->port)
+		return;
+	/* A copy of the tables held: ftree's repair after a lost link starts
+	 * from it (route_ctx.tables_prev) instead of copying 345 MB on the
+	 * way to the new tables (65,536 CAs). Another layout: cleared, so
+	 * the next route need not fill it. */
+	if (sm->spare.num_switches == h->num_switches && sm->spare.stride == h->stride &&
+	    sm->spare.max_lid == h->max_lid) {
+		memcpy(sm->spare.port, h->port, (size_t)h->num_switches * h->stride);
+		sm->spare.clean = 0;
+		sm->spare.copy_of = h->port;
+		log_debug("route tables: the spare set made a copy of the tables held in %.3f s",
+			  now_seconds() - t0);
+	} else if (!sm->spare.clean) {
 		lft_clean(&sm->spare);
 		log_debug("route tables: spare set cleared in %.3f s", now_seconds() - t0);
-		return;
 	}
-	if (sm->spare.port || !sm->held.valid || sm->spare_failed)
-		return;
-	const struct lft_set *h = &sm->held.lft;
-	if (lft_alloc(&sm->spare, h->num_switches, h->max_lid) < 0) {
-		sm->spare_failed = 1;
-		log_warn("route tables: no memory for a spare set of %.1f MB; re-routes allocate theirs",
-			 (double)h->num_switches * h->stride / 1048576.0);
-		return;
-	}
-	sm->spare.clean = 1;            /* lft_alloc filled it */
-	log_info("route tables: spare set of %.1f MB pre-faulted in %.3f s (the next re-route writes warm memory)",
-		 (double)h->num_switches * h->stride / 1048576.0, now_seconds() - t0);
 }
 
 static void note_convergence(struct sm *sm, int rc)

@@ -173,6 +173,11 @@ echo "daemon: $(grep -o 'ftree: repair: .* entries changed' "$LOG" | tail -1)"
 grep "ftree: repair:" "$LOG" | tail -1 | grep -q "previous turns [0-9]* \(from the memo\|not needed\)" ||
 	{ grep "ftree: repair:" "$LOG"; fail "daemon: the repair scanned the held tables for their turns"; }
 echo "daemon: $(grep -o 'previous turns [0-9]* [a-z ]* in' "$LOG" | tail -1)"
+# and, in its idle loop, a copy of the tables it holds in the spare set:
+# the repair starts from it instead of copying the tables
+grep "ftree: repair:" "$LOG" | tail -1 | grep -q "held a copy made beforehand" ||
+	{ grep "ftree: repair:" "$LOG"; fail "daemon: the repair copied the held tables (no copy made beforehand)"; }
+echo "daemon: the repair started from the copy of the held tables made beforehand"
 # Once up, the daemon pre-faults a spare set of tables, and the re-route
 # after the Unlink builds its tables there (no fresh pages on that path).
 grep -q "route tables: spare set of .* pre-faulted" "$LOG" ||

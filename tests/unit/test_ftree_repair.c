@@ -230,6 +230,38 @@ static void bulk_case(const char *name, const struct fabric *f,
 	lft_free(&t);
 }
 
+/* The spare the tables are built in (route_options.spare): a copy of the
+ * previous tables made beforehand (lft_set.copy_of, as the daemon makes
+ * it) is used as it is; one holding anything else, untagged, is not
+ * trusted (ftree takes its tables as they come); with the repair off the
+ * full route starts from empty tables. Same tables every time. */
+static void spare_cases(const struct fabric *f, const struct fabric *f0,
+			const struct lft_set *t0, const struct route_memo *m0,
+			const struct lft_set *t1, const struct lft_set *t2)
+{
+	size_t bytes = (size_t)t1->stride * t1->num_switches;
+	for (int k = 0; k < 3; k++) {
+		struct lft_set sp, t;
+		assert_int_equal(lft_alloc(&sp, f->num_switches, fab_max_lid(f)), 0);
+		if (k == 0) {
+			assert_int_equal(sp.stride, t0->stride);
+			assert_int_equal(sp.num_switches, t0->num_switches);
+			memcpy(sp.port, t0->port, bytes);
+			sp.copy_of = t0->port;
+		} else {
+			memset(sp.port, 0x55, bytes);
+		}
+		struct route_options o = { .prev = t0, .prev_fab = f0,
+					   .prev_memo = m0, .spare = &sp };
+		ft_repair_enabled = k < 2;
+		route(f, &o, &t);
+		ft_repair_enabled = 1;
+		assert_null(sp.port);           /* taken */
+		assert_memory_equal(k < 2 ? t1->port : t2->port, t.port, bytes);
+		lft_free(&t);
+	}
+}
+
 /* Route f0, lose what `lose` takes away (in a clone), route again with
  * and without the repair and from scratch; judge. */
 static void repair_case(const char *name, struct fabric *f0,
@@ -270,6 +302,7 @@ static void repair_case(const char *name, struct fabric *f0,
 	route(&f, &o, &t2);
 	ft_repair_enabled = 1;
 	route(&f, NULL, &t3);
+	spare_cases(&f, f0, &t0, &m0, &t1, &t2);
 
 	struct verify_opts vo = { .check_credit_loops = 1, .link_load = 1,
 				  .cdg_switch_lids = 1 };
