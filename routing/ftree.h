@@ -278,13 +278,21 @@ void ft_reroute_report(const struct ft_work *w, const struct fabric *f,
 
 /* ftree_repair.c: minimal-change repair of the previous tables after
  * links or switches are lost (ftree_repair_diff.c says when it applies).
- * Returns 1 when lft holds the repaired tables, 0 when it does not apply
+ * holds_prev: lft already holds a copy of the previous tables
+ * (route_ctx.tables_prev), used as it is when the switches are in the same
+ * order. Returns 1 when lft holds the repaired tables, 0 when it does not apply
  * or gave up (logged why; lft as route_run allocated it), or -ENOMEM.
  * ft_repair_enabled = 0 turns it off (tests compare both); ft_repair_taken
  * says whether the last route took it. */
 extern int ft_repair_enabled, ft_repair_taken;
+/* Idle up-link entries are re-pointed in bulk at a switch with at least
+ * this many entries on its lost port (ftree_repair_idle.c); 256. */
+extern unsigned ft_repair_idle_min_hits;
 int ft_repair(struct ft_work *w, const struct route_options *opt,
-	      struct lft_set *lft, unsigned threads);
+	      struct lft_set *lft, unsigned threads, int holds_prev);
+/* lft back to empty tables with the local entries (what route_run gives
+ * an engine that did not set route_ctx.tables_any). */
+void ft_repair_reset(const struct ftree *t, struct lft_set *lft);
 
 /* ftree_write.c: decided LIDs into the tables, and the next target's
  * setup, on a second thread when threads (route_options.threads) is 0 on
@@ -327,6 +335,20 @@ void ft_writer_finish(struct ft_writer *wr);
  * whether the last route took it. */
 extern int ft_closed_enabled, ft_closed_taken;
 int ft_closed_route(struct ft_work *w, struct lft_set *lft, unsigned threads);
+
+/* ftree_memo.c: the route memo (engine.h) of ftree's tables, the
+ * down->up turns they take. ft_memo_put: the turns of tu into m (emptied
+ * first); ft_memo_turn: turn i of m on tree t (new_of_prev maps the memo's
+ * switch ordinals to t's), 1 with *y when it is still a down->up turn of
+ * t, 0 when a switch or link of it is gone; ft_memo_carry: the turns of
+ * prev still in t into m; ft_memo_usable: m is ftree's and sized for the
+ * fabric of the previous tables. */
+int ft_memo_put(const struct ft_turns *tu, struct route_memo *m);
+int ft_memo_turn(const struct ftree *t, const struct route_memo *m,
+		 const uint32_t *new_of_prev, uint32_t i, uint32_t *y);
+int ft_memo_carry(const struct ftree *t, const struct route_memo *prev,
+		  const uint32_t *new_of_prev, struct route_memo *m);
+int ft_memo_usable(const struct route_memo *m, const struct fabric *prev_fab);
 
 /* Engine entry points (ftree_route.c). */
 extern const struct route_engine route_ftree;

@@ -588,6 +588,9 @@ static int ft_prepare(struct route_ctx *ctx)
 		return r;
 	}
 	ctx->priv = t;
+	/* With previous tables the repair copies them over every entry, or
+	 * the route below starts from empty tables (ft_repair_reset). */
+	ctx->tables_any = ctx->opt && ctx->opt->prev && ctx->opt->prev_fab;
 	log_info("ftree: %u levels, %u switches, %u CA LIDs + %u switch LIDs, "
 		 "load cap %llu, shape in %.3f s", t->height + 1, t->nsw,
 		 t->nca_dest, t->ndest - t->nca_dest,
@@ -638,10 +641,13 @@ static int ft_route(struct route_ctx *ctx, struct lft_set *lft)
 		goto out;
 	}
 	/* Previous tables and only links lost: change what must change. */
-	if ((r = ft_repair(&w, ctx->opt, lft, ctx->opt ? ctx->opt->threads : 0))) {
+	if ((r = ft_repair(&w, ctx->opt, lft, ctx->opt ? ctx->opt->threads : 0,
+			   ctx->tables_prev))) {
 		r = r < 0 ? r : 0;
 		goto out;
 	}
+	if (ctx->tables_any)
+		ft_repair_reset(t, lft);
 	/* The destinations the general assignment routes: all of them, or,
 	 * on an intact tree, the switch LIDs above the leaves (the rest are
 	 * written in closed form by ftree_closed.c). */
@@ -702,6 +708,11 @@ static int ft_route(struct route_ctx *ctx, struct lft_set *lft)
 			 "channel dependency graph acyclic; they keep a shortest "
 			 "path, which may close a credit loop",
 			 (unsigned long long)dt.failed);
+	/* The memo of these tables for a later repair: the turns they take
+	 * are all in dt.turns unless a source kept a shortest path, or
+	 * previous entries were kept (their turns were not checked here). */
+	if (ctx->opt && ctx->opt->memo_out && !dt.failed && !w.prev)
+		r = ft_memo_put(&dt.turns, ctx->opt->memo_out);
 out:
 	ft_writer_finish(&wr);
 	next_free(&nx);

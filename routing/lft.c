@@ -17,8 +17,8 @@ int lft_alloc(struct lft_set *t, uint32_t num_switches, uint32_t max_lid)
 	return lft_alloc_reuse(t, NULL, num_switches, max_lid);
 }
 
-int lft_alloc_reuse(struct lft_set *t, struct lft_set *spare,
-		    uint32_t num_switches, uint32_t max_lid)
+int lft_take_spare(struct lft_set *t, struct lft_set *spare,
+		   uint32_t num_switches, uint32_t max_lid)
 {
 	memset(t, 0, sizeof(*t));
 	if (max_lid > LFT_MAX_ANALYSIS_LID)
@@ -29,15 +29,38 @@ int lft_alloc_reuse(struct lft_set *t, struct lft_set *spare,
 		(size_t)spare->num_switches * spare->stride >= bytes;
 	if (taken) {
 		t->port = spare->port;
+		t->clean = spare->clean;
+		if (spare->num_switches == num_switches && spare->stride == stride &&
+		    spare->max_lid == max_lid)
+			t->copy_of = spare->copy_of;
 		memset(spare, 0, sizeof(*spare));
 	} else if (!(t->port = malloc(bytes ? bytes : 1))) {
 		return -ENOMEM;
 	}
-	memset(t->port, LFT_NO_PATH, bytes);
 	t->num_switches = num_switches;
 	t->stride = stride;
 	t->max_lid = max_lid;
 	return taken;
+}
+
+int lft_alloc_reuse(struct lft_set *t, struct lft_set *spare,
+		    uint32_t num_switches, uint32_t max_lid)
+{
+	int r = lft_take_spare(t, spare, num_switches, max_lid);
+	if (r < 0)
+		return r;
+	if (!t->clean)
+		memset(t->port, LFT_NO_PATH, (size_t)t->num_switches * t->stride);
+	t->clean = 0;
+	t->copy_of = NULL;
+	return r;
+}
+
+void lft_clean(struct lft_set *t)
+{
+	if (t->port)
+		memset(t->port, LFT_NO_PATH, (size_t)t->num_switches * t->stride);
+	t->clean = 1;
 }
 
 void lft_free(struct lft_set *t)

@@ -81,6 +81,30 @@ static void alloc_reuse_takes_large_spares_only(void **state)
 	lft_free(&small);
 }
 
+/* A spare marked clean (lft_clean) is taken as it is: the fill is what it
+ * saves, so a byte written after the clean shows it was not repeated; the
+ * tables returned are not marked clean. One not marked is filled. */
+static void alloc_reuse_trusts_clean_spares(void **state)
+{
+	(void)state;
+	struct lft_set spare, t;
+	assert_int_equal(lft_alloc(&spare, 4, 200), 0);
+	assert_int_equal(spare.clean, 0);
+	lft_set_port(&spare, 0, 5, 7);
+	lft_clean(&spare);
+	assert_int_equal(spare.clean, 1);
+	assert_int_equal(lft_get(&spare, 0, 5), LFT_NO_PATH);
+	spare.port[1] = 3;              /* not LFT_NO_PATH: the flag is trusted */
+	assert_int_equal(lft_alloc_reuse(&t, &spare, 2, 100), 1);
+	assert_int_equal(t.port[1], 3);
+	assert_int_equal(t.clean, 0);
+	assert_int_equal(spare.clean, 0);
+	t.port[1] = 4;                  /* not clean: filled */
+	assert_int_equal(lft_alloc_reuse(&spare, &t, 2, 100), 1);
+	assert_int_equal(spare.port[1], LFT_NO_PATH);
+	lft_free(&spare);
+}
+
 static void blocks_differ_counts_blocks(void **state)
 {
 	(void)state;
@@ -358,6 +382,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(alloc_rounds_and_clears),
 		cmocka_unit_test(alloc_reuse_takes_large_spares_only),
+		cmocka_unit_test(alloc_reuse_trusts_clean_spares),
 		cmocka_unit_test(blocks_differ_counts_blocks),
 		cmocka_unit_test(fill_local_sets_own_and_attached),
 		cmocka_unit_test(write_read_round_trip),
