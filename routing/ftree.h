@@ -292,6 +292,7 @@ int ft_repair(struct ft_work *w, const struct route_options *opt,
 struct ft_window {
 	uint8_t *nh;            /* [k * nsw + sw]: next hop of lid[k] */
 	uint32_t lid[FT_WINDOW];
+	void *ctx[FT_WINDOW];   /* lid[k]'s argument to fix (NULL: none) */
 	uint32_t count;
 };
 
@@ -302,6 +303,10 @@ struct ft_writer {
 	struct ft_window *cur;          /* being filled by the router */
 	struct ft_window *pending;      /* handed to the writer thread */
 	int threaded, stop;
+	/* Called on each LID's row, in LID order, before it is written
+	 * (the detours, ftree_route.c); skipped where ctx is NULL. */
+	void (*fix)(void *arg, void *ctx, uint8_t *nh);
+	void *fix_arg;
 	void (*side_fn)(void *);        /* side job, NULL when done */
 	void *side_arg;
 	pthread_t tid;
@@ -311,7 +316,8 @@ struct ft_writer {
 
 int ft_writer_init(struct ft_writer *wr, const struct ftree *t,
 		   struct lft_set *lft, unsigned threads);
-void ft_writer_add(struct ft_writer *wr, const uint8_t *nh, uint32_t lid);
+void ft_writer_add(struct ft_writer *wr, const uint8_t *nh, uint32_t lid,
+		   void *ctx);
 /* Run fn(arg) on the second thread (after the previous side job), or
  * here with one thread; wait for it to finish. */
 void ft_writer_side(struct ft_writer *wr, void (*fn)(void *), void *arg);

@@ -389,7 +389,7 @@ static void route_rest(struct ft_work *w, const struct ft_group *g,
 }
 
 static void route_lid(struct ft_work *w, const struct ft_group *g,
-		      struct ft_detour *dt, const struct ft_dest *d,
+		      const struct ft_dest *d,
 		      uint32_t lid, uint32_t plane)
 {
 	const struct ftree *t = w->t;
@@ -409,8 +409,6 @@ static void route_lid(struct ft_work *w, const struct ft_group *g,
 		route_flow(w, L, d->weighted);
 	if (d->weighted)
 		ft_spill(w, d->sw, plane);
-	if (g->has_nongood)
-		ft_detour_route(dt, w, g->ng_list, g->nng);
 	for (uint32_t i = 1; i < w->nchain; i++)
 		if (d->nlids > 1)
 			w->used_sw[w->nused++] = w->chain[i];
@@ -560,18 +558,95 @@ static void next_take(struct ft_work *w, struct ft_group *g, struct ft_next *n)
 	n->g = x;
 }
 
-/* Start the setup of the target of todo[i + 1 ..] after todo[i]'s (if any). */
+/* Start the setup of the target of todo[i + 1 ..] after todo[i]'s (if
+ * any) on the second thread, while the router works on todo[i]'s. Only
+ * for compute-node targets: routing their LIDs (loads, chains, spilling)
+ * keeps the router busy, while the second thread has their detours and
+ * rows to do. A switch LID's own routing is light and its detours are
+ * heavy, so the router prepares the next switch target itself then
+ * (next_started stays 0), in step with the second thread's detours. */
 static void next_start(const struct ftree *t, struct ft_writer *wr,
 		       struct ft_next *n, const uint32_t *todo, uint32_t ntodo,
-		       uint32_t i)
+		       uint32_t i, int *started)
 {
 	uint32_t tg = t->dest[todo[i]].sw;
+	*started = 0;
 	while (i < ntodo && t->dest[todo[i]].sw == tg)
 		i++;
-	if (i == ntodo)
+	if (i == ntodo || !t->dest[todo[i]].weighted)
 		return;
 	n->tg = t->dest[todo[i]].sw;
+	*started = 1;
 	ft_writer_side(wr, next_run, n);
+}
+
+/* The detours of a LID depend on its final entries of the good switches
+ * and on the turns taken for the LIDs before it, not on the loads. So
+ * they are made where its row is written (ftree_write.c: on the second
+ * thread with two), in LID order, while the router goes on with the next
+ * LIDs; the turns taken, and the tables, are the same either way. Each
+ * target's good set and non-good list are copied for them into a ring of
+ * contexts. At most two windows of FT_WINDOW LIDs are alive (the one the
+ * router fills, less than full, and the one being written), so a
+ * context is reused only once no LID alive refers to it. */
+#define FT_DCTX (2 * FT_WINDOW + 2)
+
+struct ft_dctx {
+	uint32_t *good;         /* good_mark of the target (== epoch: good) */
+	uint32_t epoch;
+	uint32_t *ng;           /* non-good switches, nearest the good set first */
+	uint32_t nng;
+};
+
+struct ft_dring {
+	const struct ftree *t;
+	struct ft_detour *dt;
+	struct ft_dctx c[FT_DCTX];
+	uint32_t next;
+};
+
+static void dring_free(struct ft_dring *r)
+{
+	for (uint32_t i = 0; i < FT_DCTX; i++) {
+		free(r->c[i].good);
+		free(r->c[i].ng);
+	}
+}
+
+/* The context of the current target's LIDs (NULL: no detours), or
+ * (void *)-1 without memory. */
+static void *dring_take(struct ft_dring *r, const struct ft_work *w,
+			const struct ft_group *g)
+{
+	const struct ftree *t = r->t;
+	if (!g->has_nongood || !g->nng)
+		return NULL;
+	struct ft_dctx *c = &r->c[r->next++ % FT_DCTX];
+	if (!c->good) {
+		c->good = malloc(t->nsw * sizeof(uint32_t));
+		c->ng = malloc(t->nsw * sizeof(uint32_t));
+		if (!c->good || !c->ng)
+			return (void *)-1;
+	}
+	memcpy(c->good, w->good_mark, t->nsw * sizeof(uint32_t));
+	memcpy(c->ng, g->ng_list, g->nng * sizeof(uint32_t));
+	c->epoch = w->epoch_grp;
+	c->nng = g->nng;
+	return c;
+}
+
+/* ft_writer's fix: the detours of one LID's row. */
+static void dring_fix(void *arg, void *ctx, uint8_t *nh)
+{
+	struct ft_dring *r = arg;
+	struct ft_dctx *c = ctx;
+	struct ft_work w;
+	memset(&w, 0, sizeof(w));
+	w.t = r->t;
+	w.good_mark = c->good;
+	w.epoch_grp = c->epoch;
+	w.nh = nh;
+	ft_detour_route(r->dt, &w, c->ng, c->nng);
 }
 
 static int ft_prepare(struct route_ctx *ctx)
@@ -620,6 +695,8 @@ static int ft_route(struct route_ctx *ctx, struct lft_set *lft)
 	struct ft_writer wr;
 	struct ft_detour dt = { 0 };
 	struct ft_next nx;
+	struct ft_dring dr;
+	memset(&dr, 0, sizeof(dr));
 	int r = work_init(&w, t, planes);
 	if (r)
 		goto nomem;
@@ -659,26 +736,43 @@ static int ft_route(struct route_ctx *ctx, struct lft_set *lft)
 			todo[ntodo++] = i;
 	r = 0;
 	uint32_t cur_grp = FAB_NONE;
-	if (ntodo) {
+	int started = 0;
+	void *dctx = NULL;
+	if (ntodo && t->dest[todo[0]].weighted) {
 		nx.tg = t->dest[todo[0]].sw;
+		started = 1;
 		ft_writer_side(&wr, next_run, &nx);
 	}
+	dr.t = t;
+	dr.dt = &dt;
+	wr.fix = dring_fix;
+	wr.fix_arg = &dr;
 	for (uint32_t i = 0; i < ntodo; i++) {
 		const struct ft_dest *d = &t->dest[todo[i]];
 		if (d->sw != cur_grp) {
-			ft_writer_side_wait(&wr);
+			if (started) {
+				ft_writer_side_wait(&wr);
+			} else {
+				nx.tg = d->sw;
+				next_run(&nx);
+			}
 			if ((r = nx.r)) {
 				free(todo);
 				goto out;
 			}
 			next_take(&w, &g, &nx);
 			cur_grp = d->sw;
-			next_start(t, &wr, &nx, todo, ntodo, i);
+			next_start(t, &wr, &nx, todo, ntodo, i, &started);
+			if ((dctx = dring_take(&dr, &w, &g)) == (void *)-1) {
+				r = -ENOMEM;
+				free(todo);
+				goto out;
+			}
 		}
 		w.nused = 0;
 		for (uint32_t j = 0; j < d->nlids; j++) {
-			route_lid(&w, &g, &dt, d, d->lid + j, d->weighted ? j : 0);
-			ft_writer_add(&wr, w.nh, d->lid + j);
+			route_lid(&w, &g, d, d->lid + j, d->weighted ? j : 0);
+			ft_writer_add(&wr, w.nh, d->lid + j, dctx);
 		}
 	}
 	free(todo);
@@ -704,6 +798,7 @@ static int ft_route(struct route_ctx *ctx, struct lft_set *lft)
 			 (unsigned long long)dt.failed);
 out:
 	ft_writer_finish(&wr);
+	dring_free(&dr);
 	next_free(&nx);
 	work_free(&w);
 	free(g.cand_off);

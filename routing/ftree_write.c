@@ -20,6 +20,9 @@
 static void write_window(struct ft_writer *wr, const struct ft_window *win)
 {
 	uint32_t nsw = wr->nsw;
+	for (uint32_t k = 0; wr->fix && k < win->count; k++)
+		if (win->ctx[k])
+			wr->fix(wr->fix_arg, win->ctx[k], win->nh + (size_t)k * nsw);
 	for (uint32_t s = 0; s < nsw; s++) {
 		uint8_t *row = lft_row(wr->lft, s);
 		for (uint32_t k = 0; k < win->count; k++)
@@ -122,10 +125,12 @@ static void hand_over(struct ft_writer *wr)
 	wr->cur = w == &wr->win[0] ? &wr->win[1] : &wr->win[0];
 }
 
-void ft_writer_add(struct ft_writer *wr, const uint8_t *nh, uint32_t lid)
+void ft_writer_add(struct ft_writer *wr, const uint8_t *nh, uint32_t lid,
+		   void *ctx)
 {
 	struct ft_window *w = wr->cur;
 	w->lid[w->count] = lid;
+	w->ctx[w->count] = ctx;
 	memcpy(w->nh + (size_t)w->count * wr->nsw, nh, wr->nsw);
 	if (++w->count == FT_WINDOW)
 		hand_over(wr);
