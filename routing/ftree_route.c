@@ -104,11 +104,16 @@ static int group_marks(struct ft_work *w, struct ft_group *g, uint32_t tg)
 			}
 		}
 	}
-	/* Down candidates of each ancestor: links to ancestors (or T). */
+	/* Down candidates of each ancestor: its links down to ancestors (or
+	 * T), in the order of t->dn. Each is the up-link of an ancestor
+	 * below it, so they are collected from the ancestors' up-links
+	 * (a top switch has far more links down than candidates), counted
+	 * per ancestor first, then each ancestor's put in t->dn order. */
 	uint32_t need = 0;
-	for (uint32_t i = 1; i < w->nanc; i++) {
+	for (uint32_t i = 0; i < w->nanc; i++) {
 		uint32_t s = w->anc_list[i];
-		need += t->dn_off[s + 1] - t->dn_off[s];
+		w->anc_pos[s] = i;
+		need += t->up_off[s + 1] - t->up_off[s];
 	}
 	if (need > g->ncand_cap) {
 		free(g->cand);
@@ -117,35 +122,48 @@ static int group_marks(struct ft_work *w, struct ft_group *g, uint32_t tg)
 			return -ENOMEM;
 		g->ncand_cap = need;
 	}
-	uint32_t n = 0;
-	g->cand_off[0] = g->cand_off[1] = 0;
-	for (uint32_t i = 1; i < w->nanc; i++) {
+	memset(g->cand_off, 0, (w->nanc + 1) * sizeof(uint32_t));
+	for (uint32_t i = 0; i < w->nanc; i++) {
 		uint32_t s = w->anc_list[i];
-		for (uint32_t k = t->dn_off[s]; k < t->dn_off[s + 1]; k++)
-			if (w->anc_mark[t->dn[k].peer] == grp)
-				g->cand[n++] = k;
-		g->cand_off[i + 1] = n;
+		for (uint32_t k = t->up_off[s]; k < t->up_off[s + 1]; k++)
+			g->cand_off[w->anc_pos[t->up[k].peer] + 1]++;
 	}
-	/* Good switches: those with an up-path to an ancestor, i.e. those
-	 * reached going down from the ancestors (far fewer links to follow
-	 * than testing every switch's up-links when the target is high). */
+	for (uint32_t i = 1; i <= w->nanc; i++) {
+		g->cand_off[i] += g->cand_off[i - 1];
+		w->queue[i - 1] = g->cand_off[i - 1];  /* fill cursor */
+	}
+	for (uint32_t i = 0; i < w->nanc; i++) {
+		uint32_t s = w->anc_list[i];
+		for (uint32_t k = t->up_off[s]; k < t->up_off[s + 1]; k++)
+			g->cand[w->queue[w->anc_pos[t->up[k].peer]]++] = w->up_rev[k];
+	}
+	for (uint32_t i = 1; i < w->nanc; i++) {
+		/* t->dn order (insertion sort: a few candidates each) */
+		uint32_t *c = g->cand;
+		for (uint32_t a = g->cand_off[i] + 1; a < g->cand_off[i + 1]; a++) {
+			uint32_t v = c[a], b = a;
+			for (; b > g->cand_off[i] && c[b - 1] > v; b--)
+				c[b] = c[b - 1];
+			c[b] = v;
+		}
+	}
+	/* Good switches: those with an up-path to an ancestor: top-down,
+	 * a switch is good if it is an ancestor or has a good up-neighbour
+	 * (the first one found will do). */
 	g->nng = 0;
 	uint32_t ngood = 0;
-	for (uint32_t i = 0; i < w->nanc; i++) {
-		w->good_mark[w->anc_list[i]] = grp;
-		w->queue[ngood++] = w->anc_list[i];
-	}
 	g->good_weight = 0;
-	for (uint32_t i = 0; i < ngood; i++) {
-		uint32_t s = w->queue[i];
-		for (uint32_t k = t->dn_off[s]; k < t->dn_off[s + 1]; k++) {
-			uint32_t o = t->dn[k].peer;
-			if (w->good_mark[o] != grp) {
-				w->good_mark[o] = grp;
-				w->queue[ngood++] = o;
-				g->good_weight += t->weight[o];
-			}
-		}
+	for (uint32_t i = t->nsw; i-- > 0;) {
+		uint32_t s = t->by_level[i];
+		int good = w->anc_mark[s] == grp;
+		for (uint32_t k = t->up_off[s]; !good && k < t->up_off[s + 1]; k++)
+			good = w->good_mark[t->up[k].peer] == grp;
+		if (!good)
+			continue;
+		if (w->anc_mark[s] != grp)
+			g->good_weight += t->weight[s];
+		w->good_mark[s] = grp;
+		ngood++;
 	}
 	g->has_nongood = ngood < t->nsw;
 	if (!g->has_nongood)
@@ -433,8 +451,24 @@ static void work_free(struct ft_work *w)
 	free(w->anc_list);
 	free(w->used_sw);
 	free(w->weighted);
+	free(w->anc_pos);
+	free(w->up_rev);
 	ft_split_free(w);
 	ft_reroute_free(w);
+}
+
+/* Each up-link's index in t->dn (the same link seen from above). */
+static uint32_t *up_rev_build(const struct ftree *t)
+{
+	uint32_t *r = malloc((t->up_off[t->nsw] + 1) * sizeof(uint32_t));
+	for (uint32_t y = 0; r && y < t->nsw; y++)
+		for (uint32_t j = t->dn_off[y]; j < t->dn_off[y + 1]; j++) {
+			uint32_t x = t->dn[j].peer;
+			for (uint32_t k = t->up_off[x]; k < t->up_off[x + 1]; k++)
+				if (t->up[k].peer == y && t->up[k].port == t->dn[j].rport)
+					r[k] = j;
+		}
+	return r;
 }
 
 static int work_init(struct ft_work *w, const struct ftree *t, uint32_t planes)
@@ -459,6 +493,8 @@ static int work_init(struct ft_work *w, const struct ftree *t, uint32_t planes)
 	w->anc_list = calloc(n, sizeof(uint32_t));
 	w->used_sw = calloc((size_t)(FT_MAX_LEVELS + 1) * 256, sizeof(uint32_t));
 	w->weighted = calloc(n, sizeof(uint32_t));
+	w->anc_pos = calloc(n, sizeof(uint32_t));
+	w->up_rev = up_rev_build(t);
 	w->nweighted = 0;
 	for (uint32_t i = 0; w->weighted && i < t->nsw; i++)
 		if (t->weight[t->by_level[i]]) {
@@ -469,7 +505,7 @@ static int work_init(struct ft_work *w, const struct ftree *t, uint32_t planes)
 	    !w->good_mark || !w->assigned ||
 	    !w->ng_dist || !w->nh || !w->ng_nh || !w->flow || !w->queue ||
 	    !w->ov || !w->ov_stamp || !w->nx || !w->ld ||
-	    !w->anc_list || !w->used_sw) {
+	    !w->anc_list || !w->used_sw || !w->anc_pos || !w->up_rev) {
 		work_free(w);
 		return -ENOMEM;
 	}
@@ -495,6 +531,7 @@ static void next_free(struct ft_next *n)
 	free(n->w.ng_nh);
 	free(n->w.anc_list);
 	free(n->w.queue);
+	free(n->w.anc_pos);
 	free(n->g.cand_off);
 	free(n->g.cand);
 	free(n->g.ng_list);
@@ -511,12 +548,14 @@ static int next_init(struct ft_next *n, const struct ftree *t)
 	n->w.ng_dist = calloc(k, sizeof(uint32_t));
 	n->w.ng_nh = calloc(k, 1);
 	n->w.anc_list = calloc(k, sizeof(uint32_t));
-	n->w.queue = calloc(k, sizeof(uint32_t));
+	n->w.queue = calloc(k + 1, sizeof(uint32_t));
+	n->w.anc_pos = calloc(k, sizeof(uint32_t));
 	n->g.cand_off = malloc((k + 2) * sizeof(uint32_t));
 	n->g.ng_list = malloc((k ? k : 1) * sizeof(uint32_t));
 	n->g.dflt = malloc(k ? k : 1);
 	if (!n->w.anc_mark || !n->w.good_mark || !n->w.ng_dist || !n->w.ng_nh ||
-	    !n->w.anc_list || !n->w.queue || !n->g.cand_off || !n->g.ng_list ||
+	    !n->w.anc_list || !n->w.queue || !n->w.anc_pos || !n->g.cand_off ||
+	    !n->g.ng_list ||
 	    !n->g.dflt)
 		return -ENOMEM;
 	return 0;
@@ -567,13 +606,13 @@ static void next_take(struct ft_work *w, struct ft_group *g, struct ft_next *n)
  * (next_started stays 0), in step with the second thread's detours. */
 static void next_start(const struct ftree *t, struct ft_writer *wr,
 		       struct ft_next *n, const uint32_t *todo, uint32_t ntodo,
-		       uint32_t i, int *started)
+		       uint32_t i, int *started, int side_all)
 {
 	uint32_t tg = t->dest[todo[i]].sw;
 	*started = 0;
 	while (i < ntodo && t->dest[todo[i]].sw == tg)
 		i++;
-	if (i == ntodo || !t->dest[todo[i]].weighted)
+	if (i == ntodo || (!side_all && !t->dest[todo[i]].weighted))
 		return;
 	n->tg = t->dest[todo[i]].sw;
 	*started = 1;
@@ -649,6 +688,39 @@ static void dring_fix(void *arg, void *ctx, uint8_t *nh)
 	ft_detour_route(r->dt, &w, c->ng, c->nng);
 }
 
+/* The routing order on degraded trees: the switch LIDs spread evenly
+ * between the compute-node targets (after the j-th of n targets, the
+ * first j/n of them) instead of all after. A compute-node target keeps
+ * the router busy with loads while the second thread has little to do;
+ * a switch LID is the other way round (a light assignment, heavy
+ * detours: ~3,000 non-good switches each at 65,536 CAs). Interleaved,
+ * the two threads overlap. Switch LIDs carry no load, so the
+ * compute-node routes, and the balance, are the same in either order;
+ * the switch LIDs' chains see the loads of the targets before them, and
+ * the detours take their turns in the new order (each still checked).
+ * Only on trees whose tables are large enough for a second thread to
+ * pay (FT_THREAD_MIN_ENTRIES; the order never depends on the threads):
+ * smaller trees keep their tables. Returns the number of destinations
+ * in todo. */
+static uint32_t interleave(const struct ftree *t, uint32_t *todo)
+{
+	uint32_t ntg = 0, n = 0, sw = t->nca_dest, j = 0;
+	uint64_t nsw = t->ndest - t->nca_dest;
+	for (uint32_t i = 0; i < t->nca_dest; i++)
+		ntg += !i || t->dest[i].sw != t->dest[i - 1].sw;
+	for (uint32_t i = 0; i < t->nca_dest; i++) {
+		todo[n++] = i;
+		if (i + 1 < t->nca_dest && t->dest[i + 1].sw == t->dest[i].sw)
+			continue;
+		j++;
+		while (sw < t->ndest && (uint64_t)(sw - t->nca_dest) * ntg < nsw * j)
+			todo[n++] = sw++;
+	}
+	while (sw < t->ndest)
+		todo[n++] = sw++;
+	return n;
+}
+
 static int ft_prepare(struct route_ctx *ctx)
 {
 	struct ftree *t = calloc(1, sizeof(*t));
@@ -708,7 +780,9 @@ static int ft_route(struct route_ctx *ctx, struct lft_set *lft)
 	g.cand_off = malloc((t->nsw + 2) * sizeof(uint32_t));
 	g.ng_list = malloc(t->nsw * sizeof(uint32_t));
 	g.dflt = malloc(t->nsw);
-	if ((r = next_init(&nx, t)) || !g.cand_off || !g.ng_list || !g.dflt ||
+	if (!(r = next_init(&nx, t)))
+		nx.w.up_rev = w.up_rev;         /* shared, read-only */
+	if (r || !g.cand_off || !g.ng_list || !g.dflt ||
 	    (r = ft_detour_init(&dt, t)) ||
 	    (r = ft_reroute_init(&w, ctx->opt, ctx->fab))) {
 		r = r ? r : -ENOMEM;
@@ -731,14 +805,19 @@ static int ft_route(struct route_ctx *ctx, struct lft_set *lft)
 		free(todo);
 		goto out;
 	}
-	for (uint32_t i = 0; i < t->ndest; i++)
-		if (!r || (i >= t->nca_dest && t->level[t->dest[i].sw] != 0))
-			todo[ntodo++] = i;
+	int ilv = !r && w.split_on && !w.prev &&
+		(uint64_t)t->nsw * (t->max_lid + 1) >= FT_THREAD_MIN_ENTRIES;
+	if (ilv)
+		ntodo = interleave(t, todo);
+	else
+		for (uint32_t i = 0; i < t->ndest; i++)
+			if (!r || (i >= t->nca_dest && t->level[t->dest[i].sw] != 0))
+				todo[ntodo++] = i;
 	r = 0;
 	uint32_t cur_grp = FAB_NONE;
 	int started = 0;
 	void *dctx = NULL;
-	if (ntodo && t->dest[todo[0]].weighted) {
+	if (ntodo && (ilv || t->dest[todo[0]].weighted)) {
 		nx.tg = t->dest[todo[0]].sw;
 		started = 1;
 		ft_writer_side(&wr, next_run, &nx);
@@ -762,7 +841,7 @@ static int ft_route(struct route_ctx *ctx, struct lft_set *lft)
 			}
 			next_take(&w, &g, &nx);
 			cur_grp = d->sw;
-			next_start(t, &wr, &nx, todo, ntodo, i, &started);
+			next_start(t, &wr, &nx, todo, ntodo, i, &started, ilv);
 			if ((dctx = dring_take(&dr, &w, &g)) == (void *)-1) {
 				r = -ENOMEM;
 				free(todo);

@@ -22,6 +22,7 @@
 #include "ftree.h"
 
 #define FT_SPLIT_CHAINS 16
+#define FT_PREFETCH 8           /* links ahead */
 
 struct ft_split {
 	int on;                 /* admit by room (weighted, degraded, no prev) */
@@ -106,9 +107,22 @@ static void below_chain(struct ft_work *w, struct ft_split *sp,
 		int split = sp->on && i > 0;
 		w->queue[tail++] = chain[i];
 		while (head < tail) {
-			uint32_t s = w->queue[head++];
-			for (uint32_t k = t->dn_off[s]; k < t->dn_off[s + 1]; k++) {
+			uint32_t s = w->queue[head++], end = t->dn_off[s + 1];
+			/* A later chain finds only the leaves still waiting
+			 * (marked per link by mark_pending) below a switch
+			 * right above the leaves; the rest were routed by an
+			 * earlier chain. Same order, without reading them. */
+			const uint32_t *pl = sp->extra && w->pend_link &&
+				t->level[s] == 1 ? w->pend_link : NULL;
+			for (uint32_t k = t->dn_off[s]; k < end; k++) {
+				if (pl && pl[k] != dst)
+					continue;
 				const struct ft_link *l = &t->dn[k];
+				/* The up-link loads of the switches below are
+				 * scattered over the load array: ask for them a
+				 * few links ahead (the admission tests read them). */
+				if (split && k + FT_PREFETCH < end)
+					__builtin_prefetch(&L[t->dn[k + FT_PREFETCH].rev_egress]);
 				uint32_t x = l->peer;
 				if (w->anc_mark[x] == grp)
 					continue;
@@ -181,7 +195,9 @@ static void below_chain(struct ft_work *w, struct ft_split *sp,
 }
 
 /* Mark the switches right above the leaves that have a compute-node
- * leaf below them not routed by the first chain (pend_stamp). */
+ * leaf below them not routed by the first chain (pend_stamp), and the
+ * links down to such leaves (pend_link: then every leaf holds compute
+ * nodes, so no other leaf is left for a later chain). */
 static void mark_pending(struct ft_work *w)
 {
 	const struct ftree *t = w->t;
@@ -190,8 +206,11 @@ static void mark_pending(struct ft_work *w)
 		uint32_t x = w->weighted[i];
 		if (t->level[x] || w->assigned[x] == dst || w->good_mark[x] != grp)
 			continue;
-		for (uint32_t k = t->up_off[x]; k < t->up_off[x + 1]; k++)
+		for (uint32_t k = t->up_off[x]; k < t->up_off[x + 1]; k++) {
 			w->pend_stamp[t->up[k].peer] = dst;
+			if (w->pend_link)
+				w->pend_link[w->up_rev[k]] = dst;
+		}
 	}
 }
 
@@ -330,6 +349,17 @@ int ft_split_init(struct ft_work *w)
 	    !w->wide_via || !w->pend_stamp || !w->crm || !w->tight ||
 	    !w->xtra || !w->xtra_stamp)
 		return -ENOMEM;
+	/* Every leaf holds compute nodes: the later chains can visit the
+	 * waiting leaves only (pend_link, indexed like t->dn; up_rev: each
+	 * up-link's index there, ftree_route.c). */
+	int all = 1;
+	for (uint32_t i = t->lvl_off[0]; i < t->lvl_off[1]; i++)
+		all &= t->weight[t->by_level[i]] != 0;
+	if (all) {
+		w->pend_link = calloc(t->dn_off[t->nsw] + 1, sizeof(uint32_t));
+		if (!w->pend_link)
+			return -ENOMEM;
+	}
 	for (uint32_t x = 0; x < t->nsw; x++) {
 		uint64_t u = t->up_off[x + 1] - t->up_off[x], f = t->weight[x];
 		uint64_t need = f * (t->total_weight - f);
@@ -350,6 +380,8 @@ void ft_split_free(struct ft_work *w)
 	free(w->tight);
 	free(w->xtra);
 	free(w->xtra_stamp);
+	free(w->pend_link);
+	w->pend_link = NULL;
 	w->br_root = w->br_up = w->br_flow = w->wide_via = NULL;
 	w->pend_stamp = w->xtra_stamp = NULL;
 	w->wide = w->crm = NULL;

@@ -60,10 +60,6 @@ static void *writer_main(void *arg)
 	return NULL;
 }
 
-/* Below this many table entries the hand-off costs more than the second
- * thread saves (measured: 2,000 CAs 0.023 s alone, 0.036 s with two; equal
- * at 11,664 CAs, 21 M entries; 15% faster at 65,536 CAs, 362 M). */
-#define FT_THREAD_MIN_ENTRIES (32ull << 20)
 
 /* Two threads when told so; 0 means two if there are two CPUs and the
  * tables are large enough to pay for it. */
