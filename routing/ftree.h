@@ -21,7 +21,7 @@
  * path: detours whose down->up turns keep the CDG acyclic), ftree_turns.c
  * (the turn set and its cycle check), ftree_order.c (the topological order
  * that bounds that check, and the search itself), ftree_write.c (the
- * tables, written on a second thread), ftree_closed.c (closed-form
+ * detours and the tables, on a second thread), ftree_closed.c (closed-form
  * routes for the CA LIDs of intact trees, rows written in parallel). */
 #ifndef IBSM_ROUTING_FTREE_H
 #define IBSM_ROUTING_FTREE_H
@@ -211,12 +211,12 @@ struct ft_work {
 				 * chains: per switch, the switch right below
 				 * the chain it goes through, that one's
 				 * up-link and flow admitted */
-	int64_t *wide;          /* per switch: widest path's room (split) */
+	int64_t *wide;          /* per anc_list index: widest path's room (split) */
 	uint32_t *weighted, nweighted;  /* compute-node switches, by level */
 	int upper_weighted;     /* some are above the leaves */
 	uint8_t *tight;         /* per switch: its flow fills its up-links to
 				 * within one unit per link of the cap */
-	uint32_t *wide_via;     /* per switch: its down-link (candidate index) */
+	uint32_t *wide_via;     /* per anc_list index: its down-link (candidate) */
 	int64_t *crm;           /* per down candidate: room left (split) */
 	int split_on;           /* degraded tree: split chains (ftree_route.c) */
 	uint32_t *pend_stamp;   /* per switch: == epoch_dst if a leaf below
@@ -246,10 +246,12 @@ void ft_spill(struct ft_work *w, uint32_t target, uint32_t plane);
 /* ftree_split.c: step 3b, the switches below the destination's chain
  * go up toward it; on degraded trees (split_on) a chain takes flow only
  * while its links have room and further chains take the rest. cand_off
- * and cand: the ancestors' down candidates (ftree_route.c's group);
+ * and cand: the ancestors' down candidates (ftree_route.c's group),
+ * cand_lo: each one's lower end (its anc_list index);
  * good_weight: compute nodes on good switches off the ancestors. */
 void ft_below_chains(struct ft_work *w, const uint32_t *cand_off,
-		     const uint32_t *cand, uint64_t good_weight, uint32_t lid,
+		     const uint32_t *cand, const uint32_t *cand_lo,
+		     uint64_t good_weight, uint32_t lid,
 		     const uint64_t *L, int weighted);
 /* Decide split_on and allocate what splitting needs: 0 or -ENOMEM. */
 int ft_split_init(struct ft_work *w);

@@ -289,15 +289,8 @@ static int commit_default(struct ft_work *w, uint64_t *L)
 	/* flow[] is all zero here (route_rest clears what it uses); each
 	 * switch's is cleared once committed, and the flows all end at the
 	 * target, which is not: clear it at the end. */
-	const struct ftree *t = w->t;
 	for (uint32_t i = 0; i < w->nweighted; i++) {
 		uint32_t x = w->weighted[i];
-		/* Each source's entry link load is a miss in the large load
-		 * array: ask for it a few sources ahead. */
-		if (i + 8 < w->nweighted) {
-			uint32_t y = w->weighted[i + 8];
-			__builtin_prefetch(&L[fport(t, y) + w->nh[y]], 1);
-		}
 		if (w->anc_mark[x] != grp && w->good_mark[x] == grp)
 			over |= commit_flow(w, x, L, &n, 1);
 	}

@@ -37,6 +37,7 @@
 struct ft_group {               /* cached per target switch */
 	uint32_t *cand_off;     /* per anc_list index: candidates in cand[] */
 	uint32_t *cand;         /* indices into t->dn */
+	uint32_t *cand_lo;      /* per candidate: its lower end's anc_list index */
 	uint32_t ncand_cap;
 	int has_nongood;
 	uint64_t good_weight;   /* compute nodes on good switches off the
@@ -117,9 +118,13 @@ static int group_marks(struct ft_work *w, struct ft_group *g, uint32_t tg)
 	}
 	if (need > g->ncand_cap) {
 		free(g->cand);
+		free(g->cand_lo);
 		g->cand = malloc((need ? need : 1) * sizeof(uint32_t));
-		if (!g->cand)
+		g->cand_lo = malloc((need ? need : 1) * sizeof(uint32_t));
+		if (!g->cand || !g->cand_lo) {
+			g->ncand_cap = 0;
 			return -ENOMEM;
+		}
 		g->ncand_cap = need;
 	}
 	memset(g->cand_off, 0, (w->nanc + 1) * sizeof(uint32_t));
@@ -134,36 +139,64 @@ static int group_marks(struct ft_work *w, struct ft_group *g, uint32_t tg)
 	}
 	for (uint32_t i = 0; i < w->nanc; i++) {
 		uint32_t s = w->anc_list[i];
-		for (uint32_t k = t->up_off[s]; k < t->up_off[s + 1]; k++)
-			g->cand[w->queue[w->anc_pos[t->up[k].peer]]++] = w->up_rev[k];
+		for (uint32_t k = t->up_off[s]; k < t->up_off[s + 1]; k++) {
+			uint32_t c = w->queue[w->anc_pos[t->up[k].peer]]++;
+			g->cand[c] = w->up_rev[k];
+			g->cand_lo[c] = i;
+		}
 	}
 	for (uint32_t i = 1; i < w->nanc; i++) {
 		/* t->dn order (insertion sort: a few candidates each) */
-		uint32_t *c = g->cand;
+		uint32_t *c = g->cand, *lo = g->cand_lo;
 		for (uint32_t a = g->cand_off[i] + 1; a < g->cand_off[i + 1]; a++) {
-			uint32_t v = c[a], b = a;
-			for (; b > g->cand_off[i] && c[b - 1] > v; b--)
+			uint32_t v = c[a], vl = lo[a], b = a;
+			for (; b > g->cand_off[i] && c[b - 1] > v; b--) {
 				c[b] = c[b - 1];
+				lo[b] = lo[b - 1];
+			}
 			c[b] = v;
+			lo[b] = vl;
 		}
 	}
-	/* Good switches: those with an up-path to an ancestor: top-down,
-	 * a switch is good if it is an ancestor or has a good up-neighbour
-	 * (the first one found will do). */
+	/* Good switches: those with an up-path to an ancestor. Below a
+	 * leaf's ancestors nearly every switch is good: top-down, a switch
+	 * is good if it is an ancestor or has a good up-neighbour (the first
+	 * one found will do), instead of following every ancestor's
+	 * down-links (a top switch has 64). Below a higher target most
+	 * switches are not good, each would test all its up-links: there
+	 * the search down from the ancestors follows fewer links. */
 	g->nng = 0;
 	uint32_t ngood = 0;
 	g->good_weight = 0;
-	for (uint32_t i = t->nsw; i-- > 0;) {
-		uint32_t s = t->by_level[i];
-		int good = w->anc_mark[s] == grp;
-		for (uint32_t k = t->up_off[s]; !good && k < t->up_off[s + 1]; k++)
-			good = w->good_mark[t->up[k].peer] == grp;
-		if (!good)
-			continue;
-		if (w->anc_mark[s] != grp)
-			g->good_weight += t->weight[s];
-		w->good_mark[s] = grp;
-		ngood++;
+	if (t->level[tg] == 0) {
+		for (uint32_t i = t->nsw; i-- > 0;) {
+			uint32_t s = t->by_level[i];
+			int good = w->anc_mark[s] == grp;
+			for (uint32_t k = t->up_off[s]; !good && k < t->up_off[s + 1]; k++)
+				good = w->good_mark[t->up[k].peer] == grp;
+			if (!good)
+				continue;
+			if (w->anc_mark[s] != grp)
+				g->good_weight += t->weight[s];
+			w->good_mark[s] = grp;
+			ngood++;
+		}
+	} else {
+		for (uint32_t i = 0; i < w->nanc; i++) {
+			w->good_mark[w->anc_list[i]] = grp;
+			w->queue[ngood++] = w->anc_list[i];
+		}
+		for (uint32_t i = 0; i < ngood; i++) {
+			uint32_t s = w->queue[i];
+			for (uint32_t k = t->dn_off[s]; k < t->dn_off[s + 1]; k++) {
+				uint32_t o = t->dn[k].peer;
+				if (w->good_mark[o] != grp) {
+					w->good_mark[o] = grp;
+					w->queue[ngood++] = o;
+					g->good_weight += t->weight[o];
+				}
+			}
+		}
 	}
 	g->has_nongood = ngood < t->nsw;
 	if (!g->has_nongood)
@@ -419,7 +452,7 @@ static void route_lid(struct ft_work *w, const struct ft_group *g,
 	w->assigned[d->sw] = w->epoch_dst;
 	build_chain(w, d->sw, lid, L);
 	route_ancestors(w, g, lid, L);
-	ft_below_chains(w, g->cand_off, g->cand, g->good_weight, lid, L,
+	ft_below_chains(w, g->cand_off, g->cand, g->cand_lo, g->good_weight, lid, L,
 			d->weighted);
 	if (w->prev || w->upper_weighted)
 		route_rest(w, g, lid, L, d->weighted);
@@ -534,6 +567,7 @@ static void next_free(struct ft_next *n)
 	free(n->w.anc_pos);
 	free(n->g.cand_off);
 	free(n->g.cand);
+	free(n->g.cand_lo);
 	free(n->g.ng_list);
 	free(n->g.dflt);
 }
@@ -885,6 +919,7 @@ out:
 	free(g.dflt);
 	ft_detour_free(&dt);
 	free(g.cand);
+	free(g.cand_lo);
 	if (r == -ENOMEM)
 		goto nomem;
 	return r;

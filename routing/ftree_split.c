@@ -22,7 +22,6 @@
 #include "ftree.h"
 
 #define FT_SPLIT_CHAINS 16
-#define FT_PREFETCH 8           /* links ahead */
 
 struct ft_split {
 	int on;                 /* admit by room (weighted, degraded, no prev) */
@@ -118,11 +117,6 @@ static void below_chain(struct ft_work *w, struct ft_split *sp,
 				if (pl && pl[k] != dst)
 					continue;
 				const struct ft_link *l = &t->dn[k];
-				/* The up-link loads of the switches below are
-				 * scattered over the load array: ask for them a
-				 * few links ahead (the admission tests read them). */
-				if (split && k + FT_PREFETCH < end)
-					__builtin_prefetch(&L[t->dn[k + FT_PREFETCH].rev_egress]);
 				uint32_t x = l->peer;
 				if (w->anc_mark[x] == grp)
 					continue;
@@ -220,11 +214,12 @@ static void mark_pending(struct ft_work *w)
  * column order), so one chain takes as much as one can. 0 if every such
  * path has a full link. */
 static uint32_t split_chain(struct ft_work *w, const uint32_t *cand_off,
-			    const uint32_t *cand, struct ft_split *sp,
-			    const uint64_t *L, uint32_t *chain)
+			    const uint32_t *cand, const uint32_t *cand_lo,
+			    struct ft_split *sp, const uint64_t *L,
+			    uint32_t *chain)
 {
 	const struct ftree *t = w->t;
-	uint32_t top = FAB_NONE;
+	uint32_t top = FAB_NONE;        /* anc_list index */
 	/* The candidates' rooms, read once per destination (after the first
 	 * chain); later chains' bookings are taken off here as well. */
 	if (!sp->crm_ok) {
@@ -232,12 +227,15 @@ static uint32_t split_chain(struct ft_work *w, const uint32_t *cand_off,
 			w->crm[c] = split_room(w, L, t->dn[cand[c]].egress);
 		sp->crm_ok = 1;
 	}
-	w->wide[w->anc_list[0]] = INT64_MAX;
+	/* wide and wide_via by anc_list index here: the candidates' lower
+	 * ends are read in sequence, not looked up per switch. */
+	int64_t *wide = w->wide;
+	wide[0] = INT64_MAX;
 	for (uint32_t i = 1; i < w->nanc; i++) {
-		uint32_t a = w->anc_list[i], via = FAB_NONE;
+		uint32_t via = FAB_NONE;
 		int64_t best = INT64_MIN;
 		for (uint32_t c = cand_off[i]; c < cand_off[i + 1]; c++) {
-			int64_t r = w->crm[c], v = w->wide[t->dn[cand[c]].peer];
+			int64_t r = w->crm[c], v = wide[cand_lo[c]];
 			if (v < r)
 				r = v;
 			if (via == FAB_NONE || r > best) {
@@ -245,36 +243,40 @@ static uint32_t split_chain(struct ft_work *w, const uint32_t *cand_off,
 				via = c;
 			}
 		}
-		w->wide[a] = best;
-		w->wide_via[a] = via;
-		if (via != FAB_NONE && best > 0 &&
-		    (top == FAB_NONE || t->level[a] > t->level[top] ||
-		     (t->level[a] == t->level[top] &&
-		      (best > w->wide[top] || (best == w->wide[top] &&
-					       t->order[a] < t->order[top])))))
-			top = a;
+		wide[i] = best;
+		w->wide_via[i] = via;
+		if (via == FAB_NONE || best <= 0)
+			continue;
+		uint32_t a = w->anc_list[i], b = top == FAB_NONE ? 0 : w->anc_list[top];
+		if (top == FAB_NONE || t->level[a] > t->level[b] ||
+		    (t->level[a] == t->level[b] &&
+		     (best > wide[top] || (best == wide[top] &&
+					   t->order[a] < t->order[b]))))
+			top = i;
 	}
 	if (top == FAB_NONE)
 		return 0;
-	uint32_t n = t->level[top] - t->level[w->anc_list[0]] + 1, x = top;
+	uint32_t x = top;
+	uint32_t n = t->level[w->anc_list[top]] - t->level[w->anc_list[0]] + 1;
 	for (uint32_t i = n - 1; i > 0; i--) {
-		uint32_t c = w->wide_via[x];
+		uint32_t c = w->wide_via[x], a = w->anc_list[x];
 		const struct ft_link *l = &t->dn[cand[c]];
-		chain[i] = x;
+		chain[i] = a;
 		sp->link[i] = l->egress;
 		sp->cidx[i] = c;
 		sp->rem[i] = w->crm[c];
 		/* Its switches are ancestors: they now lead down along it. */
-		w->nh[x] = l->port;
-		w->assigned[x] = w->epoch_dst;
-		x = l->peer;
+		w->nh[a] = l->port;
+		w->assigned[a] = w->epoch_dst;
+		x = cand_lo[c];
 	}
-	chain[0] = x;
+	chain[0] = w->anc_list[x];
 	return n;
 }
 
 void ft_below_chains(struct ft_work *w, const uint32_t *cand_off,
-		     const uint32_t *cand, uint64_t good_weight, uint32_t lid,
+		     const uint32_t *cand, const uint32_t *cand_lo,
+		     uint64_t good_weight, uint32_t lid,
 		     const uint64_t *L, int weighted)
 {
 	const struct ftree *t = w->t;
@@ -296,7 +298,7 @@ void ft_below_chains(struct ft_work *w, const uint32_t *cand_off,
 	 * column, a pod whose column switch lost its link to the top). */
 	for (unsigned c = 1; c < FT_SPLIT_CHAINS && sp.on &&
 	     (sp.more || sp.admitted < good_weight); c++) {
-		uint32_t n = split_chain(w, cand_off, cand, &sp, L, chain);
+		uint32_t n = split_chain(w, cand_off, cand, cand_lo, &sp, L, chain);
 		if (!n)
 			break;
 		uint64_t before = sp.admitted;

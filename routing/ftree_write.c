@@ -1,13 +1,17 @@
-/* ftree: the second thread: writing decided entries into the tables,
- * and one side job at a time (the next target's setup, ftree_route.c).
+/* ftree: the second thread: finishing decided rows (the detours, through
+ * the fix callback), writing them into the tables, and one side job at a
+ * time (the next target's setup, ftree_route.c).
  *
  * Each LID yields one next hop per switch, but the tables are stored per
  * switch (one row each), so writing a LID touches one byte in every row.
  * Snapshots of FT_WINDOW LIDs are buffered and written row by row. The
  * writing is independent of the routing that follows (later LIDs never
  * read the tables), so with two threads the router fills one buffer
- * while the writer empties the other. The bytes written, and their
- * order within each row, are the same either way. A side job must only
+ * while the writer empties the other. So are the detours (they read a
+ * LID's own row and the turns taken for the LIDs before it): fix runs
+ * on each row of a window, in LID order, before the window is written.
+ * The bytes written, and their order within each row, are the same
+ * either way. A side job must only
  * touch state the router leaves alone until ft_writer_side_wait; with
  * one thread it runs at once. */
 #include <errno.h>
