@@ -347,6 +347,11 @@ void ft_writer_finish(struct ft_writer *wr);
 extern int ft_closed_enabled, ft_closed_taken;
 int ft_closed_route(struct ft_work *w, struct lft_set *lft, unsigned threads);
 
+/* ftree_route.c: degraded trees whose tables hold at least this many
+ * entries route the switch LIDs between the compute-node targets
+ * (default FT_THREAD_MIN_ENTRIES; the unit test lowers it). */
+extern uint64_t ft_interleave_min;
+
 /* Engine entry points (ftree_route.c). */
 extern const struct route_engine route_ftree;
 

@@ -733,9 +733,12 @@ static void dring_fix(void *arg, void *ctx, uint8_t *nh)
  * the switch LIDs' chains see the loads of the targets before them, and
  * the detours take their turns in the new order (each still checked).
  * Only on trees whose tables are large enough for a second thread to
- * pay (FT_THREAD_MIN_ENTRIES; the order never depends on the threads):
+ * pay (ft_interleave_min, FT_THREAD_MIN_ENTRIES; the order never
+ * depends on the threads):
  * smaller trees keep their tables. Returns the number of destinations
  * in todo. */
+uint64_t ft_interleave_min = FT_THREAD_MIN_ENTRIES;
+
 static uint32_t interleave(const struct ftree *t, uint32_t *todo)
 {
 	uint32_t ntg = 0, n = 0, sw = t->nca_dest, j = 0;
@@ -840,7 +843,7 @@ static int ft_route(struct route_ctx *ctx, struct lft_set *lft)
 		goto out;
 	}
 	int ilv = !r && w.split_on && !w.prev &&
-		(uint64_t)t->nsw * (t->max_lid + 1) >= FT_THREAD_MIN_ENTRIES;
+		(uint64_t)t->nsw * (t->max_lid + 1) >= ft_interleave_min;
 	if (ilv)
 		ntodo = interleave(t, todo);
 	else
