@@ -219,10 +219,17 @@ struct ft_work {
 	uint32_t *wide_via;     /* per anc_list index: its down-link (candidate) */
 	int64_t *crm;           /* per down candidate: room left (split) */
 	int split_on;           /* degraded tree: split chains (ftree_route.c) */
-	uint32_t *pend_stamp;   /* per switch: == epoch_dst if a leaf below
-				 * waits for a later chain */
-	uint32_t *pend_link;    /* per down-link (t->dn): == epoch_dst if it
-				 * leads to a waiting leaf (NULL: not kept) */
+	uint32_t *pend_stamp;   /* per leaf: == epoch_dst if it waits for a
+				 * later chain (ftree_split.c) */
+	uint32_t *pend_memo;    /* per switch above the leaves: == epoch_dst
+				 * once pend_has is known */
+	uint8_t *pend_has;      /* ... whether a waiting leaf is below it */
+	uint32_t *dn_peer;      /* per down-link (t->dn): its lower end */
+	int all_weighted;       /* every leaf holds compute nodes */
+	uint32_t *cm_stamp;     /* per leaf: == epoch_dst once its flow is
+				 * committed by the chain that routed it */
+	uint32_t *cq, ncq;      /* switches that got such flow, to commit */
+	uint32_t early_over;    /* early-committed links above the cap */
 	uint32_t *up_rev;       /* per up-link (t->up): the same link's index
 				 * in t->dn (ftree_route.c; shared, read-only) */
 	uint32_t *anc_pos;      /* per ancestor: its anc_list index */
@@ -252,7 +259,7 @@ void ft_spill(struct ft_work *w, uint32_t target, uint32_t plane);
 void ft_below_chains(struct ft_work *w, const uint32_t *cand_off,
 		     const uint32_t *cand, const uint32_t *cand_lo,
 		     uint64_t good_weight, uint32_t lid,
-		     const uint64_t *L, int weighted);
+		     uint64_t *L, int weighted);
 /* Decide split_on and allocate what splitting needs: 0 or -ENOMEM. */
 int ft_split_init(struct ft_work *w);
 void ft_split_free(struct ft_work *w);
