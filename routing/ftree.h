@@ -316,12 +316,15 @@ struct ft_window {
 	uint32_t count;
 };
 
+#define FT_WINDOWS 8            /* windows: one filled, the rest queued */
+
 struct ft_writer {
 	struct lft_set *lft;
 	uint32_t nsw;
-	struct ft_window win[2];
-	struct ft_window *cur;          /* being filled by the router */
-	struct ft_window *pending;      /* handed to the writer thread */
+	struct ft_window win[FT_WINDOWS];
+	uint32_t cur;           /* win[cur] is being filled by the router */
+	uint32_t head, queued;  /* win[head], ... (queued of them) are handed
+				 * to the writer thread, oldest first */
 	int threaded, stop;
 	/* Called on each LID's row, in LID order, before it is written
 	 * (the detours, ftree_route.c); skipped where ctx is NULL. */

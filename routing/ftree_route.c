@@ -659,23 +659,27 @@ static void next_start(const struct ftree *t, struct ft_writer *wr,
  * thread with two), in LID order, while the router goes on with the next
  * LIDs; the turns taken, and the tables, are the same either way. Each
  * target's good set and non-good list are copied for them into a ring of
- * contexts. At most two windows of FT_WINDOW LIDs are alive (the one the
- * router fills, less than full, and the one being written), so a
- * context is reused only once no LID alive refers to it. */
-#define FT_DCTX (2 * FT_WINDOW + 2)
+ * contexts. At most FT_WINDOWS windows of FT_WINDOW LIDs are alive (the
+ * one the router fills, less than full, and those handed over), so a
+ * context is reused only once no LID alive refers to it. The good set
+ * is kept one byte per switch (the ring holds ~500 of them) and spread
+ * back into marks when the second thread meets a new context. */
+#define FT_DCTX (FT_WINDOWS * FT_WINDOW + 2)
 
 struct ft_dctx {
-	uint32_t *good;         /* good_mark of the target (== epoch: good) */
-	uint32_t epoch;
+	uint8_t *good;          /* per switch: good for the target */
 	uint32_t *ng;           /* non-good switches, nearest the good set first */
-	uint32_t nng;
+	uint32_t nng, ng_cap;
+	uint64_t serial;        /* which target it holds (ring reuse) */
 };
 
 struct ft_dring {
 	const struct ftree *t;
 	struct ft_detour *dt;
 	struct ft_dctx c[FT_DCTX];
-	uint32_t next;
+	uint64_t next;
+	uint32_t *marks;        /* second thread: good marks of... */
+	uint64_t marks_of;      /* ... this serial (0: none yet) */
 };
 
 static void dring_free(struct ft_dring *r)
@@ -684,6 +688,7 @@ static void dring_free(struct ft_dring *r)
 		free(r->c[i].good);
 		free(r->c[i].ng);
 	}
+	free(r->marks);
 }
 
 /* The context of the current target's LIDs (NULL: no detours), or
@@ -695,16 +700,21 @@ static void *dring_take(struct ft_dring *r, const struct ft_work *w,
 	if (!g->has_nongood || !g->nng)
 		return NULL;
 	struct ft_dctx *c = &r->c[r->next++ % FT_DCTX];
-	if (!c->good) {
-		c->good = malloc(t->nsw * sizeof(uint32_t));
-		c->ng = malloc(t->nsw * sizeof(uint32_t));
-		if (!c->good || !c->ng)
+	if (!r->marks && !(r->marks = calloc(t->nsw, sizeof(uint32_t))))
+		return (void *)-1;
+	if (!c->good && !(c->good = malloc(t->nsw)))
+		return (void *)-1;
+	if (g->nng > c->ng_cap) {
+		free(c->ng);
+		c->ng_cap = g->nng;
+		if (!(c->ng = malloc(g->nng * sizeof(uint32_t))))
 			return (void *)-1;
 	}
-	memcpy(c->good, w->good_mark, t->nsw * sizeof(uint32_t));
+	for (uint32_t x = 0; x < t->nsw; x++)
+		c->good[x] = w->good_mark[x] == w->epoch_grp;
 	memcpy(c->ng, g->ng_list, g->nng * sizeof(uint32_t));
-	c->epoch = w->epoch_grp;
 	c->nng = g->nng;
+	c->serial = r->next;
 	return c;
 }
 
@@ -713,11 +723,17 @@ static void dring_fix(void *arg, void *ctx, uint8_t *nh)
 {
 	struct ft_dring *r = arg;
 	struct ft_dctx *c = ctx;
+	const struct ftree *t = r->t;
+	if (r->marks_of != c->serial) {
+		for (uint32_t x = 0; x < t->nsw; x++)
+			r->marks[x] = c->good[x];
+		r->marks_of = c->serial;
+	}
 	struct ft_work w;
 	memset(&w, 0, sizeof(w));
-	w.t = r->t;
-	w.good_mark = c->good;
-	w.epoch_grp = c->epoch;
+	w.t = t;
+	w.good_mark = r->marks;
+	w.epoch_grp = 1;
 	w.nh = nh;
 	ft_detour_route(r->dt, &w, c->ng, c->nng);
 }
