@@ -847,14 +847,14 @@ static void test_threads(void **state)
  * one VL, and the compute-node routes as balanced as in the default
  * order (switch LIDs carry no load); only detour entries change. */
 static void interleave_case(unsigned levels, unsigned radix, double remove,
-			    uint64_t seed)
+			    uint64_t seed, uint8_t lmc)
 {
 	struct fabric f;
 	struct lft_set def, a, b;
 	struct eval e0, e;
-	make_tree(&f, levels, radix, 1, remove, seed, 0);
-	struct route_options o1 = { .threads = 1 };
-	struct route_options o2 = { .threads = 2 };
+	make_tree(&f, levels, radix, 1, remove, seed, lmc);
+	struct route_options o1 = { .lmc = lmc, .threads = 1 };
+	struct route_options o2 = { .lmc = lmc, .threads = 2 };
 	assert_int_equal(route_ftree_on(&f, &o1, &def, NULL), 0);
 	uint64_t was = ft_interleave_min;
 	ft_interleave_min = 0;
@@ -870,8 +870,8 @@ static void interleave_case(unsigned levels, unsigned radix, double remove,
 	eval_init(&e, &f);
 	evaluate(&f, &a, &e, 1, 0);
 	fprintf(stderr, "  ft%u radix %u %.0f%% removed seed %llu, switch LIDs "
-		"interleaved: a2a %llu (default order %llu), whole tables %s\n",
-		levels, radix, remove * 100, (unsigned long long)seed,
+		"interleaved, LMC %u: a2a %llu (default order %llu), whole tables %s\n",
+		levels, radix, remove * 100, (unsigned long long)seed, lmc,
 		(unsigned long long)e.a2a_max, (unsigned long long)e0.a2a_max,
 		e.credit_loop_full ? "CYCLE" : "acyclic");
 	assert_int_equal(e.missing, 0);
@@ -890,9 +890,10 @@ static void interleave_case(unsigned levels, unsigned radix, double remove,
 static void test_interleave(void **state)
 {
 	(void)state;
-	interleave_case(3, 12, 0.05, 2);
-	interleave_case(3, 8, 0.10, 1);
-	interleave_case(2, 16, 0.05, 3);
+	interleave_case(3, 12, 0.05, 2, 0);
+	interleave_case(3, 8, 0.10, 1, 0);
+	interleave_case(2, 16, 0.05, 3, 0);
+	interleave_case(3, 8, 0.05, 1, 1);
 }
 
 /* Closed form (ftree_closed.c) against the load-aware assignment: on an
