@@ -235,6 +235,17 @@ struct ft_work {
 	uint32_t *anc_pos;      /* per ancestor: its anc_list index */
 	uint64_t *xtra;         /* per port: flow admitted this destination */
 	uint32_t *xtra_stamp;   /* per port: epoch_dst of xtra */
+	/* Split trees: the load of every up-going switch link lives here,
+	 * not in load[], indexed by the link's t->dn index (the link seen
+	 * from above), so a pass down from a switch reads and writes its
+	 * lower ends' up-link loads in sequence, not one cache line per
+	 * leaf (ftree_split.c). ft_ld finds a port's slot. */
+	uint64_t *upl;          /* [plane * dn links + t->dn index] */
+	uint64_t *ul;           /* upl of the plane being routed */
+	uint32_t *up_dn;        /* per fabric port: its t->dn index if it is
+				 * an up-port, else UINT32_MAX (NULL: none) */
+	uint8_t *dn_rport;      /* per down-link: t->dn[k].rport, compact */
+	uint32_t planes;
 	uint32_t *used_sw;      /* LMC: chain switches used by earlier LIDs */
 	uint32_t nused;
 	/* re-routing */
@@ -243,6 +254,21 @@ struct ft_work {
 	/* statistics */
 	uint64_t spilled_dests, spilled_sources;
 };
+
+/* The load counter of fabric port e (L: load[] of the plane routed):
+ * in upl for an up-port on split trees, else L[e]. */
+static inline uint64_t *ft_ld(const struct ft_work *w, uint64_t *L, uint32_t e)
+{
+	uint32_t k = w->up_dn ? w->up_dn[e] : UINT32_MAX;
+	return k == UINT32_MAX ? &L[e] : &w->ul[k];
+}
+
+static inline uint64_t ft_ldv(const struct ft_work *w, const uint64_t *L,
+			      uint32_t e)
+{
+	uint32_t k = w->up_dn ? w->up_dn[e] : UINT32_MAX;
+	return k == UINT32_MAX ? L[e] : w->ul[k];
+}
 
 /* ftree_degraded.c: called after the default assignment of a weighted
  * destination LID; adds its all-to-all flows to the link loads and, where

@@ -73,7 +73,7 @@ static struct ft_cost path_cost(const struct ft_work *w, uint32_t x, uint8_t p,
 {
 	const struct ftree *t = w->t;
 	uint32_t e = fport(t, x) + p;
-	uint64_t v = L[e] + f;
+	uint64_t v = ft_ldv(w, L, e) + f;
 	struct ft_cost c = { v, v };
 	x = t->peer_sw[e];
 	for (unsigned hops = 1; hops < 2 * FT_MAX_LEVELS + 2; hops++) {
@@ -140,7 +140,7 @@ static int path_cost_less(const struct ft_work *w, uint32_t x, uint8_t p,
 {
 	const struct ftree *t = w->t;
 	uint32_t e = fport(t, x) + p;
-	uint64_t v = L[e] + f, max = v, sum = v;
+	uint64_t v = ft_ldv(w, L, e) + f, max = v, sum = v;
 	if (max > best.max || (max == best.max && sum >= best.sum))
 		return 0;
 	x = t->peer_sw[e];
@@ -169,15 +169,16 @@ static int path_add(struct ft_work *w, uint32_t x, uint8_t p,
 	int crossed = 0;
 	for (unsigned hops = 0; hops < 2 * FT_MAX_LEVELS + 2; hops++) {
 		uint32_t e = fport(t, x) + p;
-		int was = L[e] > t->cap;
+		uint64_t *le = ft_ld(w, L, e);
+		int was = *le > t->cap;
 		if (sub)
-			L[e] -= f;
+			*le -= f;
 		else
-			L[e] += f;
-		crossed |= was != (L[e] > t->cap);
+			*le += f;
+		crossed |= was != (*le > t->cap);
 		if (p == w->nh[x]) {
-			w->nover += (L[e] > t->cap) - (w->ld[x] > t->cap);
-			w->ld[x] = L[e];
+			w->nover += (*le > t->cap) - (w->ld[x] > t->cap);
+			w->ld[x] = *le;
 		}
 		x = t->peer_sw[e];
 		if (x == FAB_NONE || x == tg)
@@ -267,14 +268,15 @@ static int commit_flow(struct ft_work *w, uint32_t x, uint64_t *L, uint32_t *n,
 	if (!f)
 		return 0;
 	uint32_t e = fport(t, x) + w->nh[x], o = t->peer_sw[e];
-	L[e] += f;
+	uint64_t *le = ft_ld(w, L, e);
+	*le += f;
 	if (o == FAB_NONE)
-		return L[e] > t->cap;
+		return *le > t->cap;
 	if (!w->flow[o] && w->anc_mark[o] != w->epoch_grp &&
 	    w->good_mark[o] == w->epoch_grp)
 		w->queue[(*n)++] = o;
 	w->flow[o] += f;
-	return L[e] > t->cap;
+	return *le > t->cap;
 }
 
 /* Add the default assignment's flows to L (what everything below a
@@ -326,8 +328,8 @@ static void spill_setup(struct ft_work *w, const uint64_t *L)
 			continue;
 		uint32_t e = fport(t, x) + w->nh[x];
 		w->nx[x] = t->peer_sw[e];
-		w->ld[x] = L[e];
-		w->nover += L[e] > t->cap;
+		w->ld[x] = ft_ldv(w, L, e);
+		w->nover += w->ld[x] > t->cap;
 	}
 }
 

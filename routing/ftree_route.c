@@ -353,9 +353,8 @@ static uint32_t least_up(const struct ft_work *w, uint32_t x,
 			continue;
 		}
 		const struct ft_link *bl = &t->up[best];
-		if (L[l->egress] < L[bl->egress] ||
-		    (L[l->egress] == L[bl->egress] &&
-		     t->order[l->peer] < t->order[bl->peer]))
+		uint64_t lv = ft_ldv(w, L, l->egress), bv = ft_ldv(w, L, bl->egress);
+		if (lv < bv || (lv == bv && t->order[l->peer] < t->order[bl->peer]))
 			best = k;
 	}
 	return best;
@@ -445,6 +444,8 @@ static void route_lid(struct ft_work *w, const struct ft_group *g,
 {
 	const struct ftree *t = w->t;
 	uint64_t *L = w->load + (size_t)plane * w->num_ports;
+	if (w->upl)
+		w->ul = w->upl + (size_t)plane * t->dn_off[t->nsw];
 	w->epoch_dst++;
 	if (!w->prev && !w->upper_weighted)
 		memcpy(w->nh, g->dflt, t->nsw);
@@ -509,6 +510,7 @@ static int work_init(struct ft_work *w, const struct ftree *t, uint32_t planes)
 	memset(w, 0, sizeof(*w));
 	w->t = t;
 	w->num_ports = t->fab->num_ports;
+	w->planes = planes;
 	size_t n = t->nsw;
 	w->load = calloc((size_t)planes * w->num_ports + 1, sizeof(uint64_t));
 	w->anc_mark = calloc(n, sizeof(uint32_t));

@@ -81,8 +81,9 @@ static int least_up(const struct ft_work *w, uint32_t x, uint64_t v,
 		    const uint64_t *L)
 {
 	const struct ftree *t = w->t;
+	(void)L;        /* up-link loads: in ul (ft_ld) */
 	for (uint32_t k = t->up_off[x]; k < t->up_off[x + 1]; k++)
-		if (L[t->up[k].egress] < v &&
+		if (w->ul[w->up_rev[k]] < v &&
 		    w->good_mark[t->up[k].peer] == w->epoch_grp)
 			return 0;
 	return 1;
@@ -112,12 +113,12 @@ static int waits_below(struct ft_work *w, uint32_t x)
  * which skips it (cm_stamp). Nothing this destination's chains read
  * later depends on it: they test the up-links of leaves not yet routed,
  * and the links above the leaves. The loads end the same. */
-static void early_commit(struct ft_work *w, uint32_t x,
-			 const struct ft_link *l, uint32_t s, uint64_t *L)
+static void early_commit(struct ft_work *w, uint32_t x, uint32_t k,
+			 uint32_t s)
 {
 	uint64_t f = w->t->weight[x];
-	L[l->rev_egress] += f;
-	w->early_over += L[l->rev_egress] > w->t->cap;
+	w->ul[k] += f;
+	w->early_over += w->ul[k] > w->t->cap;
 	if (!w->flow[s] && w->anc_mark[s] != w->epoch_grp)
 		w->cq[w->ncq++] = s;
 	w->flow[s] += f;
@@ -132,9 +133,9 @@ static void early_undo(struct ft_work *w, uint32_t x, uint64_t *L)
 	if (!w->cm_stamp || w->cm_stamp[x] != w->epoch_dst)
 		return;         /* (no splitting on this tree, or not committed) */
 	uint32_t e = t->fport[x] + w->nh[x];
-	uint64_t f = t->weight[x];
-	w->early_over -= L[e] > t->cap;
-	L[e] -= f;
+	uint64_t f = t->weight[x], *le = ft_ld(w, L, e);
+	w->early_over -= *le > t->cap;
+	*le -= f;
 	w->flow[t->peer_sw[e]] -= f;    /* its queue entry may stay: empty */
 	w->cm_stamp[x] = 0;
 }
@@ -167,8 +168,7 @@ static void below_chain(struct ft_work *w, struct ft_split *sp,
 			for (uint32_t k = t->dn_off[s]; k < end; k++) {
 				if (waiting_only && w->pend_stamp[w->dn_peer[k]] != dst)
 					continue;
-				const struct ft_link *l = &t->dn[k];
-				uint32_t x = l->peer;
+				uint32_t x = w->dn_peer[k];
 				if (w->anc_mark[x] == grp)
 					continue;
 				if (w->assigned[x] == dst) {
@@ -180,6 +180,7 @@ static void below_chain(struct ft_work *w, struct ft_split *sp,
 					 * later chain: x is on an earlier one.) */
 					if (w->prev || sp->extra)
 						continue;
+					const struct ft_link *l = &t->dn[k];
 					uint32_t cur = t->fport[x] + w->nh[x];
 					/* compare the loads without x's own flow */
 					early_undo(w, x, L);
@@ -187,7 +188,8 @@ static void below_chain(struct ft_work *w, struct ft_split *sp,
 					if ((cp == s || (cp != FAB_NONE &&
 							 w->anc_mark[cp] != grp &&
 							 t->level[cp] == t->level[s])) &&
-					    L[l->rev_egress] < L[cur])
+					    ft_ldv(w, L, l->rev_egress) <
+					    ft_ldv(w, L, cur))
 						w->nh[x] = l->rport;
 					continue;
 				}
@@ -209,10 +211,11 @@ static void below_chain(struct ft_work *w, struct ft_split *sp,
 							continue;
 						w->br_flow[x] = 0;
 					}
-					uint64_t v = L[l->rev_egress];
+					/* x's up-link here: slot k of ul */
+					uint64_t v = w->ul[k];
 					if (f &&
 					    ((int64_t)f > m || v + f > cap ||
-					     (r != x && L[w->br_up[r]] +
+					     (r != x && w->ul[w->br_up[r]] +
 					      w->br_flow[r] + f > cap) ||
 					     (sp->extra && w->tight[x] &&
 					      !least_up(w, x, v, L)))) {
@@ -221,7 +224,7 @@ static void below_chain(struct ft_work *w, struct ft_split *sp,
 					}
 					w->br_root[x] = r;
 					if (s == chain[i])
-						w->br_up[x] = l->rev_egress;
+						w->br_up[x] = k;
 					if (f) {
 						split_book(w, sp, i, f);
 						w->br_flow[r] += (uint32_t)f;
@@ -229,15 +232,18 @@ static void below_chain(struct ft_work *w, struct ft_split *sp,
 				}
 				sp->admitted += t->weight[x];
 				w->assigned[x] = dst;
-				w->nh[x] = l->rport;
+				uint8_t rp = w->dn_rport[k];
+				w->nh[x] = rp;
 				if (sp->on && !t->level[x] && t->weight[x])
-					early_commit(w, x, l, s, L);
+					early_commit(w, x, k, s);
 				if (w->prev) {
 					uint8_t pp = ft_prev_port(w, x, lid);
-					if (pp != l->rport && ft_good_up_port(w, x, pp))
+					if (pp != rp && ft_good_up_port(w, x, pp))
 						w->nh[x] = pp;
 				}
-				w->queue[tail++] = x;
+				/* (a leaf has nothing below it to visit) */
+				if (t->level[x])
+					w->queue[tail++] = x;
 			}
 		}
 	}
@@ -384,10 +390,30 @@ static int degrees_even(const struct ftree *t)
 int ft_split_init(struct ft_work *w)
 {
 	const struct ftree *t = w->t;
-	size_t n = t->nsw;
+	size_t n = t->nsw, ndn = t->dn_off[t->nsw];
+	/* The pass below a chain reads each down-link's lower end and port
+	 * there from these (not the 16-byte ft_link): on every tree. */
+	w->dn_peer = malloc((ndn + 1) * sizeof(uint32_t));
+	w->dn_rport = malloc(ndn + 1);
+	if (!w->dn_peer || !w->dn_rport)
+		return -ENOMEM;
+	for (uint32_t k = 0; k < ndn; k++) {
+		w->dn_peer[k] = t->dn[k].peer;
+		w->dn_rport[k] = t->dn[k].rport;
+	}
 	w->split_on = t->cap != UINT64_MAX && !degrees_even(t);
 	if (!w->split_on)
 		return 0;
+	w->upl = calloc((size_t)(w->planes ? w->planes : 1) * ndn + 1,
+			sizeof(uint64_t));
+	w->up_dn = malloc((w->num_ports + 1) * sizeof(uint32_t));
+	if (!w->upl || !w->up_dn)
+		return -ENOMEM;
+	w->ul = w->upl;
+	for (uint32_t e = 0; e <= w->num_ports; e++)
+		w->up_dn[e] = UINT32_MAX;
+	for (uint32_t k = 0; k < ndn; k++)
+		w->up_dn[t->dn[k].rev_egress] = k;
 	w->br_root = calloc(n, sizeof(uint32_t));
 	w->br_up = calloc(n, sizeof(uint32_t));
 	w->br_flow = calloc(n, sizeof(uint32_t));
@@ -407,16 +433,12 @@ int ft_split_init(struct ft_work *w)
 	w->all_weighted = 1;
 	for (uint32_t i = t->lvl_off[0]; i < t->lvl_off[1]; i++)
 		w->all_weighted &= t->weight[t->by_level[i]] != 0;
-	w->dn_peer = malloc((t->dn_off[t->nsw] + 1) * sizeof(uint32_t));
 	w->pend_memo = calloc(n, sizeof(uint32_t));
 	w->cm_stamp = calloc(n, sizeof(uint32_t));
 	w->cq = calloc(n + 1, sizeof(uint32_t));
 	w->pend_has = calloc(n, 1);
-	if (!w->dn_peer || !w->pend_memo || !w->pend_has || !w->cm_stamp ||
-	    !w->cq)
+	if (!w->pend_memo || !w->pend_has || !w->cm_stamp || !w->cq)
 		return -ENOMEM;
-	for (uint32_t k = 0; k < t->dn_off[t->nsw]; k++)
-		w->dn_peer[k] = t->dn[k].peer;
 	for (uint32_t x = 0; x < t->nsw; x++) {
 		uint64_t u = t->up_off[x + 1] - t->up_off[x], f = t->weight[x];
 		uint64_t need = f * (t->total_weight - f);
@@ -441,6 +463,12 @@ void ft_split_free(struct ft_work *w)
 	free(w->cq);
 	w->cm_stamp = w->cq = NULL;
 	free(w->dn_peer);
+	free(w->dn_rport);
+	free(w->upl);
+	free(w->up_dn);
+	w->upl = w->ul = NULL;
+	w->up_dn = NULL;
+	w->dn_rport = NULL;
 	free(w->pend_memo);
 	free(w->pend_has);
 	w->dn_peer = w->pend_memo = NULL;
