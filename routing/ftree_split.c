@@ -140,6 +140,52 @@ static void early_undo(struct ft_work *w, uint32_t x, uint64_t *L)
 	w->cm_stamp[x] = 0;
 }
 
+/* The first chain reaching a switch s right above the leaves (not on
+ * the chain: a pod's column switch, with room already checked) admits
+ * its leaves one by one, in link order, each while its flow fits on its
+ * own up-link, on s's up-link (room) and on the chain's links (m). When
+ * all fit (the usual case: the loads are even), they are admitted in
+ * bulk: the room tests taken as sums (each leaf's flow is positive, so
+ * the last prefix is the tightest), the bookings once for the sum. The
+ * same choices and loads as one by one, at a few operations per leaf
+ * instead of the whole test: ~2,000 leaves per destination. Returns 0
+ * (nothing done) when some leaf would not fit or is not a plain
+ * compute-node leaf still to route. */
+static int leaves_bulk(struct ft_work *w, struct ft_split *sp, uint32_t i,
+		       uint32_t s, int64_t m)
+{
+	const struct ftree *t = w->t;
+	uint32_t grp = w->epoch_grp, dst = w->epoch_dst;
+	uint32_t a = t->dn_off[s], b = t->dn_off[s + 1], r = w->br_root[s];
+	uint64_t cap = t->cap, sum = 0;
+	int bad = 0;
+	for (uint32_t k = a; k < b; k++) {
+		uint32_t x = w->dn_peer[k];
+		uint64_t f = t->weight[x];
+		bad |= (w->anc_mark[x] == grp) | (w->assigned[x] == dst) |
+			(w->ul[k] + f > cap) | !f;
+		sum += f;
+	}
+	if (bad || a == b || (int64_t)sum > m ||
+	    w->ul[w->br_up[r]] + w->br_flow[r] + sum > cap)
+		return 0;
+	for (uint32_t k = a; k < b; k++) {
+		uint32_t x = w->dn_peer[k];
+		w->ul[k] += t->weight[x];      /* early commit: within cap */
+		w->assigned[x] = dst;
+		w->cm_stamp[x] = dst;
+		w->nh[x] = w->dn_rport[k];
+	}
+	/* (br_root of a leaf is never read: leaves are not queued) */
+	split_book(w, sp, i, sum);
+	w->br_flow[r] += (uint32_t)sum;
+	sp->admitted += sum;
+	if (!w->flow[s] && w->anc_mark[s] != grp)
+		w->cq[w->ncq++] = s;
+	w->flow[s] += sum;
+	return 1;
+}
+
 /* Breadth first down from each switch of chain[0..nchain), lowest first:
  * the switches reached go up toward it. Splitting, a compute-node switch
  * x below chain[i] joins only if its flow fits on the chain's links below
@@ -165,6 +211,10 @@ static void below_chain(struct ft_work *w, struct ft_split *sp,
 			 * chain. Same order, reading only their ordinals. */
 			int waiting_only = sp->extra && w->all_weighted &&
 				t->level[s] == 1;
+			if (split && !sp->extra && w->all_weighted &&
+			    s != chain[i] && t->level[s] == 1 &&
+			    leaves_bulk(w, sp, i, s, split_min(sp, i)))
+				continue;
 			for (uint32_t k = t->dn_off[s]; k < end; k++) {
 				if (waiting_only && w->pend_stamp[w->dn_peer[k]] != dst)
 					continue;
