@@ -224,6 +224,12 @@ struct ft_work {
 	uint32_t *pend_memo;    /* per switch above the leaves: == epoch_dst
 				 * once pend_has is known */
 	uint8_t *pend_has;      /* ... whether a waiting leaf is below it */
+	uint64_t *pend_bits;    /* the waiting leaves, a bit per ordinal */
+	uint32_t *kid_base;     /* per switch: its lowest lower end, and... */
+	uint64_t *kid_mask;     /* ... its lower ends' ordinals - kid_base,
+				 * as bits (0: they span 64 or more) */
+	uint8_t *kid_seq;       /* per switch: kid_mask set, its links lead
+				 * to ascending ordinals, once each */
 	uint32_t *dn_peer;      /* per down-link (t->dn): its lower end */
 	int all_weighted;       /* every leaf holds compute nodes */
 	uint32_t *cm_stamp;     /* per leaf: == epoch_dst once its flow is

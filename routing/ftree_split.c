@@ -18,6 +18,7 @@
  * (intact ones, directors) keep the single chain: d-mod-k untouched. */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "ftree.h"
 
@@ -93,10 +94,24 @@ static int least_up(const struct ft_work *w, uint32_t x, uint64_t v,
  * above the leaves)? Looked at once per destination, when a later chain
  * first reaches x (marking each waiting leaf's parents instead costs a
  * write per up-link, ~31 per leaf at 65,536 CAs). */
+/* The waiting leaves among x's lower ends, as kid_mask bits. */
+static uint64_t waiting_bits(const struct ft_work *w, uint32_t x)
+{
+	uint32_t b = w->kid_base[x], q = b >> 6, r = b & 63;
+	uint64_t v = w->pend_bits[q] >> r;
+	if (r)
+		v |= w->pend_bits[q + 1] << (64 - r);
+	return v & w->kid_mask[x];
+}
+
 static int waits_below(struct ft_work *w, uint32_t x)
 {
 	const struct ftree *t = w->t;
 	uint32_t dst = w->epoch_dst;
+	if (w->kid_mask[x])
+		/* x's lower ends span fewer than 64 ordinals (a pod's
+		 * leaves): one word of the waiting leaves' bitmap answers */
+		return waiting_bits(w, x) != 0;
 	if (w->pend_memo[x] != dst) {
 		uint8_t h = 0;
 		for (uint32_t k = t->dn_off[x]; !h && k < t->dn_off[x + 1]; k++)
@@ -215,9 +230,22 @@ static void below_chain(struct ft_work *w, struct ft_split *sp,
 			    s != chain[i] && t->level[s] == 1 &&
 			    leaves_bulk(w, sp, i, s, split_min(sp, i)))
 				continue;
+			/* Lower ends in ascending ordinals, once each: the
+			 * waiting ones' bits give their links in order. */
+			int by_bits = waiting_only && w->kid_seq[s];
+			uint64_t wb = by_bits ? waiting_bits(w, s) : 0;
 			for (uint32_t k = t->dn_off[s]; k < end; k++) {
-				if (waiting_only && w->pend_stamp[w->dn_peer[k]] != dst)
+				if (by_bits) {
+					if (!wb)
+						break;
+					uint64_t low = (wb & -wb) - 1;
+					k = t->dn_off[s] + (uint32_t)
+						__builtin_popcountll(w->kid_mask[s] & low);
+					wb &= wb - 1;
+				} else if (waiting_only &&
+					   w->pend_stamp[w->dn_peer[k]] != dst) {
 					continue;
+				}
 				uint32_t x = w->dn_peer[k];
 				if (w->anc_mark[x] == grp)
 					continue;
@@ -305,11 +333,13 @@ static void mark_pending(struct ft_work *w)
 {
 	const struct ftree *t = w->t;
 	uint32_t grp = w->epoch_grp, dst = w->epoch_dst;
+	memset(w->pend_bits, 0, ((t->nsw >> 6) + 2) * sizeof(uint64_t));
 	for (uint32_t i = 0; i < w->nweighted; i++) {
 		uint32_t x = w->weighted[i];
 		if (t->level[x] || w->assigned[x] == dst || w->good_mark[x] != grp)
 			continue;
 		w->pend_stamp[x] = dst;
+		w->pend_bits[x >> 6] |= 1ull << (x & 63);
 	}
 }
 
@@ -487,8 +517,29 @@ int ft_split_init(struct ft_work *w)
 	w->cm_stamp = calloc(n, sizeof(uint32_t));
 	w->cq = calloc(n + 1, sizeof(uint32_t));
 	w->pend_has = calloc(n, 1);
-	if (!w->pend_memo || !w->pend_has || !w->cm_stamp || !w->cq)
+	w->pend_bits = calloc((n >> 6) + 2, sizeof(uint64_t));
+	w->kid_base = calloc(n, sizeof(uint32_t));
+	w->kid_mask = calloc(n, sizeof(uint64_t));
+	w->kid_seq = calloc(n, 1);
+	if (!w->pend_memo || !w->pend_has || !w->cm_stamp || !w->cq ||
+	    !w->pend_bits || !w->kid_base || !w->kid_mask || !w->kid_seq)
 		return -ENOMEM;
+	for (uint32_t x = 0; x < t->nsw; x++) {
+		uint32_t lo = UINT32_MAX, hi = 0;
+		for (uint32_t k = t->dn_off[x]; k < t->dn_off[x + 1]; k++) {
+			lo = w->dn_peer[k] < lo ? w->dn_peer[k] : lo;
+			hi = w->dn_peer[k] > hi ? w->dn_peer[k] : hi;
+		}
+		if (lo == UINT32_MAX || hi - lo >= 64)
+			continue;       /* (kid_mask 0: scan x's links) */
+		w->kid_base[x] = lo;
+		w->kid_seq[x] = 1;
+		for (uint32_t k = t->dn_off[x]; k < t->dn_off[x + 1]; k++) {
+			w->kid_mask[x] |= 1ull << (w->dn_peer[k] - lo);
+			if (k > t->dn_off[x] && w->dn_peer[k] <= w->dn_peer[k - 1])
+				w->kid_seq[x] = 0;
+		}
+	}
 	for (uint32_t x = 0; x < t->nsw; x++) {
 		uint64_t u = t->up_off[x + 1] - t->up_off[x], f = t->weight[x];
 		uint64_t need = f * (t->total_weight - f);
@@ -521,6 +572,13 @@ void ft_split_free(struct ft_work *w)
 	w->dn_rport = NULL;
 	free(w->pend_memo);
 	free(w->pend_has);
+	free(w->pend_bits);
+	free(w->kid_base);
+	free(w->kid_mask);
+	free(w->kid_seq);
+	w->kid_seq = NULL;
+	w->pend_bits = w->kid_mask = NULL;
+	w->kid_base = NULL;
 	w->dn_peer = w->pend_memo = NULL;
 	w->pend_has = NULL;
 	w->br_root = w->br_up = w->br_flow = w->wide_via = NULL;
