@@ -94,6 +94,15 @@ static int least_up(const struct ft_work *w, uint32_t x, uint64_t v,
  * above the leaves)? Looked at once per destination, when a later chain
  * first reaches x (marking each waiting leaf's parents instead costs a
  * write per up-link, ~31 per leaf at 65,536 CAs). */
+/* Bits set in v (without -mpopcnt the builtin is a library call). */
+static inline uint32_t ones64(uint64_t v)
+{
+	v -= (v >> 1) & 0x5555555555555555ull;
+	v = (v & 0x3333333333333333ull) + ((v >> 2) & 0x3333333333333333ull);
+	v = (v + (v >> 4)) & 0x0f0f0f0f0f0f0f0full;
+	return (uint32_t)((v * 0x0101010101010101ull) >> 56);
+}
+
 /* The waiting leaves among x's lower ends, as kid_mask bits. */
 static uint64_t waiting_bits(const struct ft_work *w, uint32_t x)
 {
@@ -239,8 +248,7 @@ static void below_chain(struct ft_work *w, struct ft_split *sp,
 					if (!wb)
 						break;
 					uint64_t low = (wb & -wb) - 1;
-					k = t->dn_off[s] + (uint32_t)
-						__builtin_popcountll(w->kid_mask[s] & low);
+					k = t->dn_off[s] + ones64(w->kid_mask[s] & low);
 					wb &= wb - 1;
 				} else if (waiting_only &&
 					   w->pend_stamp[w->dn_peer[k]] != dst) {
