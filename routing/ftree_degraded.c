@@ -324,6 +324,13 @@ static void spill_setup(struct ft_work *w, const uint64_t *L)
 	uint32_t grp = w->epoch_grp;
 	w->nover = 0;
 	for (uint32_t x = 0; x < t->nsw; x++) {
+		/* the entries' ports are scattered: ask for them ahead */
+		if (x + 16 < t->nsw) {
+			uint32_t ea = fport(t, x + 16) + w->nh[x + 16];
+			__builtin_prefetch(&t->peer_sw[ea]);
+			if (w->up_dn)
+				__builtin_prefetch(&w->up_dn[ea]);
+		}
 		if (w->good_mark[x] != grp || x == w->anc_list[0])
 			continue;
 		uint32_t e = fport(t, x) + w->nh[x];
