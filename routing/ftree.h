@@ -28,6 +28,7 @@
 
 #include <pthread.h>
 #include <stdint.h>
+#include <time.h>
 #include "../core/fabric.h"
 #include "engine.h"
 #include "lft.h"
@@ -370,12 +371,23 @@ struct ft_writer {
 	 * (the detours, ftree_route.c); skipped where ctx is NULL. */
 	void (*fix)(void *arg, void *ctx, uint8_t *nh);
 	void *fix_arg;
+	double cpu;             /* the second thread's CPU seconds, once
+				 * joined (-1: none) */
 	void (*side_fn)(void *);        /* side job, NULL when done */
 	void *side_arg;
 	pthread_t tid;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 };
+
+/* CPU seconds of the calling thread (the log's per-thread split). */
+static inline double ft_thread_cpu(void)
+{
+	struct timespec ts;
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+		return 0;
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
 
 int ft_writer_init(struct ft_writer *wr, const struct ftree *t,
 		   struct lft_set *lft, unsigned threads);

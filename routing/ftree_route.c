@@ -815,7 +815,7 @@ static int ft_route(struct route_ctx *ctx, struct lft_set *lft)
 			 lft->num_switches, t->max_lid, t->nsw);
 		return -EINVAL;
 	}
-	double t0 = now_seconds();
+	double t0 = now_seconds(), c0 = ft_thread_cpu();
 	uint32_t planes = 1;
 	for (uint32_t i = 0; i < t->nca_dest; i++)
 		if (t->dest[i].weighted && t->dest[i].nlids > planes)
@@ -916,7 +916,11 @@ static int ft_route(struct route_ctx *ctx, struct lft_set *lft)
 		}
 	}
 	free(todo);
+	double c1 = ft_thread_cpu();
 	ft_writer_finish(&wr);
+	if (wr.cpu >= 0)
+		log_info("ftree: CPU: routing thread %.2f s, second thread %.2f s "
+			 "(detours, table writes, setup)", c1 - c0, wr.cpu);
 	if (w.prev)
 		ft_reroute_report(&w, ctx->fab, lft);
 	log_info("ftree: routed %u destinations in %.3f s (%llu spilled, "

@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ftree.h"
@@ -66,6 +67,7 @@ static void *writer_main(void *arg)
 		pthread_cond_wait(&wr->cv, &wr->mu);
 	}
 	pthread_mutex_unlock(&wr->mu);
+	wr->cpu = ft_thread_cpu();      /* read after the join */
 	return NULL;
 }
 
@@ -82,6 +84,7 @@ int ft_writer_init(struct ft_writer *wr, const struct ftree *t,
 		   struct lft_set *lft, unsigned threads)
 {
 	memset(wr, 0, sizeof(*wr));
+	wr->cpu = -1;
 	wr->nsw = t->nsw;
 	wr->lft = lft;
 	/* One window alone, or FT_WINDOWS with the second thread: the
