@@ -242,15 +242,20 @@ struct ft_work {
 	uint32_t *anc_pos;      /* per ancestor: its anc_list index */
 	uint64_t *xtra;         /* per port: flow admitted this destination */
 	uint32_t *xtra_stamp;   /* per port: epoch_dst of xtra */
-	/* Split trees: the load of every up-going switch link lives here,
-	 * not in load[], indexed by the link's t->dn index (the link seen
+	/* Split trees: the loads of the switch links live here, not in
+	 * load[]. Up-going: slot k = the link's t->dn index (the link seen
 	 * from above), so a pass down from a switch reads and writes its
 	 * lower ends' up-link loads in sequence, not one cache line per
-	 * leaf (ftree_split.c). ft_ld finds a port's slot. */
-	uint64_t *upl;          /* [plane * dn links + t->dn index] */
+	 * leaf (ftree_split.c). Down-going: slot ndn + the link's t->up
+	 * index (seen from below), so the links down into one switch (a
+	 * chain's, the ancestors' candidates) are read in sequence. ft_ld
+	 * finds a port's slot. */
+	uint64_t *upl;          /* [plane * ul_stride + slot] */
 	uint64_t *ul;           /* upl of the plane being routed */
-	uint32_t *up_dn;        /* per fabric port: its t->dn index if it is
-				 * an up-port, else UINT32_MAX (NULL: none) */
+	uint32_t ndn;           /* t->dn_off[nsw]: where down slots start */
+	uint32_t ul_stride;     /* slots per plane */
+	uint32_t *up_dn;        /* per fabric port: its slot if it is a
+				 * switch link's, else UINT32_MAX (NULL: none) */
 	uint8_t *dn_rport;      /* per down-link: t->dn[k].rport, compact */
 	uint32_t planes;
 	uint32_t *used_sw;      /* LMC: chain switches used by earlier LIDs */
@@ -287,10 +292,12 @@ void ft_spill(struct ft_work *w, uint32_t target, uint32_t plane);
  * go up toward it; on degraded trees (split_on) a chain takes flow only
  * while its links have room and further chains take the rest. cand_off
  * and cand: the ancestors' down candidates (ftree_route.c's group),
- * cand_lo: each one's lower end (its anc_list index);
+ * cand_lo: each one's lower end (its anc_list index), cand_up: its
+ * t->up index;
  * good_weight: compute nodes on good switches off the ancestors. */
 void ft_below_chains(struct ft_work *w, const uint32_t *cand_off,
 		     const uint32_t *cand, const uint32_t *cand_lo,
+		     const uint32_t *cand_up,
 		     uint64_t good_weight, uint32_t lid,
 		     uint64_t *L, int weighted);
 /* Decide split_on and allocate what splitting needs: 0 or -ENOMEM. */

@@ -38,6 +38,7 @@ struct ft_group {               /* cached per target switch */
 	uint32_t *cand_off;     /* per anc_list index: candidates in cand[] */
 	uint32_t *cand;         /* indices into t->dn */
 	uint32_t *cand_lo;      /* per candidate: its lower end's anc_list index */
+	uint32_t *cand_up;      /* per candidate: the same link's t->up index */
 	uint32_t ncand_cap;
 	int has_nongood;
 	uint64_t good_weight;   /* compute nodes on good switches off the
@@ -119,9 +120,11 @@ static int group_marks(struct ft_work *w, struct ft_group *g, uint32_t tg)
 	if (need > g->ncand_cap) {
 		free(g->cand);
 		free(g->cand_lo);
+		free(g->cand_up);
 		g->cand = malloc((need ? need : 1) * sizeof(uint32_t));
 		g->cand_lo = malloc((need ? need : 1) * sizeof(uint32_t));
-		if (!g->cand || !g->cand_lo) {
+		g->cand_up = malloc((need ? need : 1) * sizeof(uint32_t));
+		if (!g->cand || !g->cand_lo || !g->cand_up) {
 			g->ncand_cap = 0;
 			return -ENOMEM;
 		}
@@ -143,19 +146,22 @@ static int group_marks(struct ft_work *w, struct ft_group *g, uint32_t tg)
 			uint32_t c = w->queue[w->anc_pos[t->up[k].peer]]++;
 			g->cand[c] = w->up_rev[k];
 			g->cand_lo[c] = i;
+			g->cand_up[c] = k;
 		}
 	}
 	for (uint32_t i = 1; i < w->nanc; i++) {
 		/* t->dn order (insertion sort: a few candidates each) */
-		uint32_t *c = g->cand, *lo = g->cand_lo;
+		uint32_t *c = g->cand, *lo = g->cand_lo, *up = g->cand_up;
 		for (uint32_t a = g->cand_off[i] + 1; a < g->cand_off[i + 1]; a++) {
-			uint32_t v = c[a], vl = lo[a], b = a;
+			uint32_t v = c[a], vl = lo[a], vu = up[a], b = a;
 			for (; b > g->cand_off[i] && c[b - 1] > v; b--) {
 				c[b] = c[b - 1];
 				lo[b] = lo[b - 1];
+				up[b] = up[b - 1];
 			}
 			c[b] = v;
 			lo[b] = vl;
+			up[b] = vu;
 		}
 	}
 	/* Good switches: those with an up-path to an ancestor. Below a
@@ -288,7 +294,8 @@ static void build_chain(struct ft_work *w, uint32_t tg, uint32_t lid,
 			uint64_t key[4] = {
 				w->prev ? prev_chain_rank(w, l, cur, lid) : 0,
 				w->nused ? used_count(w, l->peer) : 0,
-				L[l->rev_egress],
+				/* (the link down, seen from below: slot ndn + k) */
+				w->up_dn ? w->ul[w->ndn + k] : L[l->rev_egress],
 				t->order[l->peer],
 			};
 			if (best == FAB_NONE || key_less(key, bk)) {
@@ -306,6 +313,15 @@ static void build_chain(struct ft_work *w, uint32_t tg, uint32_t lid,
 	}
 }
 
+/* The load of candidate c (a link down to an ancestor). */
+static uint64_t cand_load(const struct ft_work *w, const struct ft_group *g,
+			  uint32_t c, const uint64_t *L)
+{
+	if (w->up_dn)
+		return w->ul[w->ndn + g->cand_up[c]];
+	return L[w->t->dn[g->cand[c]].egress];
+}
+
 /* Step 3a: ancestors off the chain go down, least-loaded candidate. */
 static void route_ancestors(struct ft_work *w, const struct ft_group *g,
 			    uint32_t lid, const uint64_t *L)
@@ -316,21 +332,20 @@ static void route_ancestors(struct ft_work *w, const struct ft_group *g,
 		if (w->assigned[s] == w->epoch_dst)
 			continue;
 		uint32_t a = g->cand_off[i], b = g->cand_off[i + 1];
-		uint32_t best = g->cand[a];
+		uint32_t best = a;
 		uint8_t pp = w->prev ? ft_prev_port(w, s, lid) : LFT_NO_PATH;
 		for (uint32_t c = a; c < b; c++) {
 			const struct ft_link *l = &t->dn[g->cand[c]];
 			if (l->port == pp) {
-				best = g->cand[c];
+				best = c;
 				break;
 			}
-			const struct ft_link *bl = &t->dn[best];
-			if (L[l->egress] < L[bl->egress] ||
-			    (L[l->egress] == L[bl->egress] &&
-			     t->order[l->peer] < t->order[bl->peer]))
-				best = g->cand[c];
+			const struct ft_link *bl = &t->dn[g->cand[best]];
+			uint64_t lv = cand_load(w, g, c, L), bv = cand_load(w, g, best, L);
+			if (lv < bv || (lv == bv && t->order[l->peer] < t->order[bl->peer]))
+				best = c;
 		}
-		w->nh[s] = t->dn[best].port;
+		w->nh[s] = t->dn[g->cand[best]].port;
 		w->assigned[s] = w->epoch_dst;
 	}
 }
@@ -445,7 +460,7 @@ static void route_lid(struct ft_work *w, const struct ft_group *g,
 	const struct ftree *t = w->t;
 	uint64_t *L = w->load + (size_t)plane * w->num_ports;
 	if (w->upl)
-		w->ul = w->upl + (size_t)plane * t->dn_off[t->nsw];
+		w->ul = w->upl + (size_t)plane * w->ul_stride;
 	w->epoch_dst++;
 	if (!w->prev && !w->upper_weighted)
 		memcpy(w->nh, g->dflt, t->nsw);
@@ -453,7 +468,8 @@ static void route_lid(struct ft_work *w, const struct ft_group *g,
 	w->assigned[d->sw] = w->epoch_dst;
 	build_chain(w, d->sw, lid, L);
 	route_ancestors(w, g, lid, L);
-	ft_below_chains(w, g->cand_off, g->cand, g->cand_lo, g->good_weight, lid, L,
+	ft_below_chains(w, g->cand_off, g->cand, g->cand_lo, g->cand_up,
+			g->good_weight, lid, L,
 			d->weighted);
 	if (w->prev || w->upper_weighted)
 		route_rest(w, g, lid, L, d->weighted);
@@ -570,6 +586,7 @@ static void next_free(struct ft_next *n)
 	free(n->g.cand_off);
 	free(n->g.cand);
 	free(n->g.cand_lo);
+	free(n->g.cand_up);
 	free(n->g.ng_list);
 	free(n->g.dflt);
 }
@@ -956,6 +973,7 @@ out:
 	ft_detour_free(&dt);
 	free(g.cand);
 	free(g.cand_lo);
+	free(g.cand_up);
 	if (r == -ENOMEM)
 		goto nomem;
 	return r;

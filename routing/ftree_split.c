@@ -46,7 +46,7 @@ static uint64_t split_extra(const struct ft_work *w, uint32_t e)
 static int64_t split_room(const struct ft_work *w, const uint64_t *L,
 			  uint32_t e)
 {
-	return (int64_t)w->t->cap - (int64_t)(L[e] + split_extra(w, e));
+	return (int64_t)w->t->cap - (int64_t)(ft_ldv(w, L, e) + split_extra(w, e));
 }
 
 static void split_book(struct ft_work *w, struct ft_split *sp, uint32_t i,
@@ -358,16 +358,28 @@ static void mark_pending(struct ft_work *w)
  * path has a full link. */
 static uint32_t split_chain(struct ft_work *w, const uint32_t *cand_off,
 			    const uint32_t *cand, const uint32_t *cand_lo,
-			    struct ft_split *sp, const uint64_t *L,
+			    const uint32_t *cand_up, struct ft_split *sp,
 			    uint32_t *chain)
 {
 	const struct ftree *t = w->t;
 	uint32_t top = FAB_NONE;        /* anc_list index */
 	/* The candidates' rooms, read once per destination (after the first
-	 * chain); later chains' bookings are taken off here as well. */
+	 * chain); later chains' bookings are taken off here as well. The
+	 * loads in their slots (in sequence per switch below); what this
+	 * destination admitted so far (xtra) is only on the first chain's
+	 * links, taken off those. */
 	if (!sp->crm_ok) {
-		for (uint32_t c = 0; c < cand_off[w->nanc]; c++)
-			w->crm[c] = split_room(w, L, t->dn[cand[c]].egress);
+		uint32_t nc = cand_off[w->nanc];
+		for (uint32_t c = 0; c < nc; c++)
+			w->crm[c] = (int64_t)t->cap -
+				(int64_t)w->ul[w->ndn + cand_up[c]];
+		for (uint32_t j = 1; j < w->nchain; j++) {
+			uint32_t e = sp->link[j], k = w->up_dn[e] - w->ndn;
+			uint64_t x = split_extra(w, e);
+			for (uint32_t c = 0; x && c < nc; c++)
+				if (cand_up[c] == k)
+					w->crm[c] -= (int64_t)x;
+		}
 		sp->crm_ok = 1;
 	}
 	/* wide and wide_via by anc_list index here: the candidates' lower
@@ -419,7 +431,7 @@ static uint32_t split_chain(struct ft_work *w, const uint32_t *cand_off,
 
 void ft_below_chains(struct ft_work *w, const uint32_t *cand_off,
 		     const uint32_t *cand, const uint32_t *cand_lo,
-		     uint64_t good_weight, uint32_t lid,
+		     const uint32_t *cand_up, uint64_t good_weight, uint32_t lid,
 		     uint64_t *L, int weighted)
 {
 	const struct ftree *t = w->t;
@@ -443,7 +455,8 @@ void ft_below_chains(struct ft_work *w, const uint32_t *cand_off,
 	 * column, a pod whose column switch lost its link to the top). */
 	for (unsigned c = 1; c < FT_SPLIT_CHAINS && sp.on &&
 	     (sp.more || sp.admitted < good_weight); c++) {
-		uint32_t n = split_chain(w, cand_off, cand, cand_lo, &sp, L, chain);
+		uint32_t n = split_chain(w, cand_off, cand, cand_lo, cand_up, &sp,
+					 chain);
 		if (!n)
 			break;
 		uint64_t before = sp.admitted;
@@ -492,7 +505,9 @@ int ft_split_init(struct ft_work *w)
 	w->split_on = t->cap != UINT64_MAX && !degrees_even(t);
 	if (!w->split_on)
 		return 0;
-	w->upl = calloc((size_t)(w->planes ? w->planes : 1) * ndn + 1,
+	w->ndn = (uint32_t)ndn;
+	w->ul_stride = (uint32_t)ndn + t->up_off[t->nsw];
+	w->upl = calloc((size_t)(w->planes ? w->planes : 1) * w->ul_stride + 1,
 			sizeof(uint64_t));
 	w->up_dn = malloc((w->num_ports + 1) * sizeof(uint32_t));
 	if (!w->upl || !w->up_dn)
@@ -502,6 +517,8 @@ int ft_split_init(struct ft_work *w)
 		w->up_dn[e] = UINT32_MAX;
 	for (uint32_t k = 0; k < ndn; k++)
 		w->up_dn[t->dn[k].rev_egress] = k;
+	for (uint32_t k = 0; k < t->up_off[t->nsw]; k++)
+		w->up_dn[t->up[k].rev_egress] = (uint32_t)ndn + k;
 	w->br_root = calloc(n, sizeof(uint32_t));
 	w->br_up = calloc(n, sizeof(uint32_t));
 	w->br_flow = calloc(n, sizeof(uint32_t));
