@@ -20,7 +20,8 @@
  * that must change), ftree_detour.c (switches with no up-then-down
  * path: detours whose down->up turns keep the CDG acyclic), ftree_turns.c
  * (the turn set and its cycle check), ftree_order.c (the topological order
- * that bounds that check, and the search itself), ftree_write.c (the
+ * that bounds that check, and the search itself), ftree_witness.c (short
+ * cycles found from the taken turns, before any search), ftree_write.c (the
  * tables, written on a second thread), ftree_closed.c (closed-form
  * routes for the CA LIDs of intact trees, rows written in parallel). */
 #ifndef IBSM_ROUTING_FTREE_H
@@ -141,6 +142,16 @@ struct ft_turns {
 	uint32_t nok;
 	uint64_t taken, refused, searches;
 	uint64_t visited, moved;        /* channels searched, reordered */
+	/* ftree_witness.c: the taken turns by the pieces of their ends */
+	uint32_t *piece;        /* per switch: connected piece with the
+				 * switches it shares an up-neighbour with */
+	struct ft_wit { uint32_t v, a, b, next; } *wit;
+	uint32_t nwit, wit_cap;
+	uint64_t *wkey;         /* hash of (piece of a, piece of b) ... */
+	uint32_t *whead;        /* ... -> first of its turns in wit */
+	uint32_t nwkey, wkey_cap;
+	uint32_t *mark_z, *mark_x, wstamp;
+	uint64_t witnessed;     /* turns refused by a witness, no search */
 };
 
 int ft_turns_init(struct ft_turns *tu, const struct ftree *t);
@@ -165,6 +176,17 @@ int ft_order_init(struct ft_turns *tu);
 void ft_order_free(struct ft_turns *tu);
 int ft_order_reaches(struct ft_turns *tu, uint32_t u, uint32_t d);
 void ft_order_add(struct ft_turns *tu);
+
+/* ftree_witness.c: the index of taken turns (turn at v, down from a, up
+ * to b) and the short cycle a new turn at y (down from x, up to z) closes
+ * with one of them: 1 when found (the turn is refused), 0 when the search
+ * must decide. ft_witness_enabled = 0 leaves every verdict to the search
+ * (tests compare both). */
+extern int ft_witness_enabled;      /* 0: the search decides alone (tests) */
+int ft_witness_init(struct ft_turns *tu);
+void ft_witness_free(struct ft_turns *tu);
+void ft_witness_add(struct ft_turns *tu, uint32_t v, uint32_t a, uint32_t b);
+int ft_witness_find(struct ft_turns *tu, uint32_t y, uint32_t x, uint32_t z);
 
 /* ftree_detour.c: paths for switches with no up-then-down path. */
 struct ft_detour {

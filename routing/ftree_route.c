@@ -690,10 +690,12 @@ static int ft_route(struct route_ctx *ctx, struct lft_set *lft)
 		 (unsigned long long)w.spilled_dests,
 		 (unsigned long long)w.spilled_sources);
 	log_info("ftree: %llu detour paths, %llu down-up turns taken, %llu "
-		 "refused (%llu cycle searches)", (unsigned long long)dt.paths,
+		 "refused (%llu cycle searches, %llu short cycles found from "
+		 "the taken turns)", (unsigned long long)dt.paths,
 		 (unsigned long long)dt.turns.taken,
 		 (unsigned long long)dt.turns.refused,
-		 (unsigned long long)dt.turns.searches);
+		 (unsigned long long)dt.turns.searches,
+		 (unsigned long long)dt.turns.witnessed);
 	log_debug("ftree: cycle searches visited %llu channels, reordering "
 		  "moved %llu", (unsigned long long)dt.turns.visited,
 		  (unsigned long long)dt.turns.moved);

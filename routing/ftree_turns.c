@@ -42,7 +42,10 @@ int ft_turns_init(struct ft_turns *tu, const struct ftree *t)
 	tu->dn_seen = calloc(t->nsw, sizeof(uint32_t));
 	tu->into_of = calloc(f->num_ports + 1, 1);
 	tu->bits = tu->refused_bits = NULL;
-	if (ft_order_init(tu) || !tu->bit_off || !tu->seen || !tu->stack ||
+	tu->piece = tu->mark_z = tu->mark_x = tu->whead = NULL;
+	tu->wit = NULL;
+	tu->wkey = NULL;
+	if (ft_order_init(tu) || ft_witness_init(tu) || !tu->bit_off || !tu->seen || !tu->stack ||
 	    !tu->out_of || !tu->into_of || !tu->up_seen || !tu->up_all ||
 	    !tu->up_from || !tu->dn_seen)
 		goto nomem;
@@ -78,6 +81,7 @@ void ft_turns_free(struct ft_turns *tu)
 	free(tu->dn_seen);
 	free(tu->into_of);
 	ft_order_free(tu);
+	ft_witness_free(tu);
 	tu->out_of = tu->into_of = NULL;
 	tu->up_seen = tu->up_all = tu->up_from = tu->dn_seen = NULL;
 	tu->bits = NULL;
@@ -199,7 +203,9 @@ static int turn_check(struct ft_turns *tu, uint32_t y, uint8_t in, uint8_t out,
 	 * turn against the order needs the search again, to reorder. */
 	int ordered = tu->ord[d] < tu->ord[u];
 	if (!ordered && (take > 0 || !known_ok(tu, b))) {
-		if (ft_order_reaches(tu, u, d)) {
+		/* A short cycle through one taken turn, else the search. */
+		if (ft_witness_find(tu, y, ft_far_sw(t, y, in), ft_far_sw(t, y, out)) ||
+		    ft_order_reaches(tu, u, d)) {
 			/* The graph only grows: refused now, refused forever. */
 			tu->refused_bits[b / 64] |= 1ULL << (b % 64);
 			tu->refused++;
@@ -212,6 +218,7 @@ static int turn_check(struct ft_turns *tu, uint32_t y, uint8_t in, uint8_t out,
 		if (!ordered)
 			ft_order_add(tu);
 		tu->bits[b / 64] |= 1ULL << (b % 64);
+		ft_witness_add(tu, y, ft_far_sw(t, y, in), ft_far_sw(t, y, out));
 		tu->out_of[d] = 1;
 		tu->into_of[u] = 1;
 		tu->taken++;
