@@ -70,6 +70,8 @@ struct ftree {
 	uint32_t *nb_peer;      /* down-links (the order of up[] and dn[]), */
 	uint8_t *nb_rport;      /* compact for whole-fabric searches */
 	uint32_t *peer_sw;      /* per fabric port index: peer switch or FAB_NONE */
+	uint8_t *peer_num;      /* per fabric port index: the peer switch's port
+				 * number (0 where peer_sw is FAB_NONE) */
 	uint8_t *nports;        /* per switch: its number of ports */
 	uint32_t *fport;        /* per switch: fabric index of its port 0 */
 	uint32_t *weight;       /* per switch: compute-node ports attached */
@@ -199,6 +201,8 @@ struct ft_detour {
 	uint32_t stamp, search;
 	int allow_new;          /* this search may take new turns */
 	uint64_t paths, failed;
+	int timed;              /* debug log: time the detours */
+	double cpu[2];          /* thread CPU seconds: CA LIDs, switch LIDs */
 };
 
 int ft_detour_init(struct ft_detour *d, const struct ftree *t);

@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "../core/log.h"
 #include "ftree.h"
 
 int ft_detour_init(struct ft_detour *d, const struct ftree *t)
@@ -32,6 +33,8 @@ int ft_detour_init(struct ft_detour *d, const struct ftree *t)
 	d->memo = calloc(n, 1);
 	d->stamp = d->search = 0;
 	d->paths = d->failed = 0;
+	d->timed = log_get_level() >= LOG_DEBUG;
+	d->cpu[0] = d->cpu[1] = 0;
 	if (r || !d->done || !d->seen || !d->pred || !d->queue ||
 	    !d->in_port || !d->via || !d->memo) {
 		ft_detour_free(d);
@@ -161,12 +164,11 @@ static int one_hop_fine(struct ft_detour *d, struct ft_work *w, uint32_t s,
 			uint8_t p)
 {
 	const struct ftree *t = w->t;
-	const struct fabric *f = t->fab;
 	if (!p || p == LFT_NO_PATH || p > t->nports[s])
 		return 0;
 	uint32_t e = t->fport[s] + p, y = t->peer_sw[e];
 	if (y == FAB_NONE || !is_final(d, w, y) ||
-	    !ft_turn_ok(&d->turns, y, f->ports[f->ports[e].peer].num, w->nh[y], 0))
+	    !ft_turn_ok(&d->turns, y, t->peer_num[e], w->nh[y], 0))
 		return 0;
 	w->nh[s] = p;
 	d->done[s] = d->stamp;

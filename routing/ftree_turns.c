@@ -92,8 +92,7 @@ void ft_turns_free(struct ft_turns *tu)
 static uint64_t turn_bit(const struct ft_turns *tu, uint32_t y, uint8_t in,
 			 uint8_t out)
 {
-	const struct fabric *f = tu->t->fab;
-	uint64_t np = (uint64_t)f->nodes[f->switches[y]].num_ports + 1;
+	uint64_t np = (uint64_t)tu->t->nports[y] + 1;
 	return tu->bit_off[y] + in * np + out;
 }
 
