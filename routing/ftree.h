@@ -130,6 +130,9 @@ struct ft_turns {
 	uint8_t *out_of;        /* per fabric port: a turn was taken entering
 				 * the switch there (skips the bit tests) */
 	uint8_t *into_of;       /* per fabric port: a turn leaves on it */
+	uint8_t *in_at;         /* per fabric port: a turn was taken entering
+				 * its own switch on it (out_of, seen from
+				 * the far end) */
 	/* ftree_order.c: topological order of the checked graph, and the
 	 * two-way search; seen[] holds epoch (forward) or epoch + 1. */
 	uint32_t *ord;          /* per fabric port (channel): position */

@@ -65,17 +65,22 @@ static int is_final(const struct ft_detour *d, const struct ft_work *w,
 }
 
 /* Try link l out of x during the search; returns 1 when it joins a final
- * switch through allowed turns (the path then ends at l->peer). */
+ * switch through allowed turns (the path then ends at l->peer). Only a
+ * down->up turn needs the check: at x when l goes up and x was entered
+ * from above (from_above), at y when l goes down. */
 static int try_link(struct ft_detour *d, struct ft_work *w, uint32_t x,
-		    const struct ft_link *l, uint32_t *tail)
+		    const struct ft_link *l, int down, int from_above,
+		    uint32_t *tail)
 {
 	uint32_t y = l->peer;
 	if (d->seen[y] == d->search)
 		return 0;
-	if (!ft_turn_ok(&d->turns, x, d->in_port[x], l->port, d->allow_new))
+	if (!down && from_above &&
+	    !ft_turn_ok(&d->turns, x, d->in_port[x], l->port, d->allow_new))
 		return 0;
 	if (is_final(d, w, y)) {
-		if (!ft_turn_ok(&d->turns, y, l->rport, w->nh[y], d->allow_new))
+		if (down &&
+		    !ft_turn_ok(&d->turns, y, l->rport, w->nh[y], d->allow_new))
 			return 0;
 		d->pred[y] = x;
 		d->in_port[y] = l->rport;
@@ -103,14 +108,20 @@ static uint32_t search(struct ft_detour *d, struct ft_work *w, uint32_t s)
 	d->queue[tail++] = s;
 	while (head < tail) {
 		uint32_t x = d->queue[head++];
-		for (int pass = 0; pass < 4; pass++) {
+		/* Entered from above with no turn taken there: every up-link
+		 * would be a new down->up turn, refused in this pass. */
+		int from_above = x != s && t->level[d->pred[x]] > t->level[x];
+		int up_ok = d->allow_new || !from_above ||
+			    d->turns.in_at[t->fport[x] + d->in_port[x]];
+		for (int pass = up_ok ? 0 : 1; pass < 4; pass += up_ok ? 1 : 2) {
 			const struct ft_link *L = pass & 1 ? t->dn : t->up;
 			const uint32_t *off = pass & 1 ? t->dn_off : t->up_off;
 			for (uint32_t k = off[x]; k < off[x + 1]; k++) {
 				/* passes 0, 1: the current entry; 2, 3: the rest */
 				if ((L[k].port == w->nh[x]) != (pass < 2))
 					continue;
-				if (try_link(d, w, x, &L[k], &tail))
+				if (try_link(d, w, x, &L[k], pass & 1, from_above,
+					     &tail))
 					return L[k].peer;
 			}
 		}
@@ -167,7 +178,9 @@ static int one_hop_fine(struct ft_detour *d, struct ft_work *w, uint32_t s,
 	if (!p || p == LFT_NO_PATH || p > t->nports[s])
 		return 0;
 	uint32_t e = t->fport[s] + p, y = t->peer_sw[e];
-	if (y == FAB_NONE || !is_final(d, w, y) ||
+	if (y == FAB_NONE || !is_final(d, w, y))
+		return 0;
+	if (t->level[y] < t->level[s] &&
 	    !ft_turn_ok(&d->turns, y, t->peer_num[e], w->nh[y], 0))
 		return 0;
 	w->nh[s] = p;

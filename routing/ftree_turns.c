@@ -41,13 +41,15 @@ int ft_turns_init(struct ft_turns *tu, const struct ftree *t)
 	tu->up_from = calloc(t->nsw, sizeof(uint32_t));
 	tu->dn_seen = calloc(t->nsw, sizeof(uint32_t));
 	tu->into_of = calloc(f->num_ports + 1, 1);
+	tu->in_at = calloc(f->num_ports + 1, 1);
 	tu->bits = tu->refused_bits = NULL;
 	tu->piece = tu->mark_z = tu->mark_x = tu->whead = NULL;
 	tu->wit = NULL;
 	tu->wkey = NULL;
-	if (ft_order_init(tu) || ft_witness_init(tu) || !tu->bit_off || !tu->seen || !tu->stack ||
-	    !tu->out_of || !tu->into_of || !tu->up_seen || !tu->up_all ||
-	    !tu->up_from || !tu->dn_seen)
+	if (ft_order_init(tu) || ft_witness_init(tu) || !tu->bit_off ||
+	    !tu->seen || !tu->stack || !tu->out_of || !tu->into_of ||
+	    !tu->in_at || !tu->up_seen || !tu->up_all || !tu->up_from ||
+	    !tu->dn_seen)
 		goto nomem;
 	uint64_t n = 0;
 	for (uint32_t s = 0; s < t->nsw; s++) {
@@ -80,9 +82,10 @@ void ft_turns_free(struct ft_turns *tu)
 	free(tu->up_from);
 	free(tu->dn_seen);
 	free(tu->into_of);
+	free(tu->in_at);
 	ft_order_free(tu);
 	ft_witness_free(tu);
-	tu->out_of = tu->into_of = NULL;
+	tu->out_of = tu->into_of = tu->in_at = NULL;
 	tu->up_seen = tu->up_all = tu->up_from = tu->dn_seen = NULL;
 	tu->bits = NULL;
 	tu->bit_off = NULL;
@@ -219,6 +222,7 @@ static int turn_check(struct ft_turns *tu, uint32_t y, uint8_t in, uint8_t out,
 		tu->bits[b / 64] |= 1ULL << (b % 64);
 		ft_witness_add(tu, y, ft_far_sw(t, y, in), ft_far_sw(t, y, out));
 		tu->out_of[d] = 1;
+		tu->in_at[t->fport[y] + in] = 1;
 		tu->into_of[u] = 1;
 		tu->taken++;
 		tu->nok = 0;    /* the graph grew: forget what passed */
