@@ -135,11 +135,14 @@ struct ft_turns {
 				 * the far end) */
 	/* ftree_order.c: topological order of the checked graph, and the
 	 * two-way search; seen[] holds epoch (forward) or epoch + 1. */
-	uint32_t *ord;          /* per fabric port (channel): position */
-	uint32_t *at;           /* per position: channel */
+	uint64_t *ord;          /* per fabric port (channel): sparse label */
+	uint32_t *ord_next, *ord_prev;  /* per channel: the list in order */
+	uint32_t ord_head;
 	uint32_t *bstack, *tmp;
+	uint32_t nfwd, nbwd;    /* channels the last search put on stack, bstack */
 	uint32_t *bk_up_seen, *bk_dn_seen, *bk_dn_all, *bk_dn_from;
-	uint32_t lb, ub;        /* the search window: positions of u and d */
+	uint64_t lb, ub;        /* the search window: labels of u and d */
+	uint32_t ord_at_lb, ord_at_ub;  /* u and d themselves */
 	int met;                /* the two searches met: u reaches d */
 	int whole_fwd;          /* the forward side ran out (else backward) */
 	uint32_t epoch;
@@ -181,6 +184,7 @@ int ft_order_init(struct ft_turns *tu);
 void ft_order_free(struct ft_turns *tu);
 int ft_order_reaches(struct ft_turns *tu, uint32_t u, uint32_t d);
 void ft_order_add(struct ft_turns *tu);
+extern unsigned ft_order_gap_bits;      /* label spacing (tests: small) */
 
 /* ftree_witness.c: the index of taken turns (turn at v, down from a, up
  * to b) and the short cycle a new turn at y (down from x, up to z) closes
