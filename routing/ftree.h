@@ -72,6 +72,9 @@ struct ftree {
 	uint32_t *peer_sw;      /* per fabric port index: peer switch or FAB_NONE */
 	uint8_t *peer_num;      /* per fabric port index: the peer switch's port
 				 * number (0 where peer_sw is FAB_NONE) */
+	uint8_t *port_up;       /* per fabric port index: 1 if it links to a
+				 * switch one level up (compact for the
+				 * detours' many turn checks) */
 	uint8_t *nports;        /* per switch: its number of ports */
 	uint32_t *fport;        /* per switch: fabric index of its port 0 */
 	uint32_t *weight;       /* per switch: compute-node ports attached */

@@ -211,8 +211,9 @@ static int build_links(struct ftree *t)
 	t->fport = malloc(t->nsw * sizeof(uint32_t));
 	t->nports = malloc(t->nsw);
 	t->peer_num = calloc(f->num_ports ? f->num_ports : 1, 1);
+	t->port_up = calloc(f->num_ports ? f->num_ports : 1, 1);
 	if (!t->up_off || !t->dn_off || !t->peer_sw || !t->fport || !t->nports ||
-	    !t->peer_num)
+	    !t->peer_num || !t->port_up)
 		return -ENOMEM;
 	for (uint32_t s = 0; s < t->nsw; s++) {
 		t->fport[s] = f->nodes[f->switches[s]].first_port;
@@ -235,6 +236,7 @@ static int build_links(struct ftree *t)
 				struct ft_link l = { o, pi, q, (uint8_t)p, f->ports[q].num };
 				t->peer_sw[pi] = o;
 				t->peer_num[pi] = l.rport;
+				t->port_up[pi] = t->level[o] > t->level[s];
 				if (t->level[o] > t->level[s]) {
 					if (pass)
 						t->up[nu] = l;
@@ -518,6 +520,7 @@ void ft_free(struct ftree *t)
 	free(t->by_level);
 	free(t->peer_sw);
 	free(t->peer_num);
+	free(t->port_up);
 	free(t->nports);
 	free(t->nb_off);
 	free(t->nb_peer);

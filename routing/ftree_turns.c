@@ -118,9 +118,9 @@ static int was_refused(const struct ft_turns *tu, uint64_t b)
 /* Entering y on `in` from above and leaving on `out` upward. */
 static int is_down_up(const struct ftree *t, uint32_t y, uint8_t in, uint8_t out)
 {
-	uint32_t x = ft_far_sw(t, y, in), z = ft_far_sw(t, y, out);
-	return x != FAB_NONE && z != FAB_NONE &&
-	       t->level[x] > t->level[y] && t->level[z] > t->level[y];
+	uint32_t n = t->nports[y];
+	return in <= n && out <= n && t->port_up[t->fport[y] + in] &&
+	       t->port_up[t->fport[y] + out];
 }
 
 /* Channels ordered after d cannot lead to it; one the backward search
