@@ -119,6 +119,9 @@ int ft_chassis_desc(const char *desc, char *name, size_t len, char *kind,
  * bound over leaves (traffic into a leaf over its up-links). */
 uint64_t ft_load_cap(const struct ftree *t);
 
+#define FT_PORT_UP 1
+#define FT_PORT_TURN_IN 2
+
 /* ftree_turns.c: the down->up turns detours take (ports at switch y:
  * in from above, out upward) and the check that each keeps the channel
  * dependency graph acyclic. */
@@ -133,9 +136,9 @@ struct ft_turns {
 	uint8_t *out_of;        /* per fabric port: a turn was taken entering
 				 * the switch there (skips the bit tests) */
 	uint8_t *into_of;       /* per fabric port: a turn leaves on it */
-	uint8_t *in_at;         /* per fabric port: a turn was taken entering
-				 * its own switch on it (out_of, seen from
-				 * the far end) */
+	uint8_t *port_flag;     /* per fabric port: FT_PORT_UP (links one
+				 * level up), FT_PORT_TURN_IN (a turn was
+				 * taken entering its own switch on it) */
 	/* ftree_order.c: topological order of the checked graph, and the
 	 * two-way search; seen[] holds epoch (forward) or epoch + 1. */
 	uint64_t *ord;          /* per fabric port (channel): sparse label */

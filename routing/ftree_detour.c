@@ -112,7 +112,8 @@ static uint32_t search(struct ft_detour *d, struct ft_work *w, uint32_t s)
 		 * would be a new down->up turn, refused in this pass. */
 		int from_above = x != s && t->level[d->pred[x]] > t->level[x];
 		int up_ok = d->allow_new || !from_above ||
-			    d->turns.in_at[t->fport[x] + d->in_port[x]];
+			    (d->turns.port_flag[t->fport[x] + d->in_port[x]] &
+			     FT_PORT_TURN_IN);
 		for (int pass = up_ok ? 0 : 1; pass < 4; pass += up_ok ? 1 : 2) {
 			const struct ft_link *L = pass & 1 ? t->dn : t->up;
 			const uint32_t *off = pass & 1 ? t->dn_off : t->up_off;

@@ -41,16 +41,18 @@ int ft_turns_init(struct ft_turns *tu, const struct ftree *t)
 	tu->up_from = calloc(t->nsw, sizeof(uint32_t));
 	tu->dn_seen = calloc(t->nsw, sizeof(uint32_t));
 	tu->into_of = calloc(f->num_ports + 1, 1);
-	tu->in_at = calloc(f->num_ports + 1, 1);
+	tu->port_flag = calloc(f->num_ports + 1, 1);
 	tu->bits = tu->refused_bits = NULL;
 	tu->piece = tu->mark_z = tu->mark_x = tu->whead = NULL;
 	tu->wit = NULL;
 	tu->wkey = NULL;
 	if (ft_order_init(tu) || ft_witness_init(tu) || !tu->bit_off ||
 	    !tu->seen || !tu->stack || !tu->out_of || !tu->into_of ||
-	    !tu->in_at || !tu->up_seen || !tu->up_all || !tu->up_from ||
+	    !tu->port_flag || !tu->up_seen || !tu->up_all || !tu->up_from ||
 	    !tu->dn_seen)
 		goto nomem;
+	for (uint32_t p = 0; p < f->num_ports; p++)
+		tu->port_flag[p] = t->port_up[p] ? FT_PORT_UP : 0;
 	uint64_t n = 0;
 	for (uint32_t s = 0; s < t->nsw; s++) {
 		uint64_t np = (uint64_t)f->nodes[f->switches[s]].num_ports + 1;
@@ -82,10 +84,10 @@ void ft_turns_free(struct ft_turns *tu)
 	free(tu->up_from);
 	free(tu->dn_seen);
 	free(tu->into_of);
-	free(tu->in_at);
+	free(tu->port_flag);
 	ft_order_free(tu);
 	ft_witness_free(tu);
-	tu->out_of = tu->into_of = tu->in_at = NULL;
+	tu->out_of = tu->into_of = tu->port_flag = NULL;
 	tu->up_seen = tu->up_all = tu->up_from = tu->dn_seen = NULL;
 	tu->bits = NULL;
 	tu->bit_off = NULL;
@@ -116,12 +118,6 @@ static int was_refused(const struct ft_turns *tu, uint64_t b)
 }
 
 /* Entering y on `in` from above and leaving on `out` upward. */
-static int is_down_up(const struct ftree *t, uint32_t y, uint8_t in, uint8_t out)
-{
-	uint32_t n = t->nports[y];
-	return in <= n && out <= n && t->port_up[t->fport[y] + in] &&
-	       t->port_up[t->fport[y] + out];
-}
 
 /* Channels ordered after d cannot lead to it; one the backward search
  * saw (seen == epoch + 1) reaches d, so the searches met. */
@@ -192,8 +188,18 @@ static int turn_check(struct ft_turns *tu, uint32_t y, uint8_t in, uint8_t out,
 		      int take)
 {
 	const struct ftree *t = tu->t;
-	if (!is_down_up(t, y, in, out))
+	/* Entering y from above and leaving upward? Both flags share a
+	 * cache line mostly: one miss, where the far switches' levels and
+	 * the turn bits were three. */
+	uint32_t np = t->nports[y];
+	if (in > np || out > np)
 		return 1;
+	const uint8_t *pf = tu->port_flag + t->fport[y];
+	uint8_t fin = pf[in];
+	if (!(fin & FT_PORT_UP) || !(pf[out] & FT_PORT_UP))
+		return 1;
+	if (!(fin & FT_PORT_TURN_IN) && take < 0)
+		return 0;       /* no turn taken entering y there */
 	uint64_t b = turn_bit(tu, y, in, out);
 	if (is_taken(tu, b))
 		return 1;
@@ -222,7 +228,7 @@ static int turn_check(struct ft_turns *tu, uint32_t y, uint8_t in, uint8_t out,
 		tu->bits[b / 64] |= 1ULL << (b % 64);
 		ft_witness_add(tu, y, ft_far_sw(t, y, in), ft_far_sw(t, y, out));
 		tu->out_of[d] = 1;
-		tu->in_at[t->fport[y] + in] = 1;
+		tu->port_flag[t->fport[y] + in] |= FT_PORT_TURN_IN;
 		tu->into_of[u] = 1;
 		tu->taken++;
 		tu->nok = 0;    /* the graph grew: forget what passed */
