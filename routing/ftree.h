@@ -211,6 +211,10 @@ struct ft_detour {
 	uint8_t *in_port;       /* port at which the search entered a switch */
 	uint8_t *via;           /* port at pred[x] that leads to x */
 	uint8_t *memo;          /* per switch: port of its last one-hop detour */
+	struct ft_peer_cache {  /* per switch, two: a port and its far end */
+		uint32_t peer;
+		uint8_t port, rport, down;
+	} *pcache;
 	uint32_t stamp, search;
 	int allow_new;          /* this search may take new turns */
 	uint64_t paths, failed;

@@ -31,12 +31,13 @@ int ft_detour_init(struct ft_detour *d, const struct ftree *t)
 	d->in_port = calloc(n, 1);
 	d->via = calloc(n, 1);
 	d->memo = calloc(n, 1);
+	d->pcache = calloc(2 * n + 1, sizeof(*d->pcache));
 	d->stamp = d->search = 0;
 	d->paths = d->failed = 0;
 	d->timed = log_get_level() >= LOG_DEBUG;
 	d->cpu[0] = d->cpu[1] = 0;
 	if (r || !d->done || !d->seen || !d->pred || !d->queue ||
-	    !d->in_port || !d->via || !d->memo) {
+	    !d->in_port || !d->via || !d->memo || !d->pcache) {
 		ft_detour_free(d);
 		return -ENOMEM;
 	}
@@ -53,6 +54,8 @@ void ft_detour_free(struct ft_detour *d)
 	free(d->in_port);
 	free(d->via);
 	free(d->memo);
+	free(d->pcache);
+	d->pcache = NULL;
 	d->in_port = d->via = d->memo = NULL;
 	d->done = d->seen = d->pred = d->queue = NULL;
 }
@@ -173,16 +176,26 @@ static void keep_shortest(struct ft_detour *d, struct ft_work *w, uint32_t s)
  * through no new turn (what the search would find first for the current
  * entry). */
 static int one_hop_fine(struct ft_detour *d, struct ft_work *w, uint32_t s,
-			uint8_t p)
+			uint8_t p, int slot)
 {
 	const struct ftree *t = w->t;
 	if (!p || p == LFT_NO_PATH || p > t->nports[s])
 		return 0;
-	uint32_t e = t->fport[s] + p, y = t->peer_sw[e];
+	/* The far end of port p, from a per-switch one-entry cache (one
+	 * for the current entry, one for the remembered port): the
+	 * fabric-wide port arrays are a cache miss per look. */
+	struct ft_peer_cache *c = &d->pcache[2 * (size_t)s + slot];
+	if (c->port != p) {
+		uint32_t e = t->fport[s] + p;
+		c->port = p;
+		c->peer = t->peer_sw[e];
+		c->rport = t->peer_num[e];
+		c->down = c->peer != FAB_NONE && !t->port_up[e];
+	}
+	uint32_t y = c->peer;
 	if (y == FAB_NONE || !is_final(d, w, y))
 		return 0;
-	if (t->level[y] < t->level[s] &&
-	    !ft_turn_ok(&d->turns, y, t->peer_num[e], w->nh[y], 0))
+	if (c->down && !ft_turn_ok(&d->turns, y, c->rport, w->nh[y], 0))
 		return 0;
 	w->nh[s] = p;
 	d->done[s] = d->stamp;
@@ -196,8 +209,8 @@ static void route_source(struct ft_detour *d, struct ft_work *w, uint32_t s)
 	 * search would try every link of s for that, most of them in vain
 	 * (a non-good switch's default is its first link toward the good
 	 * set, whose turn there is often not taken). */
-	if (one_hop_fine(d, w, s, w->nh[s]) ||
-	    (d->memo[s] != w->nh[s] && one_hop_fine(d, w, s, d->memo[s]))) {
+	if (one_hop_fine(d, w, s, w->nh[s], 0) ||
+	    (d->memo[s] != w->nh[s] && one_hop_fine(d, w, s, d->memo[s], 1))) {
 		d->paths++;
 		return;
 	}
