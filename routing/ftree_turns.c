@@ -13,7 +13,9 @@
  * as their turns pass the same check. Repeated turns are a bit test; a
  * new one is checked against a topological order of the graph, and only
  * searched for when it goes against that order (ftree_order.c), which
- * keeps the verdicts exact at a fraction of a whole-graph search.
+ * keeps the verdicts exact at a fraction of a whole-graph search; before
+ * the search, the short cycle most refused turns close is looked up in an
+ * index of the turns taken (ftree_witness.c).
  *
  * Detour searches first try paths whose turns are all taken already, and
  * only then new turns: reusing turns keeps the graph small, which leaves
@@ -117,8 +119,6 @@ static int was_refused(const struct ft_turns *tu, uint64_t b)
 	return tu->refused_bits[b / 64] >> (b % 64) & 1;
 }
 
-/* Entering y on `in` from above and leaving on `out` upward. */
-
 /* Channels ordered after d cannot lead to it; one the backward search
  * saw (seen == epoch + 1) reaches d, so the searches met. */
 static void push(struct ft_turns *tu, uint32_t *top, uint32_t e)
@@ -212,7 +212,8 @@ static int turn_check(struct ft_turns *tu, uint32_t y, uint8_t in, uint8_t out,
 	int ordered = tu->ord[d] < tu->ord[u];
 	if (!ordered && (take > 0 || !known_ok(tu, b))) {
 		/* A short cycle through one taken turn, else the search. */
-		if (ft_witness_find(tu, y, ft_far_sw(t, y, in), ft_far_sw(t, y, out)) ||
+		if (ft_witness_find(tu, y, ft_far_sw(t, y, in),
+				    ft_far_sw(t, y, out)) ||
 		    ft_order_reaches(tu, u, d)) {
 			/* The graph only grows: refused now, refused forever. */
 			tu->refused_bits[b / 64] |= 1ULL << (b % 64);
