@@ -1,5 +1,6 @@
 /* The fabric graph's storage: growable arrays and a lazily built GUID index. */
 #include "fabric.h"
+#include "grow.h"
 
 #include "log.h"
 
@@ -21,23 +22,6 @@ void fab_free(struct fabric *f)
 	memset(f, 0, sizeof(*f));
 }
 
-static int grow(void **arr, uint32_t *cap, uint32_t need, size_t elem)
-{
-	if (need <= *cap)
-		return 0;
-	uint64_t ncap = *cap ? *cap : 64;
-	while (ncap < need)
-		ncap *= 2;
-	if (ncap > UINT32_MAX)
-		return -ENOMEM;
-	void *p = realloc(*arr, ncap * elem);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = (uint32_t)ncap;
-	return 0;
-}
-
 static void drop_guid_index(struct fabric *f)
 {
 	free(f->guid_index);
@@ -55,14 +39,14 @@ uint32_t fab_add_node(struct fabric *f, enum fab_node_type type,
 	uint32_t slots = (uint32_t)num_ports + 1;
 	if (f->num_ports > UINT32_MAX - slots - 1)
 		return FAB_NONE;
-	if (grow((void **)&f->nodes, &f->cap_nodes, f->num_nodes + 1,
-		 sizeof(*f->nodes)) ||
-	    grow((void **)&f->ports, &f->cap_ports, f->num_ports + slots,
-		 sizeof(*f->ports)))
+	if (grow_array((void **)&f->nodes, &f->cap_nodes, f->num_nodes + 1,
+		       sizeof(*f->nodes), 64) ||
+	    grow_array((void **)&f->ports, &f->cap_ports, f->num_ports + slots,
+		       sizeof(*f->ports), 64))
 		return FAB_NONE;
 	if (type == FAB_SWITCH &&
-	    grow((void **)&f->switches, &f->cap_switches, f->num_switches + 1,
-		 sizeof(*f->switches)))
+	    grow_array((void **)&f->switches, &f->cap_switches,
+		       f->num_switches + 1, sizeof(*f->switches), 64))
 		return FAB_NONE;
 
 	uint32_t n = f->num_nodes++;

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "input_file.h"
+#include "grow.h"
 #include "log.h"
 
 /* Offline analysis may exceed the unicast range (docs/design.md); beyond
@@ -41,14 +42,9 @@ void lid_map_free(struct lid_map *m)
 static int lid_map_add(struct lid_map *m, uint64_t guid, uint32_t min_lid,
 		       uint32_t max_lid)
 {
-	if (m->count == m->cap) {
-		uint32_t ncap = m->cap ? m->cap * 2 : 64;
-		void *p = realloc(m->entries, (size_t)ncap * sizeof(*m->entries));
-		if (!p)
-			return -ENOMEM;
-		m->entries = p;
-		m->cap = ncap;
-	}
+	if (grow_array((void **)&m->entries, &m->cap, m->count + 1,
+		       sizeof(*m->entries), 64))
+		return -ENOMEM;
 	m->entries[m->count++] = (struct lid_map_entry){ guid, min_lid, max_lid };
 	return 0;
 }

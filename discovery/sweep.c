@@ -19,6 +19,7 @@
 #include <infiniband/mad.h>
 
 #include "../core/log.h"
+#include "../core/grow.h"
 
 enum sweep_kind { K_NODEINFO = 1, K_NODEDESC, K_SWITCHINFO, K_PORTINFO };
 enum { PI_NONE = 0, PI_VALID = 1, PI_ASKED = 2 };
@@ -449,16 +450,10 @@ static void on_answer(void *ctx, uint64_t cookie, const uint8_t *req,
 
 	cookie_split(cookie, &k, &node, &port);
 	if (!resp && s->round < SWEEP_REDO_ROUNDS) {
-		if (s->nredo == s->redo_cap) {
-			uint32_t nc = s->redo_cap ? s->redo_cap * 2 : 64;
-			struct redo *nr = realloc(s->redo, nc * sizeof(*nr));
-
-			if (!nr) {
-				s->nomem = 1;
-				return;
-			}
-			s->redo = nr;
-			s->redo_cap = nc;
+		if (grow_array((void **)&s->redo, &s->redo_cap, s->nredo + 1,
+			       sizeof(*s->redo), 64)) {
+			s->nomem = 1;
+			return;
 		}
 		struct redo *d = &s->redo[s->nredo++];
 

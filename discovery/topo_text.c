@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "../core/log.h"
+#include "../core/grow.h"
 
 #define MAX_LINE 4096
 
@@ -97,24 +98,6 @@ void topo_text_free(struct text_topo *t)
 	free(t->nodes);
 	free(t->ports);
 	memset(t, 0, sizeof(*t));
-}
-
-static int grow(void **arr, uint32_t *cap, uint32_t need, size_t elem)
-{
-	if (need <= *cap)
-		return 0;
-	uint32_t ncap = *cap ? *cap : 64;
-	while (ncap < need) {
-		if (ncap > UINT32_MAX / 2)
-			return -ENOMEM;
-		ncap *= 2;
-	}
-	void *p = realloc(*arr, (size_t)ncap * elem);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = ncap;
-	return 0;
 }
 
 /* The parse position inside one line, for messages. */
@@ -347,8 +330,8 @@ static int parse_port_line(const struct cursor *c, struct text_topo *t,
 {
 	struct text_node *n = &t->nodes[t->num_nodes - 1];
 	const char *s = line;
-	if (grow((void **)&t->ports, &t->cap_ports, t->num_ports + 1,
-		 sizeof(*t->ports)))
+	if (grow_array((void **)&t->ports, &t->cap_ports, t->num_ports + 1,
+		       sizeof(*t->ports), 64))
 		return -ENOMEM;
 	struct text_port *p = &t->ports[t->num_ports];
 	memset(p, 0, sizeof(*p));
@@ -446,8 +429,8 @@ static int parse_header(const struct cursor *c, struct text_topo *t,
 	if (nports < 1 || nports > FAB_MAX_PORTS)
 		return bad(c, "port count %llu out of range 1..%d",
 		    (unsigned long long)nports, FAB_MAX_PORTS);
-	if (grow((void **)&t->nodes, &t->cap_nodes, t->num_nodes + 1,
-		 sizeof(*t->nodes)))
+	if (grow_array((void **)&t->nodes, &t->cap_nodes, t->num_nodes + 1,
+		       sizeof(*t->nodes), 64))
 		return -ENOMEM;
 	struct text_node *n = &t->nodes[t->num_nodes];
 	memset(n, 0, sizeof(*n));

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/grow.h"
+
 void mcast_db_init(struct mcast_db *db)
 {
 	memset(db, 0, sizeof(*db));
@@ -63,15 +65,9 @@ struct mcast_group *mcast_create(struct mcast_db *db, const uint8_t *mgid,
 
 	if (!mlid || (memcmp(mgid, zero, 16) && mcast_find_mgid(db, mgid)))
 		return NULL;                    /* no MLID left, or MGID taken */
-	if (db->num_groups == db->cap_groups) {
-		uint32_t n = db->cap_groups ? db->cap_groups * 2 : 16;
-		struct mcast_group *ng = realloc(db->groups, n * sizeof(*ng));
-
-		if (!ng)
-			return NULL;
-		db->groups = ng;
-		db->cap_groups = n;
-	}
+	if (grow_array((void **)&db->groups, &db->cap_groups,
+		       db->num_groups + 1, sizeof(*db->groups), 16))
+		return NULL;
 	g = &db->groups[db->num_groups++];
 	memset(g, 0, sizeof(*g));
 	if (memcmp(mgid, zero, 16)) {
@@ -116,15 +112,9 @@ int mcast_join(struct mcast_db *db, struct mcast_group *g, uint64_t port_guid,
 	struct mcast_member *m = mcast_member_find(g, port_guid);
 
 	if (!m) {
-		if (g->num_members == g->cap_members) {
-			uint32_t n = g->cap_members ? g->cap_members * 2 : 8;
-			struct mcast_member *nm = realloc(g->members, n * sizeof(*nm));
-
-			if (!nm)
-				return -ENOMEM;
-			g->members = nm;
-			g->cap_members = n;
-		}
+		if (grow_array((void **)&g->members, &g->cap_members,
+			       g->num_members + 1, sizeof(*g->members), 8))
+			return -ENOMEM;
 		m = &g->members[g->num_members++];
 		m->port_guid = port_guid;
 		m->join_state = 0;

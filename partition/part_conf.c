@@ -10,6 +10,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "../core/grow.h"
+
 static const struct {
 	const char *name;
 	enum part_member_kind kind;
@@ -111,15 +113,8 @@ struct part_def *part_conf_add(struct part_conf *c)
 {
 	struct part_def *d;
 
-	if (c->n == c->cap) {
-		uint32_t cap = c->cap ? c->cap * 2 : 8;
-		struct part_def *np = realloc(c->p, cap * sizeof(*np));
-
-		if (!np)
-			return NULL;
-		c->p = np;
-		c->cap = cap;
-	}
+	if (grow_array((void **)&c->p, &c->cap, c->n + 1, sizeof(*c->p), 8))
+		return NULL;
 	d = &c->p[c->n++];
 	memset(d, 0, sizeof(*d));
 	/* OpenSM's defaults for a partition and its IPoIB group. */
@@ -131,15 +126,8 @@ struct part_def *part_conf_add(struct part_conf *c)
 
 int part_def_add_member(struct part_def *d, const struct part_member *m)
 {
-	if (d->n == d->cap) {
-		uint32_t cap = d->cap ? d->cap * 2 : 8;
-		struct part_member *nm = realloc(d->m, cap * sizeof(*nm));
-
-		if (!nm)
-			return -ENOMEM;
-		d->m = nm;
-		d->cap = cap;
-	}
+	if (grow_array((void **)&d->m, &d->cap, d->n + 1, sizeof(*d->m), 8))
+		return -ENOMEM;
 	d->m[d->n++] = *m;
 	return 0;
 }

@@ -14,6 +14,22 @@
 
 struct path_sl;
 
+/* What an engine derived from tables it built that a later repair of
+ * those tables would otherwise recompute from them: the down->up turns
+ * they take (ftree: the turns its detours took; issue 13). Engine-
+ * allocated into a caller-owned struct; the caller keeps it with the
+ * tables and the fabric they were built on, and gives it back with them
+ * (route_options.prev_memo). */
+struct route_memo {
+	char engine[16];                /* who wrote it; "" = empty */
+	uint32_t num_switches;          /* of the fabric the tables are for */
+	uint32_t n;                     /* turns */
+	uint32_t *sw;                   /* switch ordinal of that fabric */
+	uint8_t *in, *out;              /* enter on port in, leave on out */
+};
+
+void route_memo_free(struct route_memo *m);
+
 /* The engines tried, in order, when none are named (ibsm and ibsm-route):
  * ftree for fat-trees (it refuses anything else, saying why), then updn,
  * deadlock-free on any topology, then minhop. */
@@ -44,6 +60,12 @@ struct route_options {
 	 * in their memory when it is large enough (lft_alloc_reuse) and
 	 * leaves them empty, else leaves them alone. */
 	struct lft_set *spare;
+	/* Appended for fast repairs (issue 13), both optional: memo_out is
+	 * emptied by route_run and filled by an engine that keeps a memo of
+	 * the tables it built; prev_memo is the memo of prev (same engine run
+	 * as prev, never of tables from elsewhere). */
+	struct route_memo *memo_out;
+	const struct route_memo *prev_memo;
 };
 
 struct route_ctx {
@@ -51,6 +73,13 @@ struct route_ctx {
 	const struct route_options *opt;
 	void *priv;                     /* engine-owned state */
 	char why[256];                  /* reason when route() refuses */
+	/* Appended for fast repairs (issue 13). tables_any: set by an
+	 * engine's prepare when its route fills every entry of t whatever t
+	 * holds; route_run then leaves t as it got it (a spare's memory)
+	 * instead of filling it, and sets tables_prev when t is a copy of
+	 * opt->prev made beforehand (lft_set.copy_of), to start from. */
+	int tables_any;
+	int tables_prev;
 };
 
 struct route_engine {
@@ -60,7 +89,8 @@ struct route_engine {
 	 * topology with -ENOTSUP (set ctx->why) so a fallback can run. */
 	int (*prepare)(struct route_ctx *ctx);
 	/* Fill t (allocated by the caller to the fabric's max LID, all
-	 * LFT_NO_PATH). Returns 0 or a negative errno (set ctx->why). */
+	 * LFT_NO_PATH unless prepare set ctx->tables_any). Returns 0 or a
+	 * negative errno (set ctx->why). */
 	int (*route)(struct route_ctx *ctx, struct lft_set *t);
 	/* Optional. Release ctx->priv. */
 	void (*release)(struct route_ctx *ctx);

@@ -7,6 +7,7 @@
  * starting threads. Built-ins are a constant table. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../core/log.h"
@@ -58,6 +59,16 @@ int route_engine_register(const struct route_engine *e, void *handle)
 	return 0;
 }
 
+void route_memo_free(struct route_memo *m)
+{
+	if (!m)
+		return;
+	free(m->sw);
+	free(m->in);
+	free(m->out);
+	memset(m, 0, sizeof(*m));
+}
+
 int route_run(const struct route_engine *e, const struct fabric *f,
 	      const struct route_options *opt, struct lft_set *t, char *why)
 {
@@ -69,8 +80,10 @@ int route_run(const struct route_engine *e, const struct fabric *f,
 
 	if (why)
 		why[0] = 0;
-	r = lft_alloc_reuse(t, opt ? opt->spare : NULL, f->num_switches,
-			    fab_max_lid(f));
+	if (opt)
+		route_memo_free(opt->memo_out);
+	r = lft_take_spare(t, opt ? opt->spare : NULL, f->num_switches,
+			   fab_max_lid(f));
 	int warm = r == 1;
 	if (r < 0) {
 		if (why)
@@ -79,8 +92,12 @@ int route_run(const struct route_engine *e, const struct fabric *f,
 				 fab_max_lid(f));
 		return r;
 	}
-	/* Local entries first; an engine may overwrite them (identically). */
-	lft_fill_local(f, t);
+	/* What the memory holds: LFT_NO_PATH everywhere (a spare cleared
+	 * beforehand), a copy of opt->prev, or anything. */
+	int clean = t->clean;
+	const uint8_t *copy_of = t->copy_of;
+	t->clean = 0;
+	t->copy_of = NULL;
 	/* No switch, no table to fill (a lone CA, two CAs back to back, or
 	 * an SM that sees only its own HCA): every engine agrees, so none is
 	 * asked, and none has to survive an empty switch graph. */
@@ -100,6 +117,15 @@ int route_run(const struct route_engine *e, const struct fabric *f,
 		ctx.fab = &noloops;
 	}
 	r = e->prepare ? e->prepare(&ctx) : 0;
+	if (!r && !ctx.tables_any) {
+		if (!clean)
+			memset(t->port, LFT_NO_PATH, (size_t)t->num_switches * t->stride);
+		/* Local entries first; an engine may overwrite them (identically). */
+		lft_fill_local(f, t);
+	} else if (!r) {
+		ctx.tables_prev = copy_of && opt && opt->prev &&
+			copy_of == opt->prev->port;
+	}
 	if (!r)
 		r = e->route(&ctx, t);
 	if (e->release)

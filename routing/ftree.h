@@ -21,8 +21,8 @@
  * path: detours whose down->up turns keep the CDG acyclic), ftree_turns.c
  * (the turn set and its cycle check), ftree_order.c (the topological order
  * that bounds that check, and the search itself), ftree_witness.c (short
- * cycles found from the taken turns, before any search), ftree_write.c (the
- * tables, written on a second thread), ftree_closed.c (closed-form
+ * cycles found from the taken turns, before any search), ftree_write.c
+ * (the detours and the tables, on a second thread), ftree_closed.c (closed-form
  * routes for the CA LIDs of intact trees, rows written in parallel). */
 #ifndef IBSM_ROUTING_FTREE_H
 #define IBSM_ROUTING_FTREE_H
@@ -219,7 +219,7 @@ struct ft_detour {
 	int allow_new;          /* this search may take new turns */
 	uint64_t paths, failed;
 	int timed;              /* debug log: time the detours */
-	double cpu[2];          /* thread CPU seconds: CA LIDs, switch LIDs */
+	double cpu;             /* CPU seconds of the thread making them */
 };
 
 int ft_detour_init(struct ft_detour *d, const struct ftree *t);
@@ -254,16 +254,28 @@ struct ft_work {
 				 * chains: per switch, the switch right below
 				 * the chain it goes through, that one's
 				 * up-link and flow admitted */
-	int64_t *wide;          /* per switch: widest path's room (split) */
+	int64_t *wide;          /* per anc_list index: widest path's room (split) */
 	uint32_t *weighted, nweighted;  /* compute-node switches, by level */
 	int upper_weighted;     /* some are above the leaves */
 	uint8_t *tight;         /* per switch: its flow fills its up-links to
 				 * within one unit per link of the cap */
-	uint32_t *wide_via;     /* per switch: its down-link (candidate index) */
+	uint32_t *wide_via;     /* per anc_list index: its down-link (candidate) */
 	int64_t *crm;           /* per down candidate: room left (split) */
 	int split_on;           /* degraded tree: split chains (ftree_route.c) */
-	uint32_t *pend_stamp;   /* per switch: == epoch_dst if a leaf below
-				 * waits for a later chain */
+	uint32_t *pend_stamp;   /* per leaf: == epoch_dst if it waits for a
+				 * later chain (ftree_split.c) */
+	uint32_t *pend_memo;    /* per switch above the leaves: == epoch_dst
+				 * once pend_has is known */
+	uint8_t *pend_has;      /* ... whether a waiting leaf is below it */
+	uint32_t *dn_peer;      /* per down-link (t->dn): its lower end */
+	int all_weighted;       /* every leaf holds compute nodes */
+	uint32_t *cm_stamp;     /* per leaf: == epoch_dst once its flow is
+				 * committed by the chain that routed it */
+	uint32_t *cq, ncq;      /* switches that got such flow, to commit */
+	uint32_t early_over;    /* early-committed links above the cap */
+	uint32_t *up_rev;       /* per up-link (t->up): the same link's index
+				 * in t->dn (ftree_route.c; shared, read-only) */
+	uint32_t *anc_pos;      /* per ancestor: its anc_list index */
 	uint64_t *xtra;         /* per port: flow admitted this destination */
 	uint32_t *xtra_stamp;   /* per port: epoch_dst of xtra */
 	uint32_t *used_sw;      /* LMC: chain switches used by earlier LIDs */
@@ -284,11 +296,13 @@ void ft_spill(struct ft_work *w, uint32_t target, uint32_t plane);
 /* ftree_split.c: step 3b, the switches below the destination's chain
  * go up toward it; on degraded trees (split_on) a chain takes flow only
  * while its links have room and further chains take the rest. cand_off
- * and cand: the ancestors' down candidates (ftree_route.c's group);
+ * and cand: the ancestors' down candidates (ftree_route.c's group),
+ * cand_lo: each one's lower end (its anc_list index);
  * good_weight: compute nodes on good switches off the ancestors. */
 void ft_below_chains(struct ft_work *w, const uint32_t *cand_off,
-		     const uint32_t *cand, uint64_t good_weight, uint32_t lid,
-		     const uint64_t *L, int weighted);
+		     const uint32_t *cand, const uint32_t *cand_lo,
+		     uint64_t good_weight, uint32_t lid,
+		     uint64_t *L, int weighted);
 /* Decide split_on and allocate what splitting needs: 0 or -ENOMEM. */
 int ft_split_init(struct ft_work *w);
 void ft_split_free(struct ft_work *w);
@@ -321,30 +335,52 @@ void ft_reroute_report(const struct ft_work *w, const struct fabric *f,
 
 /* ftree_repair.c: minimal-change repair of the previous tables after
  * links or switches are lost (ftree_repair_diff.c says when it applies).
- * Returns 1 when lft holds the repaired tables, 0 when it does not apply
+ * holds_prev: lft already holds a copy of the previous tables
+ * (route_ctx.tables_prev), used as it is when the switches are in the same
+ * order. Returns 1 when lft holds the repaired tables, 0 when it does not apply
  * or gave up (logged why; lft as route_run allocated it), or -ENOMEM.
  * ft_repair_enabled = 0 turns it off (tests compare both); ft_repair_taken
  * says whether the last route took it. */
 extern int ft_repair_enabled, ft_repair_taken;
+/* Idle up-link entries are re-pointed in bulk at a switch with at least
+ * this many entries on its lost port (ftree_repair_idle.c); 256. */
+extern unsigned ft_repair_idle_min_hits;
 int ft_repair(struct ft_work *w, const struct route_options *opt,
-	      struct lft_set *lft, unsigned threads);
+	      struct lft_set *lft, unsigned threads, int holds_prev);
+/* lft back to empty tables with the local entries (what route_run gives
+ * an engine that did not set route_ctx.tables_any). */
+void ft_repair_reset(const struct ftree *t, struct lft_set *lft);
 
 /* ftree_write.c: decided LIDs into the tables, and the next target's
  * setup, on a second thread when threads (route_options.threads) is 0 on
  * a multi-CPU machine, or >= 2. */
+/* Below this many table entries the hand-off costs more than the second
+ * thread saves (measured: 2,000 CAs 0.023 s alone, 0.036 s with two; equal
+ * at 11,664 CAs, 21 M entries; 15% faster at 65,536 CAs, 362 M). Also the
+ * size from which degraded trees interleave switch LIDs (ftree_route.c). */
+#define FT_THREAD_MIN_ENTRIES (32ull << 20)
+
 struct ft_window {
 	uint8_t *nh;            /* [k * nsw + sw]: next hop of lid[k] */
 	uint32_t lid[FT_WINDOW];
+	void *ctx[FT_WINDOW];   /* lid[k]'s argument to fix (NULL: none) */
 	uint32_t count;
 };
+
+#define FT_WINDOWS 8            /* windows: one filled, the rest queued */
 
 struct ft_writer {
 	struct lft_set *lft;
 	uint32_t nsw;
-	struct ft_window win[2];
-	struct ft_window *cur;          /* being filled by the router */
-	struct ft_window *pending;      /* handed to the writer thread */
+	struct ft_window win[FT_WINDOWS];
+	uint32_t cur;           /* win[cur] is being filled by the router */
+	uint32_t head, queued;  /* win[head], ... (queued of them) are handed
+				 * to the writer thread, oldest first */
 	int threaded, stop;
+	/* Called on each LID's row, in LID order, before it is written
+	 * (the detours, ftree_route.c); skipped where ctx is NULL. */
+	void (*fix)(void *arg, void *ctx, uint8_t *nh);
+	void *fix_arg;
 	void (*side_fn)(void *);        /* side job, NULL when done */
 	void *side_arg;
 	pthread_t tid;
@@ -354,7 +390,8 @@ struct ft_writer {
 
 int ft_writer_init(struct ft_writer *wr, const struct ftree *t,
 		   struct lft_set *lft, unsigned threads);
-void ft_writer_add(struct ft_writer *wr, const uint8_t *nh, uint32_t lid);
+void ft_writer_add(struct ft_writer *wr, const uint8_t *nh, uint32_t lid,
+		   void *ctx);
 /* Run fn(arg) on the second thread (after the previous side job), or
  * here with one thread; wait for it to finish. */
 void ft_writer_side(struct ft_writer *wr, void (*fn)(void *), void *arg);
@@ -370,6 +407,25 @@ void ft_writer_finish(struct ft_writer *wr);
  * whether the last route took it. */
 extern int ft_closed_enabled, ft_closed_taken;
 int ft_closed_route(struct ft_work *w, struct lft_set *lft, unsigned threads);
+
+/* ftree_memo.c: the route memo (engine.h) of ftree's tables, the
+ * down->up turns they take. ft_memo_put: the turns of tu into m (emptied
+ * first); ft_memo_turn: turn i of m on tree t (new_of_prev maps the memo's
+ * switch ordinals to t's), 1 with *y when it is still a down->up turn of
+ * t, 0 when a switch or link of it is gone; ft_memo_carry: the turns of
+ * prev still in t into m; ft_memo_usable: m is ftree's and sized for the
+ * fabric of the previous tables. */
+int ft_memo_put(const struct ft_turns *tu, struct route_memo *m);
+int ft_memo_turn(const struct ftree *t, const struct route_memo *m,
+		 const uint32_t *new_of_prev, uint32_t i, uint32_t *y);
+int ft_memo_carry(const struct ftree *t, const struct route_memo *prev,
+		  const uint32_t *new_of_prev, struct route_memo *m);
+int ft_memo_usable(const struct route_memo *m, const struct fabric *prev_fab);
+
+/* ftree_route.c: degraded trees whose tables hold at least this many
+ * entries route the switch LIDs between the compute-node targets
+ * (default FT_THREAD_MIN_ENTRIES; the unit test lowers it). */
+extern uint64_t ft_interleave_min;
 
 /* Engine entry points (ftree_route.c). */
 extern const struct route_engine route_ftree;

@@ -289,8 +289,18 @@ static int commit_default(struct ft_work *w, uint64_t *L)
 	/* flow[] is all zero here (route_rest clears what it uses); each
 	 * switch's is cleared once committed, and the flows all end at the
 	 * target, which is not: clear it at the end. */
+	/* Leaves a split chain routed committed already (ftree_split.c):
+	 * their parents are queued in cq. */
+	int early = w->split_on && w->cm_stamp;
+	if (early) {
+		for (uint32_t i = 0; i < w->ncq; i++)
+			w->queue[n++] = w->cq[i];
+		over = w->early_over != 0;
+	}
 	for (uint32_t i = 0; i < w->nweighted; i++) {
 		uint32_t x = w->weighted[i];
+		if (early && w->cm_stamp[x] == w->epoch_dst)
+			continue;
 		if (w->anc_mark[x] != grp && w->good_mark[x] == grp)
 			over |= commit_flow(w, x, L, &n, 1);
 	}

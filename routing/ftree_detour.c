@@ -35,7 +35,7 @@ int ft_detour_init(struct ft_detour *d, const struct ftree *t)
 	d->stamp = d->search = 0;
 	d->paths = d->failed = 0;
 	d->timed = log_get_level() >= LOG_DEBUG;
-	d->cpu[0] = d->cpu[1] = 0;
+	d->cpu = 0;
 	if (r || !d->done || !d->seen || !d->pred || !d->queue ||
 	    !d->in_port || !d->via || !d->memo || !d->pcache) {
 		ft_detour_free(d);

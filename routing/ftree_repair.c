@@ -144,6 +144,70 @@ static int find_hits(struct ft_repair *rp)
 	return 0;
 }
 
+struct turns_job {
+	struct ft_repair *rp;
+	char why[160];
+	int r;
+};
+
+static void *load_turns(void *arg)
+{
+	struct turns_job *j = arg;
+	j->r = ft_repair_turns(j->rp, j->why, sizeof(j->why));
+	return NULL;
+}
+
+/* ---- the per-LID pass ---- */
+
+/* Entry (x, lid) changed: counted, and its 64-entry block once. */
+static void count_change(struct ft_repair *rp, uint64_t *dirty, uint32_t x,
+			 uint32_t lid)
+{
+	uint64_t b = (uint64_t)x * (rp->lft->stride / LFT_BLOCK) + lid / LFT_BLOCK;
+	rp->changed++;
+	if (!(dirty[b / 64] >> (b % 64) & 1)) {
+		dirty[b / 64] |= 1ull << (b % 64);
+		rp->blocks++;
+	}
+}
+
+/* Repair the LIDs of hits[from, to) (only those with only[lid] set when
+ * only is given). 0, 1 when some switch finds no path, -ENOMEM. */
+static int repair_lids(struct ft_repair *rp, uint64_t from, uint64_t to,
+		       const uint8_t *only, uint32_t *undecided, uint64_t *dirty)
+{
+	for (uint64_t i = from; i < to;) {
+		uint64_t j = i;
+		while (j < to && rp->hits[j].lid == rp->hits[i].lid)
+			j++;
+		uint32_t lid = rp->hits[i].lid;
+		if (only && !only[lid]) {
+			i = j;
+			continue;
+		}
+		double t0 = now_seconds();
+		int rc = rp_repair_lid(rp, lid, rp->hits + i, (uint32_t)(j - i),
+				       undecided);
+		if (rc)
+			return rc == -1 ? 1 : rc;
+		rp->nlids++;
+		{
+			uint32_t di = rp->dest_of[lid];
+			int k = di != FAB_NONE && rp->t->dest[di].weighted;
+			rp->by_kind[k].lids++;
+			rp->by_kind[k].r += rp->nr;
+			rp->by_kind[k].s += now_seconds() - t0;
+		}
+		for (uint32_t k = 0; k < rp->nr; k++) {
+			uint32_t x = rp->rl[k];
+			if (rp_entry(rp, x, lid) != rp->old[x])
+				count_change(rp, dirty, x, lid);
+		}
+		i = j;
+	}
+	return 0;
+}
+
 /* ---- the whole repair ---- */
 
 static void repair_free(struct ft_repair *rp)
@@ -174,6 +238,7 @@ static void repair_free(struct ft_repair *rp)
 	if (rp->have_turns)
 		ft_turns_free(&rp->tu);
 	free(rp->load);
+	free(rp->new_of_prev);
 }
 
 static int repair_alloc(struct ft_repair *rp)
@@ -227,8 +292,28 @@ static void clear_gone(struct ft_repair *rp)
 		}
 }
 
+void ft_repair_reset(const struct ftree *t, struct lft_set *lft)
+{
+	memset(lft->port, LFT_NO_PATH, (size_t)lft->stride * lft->num_switches);
+	lft_fill_local(t->fab, lft);
+}
+
+/* lft already holds the previous tables row for row: a copy made
+ * beforehand, same layout, switches in the same order. */
+static int copy_made(const struct ft_repair *rp, int holds_prev)
+{
+	if (!holds_prev || rp->lft->stride != rp->prev->stride ||
+	    rp->lft->max_lid != rp->prev->max_lid ||
+	    rp->lft->num_switches != rp->prev->num_switches)
+		return 0;
+	for (uint32_t s = 0; s < rp->t->nsw; s++)
+		if (rp->prev_sw[s] != s)
+			return 0;
+	return 1;
+}
+
 int ft_repair(struct ft_work *w, const struct route_options *opt,
-	      struct lft_set *lft, unsigned threads)
+	      struct lft_set *lft, unsigned threads, int holds_prev)
 {
 	const struct ftree *t = w->t;
 	struct ft_repair rp = { .t = t, .prev = w->prev, .prev_sw = w->prev_sw,
@@ -252,8 +337,44 @@ int ft_repair(struct ft_work *w, const struct route_options *opt,
 		repair_free(&rp);
 		return r;
 	}
-	unsigned nthr = copy_tables(&rp, threads);
+	if (ft_memo_usable(opt->prev_memo, rp.pf)) {
+		rp.memo = opt->prev_memo;
+		rp.new_of_prev = malloc((rp.pf->num_switches ? rp.pf->num_switches : 1) *
+					sizeof(uint32_t));
+		if (!rp.new_of_prev) {
+			r = -ENOMEM;
+			goto fail;
+		}
+		for (uint32_t i = 0; i < rp.pf->num_switches; i++)
+			rp.new_of_prev[i] = FAB_NONE;
+		for (uint32_t s = 0; s < t->nsw; s++)
+			if (rp.prev_sw[s] != FAB_NONE)
+				rp.new_of_prev[rp.prev_sw[s]] = s;
+	}
+	/* With the previous turns in a memo, a second thread takes them
+	 * while this one copies: the copy is bound by memory bandwidth (one
+	 * thread copies 345 MB about as fast as two), taking 32,000 turns by
+	 * memory latency. The turns are the same as taken on first need. */
+	struct turns_job tj = { .rp = &rp };
+	pthread_t tt;
+	int made = copy_made(&rp, holds_prev);
+	int overlap = !made && rp.memo &&
+		pick_threads(threads, (uint64_t)t->nsw * lft->stride) >= 2 &&
+		!pthread_create(&tt, NULL, load_turns, &tj);
+	/* A copy made beforehand (the daemon makes it in its idle loop) is
+	 * used as it is: 345 MB less to copy at 65,536 CAs. */
+	unsigned nthr = made ? 0 : copy_tables(&rp, overlap ? 1 : threads);
 	rp.threads = nthr;
+	if (overlap) {
+		pthread_join(tt, NULL);
+		rp.turns_overlap = 1;
+		if (tj.r) {
+			if (tj.r > 0)
+				log_info("ftree: repair: %s", tj.why);
+			r = tj.r;
+			goto fail;
+		}
+	}
 	double t1 = now_seconds();
 	clear_gone(&rp);
 	if ((r = find_hits(&rp)) < 0)
@@ -268,57 +389,73 @@ int ft_repair(struct ft_work *w, const struct route_options *opt,
 		goto fail;
 	}
 	uint32_t *undecided = malloc((t->nsw ? t->nsw : 1) * sizeof(uint32_t));
-	if (!undecided) {
-		r = -ENOMEM;
-		goto fail;
-	}
-	uint64_t blocks = 0;
-	uint32_t *last_blk = calloc(t->nsw ? t->nsw : 1, sizeof(uint32_t));
-	if (!last_blk) {
+	uint64_t nblk = (uint64_t)t->nsw * (lft->stride / LFT_BLOCK);
+	uint64_t *dirty = calloc(nblk / 64 + 1, sizeof(uint64_t));
+	uint8_t *redo = calloc((size_t)lft->max_lid + 1, 1);
+	if (!undecided || !dirty || !redo || (r = rp_idle_split(&rp)) < 0) {
 		free(undecided);
-		r = -ENOMEM;
+		free(dirty);
+		free(redo);
+		r = r < 0 ? r : -ENOMEM;
 		goto fail;
 	}
-	for (uint64_t i = 0; i < rp.nhits;) {
-		uint64_t j = i;
-		while (j < rp.nhits && rp.hits[j].lid == rp.hits[i].lid)
-			j++;
-		uint32_t lid = rp.hits[i].lid;
-		int rc = rp_repair_lid(&rp, lid, rp.hits + i, (uint32_t)(j - i),
-				    undecided);
-		if (rc) {
-			r = rc == -1 ? 1 : rc;
-			break;
-		}
-		rp.nlids++;
-		for (uint32_t k = 0; k < rp.nr; k++) {
-			uint32_t x = rp.rl[k];
-			if (rp_entry(&rp, x, lid) == rp.old[x])
+	/* LIDs whose every hit is an idle entry go last, in bulk; a LID none
+	 * of whose up-links suits goes through the per-LID repair after all. */
+	uint64_t nper = rp.nhits - rp.nidle;
+	double ts = now_seconds();
+	r = repair_lids(&rp, 0, nper, NULL, undecided, dirty);
+	double tl = now_seconds();
+	if (!r && rp.nidle) {
+		rp_idle_repoint(&rp, nper, redo);
+		for (uint64_t i = nper; i < rp.nhits; i++) {
+			const struct ft_hit *h = &rp.hits[i];
+			if (redo[h->lid])
 				continue;
-			rp.changed++;
-			/* LIDs come in ascending order: a block counts once */
-			if (last_blk[x] != lid / LFT_BLOCK + 1) {
-				last_blk[x] = lid / LFT_BLOCK + 1;
-				blocks++;
-			}
+			rp.nlids++;
+			rp.redecided++;
+			count_change(&rp, dirty, h->sw, h->lid);
 		}
-		i = j;
+		r = repair_lids(&rp, nper, rp.nhits, redo, undecided, dirty);
 	}
+	log_debug("ftree: repair: hits and idle split %.3f s, %llu LIDs one by "
+		  "one %.3f s (previous turns included; switch LIDs %llu, R %llu, "
+		  "%.3f s; CA LIDs %llu, R %llu, %.3f s), idle entries %.3f s",
+		  ts - t1, (unsigned long long)(rp.nlids - rp.idle_moved), tl - ts,
+		  (unsigned long long)rp.by_kind[0].lids, (unsigned long long)rp.by_kind[0].r,
+		  rp.by_kind[0].s, (unsigned long long)rp.by_kind[1].lids,
+		  (unsigned long long)rp.by_kind[1].r, rp.by_kind[1].s,
+		  now_seconds() - tl);
 	free(undecided);
-	free(last_blk);
+	free(dirty);
+	free(redo);
+	if (r)
+		goto fail;
+	/* The memo of the repaired tables: every turn checked here, or, when
+	 * no detour needed them, the previous memo's turns still linked. */
+	if (opt->memo_out && rp.have_turns)
+		r = ft_memo_put(&rp.tu, opt->memo_out);
+	else if (opt->memo_out && rp.memo)
+		r = ft_memo_carry(t, rp.memo, rp.new_of_prev, opt->memo_out);
 	if (r)
 		goto fail;
 	log_info("ftree: repair: %u ports lost their link, %u LIDs gone; %u LIDs affected, "
 		 "%llu entries changed (+%llu cleared) in %llu 64-entry LFT "
-		 "blocks: %llu re-decided, %llu on detours, %llu LIDs whole; "
+		 "blocks: %llu re-decided (%llu idle up-link entries in bulk), "
+		 "%llu on detours, %llu LIDs whole; "
 		 "copy %.3f s (%u "
-		 "threads), repair %.3f s (previous turns %llu in %.3f s, %llu "
+		 "threads%s), repair %.3f s (previous turns %llu %s in %.3f s, %llu "
 		 "new); CPU %.3f s", rp.nlost, rp.ngone, rp.nlids,
 		 (unsigned long long)rp.changed, (unsigned long long)rp.cleared,
-		 (unsigned long long)blocks, (unsigned long long)rp.redecided,
+		 (unsigned long long)rp.blocks, (unsigned long long)rp.redecided,
+		 (unsigned long long)rp.idle_moved,
 		 (unsigned long long)rp.detours,
-		 (unsigned long long)rp.lazy_fallbacks, t1 - t0, nthr, now_seconds() - t1,
-		 (unsigned long long)rp.prev_turns, rp.turns_s,
+		 (unsigned long long)rp.lazy_fallbacks, t1 - t0, nthr,
+		 made ? ": the tables held a copy made beforehand" : "",
+		 now_seconds() - t1,
+		 (unsigned long long)rp.prev_turns,
+		 !rp.have_turns ? "not needed" : rp.turns_overlap ?
+		 "from the memo alongside the copy" : rp.turns_from_memo ?
+		 "from the memo" : "scanned", rp.turns_s,
 		 (unsigned long long)(rp.have_turns ? rp.tu.taken - rp.prev_turns : 0),
 		 cpu_seconds() - c0);
 	repair_free(&rp);
@@ -326,8 +463,7 @@ int ft_repair(struct ft_work *w, const struct route_options *opt,
 	return 1;
 fail:
 	/* Back to freshly allocated tables for the full route. */
-	memset(lft->port, LFT_NO_PATH, (size_t)lft->stride * lft->num_switches);
-	lft_fill_local(t->fab, lft);
+	ft_repair_reset(t, lft);
 	if (r > 0)
 		log_info("ftree: repair abandoned: routing in full");
 	repair_free(&rp);

@@ -56,9 +56,17 @@ struct ft_repair {
 	struct ft_turns tu;
 	int have_turns;
 	uint64_t prev_turns;
+	const struct route_memo *memo;  /* the previous tables' turns, or NULL */
+	uint32_t *new_of_prev;          /* previous ordinal -> new (memo only) */
+	int turns_from_memo;
+	int turns_overlap;              /* taken while the tables were copied */
 	double turns_s;
 	uint64_t *load;                 /* per fabric port: flow the repair added */
+	uint64_t nidle;                 /* hits[nhits - nidle ..]: idle, in bulk */
 	/* statistics */
+	uint64_t idle_moved;
+	uint64_t blocks;
+	struct { uint64_t lids, r; double s; } by_kind[2]; /* switch, CA LIDs */
 	uint64_t changed, cleared, redecided, detours, lazy_fallbacks;
 	uint32_t nlids;
 	unsigned threads;               /* for the previous-turn scan */
@@ -120,6 +128,14 @@ int rp_repair_lid(struct ft_repair *rp, uint32_t lid, const struct ft_hit *h,
  * 1 with why when not, negative errno. */
 int ft_repair_diff(struct ft_repair *rp, const struct route_options *opt,
 		   char *why, size_t len);
+
+/* ftree_repair_idle.c: rp_idle_split moves the hits of LIDs whose every
+ * hit is an idle entry on a lost up-link (nothing leads into the switch)
+ * to the tail of hits (nidle of them); rp_idle_repoint gives those from
+ * hits[from] on the first up-link whose path is up*-then-down*, after the
+ * per-LID pass, and sets redo[lid] where none is. 0 or -ENOMEM. */
+int rp_idle_split(struct ft_repair *rp);
+int rp_idle_repoint(struct ft_repair *rp, uint64_t from, uint8_t *redo);
 
 /* ftree_repair_turns.c: rp->tu holding the turns the previous tables
  * take. 0, 1 with why if they close a cycle on this tree, -ENOMEM. */

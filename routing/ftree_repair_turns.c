@@ -105,8 +105,42 @@ static void *scan_rows(void *arg)
 	return NULL;
 }
 
+/* The previous turns from the memo of the route that built the previous
+ * tables (ftree_memo.c): no scan, and no check for another engine's
+ * tables (the memo is ftree's, of those tables). */
+static int memo_turns(struct ft_repair *rp, char *why, size_t len)
+{
+	const struct route_memo *m = rp->memo;
+	double t0 = now_seconds();
+	if (ft_turns_init(&rp->tu, rp->t))
+		return -ENOMEM;
+	rp->have_turns = 1;
+	rp->turns_from_memo = 1;
+	double ti = now_seconds();
+	for (uint32_t i = 0; i < m->n; i++) {
+		uint32_t y;
+		if (!ft_memo_turn(rp->t, m, rp->new_of_prev, i, &y) ||
+		    ft_turn_is_taken(&rp->tu, y, m->in[i], m->out[i]))
+			continue;
+		if (!ft_turn_take(&rp->tu, y, m->in[i], m->out[i])) {
+			snprintf(why, len, "the previous tables' down->up turns "
+				 "close a cycle in ftree's checked channel graph");
+			rp->turns_s = now_seconds() - t0;
+			return 1;
+		}
+		rp->prev_turns++;
+	}
+	rp->turns_s = now_seconds() - t0;
+	log_debug("ftree: repair: turn set set up in %.3f s, %u memo turns "
+		  "taken in %.3f s (%llu cycle searches)", ti - t0, m->n,
+		  now_seconds() - ti, (unsigned long long)rp->tu.searches);
+	return 0;
+}
+
 int ft_repair_turns(struct ft_repair *rp, char *why, size_t len)
 {
+	if (rp->memo)
+		return memo_turns(rp, why, len);
 	const struct ftree *t = rp->t;
 	double t0 = now_seconds();
 	uint32_t *cnt = calloc(t->nsw ? t->nsw : 1, sizeof(uint32_t));

@@ -38,6 +38,7 @@
 struct ft_group {               /* cached per target switch */
 	uint32_t *cand_off;     /* per anc_list index: candidates in cand[] */
 	uint32_t *cand;         /* indices into t->dn */
+	uint32_t *cand_lo;      /* per candidate: its lower end's anc_list index */
 	uint32_t ncand_cap;
 	int has_nongood;
 	uint64_t good_weight;   /* compute nodes on good switches off the
@@ -105,46 +106,96 @@ static int group_marks(struct ft_work *w, struct ft_group *g, uint32_t tg)
 			}
 		}
 	}
-	/* Down candidates of each ancestor: links to ancestors (or T). */
+	/* Down candidates of each ancestor: its links down to ancestors (or
+	 * T), in the order of t->dn. Each is the up-link of an ancestor
+	 * below it, so they are collected from the ancestors' up-links
+	 * (a top switch has far more links down than candidates), counted
+	 * per ancestor first, then each ancestor's put in t->dn order. */
 	uint32_t need = 0;
-	for (uint32_t i = 1; i < w->nanc; i++) {
+	for (uint32_t i = 0; i < w->nanc; i++) {
 		uint32_t s = w->anc_list[i];
-		need += t->dn_off[s + 1] - t->dn_off[s];
+		w->anc_pos[s] = i;
+		need += t->up_off[s + 1] - t->up_off[s];
 	}
 	if (need > g->ncand_cap) {
 		free(g->cand);
+		free(g->cand_lo);
 		g->cand = malloc((need ? need : 1) * sizeof(uint32_t));
-		if (!g->cand)
+		g->cand_lo = malloc((need ? need : 1) * sizeof(uint32_t));
+		if (!g->cand || !g->cand_lo) {
+			g->ncand_cap = 0;
 			return -ENOMEM;
+		}
 		g->ncand_cap = need;
 	}
-	uint32_t n = 0;
-	g->cand_off[0] = g->cand_off[1] = 0;
-	for (uint32_t i = 1; i < w->nanc; i++) {
+	memset(g->cand_off, 0, (w->nanc + 1) * sizeof(uint32_t));
+	for (uint32_t i = 0; i < w->nanc; i++) {
 		uint32_t s = w->anc_list[i];
-		for (uint32_t k = t->dn_off[s]; k < t->dn_off[s + 1]; k++)
-			if (w->anc_mark[t->dn[k].peer] == grp)
-				g->cand[n++] = k;
-		g->cand_off[i + 1] = n;
+		for (uint32_t k = t->up_off[s]; k < t->up_off[s + 1]; k++)
+			g->cand_off[w->anc_pos[t->up[k].peer] + 1]++;
 	}
-	/* Good switches: those with an up-path to an ancestor, i.e. those
-	 * reached going down from the ancestors (far fewer links to follow
-	 * than testing every switch's up-links when the target is high). */
+	for (uint32_t i = 1; i <= w->nanc; i++) {
+		g->cand_off[i] += g->cand_off[i - 1];
+		w->queue[i - 1] = g->cand_off[i - 1];  /* fill cursor */
+	}
+	for (uint32_t i = 0; i < w->nanc; i++) {
+		uint32_t s = w->anc_list[i];
+		for (uint32_t k = t->up_off[s]; k < t->up_off[s + 1]; k++) {
+			uint32_t c = w->queue[w->anc_pos[t->up[k].peer]]++;
+			g->cand[c] = w->up_rev[k];
+			g->cand_lo[c] = i;
+		}
+	}
+	for (uint32_t i = 1; i < w->nanc; i++) {
+		/* t->dn order (insertion sort: a few candidates each) */
+		uint32_t *c = g->cand, *lo = g->cand_lo;
+		for (uint32_t a = g->cand_off[i] + 1; a < g->cand_off[i + 1]; a++) {
+			uint32_t v = c[a], vl = lo[a], b = a;
+			for (; b > g->cand_off[i] && c[b - 1] > v; b--) {
+				c[b] = c[b - 1];
+				lo[b] = lo[b - 1];
+			}
+			c[b] = v;
+			lo[b] = vl;
+		}
+	}
+	/* Good switches: those with an up-path to an ancestor. Below a
+	 * leaf's ancestors nearly every switch is good: top-down, a switch
+	 * is good if it is an ancestor or has a good up-neighbour (the first
+	 * one found will do), instead of following every ancestor's
+	 * down-links (a top switch has 64). Below a higher target most
+	 * switches are not good, each would test all its up-links: there
+	 * the search down from the ancestors follows fewer links. */
 	g->nng = 0;
 	uint32_t ngood = 0;
-	for (uint32_t i = 0; i < w->nanc; i++) {
-		w->good_mark[w->anc_list[i]] = grp;
-		w->queue[ngood++] = w->anc_list[i];
-	}
 	g->good_weight = 0;
-	for (uint32_t i = 0; i < ngood; i++) {
-		uint32_t s = w->queue[i];
-		for (uint32_t k = t->dn_off[s]; k < t->dn_off[s + 1]; k++) {
-			uint32_t o = t->dn[k].peer;
-			if (w->good_mark[o] != grp) {
-				w->good_mark[o] = grp;
-				w->queue[ngood++] = o;
-				g->good_weight += t->weight[o];
+	if (t->level[tg] == 0) {
+		for (uint32_t i = t->nsw; i-- > 0;) {
+			uint32_t s = t->by_level[i];
+			int good = w->anc_mark[s] == grp;
+			for (uint32_t k = t->up_off[s]; !good && k < t->up_off[s + 1]; k++)
+				good = w->good_mark[t->up[k].peer] == grp;
+			if (!good)
+				continue;
+			if (w->anc_mark[s] != grp)
+				g->good_weight += t->weight[s];
+			w->good_mark[s] = grp;
+			ngood++;
+		}
+	} else {
+		for (uint32_t i = 0; i < w->nanc; i++) {
+			w->good_mark[w->anc_list[i]] = grp;
+			w->queue[ngood++] = w->anc_list[i];
+		}
+		for (uint32_t i = 0; i < ngood; i++) {
+			uint32_t s = w->queue[i];
+			for (uint32_t k = t->dn_off[s]; k < t->dn_off[s + 1]; k++) {
+				uint32_t o = t->dn[k].peer;
+				if (w->good_mark[o] != grp) {
+					w->good_mark[o] = grp;
+					w->queue[ngood++] = o;
+					g->good_weight += t->weight[o];
+				}
 			}
 		}
 	}
@@ -398,7 +449,7 @@ static double thread_seconds(void)
 }
 
 static void route_lid(struct ft_work *w, const struct ft_group *g,
-		      struct ft_detour *dt, const struct ft_dest *d,
+		      const struct ft_dest *d,
 		      uint32_t lid, uint32_t plane)
 {
 	const struct ftree *t = w->t;
@@ -410,7 +461,7 @@ static void route_lid(struct ft_work *w, const struct ft_group *g,
 	w->assigned[d->sw] = w->epoch_dst;
 	build_chain(w, d->sw, lid, L);
 	route_ancestors(w, g, lid, L);
-	ft_below_chains(w, g->cand_off, g->cand, g->good_weight, lid, L,
+	ft_below_chains(w, g->cand_off, g->cand, g->cand_lo, g->good_weight, lid, L,
 			d->weighted);
 	if (w->prev || w->upper_weighted)
 		route_rest(w, g, lid, L, d->weighted);
@@ -418,13 +469,6 @@ static void route_lid(struct ft_work *w, const struct ft_group *g,
 		route_flow(w, L, d->weighted);
 	if (d->weighted)
 		ft_spill(w, d->sw, plane);
-	if (g->has_nongood) {
-		/* Debug log: the detours' share of the routing thread. */
-		double c0 = dt->timed ? thread_seconds() : 0;
-		ft_detour_route(dt, w, g->ng_list, g->nng);
-		if (dt->timed)
-			dt->cpu[d->port == 0] += thread_seconds() - c0;
-	}
 	for (uint32_t i = 1; i < w->nchain; i++)
 		if (d->nlids > 1)
 			w->used_sw[w->nused++] = w->chain[i];
@@ -449,8 +493,24 @@ static void work_free(struct ft_work *w)
 	free(w->anc_list);
 	free(w->used_sw);
 	free(w->weighted);
+	free(w->anc_pos);
+	free(w->up_rev);
 	ft_split_free(w);
 	ft_reroute_free(w);
+}
+
+/* Each up-link's index in t->dn (the same link seen from above). */
+static uint32_t *up_rev_build(const struct ftree *t)
+{
+	uint32_t *r = malloc((t->up_off[t->nsw] + 1) * sizeof(uint32_t));
+	for (uint32_t y = 0; r && y < t->nsw; y++)
+		for (uint32_t j = t->dn_off[y]; j < t->dn_off[y + 1]; j++) {
+			uint32_t x = t->dn[j].peer;
+			for (uint32_t k = t->up_off[x]; k < t->up_off[x + 1]; k++)
+				if (t->up[k].peer == y && t->up[k].port == t->dn[j].rport)
+					r[k] = j;
+		}
+	return r;
 }
 
 static int work_init(struct ft_work *w, const struct ftree *t, uint32_t planes)
@@ -475,6 +535,8 @@ static int work_init(struct ft_work *w, const struct ftree *t, uint32_t planes)
 	w->anc_list = calloc(n, sizeof(uint32_t));
 	w->used_sw = calloc((size_t)(FT_MAX_LEVELS + 1) * 256, sizeof(uint32_t));
 	w->weighted = calloc(n, sizeof(uint32_t));
+	w->anc_pos = calloc(n, sizeof(uint32_t));
+	w->up_rev = up_rev_build(t);
 	w->nweighted = 0;
 	for (uint32_t i = 0; w->weighted && i < t->nsw; i++)
 		if (t->weight[t->by_level[i]]) {
@@ -485,7 +547,7 @@ static int work_init(struct ft_work *w, const struct ftree *t, uint32_t planes)
 	    !w->good_mark || !w->assigned ||
 	    !w->ng_dist || !w->nh || !w->ng_nh || !w->flow || !w->queue ||
 	    !w->ov || !w->ov_stamp || !w->nx || !w->ld ||
-	    !w->anc_list || !w->used_sw) {
+	    !w->anc_list || !w->used_sw || !w->anc_pos || !w->up_rev) {
 		work_free(w);
 		return -ENOMEM;
 	}
@@ -511,8 +573,10 @@ static void next_free(struct ft_next *n)
 	free(n->w.ng_nh);
 	free(n->w.anc_list);
 	free(n->w.queue);
+	free(n->w.anc_pos);
 	free(n->g.cand_off);
 	free(n->g.cand);
+	free(n->g.cand_lo);
 	free(n->g.ng_list);
 	free(n->g.dflt);
 }
@@ -527,12 +591,14 @@ static int next_init(struct ft_next *n, const struct ftree *t)
 	n->w.ng_dist = calloc(k, sizeof(uint32_t));
 	n->w.ng_nh = calloc(k, 1);
 	n->w.anc_list = calloc(k, sizeof(uint32_t));
-	n->w.queue = calloc(k, sizeof(uint32_t));
+	n->w.queue = calloc(k + 1, sizeof(uint32_t));
+	n->w.anc_pos = calloc(k, sizeof(uint32_t));
 	n->g.cand_off = malloc((k + 2) * sizeof(uint32_t));
 	n->g.ng_list = malloc((k ? k : 1) * sizeof(uint32_t));
 	n->g.dflt = malloc(k ? k : 1);
 	if (!n->w.anc_mark || !n->w.good_mark || !n->w.ng_dist || !n->w.ng_nh ||
-	    !n->w.anc_list || !n->w.queue || !n->g.cand_off || !n->g.ng_list ||
+	    !n->w.anc_list || !n->w.queue || !n->w.anc_pos || !n->g.cand_off ||
+	    !n->g.ng_list ||
 	    !n->g.dflt)
 		return -ENOMEM;
 	return 0;
@@ -574,18 +640,151 @@ static void next_take(struct ft_work *w, struct ft_group *g, struct ft_next *n)
 	n->g = x;
 }
 
-/* Start the setup of the target of todo[i + 1 ..] after todo[i]'s (if any). */
+/* Start the setup of the target of todo[i + 1 ..] after todo[i]'s (if
+ * any) on the second thread, while the router works on todo[i]'s. Only
+ * for compute-node targets: routing their LIDs (loads, chains, spilling)
+ * keeps the router busy, while the second thread has their detours and
+ * rows to do. A switch LID's own routing is light and its detours are
+ * heavy, so the router prepares the next switch target itself then
+ * (next_started stays 0), in step with the second thread's detours. */
 static void next_start(const struct ftree *t, struct ft_writer *wr,
 		       struct ft_next *n, const uint32_t *todo, uint32_t ntodo,
-		       uint32_t i)
+		       uint32_t i, int *started, int side_all)
 {
 	uint32_t tg = t->dest[todo[i]].sw;
+	*started = 0;
 	while (i < ntodo && t->dest[todo[i]].sw == tg)
 		i++;
-	if (i == ntodo)
+	if (i == ntodo || (!side_all && !t->dest[todo[i]].weighted))
 		return;
 	n->tg = t->dest[todo[i]].sw;
+	*started = 1;
 	ft_writer_side(wr, next_run, n);
+}
+
+/* The detours of a LID depend on its final entries of the good switches
+ * and on the turns taken for the LIDs before it, not on the loads. So
+ * they are made where its row is written (ftree_write.c: on the second
+ * thread with two), in LID order, while the router goes on with the next
+ * LIDs; the turns taken, and the tables, are the same either way. Each
+ * target's good set and non-good list are copied for them into a ring of
+ * contexts. At most FT_WINDOWS windows of FT_WINDOW LIDs are alive (the
+ * one the router fills, less than full, and those handed over), so a
+ * context is reused only once no LID alive refers to it. The good set
+ * is kept one byte per switch (the ring holds ~500 of them) and spread
+ * back into marks when the second thread meets a new context. */
+#define FT_DCTX (FT_WINDOWS * FT_WINDOW + 2)
+
+struct ft_dctx {
+	uint8_t *good;          /* per switch: good for the target */
+	uint32_t *ng;           /* non-good switches, nearest the good set first */
+	uint32_t nng, ng_cap;
+	uint64_t serial;        /* which target it holds (ring reuse) */
+};
+
+struct ft_dring {
+	const struct ftree *t;
+	struct ft_detour *dt;
+	struct ft_dctx c[FT_DCTX];
+	uint64_t next;
+	uint32_t *marks;        /* second thread: good marks of... */
+	uint64_t marks_of;      /* ... this serial (0: none yet) */
+};
+
+static void dring_free(struct ft_dring *r)
+{
+	for (uint32_t i = 0; i < FT_DCTX; i++) {
+		free(r->c[i].good);
+		free(r->c[i].ng);
+	}
+	free(r->marks);
+}
+
+/* The context of the current target's LIDs (NULL: no detours), or
+ * (void *)-1 without memory. */
+static void *dring_take(struct ft_dring *r, const struct ft_work *w,
+			const struct ft_group *g)
+{
+	const struct ftree *t = r->t;
+	if (!g->has_nongood || !g->nng)
+		return NULL;
+	struct ft_dctx *c = &r->c[r->next++ % FT_DCTX];
+	if (!r->marks && !(r->marks = calloc(t->nsw, sizeof(uint32_t))))
+		return (void *)-1;
+	if (!c->good && !(c->good = malloc(t->nsw)))
+		return (void *)-1;
+	if (g->nng > c->ng_cap) {
+		free(c->ng);
+		c->ng_cap = g->nng;
+		if (!(c->ng = malloc(g->nng * sizeof(uint32_t))))
+			return (void *)-1;
+	}
+	for (uint32_t x = 0; x < t->nsw; x++)
+		c->good[x] = w->good_mark[x] == w->epoch_grp;
+	memcpy(c->ng, g->ng_list, g->nng * sizeof(uint32_t));
+	c->nng = g->nng;
+	c->serial = r->next;
+	return c;
+}
+
+/* ft_writer's fix: the detours of one LID's row. */
+static void dring_fix(void *arg, void *ctx, uint8_t *nh)
+{
+	struct ft_dring *r = arg;
+	struct ft_dctx *c = ctx;
+	const struct ftree *t = r->t;
+	if (r->marks_of != c->serial) {
+		for (uint32_t x = 0; x < t->nsw; x++)
+			r->marks[x] = c->good[x];
+		r->marks_of = c->serial;
+	}
+	struct ft_work w;
+	memset(&w, 0, sizeof(w));
+	w.t = t;
+	w.good_mark = r->marks;
+	w.epoch_grp = 1;
+	w.nh = nh;
+	/* Debug log: the detours' CPU time on the thread that makes them. */
+	double c0 = r->dt->timed ? thread_seconds() : 0;
+	ft_detour_route(r->dt, &w, c->ng, c->nng);
+	if (r->dt->timed)
+		r->dt->cpu += thread_seconds() - c0;
+}
+
+/* The routing order on degraded trees: the switch LIDs spread evenly
+ * between the compute-node targets (after the j-th of n targets, the
+ * first j/n of them) instead of all after. A compute-node target keeps
+ * the router busy with loads while the second thread has little to do;
+ * a switch LID is the other way round (a light assignment, heavy
+ * detours: ~3,000 non-good switches each at 65,536 CAs). Interleaved,
+ * the two threads overlap. Switch LIDs carry no load, so the
+ * compute-node routes, and the balance, are the same in either order;
+ * the switch LIDs' chains see the loads of the targets before them, and
+ * the detours take their turns in the new order (each still checked).
+ * Only on trees whose tables are large enough for a second thread to
+ * pay (ft_interleave_min, FT_THREAD_MIN_ENTRIES; the order never
+ * depends on the threads):
+ * smaller trees keep their tables. Returns the number of destinations
+ * in todo. */
+uint64_t ft_interleave_min = FT_THREAD_MIN_ENTRIES;
+
+static uint32_t interleave(const struct ftree *t, uint32_t *todo)
+{
+	uint32_t ntg = 0, n = 0, sw = t->nca_dest, j = 0;
+	uint64_t nsw = t->ndest - t->nca_dest;
+	for (uint32_t i = 0; i < t->nca_dest; i++)
+		ntg += !i || t->dest[i].sw != t->dest[i - 1].sw;
+	for (uint32_t i = 0; i < t->nca_dest; i++) {
+		todo[n++] = i;
+		if (i + 1 < t->nca_dest && t->dest[i + 1].sw == t->dest[i].sw)
+			continue;
+		j++;
+		while (sw < t->ndest && (uint64_t)(sw - t->nca_dest) * ntg < nsw * j)
+			todo[n++] = sw++;
+	}
+	while (sw < t->ndest)
+		todo[n++] = sw++;
+	return n;
 }
 
 static int ft_prepare(struct route_ctx *ctx)
@@ -602,6 +801,9 @@ static int ft_prepare(struct route_ctx *ctx)
 		return r;
 	}
 	ctx->priv = t;
+	/* With previous tables the repair copies them over every entry, or
+	 * the route below starts from empty tables (ft_repair_reset). */
+	ctx->tables_any = ctx->opt && ctx->opt->prev && ctx->opt->prev_fab;
 	log_info("ftree: %u levels, %u switches, %u CA LIDs + %u switch LIDs, "
 		 "load cap %llu, shape in %.3f s", t->height + 1, t->nsw,
 		 t->nca_dest, t->ndest - t->nca_dest,
@@ -634,6 +836,8 @@ static int ft_route(struct route_ctx *ctx, struct lft_set *lft)
 	struct ft_writer wr;
 	struct ft_detour dt = { 0 };
 	struct ft_next nx;
+	struct ft_dring dr;
+	memset(&dr, 0, sizeof(dr));
 	int r = work_init(&w, t, planes);
 	if (r)
 		goto nomem;
@@ -645,17 +849,22 @@ static int ft_route(struct route_ctx *ctx, struct lft_set *lft)
 	g.cand_off = malloc((t->nsw + 2) * sizeof(uint32_t));
 	g.ng_list = malloc(t->nsw * sizeof(uint32_t));
 	g.dflt = malloc(t->nsw);
-	if ((r = next_init(&nx, t)) || !g.cand_off || !g.ng_list || !g.dflt ||
+	if (!(r = next_init(&nx, t)))
+		nx.w.up_rev = w.up_rev;         /* shared, read-only */
+	if (r || !g.cand_off || !g.ng_list || !g.dflt ||
 	    (r = ft_detour_init(&dt, t)) ||
 	    (r = ft_reroute_init(&w, ctx->opt, ctx->fab))) {
 		r = r ? r : -ENOMEM;
 		goto out;
 	}
 	/* Previous tables and only links lost: change what must change. */
-	if ((r = ft_repair(&w, ctx->opt, lft, ctx->opt ? ctx->opt->threads : 0))) {
+	if ((r = ft_repair(&w, ctx->opt, lft, ctx->opt ? ctx->opt->threads : 0,
+			   ctx->tables_prev))) {
 		r = r < 0 ? r : 0;
 		goto out;
 	}
+	if (ctx->tables_any)
+		ft_repair_reset(t, lft);
 	/* The destinations the general assignment routes: all of them, or,
 	 * on an intact tree, the switch LIDs above the leaves (the rest are
 	 * written in closed form by ftree_closed.c). */
@@ -668,31 +877,53 @@ static int ft_route(struct route_ctx *ctx, struct lft_set *lft)
 		free(todo);
 		goto out;
 	}
-	for (uint32_t i = 0; i < t->ndest; i++)
-		if (!r || (i >= t->nca_dest && t->level[t->dest[i].sw] != 0))
-			todo[ntodo++] = i;
+	int ilv = !r && w.split_on && !w.prev &&
+		(uint64_t)t->nsw * (t->max_lid + 1) >= ft_interleave_min;
+	if (ilv)
+		ntodo = interleave(t, todo);
+	else
+		for (uint32_t i = 0; i < t->ndest; i++)
+			if (!r || (i >= t->nca_dest && t->level[t->dest[i].sw] != 0))
+				todo[ntodo++] = i;
 	r = 0;
 	uint32_t cur_grp = FAB_NONE;
-	if (ntodo) {
+	int started = 0;
+	void *dctx = NULL;
+	if (ntodo && (ilv || t->dest[todo[0]].weighted)) {
 		nx.tg = t->dest[todo[0]].sw;
+		started = 1;
 		ft_writer_side(&wr, next_run, &nx);
 	}
+	dr.t = t;
+	dr.dt = &dt;
+	wr.fix = dring_fix;
+	wr.fix_arg = &dr;
 	for (uint32_t i = 0; i < ntodo; i++) {
 		const struct ft_dest *d = &t->dest[todo[i]];
 		if (d->sw != cur_grp) {
-			ft_writer_side_wait(&wr);
+			if (started) {
+				ft_writer_side_wait(&wr);
+			} else {
+				nx.tg = d->sw;
+				next_run(&nx);
+			}
 			if ((r = nx.r)) {
 				free(todo);
 				goto out;
 			}
 			next_take(&w, &g, &nx);
 			cur_grp = d->sw;
-			next_start(t, &wr, &nx, todo, ntodo, i);
+			next_start(t, &wr, &nx, todo, ntodo, i, &started, ilv);
+			if ((dctx = dring_take(&dr, &w, &g)) == (void *)-1) {
+				r = -ENOMEM;
+				free(todo);
+				goto out;
+			}
 		}
 		w.nused = 0;
 		for (uint32_t j = 0; j < d->nlids; j++) {
-			route_lid(&w, &g, &dt, d, d->lid + j, d->weighted ? j : 0);
-			ft_writer_add(&wr, w.nh, d->lid + j);
+			route_lid(&w, &g, d, d->lid + j, d->weighted ? j : 0);
+			ft_writer_add(&wr, w.nh, d->lid + j, dctx);
 		}
 	}
 	free(todo);
@@ -711,16 +942,21 @@ static int ft_route(struct route_ctx *ctx, struct lft_set *lft)
 		 (unsigned long long)dt.turns.searches,
 		 (unsigned long long)dt.turns.witnessed);
 	log_debug("ftree: cycle searches visited %llu channels, reordering "
-		  "moved %llu; detours took %.3f s CPU for CA LIDs, %.3f s for "
-		  "switch LIDs", (unsigned long long)dt.turns.visited,
-		  (unsigned long long)dt.turns.moved, dt.cpu[0], dt.cpu[1]);
+		  "moved %llu; detours took %.3f s CPU", (unsigned long long)dt.turns.visited,
+		  (unsigned long long)dt.turns.moved, dt.cpu);
 	if (dt.failed)
 		log_warn("ftree: %llu switches found no detour that keeps the "
 			 "channel dependency graph acyclic; they keep a shortest "
 			 "path, which may close a credit loop",
 			 (unsigned long long)dt.failed);
+	/* The memo of these tables for a later repair: the turns they take
+	 * are all in dt.turns unless a source kept a shortest path, or
+	 * previous entries were kept (their turns were not checked here). */
+	if (ctx->opt && ctx->opt->memo_out && !dt.failed && !w.prev)
+		r = ft_memo_put(&dt.turns, ctx->opt->memo_out);
 out:
 	ft_writer_finish(&wr);
+	dring_free(&dr);
 	next_free(&nx);
 	work_free(&w);
 	free(g.cand_off);
@@ -728,6 +964,7 @@ out:
 	free(g.dflt);
 	ft_detour_free(&dt);
 	free(g.cand);
+	free(g.cand_lo);
 	if (r == -ENOMEM)
 		goto nomem;
 	return r;

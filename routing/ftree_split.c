@@ -88,6 +88,57 @@ static int least_up(const struct ft_work *w, uint32_t x, uint64_t v,
 	return 1;
 }
 
+/* Does a leaf that waits for a later chain hang below x (a switch right
+ * above the leaves)? Looked at once per destination, when a later chain
+ * first reaches x (marking each waiting leaf's parents instead costs a
+ * write per up-link, ~31 per leaf at 65,536 CAs). */
+static int waits_below(struct ft_work *w, uint32_t x)
+{
+	const struct ftree *t = w->t;
+	uint32_t dst = w->epoch_dst;
+	if (w->pend_memo[x] != dst) {
+		uint8_t h = 0;
+		for (uint32_t k = t->dn_off[x]; !h && k < t->dn_off[x + 1]; k++)
+			h = w->pend_stamp[w->dn_peer[k]] == dst;
+		w->pend_memo[x] = dst;
+		w->pend_has[x] = h;
+	}
+	return w->pend_has[x];
+}
+
+/* A leaf a chain routes commits its flow at once (the load of its
+ * up-link, and the flow it brings to its parent), while that link's load
+ * is at hand, instead of in ft_spill's commit pass (ftree_degraded.c),
+ * which skips it (cm_stamp). Nothing this destination's chains read
+ * later depends on it: they test the up-links of leaves not yet routed,
+ * and the links above the leaves. The loads end the same. */
+static void early_commit(struct ft_work *w, uint32_t x,
+			 const struct ft_link *l, uint32_t s, uint64_t *L)
+{
+	uint64_t f = w->t->weight[x];
+	L[l->rev_egress] += f;
+	w->early_over += L[l->rev_egress] > w->t->cap;
+	if (!w->flow[s] && w->anc_mark[s] != w->epoch_grp)
+		w->cq[w->ncq++] = s;
+	w->flow[s] += f;
+	w->cm_stamp[x] = w->epoch_dst;
+}
+
+/* Take x's early commit back (it is about to compare its up-links'
+ * loads, and may change its entry): ft_spill's pass commits it. */
+static void early_undo(struct ft_work *w, uint32_t x, uint64_t *L)
+{
+	const struct ftree *t = w->t;
+	if (!w->cm_stamp || w->cm_stamp[x] != w->epoch_dst)
+		return;         /* (no splitting on this tree, or not committed) */
+	uint32_t e = t->fport[x] + w->nh[x];
+	uint64_t f = t->weight[x];
+	w->early_over -= L[e] > t->cap;
+	L[e] -= f;
+	w->flow[t->peer_sw[e]] -= f;    /* its queue entry may stay: empty */
+	w->cm_stamp[x] = 0;
+}
+
 /* Breadth first down from each switch of chain[0..nchain), lowest first:
  * the switches reached go up toward it. Splitting, a compute-node switch
  * x below chain[i] joins only if its flow fits on the chain's links below
@@ -96,7 +147,7 @@ static int least_up(const struct ft_work *w, uint32_t x, uint64_t v,
  * br_flow). */
 static void below_chain(struct ft_work *w, struct ft_split *sp,
 			const uint32_t *chain, uint32_t nchain, uint32_t lid,
-			const uint64_t *L)
+			uint64_t *L)
 {
 	const struct ftree *t = w->t;
 	uint32_t grp = w->epoch_grp, dst = w->epoch_dst;
@@ -106,8 +157,16 @@ static void below_chain(struct ft_work *w, struct ft_split *sp,
 		int split = sp->on && i > 0;
 		w->queue[tail++] = chain[i];
 		while (head < tail) {
-			uint32_t s = w->queue[head++];
-			for (uint32_t k = t->dn_off[s]; k < t->dn_off[s + 1]; k++) {
+			uint32_t s = w->queue[head++], end = t->dn_off[s + 1];
+			/* A later chain finds only the leaves still waiting
+			 * (marked by mark_pending) below a switch right above
+			 * the leaves; the rest were routed by an earlier
+			 * chain. Same order, reading only their ordinals. */
+			int waiting_only = sp->extra && w->all_weighted &&
+				t->level[s] == 1;
+			for (uint32_t k = t->dn_off[s]; k < end; k++) {
+				if (waiting_only && w->pend_stamp[w->dn_peer[k]] != dst)
+					continue;
 				const struct ft_link *l = &t->dn[k];
 				uint32_t x = l->peer;
 				if (w->anc_mark[x] == grp)
@@ -122,6 +181,8 @@ static void below_chain(struct ft_work *w, struct ft_split *sp,
 					if (w->prev || sp->extra)
 						continue;
 					uint32_t cur = t->fport[x] + w->nh[x];
+					/* compare the loads without x's own flow */
+					early_undo(w, x, L);
 					uint32_t cp = t->peer_sw[cur];
 					if ((cp == s || (cp != FAB_NONE &&
 							 w->anc_mark[cp] != grp &&
@@ -144,7 +205,7 @@ static void below_chain(struct ft_work *w, struct ft_split *sp,
 						 * it is still waiting (most are routed:
 						 * the walk down would find nothing). */
 						if (sp->extra && !f && t->level[x] == 1 &&
-						    w->pend_stamp[x] != w->epoch_dst)
+						    !waits_below(w, x))
 							continue;
 						w->br_flow[x] = 0;
 					}
@@ -169,6 +230,8 @@ static void below_chain(struct ft_work *w, struct ft_split *sp,
 				sp->admitted += t->weight[x];
 				w->assigned[x] = dst;
 				w->nh[x] = l->rport;
+				if (sp->on && !t->level[x] && t->weight[x])
+					early_commit(w, x, l, s, L);
 				if (w->prev) {
 					uint8_t pp = ft_prev_port(w, x, lid);
 					if (pp != l->rport && ft_good_up_port(w, x, pp))
@@ -180,8 +243,8 @@ static void below_chain(struct ft_work *w, struct ft_split *sp,
 	}
 }
 
-/* Mark the switches right above the leaves that have a compute-node
- * leaf below them not routed by the first chain (pend_stamp). */
+/* Mark the compute-node leaves the first chain did not route
+ * (pend_stamp): they wait for a later chain. */
 static void mark_pending(struct ft_work *w)
 {
 	const struct ftree *t = w->t;
@@ -190,8 +253,7 @@ static void mark_pending(struct ft_work *w)
 		uint32_t x = w->weighted[i];
 		if (t->level[x] || w->assigned[x] == dst || w->good_mark[x] != grp)
 			continue;
-		for (uint32_t k = t->up_off[x]; k < t->up_off[x + 1]; k++)
-			w->pend_stamp[t->up[k].peer] = dst;
+		w->pend_stamp[x] = dst;
 	}
 }
 
@@ -201,11 +263,12 @@ static void mark_pending(struct ft_work *w)
  * column order), so one chain takes as much as one can. 0 if every such
  * path has a full link. */
 static uint32_t split_chain(struct ft_work *w, const uint32_t *cand_off,
-			    const uint32_t *cand, struct ft_split *sp,
-			    const uint64_t *L, uint32_t *chain)
+			    const uint32_t *cand, const uint32_t *cand_lo,
+			    struct ft_split *sp, const uint64_t *L,
+			    uint32_t *chain)
 {
 	const struct ftree *t = w->t;
-	uint32_t top = FAB_NONE;
+	uint32_t top = FAB_NONE;        /* anc_list index */
 	/* The candidates' rooms, read once per destination (after the first
 	 * chain); later chains' bookings are taken off here as well. */
 	if (!sp->crm_ok) {
@@ -213,12 +276,15 @@ static uint32_t split_chain(struct ft_work *w, const uint32_t *cand_off,
 			w->crm[c] = split_room(w, L, t->dn[cand[c]].egress);
 		sp->crm_ok = 1;
 	}
-	w->wide[w->anc_list[0]] = INT64_MAX;
+	/* wide and wide_via by anc_list index here: the candidates' lower
+	 * ends are read in sequence, not looked up per switch. */
+	int64_t *wide = w->wide;
+	wide[0] = INT64_MAX;
 	for (uint32_t i = 1; i < w->nanc; i++) {
-		uint32_t a = w->anc_list[i], via = FAB_NONE;
+		uint32_t via = FAB_NONE;
 		int64_t best = INT64_MIN;
 		for (uint32_t c = cand_off[i]; c < cand_off[i + 1]; c++) {
-			int64_t r = w->crm[c], v = w->wide[t->dn[cand[c]].peer];
+			int64_t r = w->crm[c], v = wide[cand_lo[c]];
 			if (v < r)
 				r = v;
 			if (via == FAB_NONE || r > best) {
@@ -226,37 +292,41 @@ static uint32_t split_chain(struct ft_work *w, const uint32_t *cand_off,
 				via = c;
 			}
 		}
-		w->wide[a] = best;
-		w->wide_via[a] = via;
-		if (via != FAB_NONE && best > 0 &&
-		    (top == FAB_NONE || t->level[a] > t->level[top] ||
-		     (t->level[a] == t->level[top] &&
-		      (best > w->wide[top] || (best == w->wide[top] &&
-					       t->order[a] < t->order[top])))))
-			top = a;
+		wide[i] = best;
+		w->wide_via[i] = via;
+		if (via == FAB_NONE || best <= 0)
+			continue;
+		uint32_t a = w->anc_list[i], b = top == FAB_NONE ? 0 : w->anc_list[top];
+		if (top == FAB_NONE || t->level[a] > t->level[b] ||
+		    (t->level[a] == t->level[b] &&
+		     (best > wide[top] || (best == wide[top] &&
+					   t->order[a] < t->order[b]))))
+			top = i;
 	}
 	if (top == FAB_NONE)
 		return 0;
-	uint32_t n = t->level[top] - t->level[w->anc_list[0]] + 1, x = top;
+	uint32_t x = top;
+	uint32_t n = t->level[w->anc_list[top]] - t->level[w->anc_list[0]] + 1;
 	for (uint32_t i = n - 1; i > 0; i--) {
-		uint32_t c = w->wide_via[x];
+		uint32_t c = w->wide_via[x], a = w->anc_list[x];
 		const struct ft_link *l = &t->dn[cand[c]];
-		chain[i] = x;
+		chain[i] = a;
 		sp->link[i] = l->egress;
 		sp->cidx[i] = c;
 		sp->rem[i] = w->crm[c];
 		/* Its switches are ancestors: they now lead down along it. */
-		w->nh[x] = l->port;
-		w->assigned[x] = w->epoch_dst;
-		x = l->peer;
+		w->nh[a] = l->port;
+		w->assigned[a] = w->epoch_dst;
+		x = cand_lo[c];
 	}
-	chain[0] = x;
+	chain[0] = w->anc_list[x];
 	return n;
 }
 
 void ft_below_chains(struct ft_work *w, const uint32_t *cand_off,
-		     const uint32_t *cand, uint64_t good_weight, uint32_t lid,
-		     const uint64_t *L, int weighted)
+		     const uint32_t *cand, const uint32_t *cand_lo,
+		     uint64_t good_weight, uint32_t lid,
+		     uint64_t *L, int weighted)
 {
 	const struct ftree *t = w->t;
 	struct ft_split sp;
@@ -265,6 +335,8 @@ void ft_below_chains(struct ft_work *w, const uint32_t *cand_off,
 	sp.extra = 0;
 	sp.admitted = 0;
 	sp.crm_ok = 0;
+	w->ncq = 0;
+	w->early_over = 0;
 	for (uint32_t i = 1; sp.on && i < w->nchain; i++) {
 		sp.cidx[i] = UINT32_MAX;
 		sp.link[i] = t->fport[w->chain[i]] + w->chain_port[i];
@@ -277,7 +349,7 @@ void ft_below_chains(struct ft_work *w, const uint32_t *cand_off,
 	 * column, a pod whose column switch lost its link to the top). */
 	for (unsigned c = 1; c < FT_SPLIT_CHAINS && sp.on &&
 	     (sp.more || sp.admitted < good_weight); c++) {
-		uint32_t n = split_chain(w, cand_off, cand, &sp, L, chain);
+		uint32_t n = split_chain(w, cand_off, cand, cand_lo, &sp, L, chain);
 		if (!n)
 			break;
 		uint64_t before = sp.admitted;
@@ -330,6 +402,21 @@ int ft_split_init(struct ft_work *w)
 	    !w->wide_via || !w->pend_stamp || !w->crm || !w->tight ||
 	    !w->xtra || !w->xtra_stamp)
 		return -ENOMEM;
+	/* Every leaf holds compute nodes: no leaf but the waiting ones is
+	 * left for a later chain, which then visits those only. */
+	w->all_weighted = 1;
+	for (uint32_t i = t->lvl_off[0]; i < t->lvl_off[1]; i++)
+		w->all_weighted &= t->weight[t->by_level[i]] != 0;
+	w->dn_peer = malloc((t->dn_off[t->nsw] + 1) * sizeof(uint32_t));
+	w->pend_memo = calloc(n, sizeof(uint32_t));
+	w->cm_stamp = calloc(n, sizeof(uint32_t));
+	w->cq = calloc(n + 1, sizeof(uint32_t));
+	w->pend_has = calloc(n, 1);
+	if (!w->dn_peer || !w->pend_memo || !w->pend_has || !w->cm_stamp ||
+	    !w->cq)
+		return -ENOMEM;
+	for (uint32_t k = 0; k < t->dn_off[t->nsw]; k++)
+		w->dn_peer[k] = t->dn[k].peer;
 	for (uint32_t x = 0; x < t->nsw; x++) {
 		uint64_t u = t->up_off[x + 1] - t->up_off[x], f = t->weight[x];
 		uint64_t need = f * (t->total_weight - f);
@@ -350,6 +437,14 @@ void ft_split_free(struct ft_work *w)
 	free(w->tight);
 	free(w->xtra);
 	free(w->xtra_stamp);
+	free(w->cm_stamp);
+	free(w->cq);
+	w->cm_stamp = w->cq = NULL;
+	free(w->dn_peer);
+	free(w->pend_memo);
+	free(w->pend_has);
+	w->dn_peer = w->pend_memo = NULL;
+	w->pend_has = NULL;
 	w->br_root = w->br_up = w->br_flow = w->wide_via = NULL;
 	w->pend_stamp = w->xtra_stamp = NULL;
 	w->wide = w->crm = NULL;

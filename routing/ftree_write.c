@@ -1,13 +1,17 @@
-/* ftree: the second thread: writing decided entries into the tables,
- * and one side job at a time (the next target's setup, ftree_route.c).
+/* ftree: the second thread: finishing decided rows (the detours, through
+ * the fix callback), writing them into the tables, and one side job at a
+ * time (the next target's setup, ftree_route.c).
  *
  * Each LID yields one next hop per switch, but the tables are stored per
  * switch (one row each), so writing a LID touches one byte in every row.
  * Snapshots of FT_WINDOW LIDs are buffered and written row by row. The
  * writing is independent of the routing that follows (later LIDs never
  * read the tables), so with two threads the router fills one buffer
- * while the writer empties the other. The bytes written, and their
- * order within each row, are the same either way. A side job must only
+ * while the writer empties the other. So are the detours (they read a
+ * LID's own row and the turns taken for the LIDs before it): fix runs
+ * on each row of a window, in LID order, before the window is written.
+ * The bytes written, and their order within each row, are the same
+ * either way. A side job must only
  * touch state the router leaves alone until ft_writer_side_wait; with
  * one thread it runs at once. */
 #include <errno.h>
@@ -20,6 +24,9 @@
 static void write_window(struct ft_writer *wr, const struct ft_window *win)
 {
 	uint32_t nsw = wr->nsw;
+	for (uint32_t k = 0; wr->fix && k < win->count; k++)
+		if (win->ctx[k])
+			wr->fix(wr->fix_arg, win->ctx[k], win->nh + (size_t)k * nsw);
 	for (uint32_t s = 0; s < nsw; s++) {
 		uint8_t *row = lft_row(wr->lft, s);
 		for (uint32_t k = 0; k < win->count; k++)
@@ -27,14 +34,14 @@ static void write_window(struct ft_writer *wr, const struct ft_window *win)
 	}
 }
 
+/* The side job first (the router waits for it), then the oldest window
+ * handed over; when stopped, the windows left, then out. */
 static void *writer_main(void *arg)
 {
 	struct ft_writer *wr = arg;
 	pthread_mutex_lock(&wr->mu);
 	for (;;) {
-		while (!wr->pending && !wr->side_fn && !wr->stop)
-			pthread_cond_wait(&wr->cv, &wr->mu);
-		if (!wr->pending && wr->side_fn) {
+		if (wr->side_fn) {
 			void (*fn)(void *) = wr->side_fn;
 			pthread_mutex_unlock(&wr->mu);
 			fn(wr->side_arg);
@@ -43,24 +50,24 @@ static void *writer_main(void *arg)
 			pthread_cond_broadcast(&wr->cv);
 			continue;
 		}
-		if (!wr->pending)
-			break;          /* stopped with nothing left */
-		struct ft_window *win = wr->pending;
-		pthread_mutex_unlock(&wr->mu);
-		write_window(wr, win);
-		pthread_mutex_lock(&wr->mu);
-		win->count = 0;
-		wr->pending = NULL;
-		pthread_cond_broadcast(&wr->cv);
+		if (wr->queued) {
+			struct ft_window *win = &wr->win[wr->head];
+			pthread_mutex_unlock(&wr->mu);
+			write_window(wr, win);
+			pthread_mutex_lock(&wr->mu);
+			win->count = 0;
+			wr->head = (wr->head + 1) % FT_WINDOWS;
+			wr->queued--;
+			pthread_cond_broadcast(&wr->cv);
+			continue;
+		}
+		if (wr->stop)
+			break;
+		pthread_cond_wait(&wr->cv, &wr->mu);
 	}
 	pthread_mutex_unlock(&wr->mu);
 	return NULL;
 }
-
-/* Below this many table entries the hand-off costs more than the second
- * thread saves (measured: 2,000 CAs 0.023 s alone, 0.036 s with two; equal
- * at 11,664 CAs, 21 M entries; 15% faster at 65,536 CAs, 362 M). */
-#define FT_THREAD_MIN_ENTRIES (32ull << 20)
 
 /* Two threads when told so; 0 means two if there are two CPUs and the
  * tables are large enough to pay for it. */
@@ -77,15 +84,20 @@ int ft_writer_init(struct ft_writer *wr, const struct ftree *t,
 	memset(wr, 0, sizeof(*wr));
 	wr->nsw = t->nsw;
 	wr->lft = lft;
-	for (int i = 0; i < 2; i++) {
+	/* One window alone, or FT_WINDOWS with the second thread: the
+	 * router can run that far ahead of the detours and writes (and the
+	 * other way round), so neither waits whenever the other is briefly
+	 * descheduled on a busy machine. */
+	int two = want_thread(threads, (uint64_t)t->nsw * lft->stride);
+	for (int i = 0; i < (two ? FT_WINDOWS : 1); i++) {
 		wr->win[i].nh = malloc((size_t)t->nsw * FT_WINDOW + 1);
 		if (!wr->win[i].nh) {
 			ft_writer_finish(wr);
 			return -ENOMEM;
 		}
 	}
-	wr->cur = &wr->win[0];
-	if (!want_thread(threads, (uint64_t)t->nsw * lft->stride))
+	wr->cur = 0;
+	if (!two)
 		return 0;
 	if (pthread_mutex_init(&wr->mu, NULL))
 		return 0;
@@ -102,10 +114,10 @@ int ft_writer_init(struct ft_writer *wr, const struct ftree *t,
 	return 0;
 }
 
-/* Hand the current window over (or write it here) and start the other. */
+/* Hand the current window over (or write it here) and start the next. */
 static void hand_over(struct ft_writer *wr)
 {
-	struct ft_window *w = wr->cur;
+	struct ft_window *w = &wr->win[wr->cur];
 	if (!w->count)
 		return;
 	if (!wr->threaded) {
@@ -114,18 +126,20 @@ static void hand_over(struct ft_writer *wr)
 		return;
 	}
 	pthread_mutex_lock(&wr->mu);
-	while (wr->pending)
+	while (wr->queued == FT_WINDOWS - 1)
 		pthread_cond_wait(&wr->cv, &wr->mu);
-	wr->pending = w;
+	wr->queued++;           /* win[cur] is win[head + queued - 1] */
+	wr->cur = (wr->head + wr->queued) % FT_WINDOWS;
 	pthread_cond_broadcast(&wr->cv);
 	pthread_mutex_unlock(&wr->mu);
-	wr->cur = w == &wr->win[0] ? &wr->win[1] : &wr->win[0];
 }
 
-void ft_writer_add(struct ft_writer *wr, const uint8_t *nh, uint32_t lid)
+void ft_writer_add(struct ft_writer *wr, const uint8_t *nh, uint32_t lid,
+		   void *ctx)
 {
-	struct ft_window *w = wr->cur;
+	struct ft_window *w = &wr->win[wr->cur];
 	w->lid[w->count] = lid;
+	w->ctx[w->count] = ctx;
 	memcpy(w->nh + (size_t)w->count * wr->nsw, nh, wr->nsw);
 	if (++w->count == FT_WINDOW)
 		hand_over(wr);
@@ -158,7 +172,7 @@ void ft_writer_side_wait(struct ft_writer *wr)
 void ft_writer_finish(struct ft_writer *wr)
 {
 	ft_writer_side_wait(wr);
-	if (wr->cur)
+	if (wr->win[wr->cur].nh)
 		hand_over(wr);
 	if (wr->threaded) {
 		pthread_mutex_lock(&wr->mu);
@@ -170,9 +184,9 @@ void ft_writer_finish(struct ft_writer *wr)
 		pthread_mutex_destroy(&wr->mu);
 		wr->threaded = 0;
 	}
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < FT_WINDOWS; i++) {
 		free(wr->win[i].nh);
 		wr->win[i].nh = NULL;
 	}
-	wr->cur = NULL;
+	wr->cur = 0;
 }

@@ -399,6 +399,10 @@ struct prev {
 	 * routes (sm/sm_state.c, spare_prefault): a re-route is then timed
 	 * as the daemon runs it, not with 345 MB of page faults at 65k. */
 	struct lft_set spare;
+	/* What the engine that routed the previous fabric kept for a repair
+	 * of its tables (ftree: their turns), as the daemon keeps it with the
+	 * tables it holds; empty with --prev-lfts. */
+	struct route_memo memo;
 };
 
 static void prev_init(struct prev *pv)
@@ -407,12 +411,14 @@ static void prev_init(struct prev *pv)
 	lid_map_init(&pv->lids);
 	memset(&pv->lft, 0, sizeof(pv->lft));
 	memset(&pv->spare, 0, sizeof(pv->spare));
+	memset(&pv->memo, 0, sizeof(pv->memo));
 }
 
 static void prev_free(struct prev *pv)
 {
 	lft_free(&pv->lft);
 	lft_free(&pv->spare);
+	route_memo_free(&pv->memo);
 	lid_map_free(&pv->lids);
 	fab_free(&pv->fab);
 }
@@ -488,11 +494,26 @@ static int prev_tables(struct prev *pv, struct fabric *f, const struct cli *c)
 	if (rc)
 		return rc;
 	double t0 = now_seconds();
-	if (lft_alloc(&pv->spare, f->num_switches, fab_max_lid(f)) == 0)
-		log_info("spare tables: %.1f MB pre-faulted in %.3f s (not timed;"
-			 " the daemon does it once the fabric is up)",
-			 (double)pv->spare.num_switches * pv->spare.stride / 1048576.0,
+	if (lft_alloc(&pv->spare, f->num_switches, fab_max_lid(f)))
+		return 0;
+	pv->spare.clean = 1;            /* lft_alloc filled it */
+	log_info("spare tables: %.1f MB pre-faulted in %.3f s (not timed;"
+		 " the daemon does it once the fabric is up)",
+		 (double)pv->spare.num_switches * pv->spare.stride / 1048576.0,
+		 now_seconds() - t0);
+	/* As the daemon between routes: the spare a copy of the tables held
+	 * (same layout), for an engine that starts from them. */
+	if (pv->lft.port && pv->lft.num_switches == pv->spare.num_switches &&
+	    pv->lft.stride == pv->spare.stride && pv->lft.max_lid == pv->spare.max_lid) {
+		t0 = now_seconds();
+		memcpy(pv->spare.port, pv->lft.port,
+		       (size_t)pv->spare.num_switches * pv->spare.stride);
+		pv->spare.clean = 0;
+		pv->spare.copy_of = pv->lft.port;
+		log_info("spare tables: a copy of the previous tables made in %.3f s "
+			 "(not timed; the daemon makes it in its idle loop)",
 			 now_seconds() - t0);
+	}
 	return 0;
 }
 
@@ -513,7 +534,8 @@ static int prev_tables_get(struct prev *pv, struct fabric *f, const struct cli *
 		if (rc)
 			return rc;
 		if (lft_alloc(&pv->lft, pv->fab.num_switches, fab_max_lid(&pv->fab)) ||
-		    lft_read_dump_fts(&pv->fab, &pv->lft, c->prev_lfts))
+		    lft_read_dump_fts(&pv->fab, &pv->lft, c->prev_lfts,
+				      c->wide_lids))
 			return EXIT_USAGE;
 		return 0;
 	}
@@ -526,6 +548,7 @@ static int prev_tables_get(struct prev *pv, struct fabric *f, const struct cli *
 		.threads = c->threads,
 		.max_vls = (uint8_t)c->vls,
 		.cn_rank = port_only ? NULL : rank,
+		.memo_out = &pv->memo,
 	};
 	const struct route_engine *used = NULL;
 	double t0 = now_seconds();
@@ -591,7 +614,7 @@ static int make_tables(struct fabric *f, const struct cli *c, struct lft_set *t,
 	if (c->lfts_in) {
 		if (lft_alloc(t, f->num_switches, fab_max_lid(f)))
 			return EXIT_USAGE;
-		if (lft_read_dump_fts(f, t, c->lfts_in)) {
+		if (lft_read_dump_fts(f, t, c->lfts_in, c->wide_lids)) {
 			lft_free(t);
 			return EXIT_USAGE;
 		}
@@ -619,6 +642,7 @@ static int make_tables(struct fabric *f, const struct cli *c, struct lft_set *t,
 		.prev = pv ? &pv->lft : NULL,
 		.prev_fab = pv ? &pv->fab : NULL,
 		.spare = pv ? &pv->spare : NULL,
+		.prev_memo = pv ? &pv->memo : NULL,
 	};
 	const struct route_engine *used = NULL;
 	struct rusage ru0;
@@ -640,10 +664,17 @@ static int make_tables(struct fabric *f, const struct cli *c, struct lft_set *t,
 		getrusage(RUSAGE_SELF, &ru);
 		double tab = (double)t->stride * t->num_switches / 1048576.0;
 		double grew = (ru.ru_maxrss - ru0.ru_maxrss) / 1024.0;
+		/* CPU besides wall: on a shared machine the wall time of a
+		 * 0.2 s route says as much about the others' load as ours */
+		double cpu = (ru.ru_utime.tv_sec - ru0.ru_utime.tv_sec) +
+			(ru.ru_utime.tv_usec - ru0.ru_utime.tv_usec) / 1e6 +
+			(ru.ru_stime.tv_sec - ru0.ru_stime.tv_sec) +
+			(ru.ru_stime.tv_usec - ru0.ru_stime.tv_usec) / 1e6;
 		if (had_spare && !pv->spare.port)
 			log_info("route: tables %.1f MB, built in the pre-faulted "
-				 "spare; peak RSS %.1f MB before routing, %.1f MB after",
-				 tab, ru0.ru_maxrss / 1024.0, ru.ru_maxrss / 1024.0);
+				 "spare; peak RSS %.1f MB before routing, %.1f MB after; "
+				 "route CPU %.3f s", tab, ru0.ru_maxrss / 1024.0,
+				 ru.ru_maxrss / 1024.0, cpu);
 		else
 			log_info("route: tables %.1f MB; peak RSS %.1f MB before routing, "
 				 "%.1f MB after (+%.1f MB, %.1f%% over the tables)",

@@ -17,8 +17,8 @@ int lft_alloc(struct lft_set *t, uint32_t num_switches, uint32_t max_lid)
 	return lft_alloc_reuse(t, NULL, num_switches, max_lid);
 }
 
-int lft_alloc_reuse(struct lft_set *t, struct lft_set *spare,
-		    uint32_t num_switches, uint32_t max_lid)
+int lft_take_spare(struct lft_set *t, struct lft_set *spare,
+		   uint32_t num_switches, uint32_t max_lid)
 {
 	memset(t, 0, sizeof(*t));
 	if (max_lid > LFT_MAX_ANALYSIS_LID)
@@ -29,15 +29,38 @@ int lft_alloc_reuse(struct lft_set *t, struct lft_set *spare,
 		(size_t)spare->num_switches * spare->stride >= bytes;
 	if (taken) {
 		t->port = spare->port;
+		t->clean = spare->clean;
+		if (spare->num_switches == num_switches && spare->stride == stride &&
+		    spare->max_lid == max_lid)
+			t->copy_of = spare->copy_of;
 		memset(spare, 0, sizeof(*spare));
 	} else if (!(t->port = malloc(bytes ? bytes : 1))) {
 		return -ENOMEM;
 	}
-	memset(t->port, LFT_NO_PATH, bytes);
 	t->num_switches = num_switches;
 	t->stride = stride;
 	t->max_lid = max_lid;
 	return taken;
+}
+
+int lft_alloc_reuse(struct lft_set *t, struct lft_set *spare,
+		    uint32_t num_switches, uint32_t max_lid)
+{
+	int r = lft_take_spare(t, spare, num_switches, max_lid);
+	if (r < 0)
+		return r;
+	if (!t->clean)
+		memset(t->port, LFT_NO_PATH, (size_t)t->num_switches * t->stride);
+	t->clean = 0;
+	t->copy_of = NULL;
+	return r;
+}
+
+void lft_clean(struct lft_set *t)
+{
+	if (t->port)
+		memset(t->port, LFT_NO_PATH, (size_t)t->num_switches * t->stride);
+	t->clean = 1;
 }
 
 void lft_free(struct lft_set *t)
@@ -210,7 +233,7 @@ static int parse_entry(const char *p, uint32_t *lid, unsigned *port)
 	unsigned long v = strtoul(p, &q, 10);
 	if (q == p || (*q && !isspace((unsigned char)*q)))
 		return -1;
-	*lid = (uint32_t)l > FAB_MAX_UCAST_LID ? UINT32_MAX : (uint32_t)l;
+	*lid = l > LFT_MAX_ANALYSIS_LID ? UINT32_MAX : (uint32_t)l;
 	*port = v > 255 ? 256 : (unsigned)v;
 	return 0;
 }
@@ -233,7 +256,7 @@ static int skip_line(const char *p)
 }
 
 int lft_read_dump_fts(const struct fabric *fab, struct lft_set *t,
-		      const char *path)
+		      const char *path, int wide_lids)
 {
 	struct fabric *f = (struct fabric *)fab; /* GUID index is a cache */
 	int ck = input_file_check(path);
@@ -311,9 +334,20 @@ int lft_read_dump_fts(const struct fabric *fab, struct lft_set *t,
 			break;
 		}
 		const struct fab_node *node = &f->nodes[f->switches[sw]];
+		if (lid > FAB_MAX_UCAST_LID && !wide_lids) {
+			log_err("%s:%u: LID %s%x is past the unicast range "
+				"(0x%x): only wide-LID analysis tables have such "
+				"LIDs (ibsm-route --wide-lids reads them)", path,
+				lineno, lid == UINT32_MAX ? ">0x" : "0x",
+				lid == UINT32_MAX ? LFT_MAX_ANALYSIS_LID : lid,
+				FAB_MAX_UCAST_LID);
+			rc = -EINVAL;
+			break;
+		}
 		if (lid > t->max_lid) {
-			log_err("%s:%u: LID 0x%x beyond the tables (max 0x%x)",
-				path, lineno, lid == UINT32_MAX ? 0xffffu : lid,
+			log_err("%s:%u: LID %s%x beyond the tables (max 0x%x)",
+				path, lineno, lid == UINT32_MAX ? ">0x" : "0x",
+				lid == UINT32_MAX ? LFT_MAX_ANALYSIS_LID : lid,
 				t->max_lid);
 			rc = -EINVAL;
 			break;

@@ -19,6 +19,16 @@ struct lft_set {
 	uint32_t num_switches;
 	uint32_t stride;        /* entries per switch = max_lid + 1, rounded to 64 */
 	uint32_t max_lid;       /* highest LID the tables cover */
+	/* Every byte of port[] is LFT_NO_PATH: a spare prepared so (lft_clean)
+	 * is taken by lft_alloc_reuse without filling it again. Tables it
+	 * returns have it 0 (engines write them). */
+	int clean;
+	/* port[] is a copy of the tables whose port[] this is (same switches
+	 * in the same order, same stride and max_lid), made beforehand for a
+	 * spare by whoever holds those tables; route_run tells an engine
+	 * that takes its tables as they come (route_ctx.tables_prev). Never
+	 * dereferenced. */
+	const uint8_t *copy_of;
 };
 
 /* Allocate tables for num_switches switches covering LIDs 0..max_lid, all
@@ -26,14 +36,21 @@ struct lft_set {
  * -ENOMEM. */
 int lft_alloc(struct lft_set *t, uint32_t num_switches, uint32_t max_lid);
 void lft_free(struct lft_set *t);
+/* Every entry LFT_NO_PATH, and t->clean set. */
+void lft_clean(struct lft_set *t);
 /* lft_alloc, taking spare's memory when it is large enough (spare is then
  * left empty; otherwise it is left as it was). A re-route at 65,536 CAs
  * writes 345 MB of tables: fresh pages cost 0.2-0.3 s of page faults and
  * zeroing, more than a minimal-change repair itself; a warm buffer from
- * an earlier run is filled in about 15 ms. spare may be NULL. Returns 1
- * when spare's memory was taken, else as lft_alloc. */
+ * an earlier run is filled in about 15 ms, or not at all when it is
+ * clean (lft_clean beforehand, off the route's path). spare may be NULL.
+ * Returns 1 when spare's memory was taken, else as lft_alloc. */
 int lft_alloc_reuse(struct lft_set *t, struct lft_set *spare,
 		    uint32_t num_switches, uint32_t max_lid);
+/* lft_alloc_reuse without the fill: t keeps what the memory holds, and
+ * spare's clean and copy_of (copy_of only with the same layout). */
+int lft_take_spare(struct lft_set *t, struct lft_set *spare,
+		   uint32_t num_switches, uint32_t max_lid);
 
 static inline uint8_t *lft_row(const struct lft_set *t, uint32_t sw)
 {
@@ -66,8 +83,11 @@ int lft_write_dump_fts(const struct fabric *f, const struct lft_set *t,
 		       const char *path);
 
 /* Read a dump_fts / ibroute dump into tables for fabric f (switches matched
- * by GUID). Errors are logged as "FILE:LINE: reason". Returns 0 or -EINVAL. */
+ * by GUID). LIDs past FAB_MAX_UCAST_LID (up to LFT_MAX_ANALYSIS_LID, and
+ * within t) are accepted only with wide_lids: tables `ibsm-route
+ * --wide-lids` wrote for analysis; no switch dump has them. Errors are
+ * logged as "FILE:LINE: reason". Returns 0 or -EINVAL. */
 int lft_read_dump_fts(const struct fabric *f, struct lft_set *t,
-		      const char *path);
+		      const char *path, int wide_lids);
 
 #endif

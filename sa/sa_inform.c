@@ -22,6 +22,7 @@
 #include <infiniband/mad.h>
 
 #include "../core/log.h"
+#include "../core/grow.h"
 #include "../mad/gmp.h"
 #include "sa_rec.h"
 
@@ -116,15 +117,9 @@ static int iis_set(struct sa_ctx *c, const struct sa_query *q,
 		if (i == db->n) {
 			if (db->n >= SA_INFORM_MAX)
 				return SA_STATUS_NO_RESOURCES;
-			if (db->n == db->cap) {
-				uint32_t cap = db->cap ? db->cap * 2 : 16;
-				struct sa_subscription *ns = realloc(db->s, cap * sizeof(*ns));
-
-				if (!ns)
-					return SA_STATUS_NO_RESOURCES;
-				db->s = ns;
-				db->cap = cap;
-			}
+			if (grow_array((void **)&db->s, &db->cap, db->n + 1,
+				       sizeof(*db->s), 16))
+				return SA_STATUS_NO_RESOURCES;
 			db->n++;
 			log_info("SA: LID %u subscribed to %s %u (%u subscriptions)",
 				 q->slid, sa_get(II, ii, II_IS_GENERIC) ? "trap" : "device",

@@ -22,6 +22,7 @@
 #include <time.h>
 
 #include "../core/log.h"
+#include "../core/grow.h"
 #include "sa_partition.h"
 #include "sa_rec.h"
 
@@ -145,15 +146,9 @@ static int sr_set(struct sa_ctx *c, const struct sa_query *q,
 	if (i == db->n) {
 		if (db->n >= SA_SERVICE_MAX)
 			return SA_STATUS_NO_RESOURCES;
-		if (db->n == db->cap) {
-			uint32_t cap = db->cap ? db->cap * 2 : 16;
-			struct sa_service *s = realloc(db->s, cap * sizeof(*s));
-
-			if (!s)
-				return SA_STATUS_NO_RESOURCES;
-			db->s = s;
-			db->cap = cap;
-		}
+		if (grow_array((void **)&db->s, &db->cap, db->n + 1,
+			       sizeof(*db->s), 16))
+			return SA_STATUS_NO_RESOURCES;
 		db->n++;
 	}
 	memcpy(db->s[i].rec, rec, SA_SERVICE_REC_LEN);

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/grow.h"
+
 #define EMPTY UINT32_MAX
 
 void flap_track_init(struct flap_track *ft, unsigned count, double window,
@@ -63,15 +65,8 @@ int flap_track_port(struct flap_track *ft, uint64_t guid, uint8_t port)
 				return (int)ft->index[s];
 		}
 	}
-	if (ft->n == ft->cap) {
-		uint32_t cap = ft->cap ? ft->cap * 2 : 64;
-		struct flap_port *p = realloc(ft->p, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		ft->p = p;
-		ft->cap = cap;
-	}
+	if (grow_array((void **)&ft->p, &ft->cap, ft->n + 1, sizeof(*ft->p), 64))
+		return -ENOMEM;
 	/* Keep the index at most half full. */
 	if ((ft->n + 1) * 2 > ft->index_cap &&
 	    rehash(ft, ft->index_cap ? ft->index_cap * 2 : 128) < 0)

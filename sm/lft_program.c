@@ -35,12 +35,14 @@ void lft_held_free(struct lft_held *h)
 {
 	fab_free(&h->fab);
 	lft_free(&h->lft);
+	route_memo_free(&h->memo);
 	free(h->ok);
 	lft_held_init(h);
 }
 
 int lft_held_take(struct lft_held *h, const struct fabric *f,
-		  struct lft_set *t, const uint8_t *sw_ok, struct lft_set *spare)
+		  struct lft_set *t, struct route_memo *memo, const uint8_t *sw_ok,
+		  struct lft_set *spare)
 {
 	struct lft_held n;
 
@@ -53,12 +55,18 @@ int lft_held_take(struct lft_held *h, const struct fabric *f,
 	memcpy(n.ok, sw_ok, t->num_switches);
 	n.lft = *t;
 	memset(t, 0, sizeof(*t));
+	if (memo) {
+		n.memo = *memo;
+		memset(memo, 0, sizeof(*memo));
+	}
 	n.valid = 1;
 	/* The tables held until now become the spare the next route is
 	 * built in (warm memory: see lft_alloc_reuse). */
 	if (spare && !spare->port) {
 		*spare = h->lft;
 		memset(&h->lft, 0, sizeof(h->lft));
+	} else if (spare) {
+		spare->copy_of = NULL;  /* of tables no longer held */
 	}
 	lft_held_free(h);
 	*h = n;

@@ -9,14 +9,18 @@
 
 #include <stdint.h>
 #include "../discovery/sweep.h"
+#include "../routing/engine.h"
 #include "../routing/lft.h"
 #include "../mad/mad_transport.h"
 
 /* What the SM believes the switches hold: tables and the fabric they were
- * programmed on (switches matched by GUID). */
+ * programmed on (switches matched by GUID), and the memo of the route that
+ * built them (engine.h; empty for tables read from the switches), which
+ * the next route's repair of them takes instead of scanning them. */
 struct lft_held {
 	struct fabric fab;
 	struct lft_set lft;
+	struct route_memo memo;
 	uint8_t *ok;                /* per switch ordinal of fab: all in */
 	int valid;
 };
@@ -32,12 +36,14 @@ struct lftprog_stats {
 
 void lft_held_init(struct lft_held *h);
 void lft_held_free(struct lft_held *h);
-/* Replace h with (a copy of) fabric f, tables t and per-switch ok flags.
- * t's memory moves into h (t is left empty; no copy of hundreds of MB at
+/* Replace h with (a copy of) fabric f, tables t, their memo (may be NULL;
+ * moved in, left empty) and per-switch ok flags. t's memory moves into h (t is left empty; no copy of hundreds of MB at
  * 65,536 CAs); the tables h held go to *spare when it is empty (NULL or
- * full: they are freed). 0 or -ENOMEM (h and t unchanged). */
+ * full: they are freed; a full spare loses its copy_of, its tables being
+ * no longer held). 0 or -ENOMEM (h and t unchanged). */
 int lft_held_take(struct lft_held *h, const struct fabric *f,
-		  struct lft_set *t, const uint8_t *sw_ok, struct lft_set *spare);
+		  struct lft_set *t, struct route_memo *memo, const uint8_t *sw_ok,
+		  struct lft_set *spare);
 
 /* Program `want` (tables for r->fab) into the switches. sw_ok (one per
  * switch ordinal of r->fab) says which switches took everything. */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../core/log.h"
+#include "../core/grow.h"
 
 void link_hold_init(struct link_hold *h)
 {
@@ -35,15 +36,8 @@ int link_hold_add(struct link_hold *h, uint64_t guid, uint8_t port,
 
 	if (find(h, guid, port))
 		return 0;
-	if (h->n == h->cap) {
-		uint32_t ncap = h->cap ? h->cap * 2 : 8;
-		struct link_hold_entry *ne = realloc(h->e, ncap * sizeof(*ne));
-
-		if (!ne)
-			return -ENOMEM;
-		h->e = ne;
-		h->cap = ncap;
-	}
+	if (grow_array((void **)&h->e, &h->cap, h->n + 1, sizeof(*h->e), 8))
+		return -ENOMEM;
 	e = &h->e[h->n++];
 	e->guid = guid;
 	e->port = port;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/grow.h"
 #include "../partition/part_table.h"
 
 #define MAX_BLOCKS 2048             /* 65,536 entries: the caps are 16 bits */
@@ -70,7 +71,7 @@ static void read_port(struct pkey_reads *s, struct mad_transport *t,
 {
 	const struct fabric *f = &r->fab;
 	const struct fab_port *port = &f->ports[p];
-	uint64_t key = f->nodes[port->node].guid << 8 | port->num;
+	uint64_t key = pkey_port_key(f, p);
 	uint32_t nb = (cap + 31) / 32;
 	struct pkey_read *e;
 
@@ -82,16 +83,9 @@ static void read_port(struct pkey_reads *s, struct mad_transport *t,
 	if (!s->wanted(s->wanted_ctx, key, nb,
 		       port->num == 0 || port->state == FAB_PORT_ACTIVE))
 		return;
-	if (s->n == s->cap) {
-		uint32_t nc = s->cap ? s->cap * 2 : 256;
-		struct pkey_read *ne = realloc(s->e, nc * sizeof(*ne));
-
-		if (!ne) {
-			s->nomem = 1;
-			return;
-		}
-		s->e = ne;
-		s->cap = nc;
+	if (grow_array((void **)&s->e, &s->cap, s->n + 1, sizeof(*s->e), 256)) {
+		s->nomem = 1;
+		return;
 	}
 	e = &s->e[s->n];
 	e->key = key;
@@ -148,19 +142,14 @@ static void port_seen(void *ctx, struct mad_transport *t,
 	uint32_t n = f->ports[p].node, q;
 
 	if (f->num_ports > s->cap_asked) {
-		uint32_t nc = s->cap_asked ? s->cap_asked : 1024;
-		uint8_t *na;
+		uint32_t had = s->cap_asked;
 
-		while (nc < f->num_ports)
-			nc *= 2;
-		na = realloc(s->asked, nc);
-		if (!na) {
+		if (grow_array((void **)&s->asked, &s->cap_asked, f->num_ports,
+			       1, 1024)) {
 			s->nomem = 1;
 			return;
 		}
-		memset(na + s->cap_asked, 0, nc - s->cap_asked);
-		s->asked = na;
-		s->cap_asked = nc;
+		memset(s->asked + had, 0, s->cap_asked - had);
 	}
 	if (fab_is_switch(f, n)) {
 		switch_port(s, t, r, p);

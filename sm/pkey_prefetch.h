@@ -30,6 +30,14 @@ struct pkey_read {
 	uint8_t *known;             /* per block */
 };
 
+/* The key a port's table is filed under, here and in pkey_program's
+ * cache: node GUID << 8 | port number (port indexes change between
+ * sweeps, GUIDs do not). */
+static inline uint64_t pkey_port_key(const struct fabric *f, uint32_t p)
+{
+	return f->nodes[f->ports[p].node].guid << 8 | f->ports[p].num;
+}
+
 /* Should the port (key, its capacity in blocks, ACTIVE or not) be read? */
 typedef int (*pkey_read_wanted_fn)(void *ctx, uint64_t key, uint32_t nblocks,
 				   int active);

@@ -34,11 +34,6 @@ struct pp_ctx {
 	struct pkeyprog_cache *c;
 };
 
-static uint64_t key_of(const struct fabric *f, uint32_t p)
-{
-	return f->nodes[f->ports[p].node].guid << 8 | f->ports[p].num;
-}
-
 static int cmp_key(const void *a, const void *b)
 {
 	uint64_t x = ((const struct pkeyprog_entry *)a)->key;
@@ -249,7 +244,7 @@ int pkeyprog_program(struct mad_transport *t, struct sweep_result *r,
 			nb = MAX_BLOCKS;
 		j = &c.j[nj++];
 		j->port = p;
-		j->key = key_of(f, p);
+		j->key = pkey_port_key(f, p);
 		j->nblocks = nb;
 		j->cur = calloc((size_t)nb * 32, sizeof(*j->cur));
 		j->known = calloc(nb, 1);

@@ -8,6 +8,7 @@
 #include <infiniband/mad.h>
 
 #include "../core/log.h"
+#include "../core/grow.h"
 #include "config.h"
 #include "sm_state.h"
 
@@ -68,15 +69,9 @@ void sm_flap_trap(struct sm *sm, uint16_t issuer_lid)
 		for (uint32_t j = 0; j < f->npend; j++)
 			if (f->pending[j] == g)
 				return;
-		if (f->npend == f->cappend) {
-			uint32_t cap = f->cappend ? f->cappend * 2 : 16;
-			uint64_t *p = realloc(f->pending, cap * sizeof(*p));
-
-			if (!p)
-				return;
-			f->pending = p;
-			f->cappend = cap;
-		}
+		if (grow_array((void **)&f->pending, &f->cappend, f->npend + 1,
+			       sizeof(*f->pending), 16))
+			return;
 		f->pending[f->npend++] = g;
 		return;
 	}

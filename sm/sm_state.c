@@ -241,6 +241,7 @@ void sm_free(struct sm *sm)
 	pkeyprog_cache_free(&sm->pkeys);
 	sweep_result_free(&sm->cur);
 	lft_free(&sm->spare);
+	route_memo_free(&sm->memo_next);
 	lft_held_free(&sm->held);
 	sm_ctl_stop(sm);
 	sm_metrics_stop(sm);
@@ -318,6 +319,8 @@ static void cong_apply(struct sm *sm, const struct fabric *fc, struct lft_set *t
 	lft_free(t);
 	*t = c;
 	memset(&c, 0, sizeof(c));
+	/* The memo described the tables as routed, not these. */
+	route_memo_free(&sm->memo_next);
 out:
 	lft_free(&c);
 	free(load);
@@ -338,6 +341,8 @@ static int route_and_verify(struct sm *sm, const struct fabric *f,
 		.prev = sm->held.valid ? &sm->held.lft : NULL,
 		.prev_fab = sm->held.valid ? &sm->held.fab : NULL,
 		.spare = &sm->spare,
+		.memo_out = &sm->memo_next,
+		.prev_memo = sm->held.valid ? &sm->held.memo : NULL,
 	};
 	/* Credit loops are checked (switch-LID routes included) and logged,
 	 * but do not stop programming: an operator who lists minhop has
@@ -666,6 +671,9 @@ int sm_heavy_sweep(struct sm *sm)
 			rf = &heldout;
 	}
 	routed = 0;
+	/* Only a route of this sweep leaves a memo (tables kept from the
+	 * switches have none). */
+	route_memo_free(&sm->memo_next);
 	if (sm->standby.takeover_at > 0 && !sm->held.valid &&
 	    cfg->takeover_keep_tables && !sm->hold.n)
 		routed = keep_switch_tables(sm, &nr, &nl);
@@ -791,7 +799,8 @@ int sm_heavy_sweep(struct sm *sm)
 		log_err("sweep %u: %u duplicate GUID%s (named above): the second node of each is left out of routing; the fabric is not up until they are fixed",
 			n, nr.dup_guids, nr.dup_guids == 1 ? "" : "s");
 	if (routed) {
-		rc = lft_held_take(&sm->held, rf, &nl, sw_ok, &sm->spare);
+		rc = lft_held_take(&sm->held, rf, &nl, &sm->memo_next, sw_ok,
+				   &sm->spare);
 		if (rc < 0)
 			goto out;
 		sweep_guard_programmed(&sm->guard, &nr);
@@ -947,18 +956,41 @@ int sm_write_dumps(struct sm *sm, const char *dir)
  * stays reserved between routes instead. */
 static void spare_prefault(struct sm *sm)
 {
-	if (sm->spare.port || !sm->held.valid || sm->spare_failed)
-		return;
-	double t0 = now_seconds();
 	const struct lft_set *h = &sm->held.lft;
-	if (lft_alloc(&sm->spare, h->num_switches, h->max_lid) < 0) {
-		sm->spare_failed = 1;
-		log_warn("route tables: no memory for a spare set of %.1f MB; re-routes allocate theirs",
-			 (double)h->num_switches * h->stride / 1048576.0);
+	double t0 = now_seconds();
+	if (!sm->held.valid)
 		return;
+	if (!sm->spare.port) {
+		if (sm->spare_failed)
+			return;
+		if (lft_alloc(&sm->spare, h->num_switches, h->max_lid) < 0) {
+			sm->spare_failed = 1;
+			log_warn("route tables: no memory for a spare set of %.1f MB; re-routes allocate theirs",
+				 (double)h->num_switches * h->stride / 1048576.0);
+			return;
+		}
+		sm->spare.clean = 1;    /* lft_alloc filled it */
+		log_info("route tables: spare set of %.1f MB pre-faulted in %.3f s (the next re-route writes warm memory)",
+			 (double)h->num_switches * h->stride / 1048576.0, now_seconds() - t0);
+		t0 = now_seconds();
 	}
-	log_info("route tables: spare set of %.1f MB pre-faulted in %.3f s (the next re-route writes warm memory)",
-		 (double)h->num_switches * h->stride / 1048576.0, now_seconds() - t0);
+	if (sm->spare.copy_of == h->port)
+		return;
+	/* A copy of the tables held: ftree's repair after a lost link starts
+	 * from it (route_ctx.tables_prev) instead of copying 345 MB on the
+	 * way to the new tables (65,536 CAs). Another layout: cleared, so
+	 * the next route need not fill it. */
+	if (sm->spare.num_switches == h->num_switches && sm->spare.stride == h->stride &&
+	    sm->spare.max_lid == h->max_lid) {
+		memcpy(sm->spare.port, h->port, (size_t)h->num_switches * h->stride);
+		sm->spare.clean = 0;
+		sm->spare.copy_of = h->port;
+		log_debug("route tables: the spare set made a copy of the tables held in %.3f s",
+			  now_seconds() - t0);
+	} else if (!sm->spare.clean) {
+		lft_clean(&sm->spare);
+		log_debug("route tables: spare set cleared in %.3f s", now_seconds() - t0);
+	}
 }
 
 static void note_convergence(struct sm *sm, int rc)

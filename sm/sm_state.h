@@ -75,6 +75,9 @@ struct sm {
 	 * last ones, or pre-faulted once the fabric is up): a re-route then
 	 * writes warm pages instead of faulting in fresh ones. */
 	struct lft_set spare;
+	/* The memo (routing/engine.h) of the tables being routed, held with
+	 * them once programmed. */
+	struct route_memo memo_next;
 	int spare_failed;               /* no memory for it: stop trying */
 	int fabric_up;                  /* last heavy sweep brought all up */
 	/* routing inputs */

@@ -99,6 +99,19 @@ repair_case mt "$W/mt.net"
 remove_node "$W/ft.net" spine-3 >"$W/sw.net"
 repair_case sw "$W/sw.net"
 grep -q "1 LIDs gone" "$W/sw.log" || fail "sw: the lost switch's LID not cleared"
+# Without --prev-lfts ibsm-route routes the previous fabric itself and
+# keeps ftree's memo of those tables (their down->up turns), as the daemon
+# does: the repair takes its previous turns from there instead of scanning
+# the tables, and writes the same tables.
+for _n in lm mt; do
+	"$ROUTE" --topo "$W/$_n.net" --prev-topo "$W/ft.net" --engine ftree \
+		--out "$W/$_n.memo.lfts" -v >/dev/null 2>"$W/$_n.memo.log" || fail "$_n memo: exit $?"
+	grep -q "ftree: repair: .*scanned" "$W/$_n.log" || { grep "repair:" "$W/$_n.log"; fail "$_n: --prev-lfts turns not scanned"; }
+	grep -q "ftree: repair: .*previous turns [1-9][0-9]* from the memo" "$W/$_n.memo.log" ||
+		{ grep "repair:" "$W/$_n.memo.log"; fail "$_n: previous turns not taken from the memo"; }
+	cmp -s "$W/$_n.lfts" "$W/$_n.memo.lfts" || fail "$_n: tables differ with the memo"
+	echo "$_n: $(grep -o 'previous turns [0-9]* from the memo' "$W/$_n.memo.log"): the same tables as from the scan"
+done
 
 # 2. a new link: not repairable, routed in full
 "$ROUTE" --topo "$W/ft.net" --prev-topo "$W/lm.net" --prev-lfts "$W/lm.lfts" --engine ftree \
@@ -156,6 +169,15 @@ sleep 0.5
 grep -q "ftree: repair: .* entries changed" "$LOG" ||
 	{ grep -E "ftree|route" "$LOG" | tail; fail "daemon: no repair after Unlink"; }
 echo "daemon: $(grep -o 'ftree: repair: .* entries changed' "$LOG" | tail -1)"
+# the held set keeps the memo of the tables it holds: no scan
+grep "ftree: repair:" "$LOG" | tail -1 | grep -q "previous turns [0-9]* \(from the memo\|not needed\)" ||
+	{ grep "ftree: repair:" "$LOG"; fail "daemon: the repair scanned the held tables for their turns"; }
+echo "daemon: $(grep -o 'previous turns [0-9]* [a-z ]* in' "$LOG" | tail -1)"
+# and, in its idle loop, a copy of the tables it holds in the spare set:
+# the repair starts from it instead of copying the tables
+grep "ftree: repair:" "$LOG" | tail -1 | grep -q "held a copy made beforehand" ||
+	{ grep "ftree: repair:" "$LOG"; fail "daemon: the repair copied the held tables (no copy made beforehand)"; }
+echo "daemon: the repair started from the copy of the held tables made beforehand"
 # Once up, the daemon pre-faults a spare set of tables, and the re-route
 # after the Unlink builds its tables there (no fresh pages on that path).
 grep -q "route tables: spare set of .* pre-faulted" "$LOG" ||

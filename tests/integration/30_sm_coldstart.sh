@@ -10,9 +10,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 IBSM_BUILD=${IBSM_BUILD:-$top/build}
 . "$top/sim/ibsim_harness.sh"
 . "$top/tests/integration/sm_lib.sh"
-sm_need
-W=$(mktemp -d "${TMPDIR:-/tmp}/ibsm-t30.XXXXXX")
-trap 'sim_cleanup; rm -rf "$W"' EXIT
+sm_test_start 30
 ENGINES=${IBSM_TEST_ENGINES:-updn,minhop}
 
 coldstart() { # name, ibsm-topo args... (or: name -net FILE)

@@ -11,9 +11,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 IBSM_BUILD=${IBSM_BUILD:-$top/build}
 . "$top/sim/ibsim_harness.sh"
 . "$top/tests/integration/sm_lib.sh"
-sm_need
-W=$(mktemp -d "${TMPDIR:-/tmp}/ibsm-t32.XXXXXX")
-trap 'sim_cleanup; rm -rf "$W"' EXIT
+sm_test_start 32
 ENGINES=${IBSM_TEST_ENGINES:-updn,minhop}
 LOG=$W/daemon.log
 

@@ -10,9 +10,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 IBSM_BUILD=${IBSM_BUILD:-$top/build}
 . "$top/sim/ibsim_harness.sh"
 . "$top/tests/integration/sm_lib.sh"
-sm_need
-W=$(mktemp -d "${TMPDIR:-/tmp}/ibsm-t33.XXXXXX")
-trap 'sim_cleanup; rm -rf "$W"' EXIT
+sm_test_start 33
 ENGINES=${IBSM_TEST_ENGINES:-updn,minhop}
 
 "$IBSM_BUILD/bin/ibsm-topo" fattree --levels 3 --radix 8 -o "$W/ft3.net" || fail "ibsm-topo"

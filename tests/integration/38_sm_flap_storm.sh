@@ -11,10 +11,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 IBSM_BUILD=${IBSM_BUILD:-$top/build}
 . "$top/sim/ibsim_harness.sh"
 . "$top/tests/integration/sm_lib.sh"
-sm_need
-W=$(mktemp -d "${TMPDIR:-/tmp}/ibsm-t38.XXXXXX")
-trap 'sim_cleanup; [ -n "${KEEP:-}" ] || rm -rf "$W"' EXIT
-cd "$W" || exit 1
+sm_test_start 38
 
 "$IBSM_BUILD/bin/ibsm-topo" fattree --levels 2 --radix 8 -o "$W/ft.net" >/dev/null || fail "ibsm-topo"
 ibsim_start "$W/ft.net" || fail "ibsim did not start"

@@ -27,16 +27,10 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 IBSM_BUILD=${IBSM_BUILD:-$top/build}
 . "$top/sim/ibsim_harness.sh"
 . "$top/tests/integration/sm_lib.sh"
-sm_need
-for tool in opensm saquery ibnetdiscover; do
-	command -v $tool >/dev/null 2>&1 || { echo "skip: no $tool"; exit 77; }
-done
+sm_test_start 54 opensm saquery ibnetdiscover
 for b in sa-table sa-fuzz; do
 	[ -x "$IBSM_BUILD/bin/$b" ] || fail "no $IBSM_BUILD/bin/$b"
 done
-W=$(mktemp -d "${TMPDIR:-/tmp}/ibsm-t54.XXXXXX")
-trap 'sim_cleanup; [ -n "${KEEP:-}" ] || rm -rf "$W"' EXIT
-cd "$W" || exit 1
 
 "$IBSM_BUILD/bin/ibsm-topo" fattree --levels 2 --radix 8 -o "$W/ft.net" >/dev/null || fail "ibsm-topo"
 client=$(ibsim_ca_name "$W/ft.net" 3)

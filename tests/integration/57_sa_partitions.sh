@@ -20,13 +20,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 IBSM_BUILD=${IBSM_BUILD:-$top/build}
 . "$top/sim/ibsim_harness.sh"
 . "$top/tests/integration/sm_lib.sh"
-sm_need
-for tool in opensm saquery smpquery; do
-	command -v $tool >/dev/null 2>&1 || { echo "skip: no $tool"; exit 77; }
-done
-W=$(mktemp -d "${TMPDIR:-/tmp}/ibsm-t55.XXXXXX")
-trap 'sim_cleanup; [ -n "${KEEP:-}" ] || rm -rf "$W"' EXIT
-cd "$W" || exit 1
+sm_test_start 57 opensm saquery smpquery
 
 # 8 CAs node-0..node-7; CA port GUID = node GUID + 1. The SMs sit on
 # node-0. blue (0x0001, IPoIB): node-1, node-2 full. red (0x0002):

@@ -17,13 +17,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 IBSM_BUILD=${IBSM_BUILD:-$top/build}
 . "$top/sim/ibsim_harness.sh"
 . "$top/tests/integration/sm_lib.sh"
-sm_need
-for tool in opensm osmtest saquery dump_fts python3; do
-	command -v $tool >/dev/null 2>&1 || { echo "skip: no $tool"; exit 77; }
-done
-W=$(mktemp -d "${TMPDIR:-/tmp}/ibsm-t60.XXXXXX")
-trap 'sim_cleanup; [ -n "${KEEP:-}" ] || rm -rf "$W"' EXIT
-cd "$W" || exit 1
+sm_test_start 60 opensm osmtest saquery dump_fts python3
 CHECK="python3 $top/tests/integration/mft_check.py"
 
 "$IBSM_BUILD/bin/ibsm-topo" fattree --levels 3 --radix 4 -o "$W/ft.net" >/dev/null || fail "ibsm-topo"

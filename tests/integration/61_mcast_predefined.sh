@@ -11,12 +11,8 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 IBSM_BUILD=${IBSM_BUILD:-$top/build}
 . "$top/sim/ibsim_harness.sh"
 . "$top/tests/integration/sm_lib.sh"
-sm_need
-command -v saquery >/dev/null 2>&1 || { echo "skip: no saquery"; exit 77; }
+sm_test_start 61 saquery
 [ -x "$IBSM_BUILD/bin/sa-client" ] || fail "no $IBSM_BUILD/bin/sa-client"
-W=$(mktemp -d "${TMPDIR:-/tmp}/ibsm-t61.XXXXXX")
-trap 'sim_cleanup; [ -n "${KEEP:-}" ] || rm -rf "$W"' EXIT
-cd "$W" || exit 1
 
 # A bad entry: refused before any MAD, naming the key and the entry.
 cat >"$W/bad.yaml" <<'Y'

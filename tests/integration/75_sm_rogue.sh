@@ -24,12 +24,8 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 IBSM_BUILD=${IBSM_BUILD:-$top/build}
 . "$top/sim/ibsim_harness.sh"
 . "$top/tests/integration/sm_lib.sh"
-sm_need
+sm_test_start 75 sminfo
 [ -x "$IBSM_BUILD/bin/sm-rogue" ] || { echo "sm-rogue not built"; exit 77; }
-command -v sminfo >/dev/null 2>&1 || { echo "skip: no sminfo"; exit 77; }
-W=$(mktemp -d "${TMPDIR:-/tmp}/ibsm-t75.XXXXXX")
-trap 'sim_cleanup; [ -n "${KEEP:-}" ] || rm -rf "$W"' EXIT
-cd "$W" || exit 1
 
 "$IBSM_BUILD/bin/ibsm-topo" fattree --levels 2 --radix 8 -o "$W/ft.net" >/dev/null || fail "ibsm-topo"
 ca() { awk -F'"' -v k="$1" '/^Ca/ { n++; if (n == k) { print $2; exit } }' "$W/ft.net"; }

@@ -16,13 +16,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 IBSM_BUILD=${IBSM_BUILD:-$top/build}
 . "$top/sim/ibsim_harness.sh"
 . "$top/tests/integration/sm_lib.sh"
-sm_need
-for tool in ibnetdiscover dump_fts; do
-	command -v $tool >/dev/null 2>&1 || { echo "skip: no $tool"; exit 77; }
-done
-W=$(mktemp -d "${TMPDIR:-/tmp}/ibsm-t76.XXXXXX")
-trap 'sim_cleanup; [ -n "${KEEP:-}" ] || rm -rf "$W"' EXIT
-cd "$W" || exit 1
+sm_test_start 76 ibnetdiscover dump_fts
 
 "$IBSM_BUILD/bin/ibsm-topo" fattree --levels 3 --radix 8 -o "$W/ft.net" >/dev/null || fail "ibsm-topo"
 state() {  # state TAG: LIDs (sorted by GUID) and tables

@@ -11,13 +11,10 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 IBSM_BUILD=${IBSM_BUILD:-$top/build}
 . "$top/sim/ibsim_harness.sh"
 . "$top/tests/integration/sm_lib.sh"
-sm_need
+sm_test_start 81
 PY=/usr/bin/python3
 $PY -c "import prometheus_client.parser" 2>/dev/null || { echo "python3-prometheus-client not installed"; exit 77; }
 command -v curl >/dev/null 2>&1 || { echo "curl not installed"; exit 77; }
-W=$(mktemp -d "${TMPDIR:-/tmp}/ibsm-t81.XXXXXX")
-trap 'sim_cleanup; [ -n "${KEEP:-}" ] || rm -rf "$W"' EXIT
-cd "$W" || exit 1
 
 printf 'metrics_listen: "localhost:http"\n' >"$W/bad.yaml"
 "$IBSM_BUILD/bin/ibsm" -c "$W/bad.yaml" --dump-config >"$W/bad.out" 2>&1 && fail "bad metrics_listen accepted"

@@ -8,12 +8,9 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 IBSM_BUILD=${IBSM_BUILD:-$top/build}
 . "$top/sim/ibsim_harness.sh"
 . "$top/tests/integration/sm_lib.sh"
-sm_need
+sm_test_start 82
 PY=/usr/bin/python3
 [ -x "$IBSM_BUILD/bin/ibsmctl" ] || { echo "ibsmctl not built"; exit 77; }
-W=$(mktemp -d "${TMPDIR:-/tmp}/ibsm-t82.XXXXXX")
-trap 'sim_cleanup; [ -n "${KEEP:-}" ] || rm -rf "$W"' EXIT
-cd "$W" || exit 1
 S=$W/ibsm.sock
 ctl() { "$IBSM_BUILD/bin/ibsmctl" -s "$S" "$@"; }
 jget() { $PY -c "import json,sys; d = json.load(sys.stdin); print($1)"; }

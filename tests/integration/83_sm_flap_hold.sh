@@ -14,10 +14,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 IBSM_BUILD=${IBSM_BUILD:-$top/build}
 . "$top/sim/ibsim_harness.sh"
 . "$top/tests/integration/sm_lib.sh"
-sm_need
-W=$(mktemp -d "${TMPDIR:-/tmp}/ibsm-t83.XXXXXX")
-trap 'sim_cleanup; [ -n "${KEEP:-}" ] || rm -rf "$W"' EXIT
-cd "$W" || exit 1
+sm_test_start 83
 
 # Bad configuration values: named with file and line, nonzero exit.
 printf 'flap_hold_count: 6\nflap_hold_quiet: 0\n' >"$W/bad.yaml"

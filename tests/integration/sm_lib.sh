@@ -1,5 +1,6 @@
-# Helpers shared by the ibsm daemon tests (30_*..34_*): sourced, not run.
-# Needs IBSM_BUILD, sim/ibsim_harness.sh sourced, and W (a work directory).
+# Helpers shared by the ibsm daemon tests: sourced, not run. Needs
+# IBSM_BUILD, top and sim/ibsim_harness.sh sourced; the helpers after
+# sm_test_start need W (a work directory, which it makes).
 
 # Sanitized builds: ignore libumad2sim's own buffer overrun (see the file).
 ASAN_OPTIONS="${ASAN_OPTIONS:-}${ASAN_OPTIONS:+:}verify_asan_link_order=0:suppressions=$top/tests/integration/umad2sim.asan.supp"
@@ -16,6 +17,23 @@ sm_need() {
 fail() {
 	echo "FAIL: $*"
 	exit 1
+}
+
+# The start the daemon tests share: skip (exit 77) without ibsim,
+# libumad2sim, our ibsm and ibsm-topo or one of the TOOLs; make the work
+# directory $W (ibsm-tNUM.*), removed on exit after every simulated
+# process is stopped (kept with KEEP=1); and work in it (libumad2sim
+# leaves sys-* directories in the current one).
+#   sm_test_start NUM [TOOL...]
+sm_test_start() {
+	_num=$1; shift
+	sm_need
+	for _tool in "$@"; do
+		command -v "$_tool" >/dev/null 2>&1 || { echo "skip: no $_tool"; exit 77; }
+	done
+	W=$(mktemp -d "${TMPDIR:-/tmp}/ibsm-t$_num.XXXXXX")
+	trap 'sim_cleanup; [ -n "${KEEP:-}" ] || rm -rf "$W"' EXIT
+	cd "$W" || exit 1
 }
 
 # ibnetdiscover output -> "lid" per line for every endpoint (switch port 0

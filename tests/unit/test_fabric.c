@@ -6,9 +6,11 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/fabric.h"
+#include "core/grow.h"
 
 static void add_rejects_bad_counts(void **state)
 {
@@ -151,6 +153,34 @@ static void clone_is_deep(void **state)
 	fab_free(&g);
 }
 
+/* grow_array: doubles from `first`, keeps the contents, leaves a fitting
+ * array alone and refuses a capacity past UINT32_MAX without touching it. */
+static void grow_array_doubles(void **state)
+{
+	(void)state;
+	uint16_t *v = NULL;
+	uint32_t cap = 0;
+	assert_int_equal(grow_array((void **)&v, &cap, 1, sizeof(*v), 8), 0);
+	assert_int_equal(cap, 8);
+	for (uint16_t i = 0; i < 8; i++)
+		v[i] = i;
+	assert_int_equal(grow_array((void **)&v, &cap, 8, sizeof(*v), 8), 0);
+	assert_int_equal(cap, 8);
+	assert_int_equal(grow_array((void **)&v, &cap, 9, sizeof(*v), 8), 0);
+	assert_int_equal(cap, 16);
+	assert_int_equal(grow_array((void **)&v, &cap, 100, sizeof(*v), 8), 0);
+	assert_int_equal(cap, 128);
+	for (uint16_t i = 0; i < 8; i++)
+		assert_int_equal(v[i], i);
+	uint16_t *was = v;
+	cap = UINT32_MAX / 2 + 1;       /* pretend: doubling would overflow */
+	assert_int_equal(grow_array((void **)&v, &cap, UINT32_MAX, sizeof(*v), 8),
+			 -ENOMEM);
+	assert_ptr_equal(v, was);
+	assert_int_equal(cap, UINT32_MAX / 2 + 1);
+	free(v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -160,6 +190,7 @@ int main(void)
 		cmocka_unit_test(guid_lookup),
 		cmocka_unit_test(endpoints_and_max_lid),
 		cmocka_unit_test(clone_is_deep),
+		cmocka_unit_test(grow_array_doubles),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

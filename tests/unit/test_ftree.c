@@ -880,6 +880,61 @@ static void test_threads(void **state)
 	threads_case(3, 8, 0.10, 1, 0);
 }
 
+/* Switch LIDs between the compute-node targets (on degraded trees from
+ * ft_interleave_min table entries; lowered here): the same bytes with 1
+ * and 2 threads, every entry of every table still credit-loop free on
+ * one VL, and the compute-node routes as balanced as in the default
+ * order (switch LIDs carry no load); only detour entries change. */
+static void interleave_case(unsigned levels, unsigned radix, double remove,
+			    uint64_t seed, uint8_t lmc)
+{
+	struct fabric f;
+	struct lft_set def, a, b;
+	struct eval e0, e;
+	make_tree(&f, levels, radix, 1, remove, seed, lmc);
+	struct route_options o1 = { .lmc = lmc, .threads = 1 };
+	struct route_options o2 = { .lmc = lmc, .threads = 2 };
+	assert_int_equal(route_ftree_on(&f, &o1, &def, NULL), 0);
+	uint64_t was = ft_interleave_min;
+	ft_interleave_min = 0;
+	assert_int_equal(route_ftree_on(&f, &o1, &a, NULL), 0);
+	assert_int_equal(route_ftree_on(&f, &o2, &b, NULL), 0);
+	ft_interleave_min = was;
+	assert_int_equal(a.stride, b.stride);
+	assert_memory_equal(a.port, b.port, (size_t)a.stride * a.num_switches);
+	/* the order did change something (the detours) */
+	assert_true(memcmp(a.port, def.port, (size_t)a.stride * a.num_switches));
+	eval_init(&e0, &f);
+	evaluate(&f, &def, &e0, 1, 0);
+	eval_init(&e, &f);
+	evaluate(&f, &a, &e, 1, 0);
+	fprintf(stderr, "  ft%u radix %u %.0f%% removed seed %llu, switch LIDs "
+		"interleaved, LMC %u: a2a %llu (default order %llu), whole tables %s\n",
+		levels, radix, remove * 100, (unsigned long long)seed, lmc,
+		(unsigned long long)e.a2a_max, (unsigned long long)e0.a2a_max,
+		e.credit_loop_full ? "CYCLE" : "acyclic");
+	assert_int_equal(e.missing, 0);
+	assert_int_equal(e.loops, 0);
+	assert_int_equal(e.a2a_max, e0.a2a_max);
+	assert_int_equal(e.credit_loop, 0);
+	assert_int_equal(e.credit_loop_full, 0);
+	eval_free(&e0);
+	eval_free(&e);
+	lft_free(&def);
+	lft_free(&a);
+	lft_free(&b);
+	fab_free(&f);
+}
+
+static void test_interleave(void **state)
+{
+	(void)state;
+	interleave_case(3, 12, 0.05, 2, 0);
+	interleave_case(3, 8, 0.10, 1, 0);
+	interleave_case(2, 16, 0.05, 3, 0);
+	interleave_case(3, 8, 0.05, 1, 1);
+}
+
 /* Closed form (ftree_closed.c) against the load-aware assignment: on an
  * intact tree the same bytes, whatever the thread count; elsewhere it
  * stands aside. */
@@ -945,6 +1000,7 @@ int main(void)
 		cmocka_unit_test(test_turn_order),
 		cmocka_unit_test(test_witness),
 		cmocka_unit_test(test_threads),
+		cmocka_unit_test(test_interleave),
 		cmocka_unit_test(test_closed_form),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

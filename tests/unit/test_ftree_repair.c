@@ -166,23 +166,143 @@ static uint64_t count_changes(const struct lft_set *a, const struct lft_set *b)
 	return n;
 }
 
+/* A second loss repaired from the first repair's tables and memo, as the
+ * daemon chains them: the memo may hold turns the tables no longer take,
+ * which can only refuse more, so the tables still verify, acyclic. */
+static void repair_again(const char *name, const struct fabric *f1,
+			 const struct lft_set *t1, const struct route_memo *m1)
+{
+	struct fabric f;
+	struct lft_set t;
+	assert_int_equal(fab_clone(&f, f1), 0);
+	/* the last switch's first switch link: another part of the tree */
+	const struct fab_node *n = &f.nodes[f.switches[f.num_switches - 1]];
+	for (unsigned p = 1; p <= n->num_ports; p++)
+		if (next_sw(&f, f.num_switches - 1, (uint8_t)p) != FAB_NONE) {
+			fab_unlink(&f, n->first_port + p);
+			break;
+		}
+	struct route_options o = { .prev = t1, .prev_fab = f1, .prev_memo = m1 };
+	route(&f, &o, &t);
+	struct verify_opts vo = { .check_credit_loops = 1, .cdg_switch_lids = 1 };
+	struct verify_result res;
+	assert_int_equal(verify_routes(&f, &t, &vo, &res), 0);
+	if (!res.ok)
+		fprintf(stderr, "%s, then a second loss: %s\n", name, res.first_error);
+	assert_true(res.ok);
+	assert_int_equal(full_cdg_cycle(&f, &t), 0);
+	fprintf(stderr, "  %s, then a second loss: %s\n", name,
+		ft_repair_taken ? "repaired" : "routed in full");
+	lft_free(&t);
+	fab_free(&f);
+}
+
+/* Idle up-link entries re-pointed in bulk (ftree_repair_idle.c; on the
+ * 65k tree from 256 hits at a switch, here from 1): complete, loop-free,
+ * acyclic with every switch a source, and every entry on a lost port
+ * changed. */
+static void bulk_case(const char *name, const struct fabric *f,
+		      const struct fabric *f0, const struct lft_set *t0)
+{
+	struct lft_set t;
+	struct route_options o = { .prev = t0, .prev_fab = f0 };
+	unsigned keep = ft_repair_idle_min_hits;
+	ft_repair_idle_min_hits = 1;
+	route(f, &o, &t);
+	ft_repair_idle_min_hits = keep;
+	assert_true(ft_repair_taken);
+	struct verify_opts vo = { .check_credit_loops = 1, .cdg_switch_lids = 1 };
+	struct verify_result res;
+	assert_int_equal(verify_routes(f, &t, &vo, &res), 0);
+	if (!res.ok)
+		fprintf(stderr, "%s, idle entries in bulk: %s\n", name, res.first_error);
+	assert_true(res.ok);
+	assert_int_equal(full_cdg_cycle(f, &t), 0);
+	for (uint32_t s = 0; s < f->num_switches; s++)
+		for (uint32_t l = 1; l <= t.max_lid; l++) {
+			uint8_t was = lft_get(t0, s, l);
+			const struct fab_node *n = &f->nodes[f->switches[s]];
+			if (was && was <= n->num_ports &&
+			    f->ports[n->first_port + was].peer == FAB_NONE &&
+			    f0->ports[n->first_port + was].peer != FAB_NONE)
+				assert_int_not_equal(was, lft_get(&t, s, l));
+		}
+	lft_free(&t);
+}
+
+/* The spare the tables are built in (route_options.spare): a copy of the
+ * previous tables made beforehand (lft_set.copy_of, as the daemon makes
+ * it) is used as it is; one holding anything else, untagged, is not
+ * trusted (ftree takes its tables as they come); with the repair off the
+ * full route starts from empty tables. Same tables every time. */
+static void spare_cases(const struct fabric *f, const struct fabric *f0,
+			const struct lft_set *t0, const struct route_memo *m0,
+			const struct lft_set *t1, const struct lft_set *t2)
+{
+	size_t bytes = (size_t)t1->stride * t1->num_switches;
+	for (int k = 0; k < 3; k++) {
+		struct lft_set sp, t;
+		assert_int_equal(lft_alloc(&sp, f->num_switches, fab_max_lid(f)), 0);
+		if (k == 0) {
+			assert_int_equal(sp.stride, t0->stride);
+			assert_int_equal(sp.num_switches, t0->num_switches);
+			memcpy(sp.port, t0->port, bytes);
+			sp.copy_of = t0->port;
+		} else {
+			memset(sp.port, 0x55, bytes);
+		}
+		struct route_options o = { .prev = t0, .prev_fab = f0,
+					   .prev_memo = m0, .spare = &sp };
+		ft_repair_enabled = k < 2;
+		route(f, &o, &t);
+		ft_repair_enabled = 1;
+		assert_null(sp.port);           /* taken */
+		assert_memory_equal(k < 2 ? t1->port : t2->port, t.port, bytes);
+		lft_free(&t);
+	}
+}
+
 /* Route f0, lose what `lose` takes away (in a clone), route again with
  * and without the repair and from scratch; judge. */
 static void repair_case(const char *name, struct fabric *f0,
 			void (*lose)(struct fabric *, uint32_t), uint32_t arg)
 {
 	struct fabric f;
-	struct lft_set t0, t1, t2, t3;
-	route(f0, NULL, &t0);
+	struct lft_set t0, t1, t2, t3, t4;
+	struct route_memo m0 = { 0 }, m1 = { 0 };
+	struct route_options o0 = { .memo_out = &m0 };
+	route(f0, &o0, &t0);
+	assert_string_equal(m0.engine, "ftree");
+	assert_int_equal(m0.num_switches, f0->num_switches);
 	assert_int_equal(fab_clone(&f, f0), 0);
 	lose(&f, arg);
 	struct route_options o = { .prev = &t0, .prev_fab = f0 };
 	route(&f, &o, &t1);
 	assert_true(ft_repair_taken);
+	/* The previous turns from the memo instead of the scan: the same
+	 * turns, so the same tables. */
+	struct route_options om = { .prev = &t0, .prev_fab = f0,
+				    .prev_memo = &m0, .memo_out = &m1 };
+	route(&f, &om, &t4);
+	assert_true(ft_repair_taken);
+	assert_memory_equal(t1.port, t4.port, (size_t)t1.stride * t1.num_switches);
+	assert_string_equal(m1.engine, "ftree");
+	assert_true(m1.n > 0 || m0.n == 0);
+	/* two threads: the memo's turns are taken alongside the copy */
+	struct lft_set t5;
+	struct route_options om2 = { .prev = &t0, .prev_fab = f0,
+				     .prev_memo = &m0, .threads = 2 };
+	route(&f, &om2, &t5);
+	assert_true(ft_repair_taken);
+	assert_memory_equal(t1.port, t5.port, (size_t)t1.stride * t1.num_switches);
+	lft_free(&t5);
+	repair_again(name, &f, &t4, &m1);
+	bulk_case(name, &f, f0, &t0);
 	ft_repair_enabled = 0;
 	route(&f, &o, &t2);
 	ft_repair_enabled = 1;
 	route(&f, NULL, &t3);
+	spare_cases(&f, f0, &t0, &m0, &t1, &t2);
 
 	struct verify_opts vo = { .check_credit_loops = 1, .link_load = 1,
 				  .cdg_switch_lids = 1 };
@@ -231,6 +351,9 @@ static void repair_case(const char *name, struct fabric *f0,
 	lft_free(&t1);
 	lft_free(&t2);
 	lft_free(&t3);
+	lft_free(&t4);
+	route_memo_free(&m0);
+	route_memo_free(&m1);
 	fab_free(&f);
 }
 

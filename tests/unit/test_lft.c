@@ -81,6 +81,30 @@ static void alloc_reuse_takes_large_spares_only(void **state)
 	lft_free(&small);
 }
 
+/* A spare marked clean (lft_clean) is taken as it is: the fill is what it
+ * saves, so a byte written after the clean shows it was not repeated; the
+ * tables returned are not marked clean. One not marked is filled. */
+static void alloc_reuse_trusts_clean_spares(void **state)
+{
+	(void)state;
+	struct lft_set spare, t;
+	assert_int_equal(lft_alloc(&spare, 4, 200), 0);
+	assert_int_equal(spare.clean, 0);
+	lft_set_port(&spare, 0, 5, 7);
+	lft_clean(&spare);
+	assert_int_equal(spare.clean, 1);
+	assert_int_equal(lft_get(&spare, 0, 5), LFT_NO_PATH);
+	spare.port[1] = 3;              /* not LFT_NO_PATH: the flag is trusted */
+	assert_int_equal(lft_alloc_reuse(&t, &spare, 2, 100), 1);
+	assert_int_equal(t.port[1], 3);
+	assert_int_equal(t.clean, 0);
+	assert_int_equal(spare.clean, 0);
+	t.port[1] = 4;                  /* not clean: filled */
+	assert_int_equal(lft_alloc_reuse(&spare, &t, 2, 100), 1);
+	assert_int_equal(spare.port[1], LFT_NO_PATH);
+	lft_free(&spare);
+}
+
 static void blocks_differ_counts_blocks(void **state)
 {
 	(void)state;
@@ -191,7 +215,7 @@ static void write_read_round_trip(void **state)
 	free(text);
 
 	assert_int_equal(lft_alloc(&u, f.num_switches, t.max_lid), 0);
-	assert_int_equal(lft_read_dump_fts(&f, &u, path), 0);
+	assert_int_equal(lft_read_dump_fts(&f, &u, path, 0), 0);
 	for (uint32_t s = 0; s < f.num_switches; s++)
 		assert_int_equal(lft_blocks_differ(&t, s, &u, s), 0);
 	unlink(path);
@@ -209,7 +233,7 @@ static void read_real_capture(void **state)
 	struct lft_set t;
 	small_fabric(&f, 0);
 	assert_int_equal(lft_alloc(&t, f.num_switches, 6), 0);
-	assert_int_equal(lft_read_dump_fts(&f, &t, "tests/data/dump_fts_2sw.txt"), 0);
+	assert_int_equal(lft_read_dump_fts(&f, &t, "tests/data/dump_fts_2sw.txt", 0), 0);
 	/* Switch1 (GUID 0x200000, ordinal 0) and Switch2 as captured. */
 	static const uint8_t sw1[7] = { 0xff, 0, 1, 3, 3, 2, 5 };
 	static const uint8_t sw2[7] = { 0xff, 3, 3, 0, 1, 5, 2 };
@@ -221,7 +245,10 @@ static void read_real_capture(void **state)
 	fab_free(&f);
 }
 
-static int expect_read_error(const char *body, const char *needle)
+/* Reads body into tables covering LIDs 0..max_lid; true when the read
+ * fails and the log holds "FILE:needle". */
+static int read_error_in(const char *body, const char *needle,
+			 uint32_t max_lid, int wide_lids)
 {
 	struct fabric f;
 	struct lft_set t;
@@ -234,8 +261,8 @@ static int expect_read_error(const char *body, const char *needle)
 	fclose(o);
 	FILE *log = fopen(logp, "w+");
 	log_set_stream(log);
-	assert_int_equal(lft_alloc(&t, f.num_switches, 70), 0);
-	int r = lft_read_dump_fts(&f, &t, path);
+	assert_int_equal(lft_alloc(&t, f.num_switches, max_lid), 0);
+	int r = lft_read_dump_fts(&f, &t, path, wide_lids);
 	log_set_stream(NULL);
 	fclose(log);
 	char *text = slurp(logp);
@@ -250,6 +277,11 @@ static int expect_read_error(const char *body, const char *needle)
 	lft_free(&t);
 	fab_free(&f);
 	return r == -EINVAL && found;
+}
+
+static int expect_read_error(const char *body, const char *needle)
+{
+	return read_error_in(body, needle, 70, 0);
 }
 
 #define HDR "Unicast lids [0x0-0x6] of switch Lid 1 guid 0x0000000000200000 (Switch1):\n" \
@@ -267,6 +299,48 @@ static void malformed_input_rejected(void **state)
 	assert_true(expect_read_error("Unicast lids [0x0-0x6] of switch guid 0xzz (a):\n", "1:"));
 	assert_true(expect_read_error("", "0:"));                       /* empty */
 	assert_true(expect_read_error("Multicast mlids [0xc000-0xc3ff] of switch\n", "1:"));
+}
+
+/* Tables `ibsm-route --wide-lids` wrote (LIDs past 0xBFFF) read back only
+ * when the caller asks for the wide LID space; otherwise the message says
+ * what such LIDs are. */
+static void wide_lids_read_only_when_asked(void **state)
+{
+	(void)state;
+	static const char body[] =
+		"Unicast lids [0x0-0x10000] of switch Lid 1 guid 0x0000000000200000 (Switch1):\n"
+		"  Lid  Out   Destination\n       Port     Info \n"
+		"0x0001 000 : (Switch portguid 0x0000000000200000: 'Switch1')\n"
+		"0xc000 002 : (Channel Adapter portguid 0x0000000000100004: 'Hca2')\n"
+		"0x10000 003 : (Channel Adapter portguid 0x0000000000100007: 'Hca3')\n"
+		"3 valid lids dumped \n";
+	struct fabric f;
+	struct lft_set t;
+	char path[256];
+	small_fabric(&f, 0);
+	tmp_path(path, sizeof(path), "wide");
+	FILE *o = fopen(path, "w");
+	fputs(body, o);
+	fclose(o);
+	assert_int_equal(lft_alloc(&t, f.num_switches, 0x10000), 0);
+	assert_int_equal(lft_read_dump_fts(&f, &t, path, 1), 0);
+	assert_int_equal(lft_get(&t, 0, 1), 0);
+	assert_int_equal(lft_get(&t, 0, 0xc000), 2);
+	assert_int_equal(lft_get(&t, 0, 0x10000), 3);
+	assert_int_equal(lft_get(&t, 0, 0xbfff), LFT_NO_PATH);
+	assert_int_equal(lft_get(&t, 1, 0xc000), LFT_NO_PATH); /* not in the file */
+	unlink(path);
+	lft_free(&t);
+	fab_free(&f);
+
+	/* Not asked: the first wide LID is refused, naming the range. */
+	assert_true(read_error_in(body, "5: LID 0xc000 is past the unicast range",
+				  0x10000, 0));
+	/* Asked, but past the tables or past the analysis range. */
+	assert_true(read_error_in(body, "6: LID 0x10000 beyond the tables (max 0xc000)",
+				  0xc000, 1));
+	assert_true(read_error_in(HDR "0x100000 001 : (x)\n",
+				  "4: LID >0xfffff beyond the tables", 0x10000, 1));
 }
 
 static void unknown_switch_skipped_and_short_dump_tolerated(void **state)
@@ -292,7 +366,7 @@ static void unknown_switch_skipped_and_short_dump_tolerated(void **state)
 	fclose(o);
 	assert_int_equal(lft_alloc(&t, f.num_switches, 64), 0);
 	log_set_level(LOG_ERR);
-	assert_int_equal(lft_read_dump_fts(&f, &t, path), 0);
+	assert_int_equal(lft_read_dump_fts(&f, &t, path, 0), 0);
 	log_set_level(LOG_INFO);
 	assert_int_equal(lft_get(&t, 1, 1), 3);
 	assert_int_equal(lft_get(&t, 1, 63), 1);
@@ -308,11 +382,13 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(alloc_rounds_and_clears),
 		cmocka_unit_test(alloc_reuse_takes_large_spares_only),
+		cmocka_unit_test(alloc_reuse_trusts_clean_spares),
 		cmocka_unit_test(blocks_differ_counts_blocks),
 		cmocka_unit_test(fill_local_sets_own_and_attached),
 		cmocka_unit_test(write_read_round_trip),
 		cmocka_unit_test(read_real_capture),
 		cmocka_unit_test(malformed_input_rejected),
+		cmocka_unit_test(wide_lids_read_only_when_asked),
 		cmocka_unit_test(unknown_switch_skipped_and_short_dump_tolerated),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -17,13 +17,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 IBSM_BUILD=${IBSM_BUILD:-$top/build}
 . "$top/sim/ibsim_harness.sh"
 . "$top/tests/integration/sm_lib.sh"
-sm_need
-for tool in smpquery saquery dump_fts; do
-	command -v $tool >/dev/null 2>&1 || { echo "skip: no $tool"; exit 77; }
-done
-W=$(mktemp -d "${TMPDIR:-/tmp}/ibsm-t35.XXXXXX")
-trap 'sim_cleanup; [ -n "${KEEP:-}" ] || rm -rf "$W"' EXIT
-cd "$W" || exit 1
+sm_test_start 41 smpquery saquery dump_fts
 ROUTE=$IBSM_BUILD/bin/ibsm-route
 
 # --- 1. fat-tree: one layer ----------------------------------------------------------
