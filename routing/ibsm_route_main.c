@@ -295,6 +295,26 @@ static uint8_t fabric_lmc(const struct fabric *f)
 	return lmc;
 }
 
+/* Ports whose LID in `topo` is past the unicast range: lid_assign gives
+ * them fresh LIDs, so the tables would not match the file; say so, since
+ * only --wide-lids (analysis tables) keeps such LIDs. */
+static void warn_wide_lids(const struct fabric *f, const char *topo)
+{
+	uint32_t n = 0, first = 0;
+
+	for (uint32_t p = 0; p < f->num_ports; p++)
+		if (f->ports[p].lid > FAB_MAX_UCAST_LID && !n++)
+			first = p;
+	if (n)
+		log_warn("%s: %u %s past the unicast range (0x%x; first: "
+			 "port GUID 0x%016llx, LID 0x%x) and get new LIDs; "
+			 "--wide-lids keeps them (analysis only)", topo, n,
+			 n == 1 ? "port carries a LID" : "ports carry LIDs",
+			 FAB_MAX_UCAST_LID,
+			 (unsigned long long)f->ports[first].guid,
+			 f->ports[first].lid);
+}
+
 /* LIDs for f (read from `topo`): the file's, then `given` (the previous
  * fabric's, on a re-route) or --guid2lid, then fresh ones. `keep`, if
  * set, receives the LIDs used (and --save-guid2lid is left to the
@@ -335,6 +355,8 @@ static int assign_lids(struct fabric *f, const struct cli *c, const char *topo,
 		}
 		lo.map = &map;
 	}
+	if (!c->wide_lids)
+		warn_wide_lids(f, topo);
 	rc = lid_assign(f, &lo, &used);
 	if (rc == -ENOSPC && !c->wide_lids) {
 		log_err("%s: the fabric needs more LIDs than the unicast range "
