@@ -19,7 +19,16 @@
  * destination switch (its own, its CAs', mostly consecutive) are therefore
  * read in batches of VX_BATCH: one pass over the rows copies their entries
  * into a small LID-major matrix, from which the walks then run in the same
- * order as before, so counts and messages are unchanged. */
+ * order as before, so counts and messages are unchanged.
+ *
+ * The hop minimums come from verify_bfs.c, 64 destination switches at a
+ * time, and the walks start from the switches in ordinal order: what a
+ * switch resolves to does not depend on where walks start, only which
+ * switch of a loop is met first does, and so the messages' order. A LID
+ * whose walks met a dead end or a loop, while messages are still kept, is
+ * therefore walked again from the switches in breadth-first order from its
+ * destination switch (vx_bfs, as before), this time only to say what they
+ * meet. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -40,7 +49,12 @@ struct worker {
 	uint64_t *reach;        /* per switch: CA destinations it reaches */
 	uint8_t *self_ok;       /* per terminal (shared, each written once) */
 	/* scratch, per switch */
-	uint32_t *dist, *queue, *stamp, *used, *nxt, *egr, *stack, *cnt;
+	uint32_t d;             /* the destination switch being checked */
+	const uint32_t *dist;   /* its row of grp.dist */
+	struct vx_bfs_group grp;
+	uint32_t bfs_d, bfs_n;  /* vx_bfs from bfs_d: bfs_dist, bfs_queue */
+	uint32_t *bfs_dist, *bfs_queue;
+	uint32_t *queue, *stamp, *used, *nxt, *egr, *stack, *cnt;
 	uint32_t *order, *bucket;
 	int32_t *hops;
 	uint32_t iter;
@@ -49,6 +63,7 @@ struct worker {
 	uint32_t nb, b_lid[VX_BATCH], b_dt[VX_BATCH], b_k[VX_BATCH];
 	uint8_t *ent;
 	/* statistics */
+	uint64_t events;        /* dead ends and loops met by walks */
 	uint64_t missing, bad, misdel, checked, unreach, looping, reached;
 	uint64_t missing_sw;    /* of missing: the LID is a switch's */
 	uint64_t hop_sum, min_total;
@@ -59,44 +74,41 @@ struct worker {
 	int rc;
 };
 
-static void bfs(const struct vx *x, uint32_t src, uint32_t *dist,
-		uint32_t *queue, uint32_t *qn)
-{
-	uint32_t h = 0, tl = 0;
-	for (uint32_t s = 0; s < x->nsw; s++)
-		dist[s] = UINT32_MAX;
-	dist[src] = 0;
-	queue[tl++] = src;
-	while (h < tl) {
-		uint32_t s = queue[h++];
-		for (uint32_t a = x->adj_off[s]; a < x->adj_off[s + 1]; a++) {
-			uint32_t o = x->adj[a].peer;
-			if (dist[o] == UINT32_MAX) {
-				dist[o] = dist[s] + 1;
-				queue[tl++] = o;
-			}
-		}
-	}
-	*qn = tl;
-}
-
-static void note_step(struct worker *w, uint32_t s, uint32_t lid, uint8_t p,
-		      enum vx_step st)
+static void count_step(struct worker *w, uint32_t lid, enum vx_step st)
 {
 	const struct vx *x = w->x;
-	char a[80], b[80];
 
+	w->events += st != VX_DELIVER;
 	switch (st) {
 	case VX_MISSING:
 		w->missing++;
 		if (lid <= x->max_lid && x->owner[lid] != FAB_NONE &&
 		    fab_is_switch(x->f, x->f->ports[x->owner[lid]].node))
 			w->missing_sw++;
+		break;
+	case VX_BAD_PORT:
+		w->bad++;
+		break;
+	case VX_MISDELIVER:
+		w->misdel++;
+		break;
+	default:
+		break;
+	}
+}
+
+static void say_step(struct worker *w, uint32_t s, uint32_t lid, uint8_t p,
+		     enum vx_step st)
+{
+	const struct vx *x = w->x;
+	char a[80], b[80];
+
+	switch (st) {
+	case VX_MISSING:
 		vx_err_add(&w->errs, "switch %s has no entry for LID %u",
 			   vx_sw_name(x, s, a, sizeof(a)), lid);
 		break;
 	case VX_BAD_PORT:
-		w->bad++;
 		vx_err_add(&w->errs, "switch %s sends LID %u to port %u, which %s",
 			   vx_sw_name(x, s, a, sizeof(a)), lid, p,
 			   p == 0 ? "is the switch itself" :
@@ -107,7 +119,6 @@ static void note_step(struct worker *w, uint32_t s, uint32_t lid, uint8_t p,
 		uint32_t pi = fab_port_idx(x->f, x->f->switches[s], p);
 		const struct fab_node *n =
 			&x->f->nodes[fab_peer_node(x->f, pi)];
-		w->misdel++;
 		snprintf(b, sizeof(b), "'%s'", n->desc);
 		vx_err_add(&w->errs, "switch %s sends LID %u out of port %u to "
 			   "%s, which does not own it",
@@ -142,9 +153,10 @@ static void note_loop(struct worker *w, uint32_t lid, uint32_t at,
 }
 
 /* Resolve switch s0 (and every switch its route passes) for `lid`, whose
- * entries are row `ent` of the batch. */
+ * entries are row `ent` of the batch. Dead ends and loops are counted, or
+ * with `say` only put into messages. */
 static void walk_from(struct worker *w, uint32_t s0, uint32_t lid,
-		      const uint8_t *ent)
+		      const uint8_t *ent, int say)
 {
 	const struct vx *x = w->x;
 	uint32_t top = 0, cur = s0;
@@ -154,7 +166,10 @@ static void walk_from(struct worker *w, uint32_t s0, uint32_t lid,
 		if (w->stamp[cur] == w->iter) {
 			v = w->hops[cur];
 			if (v == HOPS_PENDING) {
-				note_loop(w, lid, cur, top);
+				if (say)
+					note_loop(w, lid, cur, top);
+				else
+					w->events++;
 				v = HOPS_LOOP;
 			}
 			break;
@@ -168,7 +183,10 @@ static void walk_from(struct worker *w, uint32_t s0, uint32_t lid,
 			cur = w->nxt[cur];
 			continue;
 		}
-		note_step(w, cur, lid, ent[cur], st);
+		if (say)
+			say_step(w, cur, lid, ent[cur], st);
+		else
+			count_step(w, lid, st);
 		v = st == VX_DELIVER ? 0 : HOPS_DEAD;
 		w->hops[cur] = v;
 		top--;
@@ -301,17 +319,26 @@ static void add_loads(struct worker *w, uint32_t qn, uint32_t dt)
 }
 
 /* Copy every switch's entries for the batch's LIDs into w->ent. Rows are
- * read in switch order, a few ahead prefetched; runs of consecutive LIDs
- * share their cache lines. */
+ * read in switch order, the batch's cache lines of the row GATHER_AHEAD
+ * rows on prefetched: each row is a different page, and the loads would
+ * otherwise wait for memory one row at a time. */
+#define GATHER_AHEAD 16
+#define GATHER_LINES 8          /* distinct lines prefetched, at most */
 static void gather(struct worker *w)
 {
 	const struct vx *x = w->x;
 	const struct lft_set *t = x->t;
-	uint32_t nsw = x->nsw, nb = w->nb, lo = UINT32_MAX;
+	uint32_t nsw = x->nsw, nb = w->nb, nl = 0, line[GATHER_LINES];
 
-	for (uint32_t j = 0; j < nb; j++)
-		if (w->b_lid[j] < lo)
-			lo = w->b_lid[j];
+	for (uint32_t j = 0; j < nb; j++) {
+		uint32_t l = w->b_lid[j] / 64, i = 0;
+		if (w->b_lid[j] > t->max_lid)
+			continue;
+		while (i < nl && line[i] != l)
+			i++;
+		if (i == nl && nl < GATHER_LINES)
+			line[nl++] = l;
+	}
 	for (uint32_t s = 0; s < nsw; s++) {
 		uint8_t *e = w->ent + s;
 		if (s >= t->num_switches) {
@@ -319,11 +346,27 @@ static void gather(struct worker *w)
 				e[(size_t)j * nsw] = LFT_NO_PATH;
 			continue;
 		}
-		if (s + 4 < t->num_switches && lo <= t->max_lid)
-			__builtin_prefetch(lft_row(t, s + 4) + lo);
+		if (s + GATHER_AHEAD < t->num_switches)
+			for (uint32_t i = 0; i < nl; i++)
+				__builtin_prefetch(lft_row(t, s + GATHER_AHEAD) +
+						   (size_t)line[i] * 64);
 		for (uint32_t j = 0; j < nb; j++)
 			e[(size_t)j * nsw] = lft_get(t, s, w->b_lid[j]);
 	}
+}
+
+/* Walk `lid` again from the switches in the order vx_bfs visits them from
+ * the destination switch, for the messages. */
+static void say_again(struct worker *w, uint32_t lid, const uint8_t *ent)
+{
+	if (w->bfs_d != w->d) {
+		vx_bfs(w->x, w->d, w->bfs_dist, w->bfs_queue, &w->bfs_n);
+		w->bfs_d = w->d;
+	}
+	w->iter++;
+	for (uint32_t i = 0; i < w->bfs_n; i++)
+		if (w->stamp[w->bfs_queue[i]] != w->iter)
+			walk_from(w, w->bfs_queue[i], lid, ent, 1);
 }
 
 /* The batch's LIDs, in the order they were queued. */
@@ -337,10 +380,13 @@ static void flush(struct worker *w, uint32_t qn)
 	for (uint32_t j = 0; j < w->nb; j++) {
 		uint32_t lid = w->b_lid[j], dt = w->b_dt[j];
 		const uint8_t *ent = w->ent + (size_t)j * x->nsw;
+		uint64_t events = w->events;
 		w->iter++;
 		for (uint32_t i = 0; i < qn; i++)
 			if (w->stamp[w->queue[i]] != w->iter)
-				walk_from(w, w->queue[i], lid, ent);
+				walk_from(w, w->queue[i], lid, ent, 0);
+		if (w->events != events && w->errs.count < w->errs.cap)
+			say_again(w, lid, ent);
 		count_pairs(w, qn, dt);
 		if (w->bits && (dt != FAB_NONE || x->o->cdg_switch_lids))
 			add_dependencies(w, qn, dt);
@@ -371,14 +417,43 @@ static void check_endpoint(struct worker *w, uint32_t ep, uint32_t qn)
 	}
 }
 
+/* The switches connected to w->d into w->queue, nearest first (then in
+ * ordinal order), so that most walks end after one step on a switch
+ * already resolved. Returns how many. */
+static uint32_t by_distance(struct worker *w)
+{
+	const struct vx *x = w->x;
+	uint32_t maxd = 0, n;
+
+	for (uint32_t s = 0; s < x->nsw; s++)
+		if (w->dist[s] != UINT32_MAX && w->dist[s] > maxd)
+			maxd = w->dist[s];
+	memset(w->bucket, 0, ((size_t)maxd + 2) * sizeof(uint32_t));
+	for (uint32_t s = 0; s < x->nsw; s++)
+		if (w->dist[s] != UINT32_MAX)
+			w->bucket[w->dist[s] + 1]++;
+	for (uint32_t h = 0; h <= maxd; h++)
+		w->bucket[h + 1] += w->bucket[h];
+	n = w->bucket[maxd + 1];
+	for (uint32_t s = 0; s < x->nsw; s++)
+		if (w->dist[s] != UINT32_MAX)
+			w->queue[w->bucket[w->dist[s]]++] = s;
+	return n;
+}
+
 static void *work(void *arg)
 {
 	struct worker *w = arg;
 	const struct vx *x = w->x;
 
 	for (uint32_t d = w->d_lo; d < w->d_hi; d++) {
-		uint32_t qn;
-		bfs(x, d, w->dist, w->queue, &qn);
+		uint32_t qn = 0;
+		if (d == w->d_lo || d - w->grp.lo >= w->grp.n)
+			vx_bfs_group_run(x, &w->grp, d, w->d_hi - d < VX_GROUP ?
+					 w->d_hi - d : VX_GROUP);
+		w->d = d;
+		w->dist = w->grp.dist + (size_t)(d - w->grp.lo) * x->nsw;
+		qn = by_distance(w);
 		check_endpoint(w, x->f->nodes[x->f->switches[d]].first_port, qn);
 		for (uint32_t i = x->sw_term_off[d]; i < x->sw_term_off[d + 1]; i++)
 			check_endpoint(w, x->term[x->sw_term[i]], qn);
@@ -389,7 +464,9 @@ static void *work(void *arg)
 
 static void worker_free(struct worker *w)
 {
-	free(w->dist);
+	vx_bfs_group_free(&w->grp);
+	free(w->bfs_dist);
+	free(w->bfs_queue);
 	free(w->queue);
 	free(w->stamp);
 	free(w->used);
@@ -415,7 +492,9 @@ static int worker_init(struct worker *w, const struct vx *x, int bits,
 	memset(w, 0, sizeof(*w));
 	w->x = x;
 	w->self_ok = self_ok;
-	w->dist = malloc(n * sizeof(uint32_t));
+	w->bfs_d = FAB_NONE;
+	w->bfs_dist = malloc(n * sizeof(uint32_t));
+	w->bfs_queue = malloc(n * sizeof(uint32_t));
 	w->queue = malloc(n * sizeof(uint32_t));
 	w->stamp = calloc(n, sizeof(uint32_t));
 	w->used = calloc(n, sizeof(uint32_t));
@@ -435,7 +514,8 @@ static int worker_init(struct worker *w, const struct vx *x, int bits,
 		w->bits = calloc(x->bit_off[x->nsw] / 64 + 1, sizeof(uint64_t));
 	if (load)
 		w->load = calloc((size_t)x->f->num_ports + 1, sizeof(uint64_t));
-	if (!w->dist || !w->queue || !w->stamp || !w->used || !w->nxt ||
+	if (vx_bfs_group_init(&w->grp, x->nsw) || !w->bfs_dist ||
+	    !w->bfs_queue || !w->queue || !w->stamp || !w->used || !w->nxt ||
 	    !w->egr || !w->stack || !w->cnt || !w->order || !w->bucket ||
 	    !w->hops || !w->ent || !w->hop_by_min || !w->reach || !w->errs.msg ||
 	    (bits && !w->bits) || (load && !w->load))

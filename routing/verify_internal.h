@@ -113,6 +113,25 @@ int vx_dest_pass(const struct vx *x, unsigned threads, uint64_t *cdg_bits,
 		 uint64_t *a2a_load, uint64_t *min_sw_hops_total,
 		 struct vx_errors *errs, struct verify_result *res);
 
+/* Breadth-first search of the switch graph from src: dist[] (UINT32_MAX:
+ * not connected) and the switches in the order visited, *qn of them. */
+void vx_bfs(const struct vx *x, uint32_t src, uint32_t *dist,
+	    uint32_t *queue, uint32_t *qn);
+
+/* Distances from VX_GROUP destination switches at once (verify_bfs.c):
+ * after vx_bfs_group_run(x, g, lo, n), dist + (d - lo) * nsw holds
+ * vx_bfs's dist[] for destination d, lo <= d < lo + n <= lo + VX_GROUP. */
+#define VX_GROUP 64
+struct vx_bfs_group {
+	uint32_t nsw, lo, n;
+	uint64_t *vis, *front, *next;   /* per switch: bit b for lo + b */
+	uint32_t *dist;                 /* VX_GROUP x nsw */
+};
+int vx_bfs_group_init(struct vx_bfs_group *g, uint32_t nsw);
+void vx_bfs_group_free(struct vx_bfs_group *g);
+void vx_bfs_group_run(const struct vx *x, struct vx_bfs_group *g,
+		      uint32_t lo, uint32_t n);
+
 /* Cycle search on the dependency graph in cdg_bits. Returns 1 and writes a
  * description of the cycle into desc (len bytes), 0 if acyclic, -ENOMEM.
  * *edges gets the number of dependencies. */
