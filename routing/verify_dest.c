@@ -40,6 +40,7 @@
 #define HOPS_LOOP (-2)
 #define HOPS_DEAD (-1)          /* missing entry, bad port, misdelivered */
 #define VX_BATCH 64             /* LIDs read from the rows together */
+#define TO_STEP (UINT32_MAX - 8) /* batch `to` entries past it: a vx_step */
 
 struct worker {
 	const struct vx *x;
@@ -58,10 +59,12 @@ struct worker {
 	uint32_t *order, *bucket;
 	int32_t *hops;
 	uint32_t iter;
-	/* the batch: its LIDs, their terminals and LMC offsets, and the
-	 * entries ent[j * nsw + s] switch s holds for LID j */
+	/* the batch: its LIDs, their terminals and LMC offsets, the entries
+	 * ent[j * nsw + s] switch s holds for LID j, and in to[j * nsw + s]
+	 * where they lead: the next switch, or TO_STEP + the vx_step */
 	uint32_t nb, b_lid[VX_BATCH], b_dt[VX_BATCH], b_k[VX_BATCH];
 	uint8_t *ent;
+	uint32_t *to;
 	/* statistics */
 	uint64_t events;        /* dead ends and loops met by walks */
 	uint64_t missing, bad, misdel, checked, unreach, looping, reached;
@@ -153,10 +156,10 @@ static void note_loop(struct worker *w, uint32_t lid, uint32_t at,
 }
 
 /* Resolve switch s0 (and every switch its route passes) for `lid`, whose
- * entries are row `ent` of the batch. Dead ends and loops are counted, or
- * with `say` only put into messages. */
+ * entries are row `ent` (and `to`) of the batch. Dead ends and loops are
+ * counted, or with `say` only put into messages. */
 static void walk_from(struct worker *w, uint32_t s0, uint32_t lid,
-		      const uint8_t *ent, int say)
+		      const uint8_t *ent, const uint32_t *to, int say)
 {
 	const struct vx *x = w->x;
 	uint32_t top = 0, cur = s0;
@@ -177,8 +180,13 @@ static void walk_from(struct worker *w, uint32_t s0, uint32_t lid,
 		w->stamp[cur] = w->iter;
 		w->hops[cur] = HOPS_PENDING;
 		w->stack[top++] = cur;
-		enum vx_step st = vx_step_port(x, cur, lid, ent[cur],
-					       &w->nxt[cur], &w->egr[cur]);
+		enum vx_step st = to[cur] < TO_STEP ? VX_NEXT :
+			(enum vx_step)(to[cur] - TO_STEP);
+		/* as vx_step_port sets them */
+		w->nxt[cur] = st == VX_NEXT ? to[cur] : FAB_NONE;
+		w->egr[cur] = st == VX_NEXT || st == VX_MISDELIVER ||
+			(st == VX_DELIVER && ent[cur] != 0) ?
+			x->sw_first[cur] + ent[cur] : FAB_NONE;
 		if (st == VX_NEXT) {
 			cur = w->nxt[cur];
 			continue;
@@ -318,8 +326,9 @@ static void add_loads(struct worker *w, uint32_t qn, uint32_t dt)
 	}
 }
 
-/* Copy every switch's entries for the batch's LIDs into w->ent. Rows are
- * read in switch order, the batch's cache lines of the row GATHER_AHEAD
+/* Copy every switch's entries for the batch's LIDs into w->ent, and where
+ * they lead into w->to: the switch's port map is then read in a burst
+ * rather than once per step of the walks. Rows are read in switch order, the batch's cache lines of the row GATHER_AHEAD
  * rows on prefetched: each row is a different page, and the loads would
  * otherwise wait for memory one row at a time. */
 #define GATHER_AHEAD 16
@@ -341,23 +350,26 @@ static void gather(struct worker *w)
 	}
 	for (uint32_t s = 0; s < nsw; s++) {
 		uint8_t *e = w->ent + s;
-		if (s >= t->num_switches) {
-			for (uint32_t j = 0; j < nb; j++)
-				e[(size_t)j * nsw] = LFT_NO_PATH;
-			continue;
-		}
+		uint32_t *to = w->to + s, nx, eg;
 		if (s + GATHER_AHEAD < t->num_switches)
 			for (uint32_t i = 0; i < nl; i++)
 				__builtin_prefetch(lft_row(t, s + GATHER_AHEAD) +
 						   (size_t)line[i] * 64);
-		for (uint32_t j = 0; j < nb; j++)
-			e[(size_t)j * nsw] = lft_get(t, s, w->b_lid[j]);
+		for (uint32_t j = 0; j < nb; j++) {
+			uint32_t lid = w->b_lid[j];
+			uint8_t p = s < t->num_switches ? lft_get(t, s, lid) :
+				LFT_NO_PATH;
+			enum vx_step st = vx_step_port(x, s, lid, p, &nx, &eg);
+			e[(size_t)j * nsw] = p;
+			to[(size_t)j * nsw] = st == VX_NEXT ? nx : TO_STEP + st;
+		}
 	}
 }
 
 /* Walk `lid` again from the switches in the order vx_bfs visits them from
  * the destination switch, for the messages. */
-static void say_again(struct worker *w, uint32_t lid, const uint8_t *ent)
+static void say_again(struct worker *w, uint32_t lid, const uint8_t *ent,
+		      const uint32_t *to)
 {
 	if (w->bfs_d != w->d) {
 		vx_bfs(w->x, w->d, w->bfs_dist, w->bfs_queue, &w->bfs_n);
@@ -366,7 +378,7 @@ static void say_again(struct worker *w, uint32_t lid, const uint8_t *ent)
 	w->iter++;
 	for (uint32_t i = 0; i < w->bfs_n; i++)
 		if (w->stamp[w->bfs_queue[i]] != w->iter)
-			walk_from(w, w->bfs_queue[i], lid, ent, 1);
+			walk_from(w, w->bfs_queue[i], lid, ent, to, 1);
 }
 
 /* The batch's LIDs, in the order they were queued. */
@@ -380,13 +392,27 @@ static void flush(struct worker *w, uint32_t qn)
 	for (uint32_t j = 0; j < w->nb; j++) {
 		uint32_t lid = w->b_lid[j], dt = w->b_dt[j];
 		const uint8_t *ent = w->ent + (size_t)j * x->nsw;
+		const uint32_t *to = w->to + (size_t)j * x->nsw;
 		uint64_t events = w->events;
 		w->iter++;
-		for (uint32_t i = 0; i < qn; i++)
-			if (w->stamp[w->queue[i]] != w->iter)
-				walk_from(w, w->queue[i], lid, ent, 0);
+		for (uint32_t i = 0; i < qn; i++) {
+			uint32_t u = w->queue[i], v = to[u];
+			if (w->stamp[u] == w->iter)
+				continue;
+			/* Nearest first, most switches forward to one already
+			 * resolved: walk_from's first step, inline. */
+			if (v < TO_STEP && w->stamp[v] == w->iter) {
+				int32_t h = w->hops[v];
+				w->stamp[u] = w->iter;
+				w->nxt[u] = v;
+				w->egr[u] = x->sw_first[u] + ent[u];
+				w->hops[u] = h >= 0 ? h + 1 : h;
+				continue;
+			}
+			walk_from(w, u, lid, ent, to, 0);
+		}
 		if (w->events != events && w->errs.count < w->errs.cap)
-			say_again(w, lid, ent);
+			say_again(w, lid, ent, to);
 		count_pairs(w, qn, dt);
 		if (w->bits && (dt != FAB_NONE || x->o->cdg_switch_lids))
 			add_dependencies(w, qn, dt);
@@ -478,6 +504,7 @@ static void worker_free(struct worker *w)
 	free(w->bucket);
 	free(w->hops);
 	free(w->ent);
+	free(w->to);
 	free(w->hop_by_min);
 	free(w->reach);
 	free(w->errs.msg);
@@ -506,6 +533,7 @@ static int worker_init(struct worker *w, const struct vx *x, int bits,
 	w->bucket = malloc((n + 2) * sizeof(uint32_t));
 	w->hops = malloc(n * sizeof(int32_t));
 	w->ent = malloc(n * VX_BATCH);
+	w->to = malloc(n * VX_BATCH * sizeof(uint32_t));
 	w->hop_by_min = calloc(n + 2, sizeof(uint64_t));
 	w->reach = calloc(n, sizeof(uint64_t));
 	w->errs.cap = cap;
@@ -517,7 +545,7 @@ static int worker_init(struct worker *w, const struct vx *x, int bits,
 	if (vx_bfs_group_init(&w->grp, x->nsw) || !w->bfs_dist ||
 	    !w->bfs_queue || !w->queue || !w->stamp || !w->used || !w->nxt ||
 	    !w->egr || !w->stack || !w->cnt || !w->order || !w->bucket ||
-	    !w->hops || !w->ent || !w->hop_by_min || !w->reach || !w->errs.msg ||
+	    !w->hops || !w->ent || !w->to || !w->hop_by_min || !w->reach || !w->errs.msg ||
 	    (bits && !w->bits) || (load && !w->load))
 		return -ENOMEM;
 	return 0;
