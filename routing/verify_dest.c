@@ -39,7 +39,7 @@
 #define HOPS_PENDING (-3)       /* on the current walk's stack */
 #define HOPS_LOOP (-2)
 #define HOPS_DEAD (-1)          /* missing entry, bad port, misdelivered */
-#define VX_BATCH 64             /* LIDs read from the rows together */
+#define VX_BATCH 128            /* LIDs read from the rows together */
 #define TO_STEP (UINT32_MAX - 8) /* batch `to` entries past it: a vx_step */
 
 struct worker {
@@ -55,16 +55,22 @@ struct worker {
 	struct vx_bfs_group grp;
 	uint32_t bfs_d, bfs_n;  /* vx_bfs from bfs_d: bfs_dist, bfs_queue */
 	uint32_t *bfs_dist, *bfs_queue;
+	uint32_t *srcq, srcn;   /* the switches of queue with CAs on them */
 	uint32_t *queue, *stamp, *used, *nxt, *egr, *stack, *cnt;
 	uint32_t *order, *bucket;
 	int32_t *hops;
 	uint32_t iter;
 	/* the batch: its LIDs, their terminals and LMC offsets, the entries
-	 * ent[j * nsw + s] switch s holds for LID j, and in to[j * nsw + s]
-	 * where they lead: the next switch, or TO_STEP + the vx_step */
+	 * ent[j * ent_row + s] switch s holds for LID j, and in
+	 * to[j * to_row + s] where they lead: the next switch, or TO_STEP +
+	 * the vx_step. Rows are an odd number of cache lines long: the
+	 * gather writes one column, and rows a power of two of lines apart
+	 * would all fall into a few cache sets. */
 	uint32_t nb, b_lid[VX_BATCH], b_dt[VX_BATCH], b_k[VX_BATCH];
+	uint32_t b_d[VX_BATCH]; /* destination switch, within w->grp */
 	uint8_t *ent;
 	uint32_t *to;
+	size_t ent_row, to_row;
 	/* statistics */
 	uint64_t events;        /* dead ends and loops met by walks */
 	uint64_t missing, bad, misdel, checked, unreach, looping, reached;
@@ -215,14 +221,15 @@ static uint32_t sources_on(const struct vx *x, uint32_t s, uint32_t dt)
 	return n;
 }
 
-/* Pairs (CA port on s, lid) for every switch s of the component. */
-static void count_pairs(struct worker *w, uint32_t qn, uint32_t dt)
+/* Pairs (CA port on s, lid) for every switch s of the component (those
+ * with CAs on them: w->srcq). */
+static void count_pairs(struct worker *w, uint32_t dt)
 {
 	const struct vx *x = w->x;
 	uint32_t last = dt != FAB_NONE;
 
-	for (uint32_t i = 0; i < qn; i++) {
-		uint32_t s = w->queue[i], n = sources_on(x, s, dt);
+	for (uint32_t i = 0; i < w->srcn; i++) {
+		uint32_t s = w->srcq[i], n = sources_on(x, s, dt);
 		if (!n)
 			continue;
 		w->checked += n;
@@ -360,8 +367,8 @@ static void gather(struct worker *w)
 			uint8_t p = s < t->num_switches ? lft_get(t, s, lid) :
 				LFT_NO_PATH;
 			enum vx_step st = vx_step_port(x, s, lid, p, &nx, &eg);
-			e[(size_t)j * nsw] = p;
-			to[(size_t)j * nsw] = st == VX_NEXT ? nx : TO_STEP + st;
+			e[j * w->ent_row] = p;
+			to[j * w->to_row] = st == VX_NEXT ? nx : TO_STEP + st;
 		}
 	}
 }
@@ -379,68 +386,6 @@ static void say_again(struct worker *w, uint32_t lid, const uint8_t *ent,
 	for (uint32_t i = 0; i < w->bfs_n; i++)
 		if (w->stamp[w->bfs_queue[i]] != w->iter)
 			walk_from(w, w->bfs_queue[i], lid, ent, to, 1);
-}
-
-/* The batch's LIDs, in the order they were queued. */
-static void flush(struct worker *w, uint32_t qn)
-{
-	const struct vx *x = w->x;
-
-	if (!w->nb)
-		return;
-	gather(w);
-	for (uint32_t j = 0; j < w->nb; j++) {
-		uint32_t lid = w->b_lid[j], dt = w->b_dt[j];
-		const uint8_t *ent = w->ent + (size_t)j * x->nsw;
-		const uint32_t *to = w->to + (size_t)j * x->nsw;
-		uint64_t events = w->events;
-		w->iter++;
-		for (uint32_t i = 0; i < qn; i++) {
-			uint32_t u = w->queue[i], v = to[u];
-			if (w->stamp[u] == w->iter)
-				continue;
-			/* Nearest first, most switches forward to one already
-			 * resolved: walk_from's first step, inline. */
-			if (v < TO_STEP && w->stamp[v] == w->iter) {
-				int32_t h = w->hops[v];
-				w->stamp[u] = w->iter;
-				w->nxt[u] = v;
-				w->egr[u] = x->sw_first[u] + ent[u];
-				w->hops[u] = h >= 0 ? h + 1 : h;
-				continue;
-			}
-			walk_from(w, u, lid, ent, to, 0);
-		}
-		if (w->events != events && w->errs.count < w->errs.cap)
-			say_again(w, lid, ent, to);
-		count_pairs(w, qn, dt);
-		if (w->bits && (dt != FAB_NONE || x->o->cdg_switch_lids))
-			add_dependencies(w, qn, dt);
-		if (w->load && dt != FAB_NONE && w->b_k[j] == 0)
-			add_loads(w, qn, dt);
-	}
-	w->nb = 0;
-}
-
-/* Queue every LID of endpoint port ep, attached to destination switch d. */
-static void check_endpoint(struct worker *w, uint32_t ep, uint32_t qn)
-{
-	const struct vx *x = w->x;
-	const struct fab_port *p = &x->f->ports[ep];
-	uint32_t dt = x->term_of_port[ep];
-
-	for (uint32_t k = 0; k < (1u << p->lmc); k++) {
-		uint32_t lid = p->lid + k;
-		if (!p->lid || lid > x->max_lid || x->owner[lid] != ep ||
-		    (x->o->unchecked_lid && lid == x->o->unchecked_lid))
-			continue;
-		if (w->nb == VX_BATCH)
-			flush(w, qn);
-		w->b_lid[w->nb] = lid;
-		w->b_dt[w->nb] = dt;
-		w->b_k[w->nb] = k;
-		w->nb++;
-	}
 }
 
 /* The switches connected to w->d into w->queue, nearest first (then in
@@ -464,27 +409,106 @@ static uint32_t by_distance(struct worker *w)
 	for (uint32_t s = 0; s < x->nsw; s++)
 		if (w->dist[s] != UINT32_MAX)
 			w->queue[w->bucket[w->dist[s]]++] = s;
+	w->srcn = 0;
+	for (uint32_t i = 0; i < n; i++)
+		if (x->sw_term_off[w->queue[i] + 1] > x->sw_term_off[w->queue[i]])
+			w->srcq[w->srcn++] = w->queue[i];
 	return n;
 }
 
+/* The batch's LIDs, in the order they were queued. */
+static void flush(struct worker *w)
+{
+	const struct vx *x = w->x;
+	uint32_t qn = 0;
+	/* nxt and egr are read only by the CDG and the loads */
+	int trees = w->bits || w->load;
+
+	if (!w->nb)
+		return;
+	gather(w);
+	w->d = FAB_NONE;
+	for (uint32_t j = 0; j < w->nb; j++) {
+		if (w->b_d[j] != w->d) {
+			w->d = w->b_d[j];
+			w->dist = w->grp.dist + (size_t)(w->d - w->grp.lo) * x->nsw;
+			qn = by_distance(w);
+		}
+		uint32_t lid = w->b_lid[j], dt = w->b_dt[j];
+		const uint8_t *ent = w->ent + j * w->ent_row;
+		const uint32_t *to = w->to + j * w->to_row;
+		uint64_t events = w->events;
+		w->iter++;
+		for (uint32_t i = 0; i < qn; i++) {
+			uint32_t u = w->queue[i], v = to[u];
+			if (w->stamp[u] == w->iter)
+				continue;
+			/* Nearest first, most switches forward to one already
+			 * resolved: walk_from's first step, inline. */
+			if (v < TO_STEP && w->stamp[v] == w->iter) {
+				int32_t h = w->hops[v];
+				w->stamp[u] = w->iter;
+				w->hops[u] = h >= 0 ? h + 1 : h;
+				if (trees) {
+					w->nxt[u] = v;
+					w->egr[u] = x->sw_first[u] + ent[u];
+				}
+				continue;
+			}
+			walk_from(w, u, lid, ent, to, 0);
+		}
+		if (w->events != events && w->errs.count < w->errs.cap)
+			say_again(w, lid, ent, to);
+		count_pairs(w, dt);
+		if (w->bits && (dt != FAB_NONE || x->o->cdg_switch_lids))
+			add_dependencies(w, qn, dt);
+		if (w->load && dt != FAB_NONE && w->b_k[j] == 0)
+			add_loads(w, qn, dt);
+	}
+	w->nb = 0;
+}
+
+/* Queue every LID of endpoint port ep, attached to destination switch d. */
+static void check_endpoint(struct worker *w, uint32_t ep, uint32_t d)
+{
+	const struct vx *x = w->x;
+	const struct fab_port *p = &x->f->ports[ep];
+	uint32_t dt = x->term_of_port[ep];
+
+	for (uint32_t k = 0; k < (1u << p->lmc); k++) {
+		uint32_t lid = p->lid + k;
+		if (!p->lid || lid > x->max_lid || x->owner[lid] != ep ||
+		    (x->o->unchecked_lid && lid == x->o->unchecked_lid))
+			continue;
+		if (w->nb == VX_BATCH)
+			flush(w);
+		w->b_d[w->nb] = d;
+		w->b_lid[w->nb] = lid;
+		w->b_dt[w->nb] = dt;
+		w->b_k[w->nb] = k;
+		w->nb++;
+	}
+}
+
+/* Destination switches in order; a batch holds the LIDs of several (the
+ * CAs' LIDs of neighbouring leaves share cache lines) but never spans two
+ * groups of distances. */
 static void *work(void *arg)
 {
 	struct worker *w = arg;
 	const struct vx *x = w->x;
 
 	for (uint32_t d = w->d_lo; d < w->d_hi; d++) {
-		uint32_t qn = 0;
-		if (d == w->d_lo || d - w->grp.lo >= w->grp.n)
+		if (d == w->d_lo || d - w->grp.lo >= w->grp.n) {
+			flush(w);
 			vx_bfs_group_run(x, &w->grp, d, w->d_hi - d < VX_GROUP ?
 					 w->d_hi - d : VX_GROUP);
-		w->d = d;
-		w->dist = w->grp.dist + (size_t)(d - w->grp.lo) * x->nsw;
-		qn = by_distance(w);
-		check_endpoint(w, x->f->nodes[x->f->switches[d]].first_port, qn);
+		}
+		check_endpoint(w, x->f->nodes[x->f->switches[d]].first_port, d);
 		for (uint32_t i = x->sw_term_off[d]; i < x->sw_term_off[d + 1]; i++)
-			check_endpoint(w, x->term[x->sw_term[i]], qn);
-		flush(w, qn);
+			check_endpoint(w, x->term[x->sw_term[i]], d);
 	}
+	flush(w);
 	return NULL;
 }
 
@@ -494,6 +518,7 @@ static void worker_free(struct worker *w)
 	free(w->bfs_dist);
 	free(w->bfs_queue);
 	free(w->queue);
+	free(w->srcq);
 	free(w->stamp);
 	free(w->used);
 	free(w->nxt);
@@ -523,6 +548,7 @@ static int worker_init(struct worker *w, const struct vx *x, int bits,
 	w->bfs_dist = malloc(n * sizeof(uint32_t));
 	w->bfs_queue = malloc(n * sizeof(uint32_t));
 	w->queue = malloc(n * sizeof(uint32_t));
+	w->srcq = malloc(n * sizeof(uint32_t));
 	w->stamp = calloc(n, sizeof(uint32_t));
 	w->used = calloc(n, sizeof(uint32_t));
 	w->nxt = malloc(n * sizeof(uint32_t));
@@ -532,8 +558,10 @@ static int worker_init(struct worker *w, const struct vx *x, int bits,
 	w->order = malloc(n * sizeof(uint32_t));
 	w->bucket = malloc((n + 2) * sizeof(uint32_t));
 	w->hops = malloc(n * sizeof(int32_t));
-	w->ent = malloc(n * VX_BATCH);
-	w->to = malloc(n * VX_BATCH * sizeof(uint32_t));
+	w->ent_row = ((n + 63) / 64 | 1) * 64;
+	w->to_row = ((n + 15) / 16 | 1) * 16;
+	w->ent = aligned_alloc(64, w->ent_row * VX_BATCH);
+	w->to = aligned_alloc(64, w->to_row * VX_BATCH * sizeof(uint32_t));
 	w->hop_by_min = calloc(n + 2, sizeof(uint64_t));
 	w->reach = calloc(n, sizeof(uint64_t));
 	w->errs.cap = cap;
@@ -543,7 +571,7 @@ static int worker_init(struct worker *w, const struct vx *x, int bits,
 	if (load)
 		w->load = calloc((size_t)x->f->num_ports + 1, sizeof(uint64_t));
 	if (vx_bfs_group_init(&w->grp, x->nsw) || !w->bfs_dist ||
-	    !w->bfs_queue || !w->queue || !w->stamp || !w->used || !w->nxt ||
+	    !w->bfs_queue || !w->queue || !w->srcq || !w->stamp || !w->used || !w->nxt ||
 	    !w->egr || !w->stack || !w->cnt || !w->order || !w->bucket ||
 	    !w->hops || !w->ent || !w->to || !w->hop_by_min || !w->reach || !w->errs.msg ||
 	    (bits && !w->bits) || (load && !w->load))
