@@ -56,6 +56,7 @@ static void vx_free(struct vx *x)
 	free(x->sw_first);
 	free(x->sw_port_off);
 	free(x->sw_port_to);
+	free(x->sw_port_back);
 }
 
 /* LID owners; duplicates and LID-less endpoints are reported here. */
@@ -166,15 +167,19 @@ static int build_port_map(struct vx *x)
 			f->nodes[f->switches[s]].num_ports;
 	x->sw_port_to = malloc(((size_t)x->sw_port_off[x->nsw] + 1) *
 			       sizeof(uint32_t));
-	if (!x->sw_port_to)
+	x->sw_port_back = calloc((size_t)x->sw_port_off[x->nsw] + 1, 1);
+	if (!x->sw_port_to || !x->sw_port_back)
 		return -ENOMEM;
 	for (uint32_t s = 0; s < x->nsw; s++) {
 		const struct fab_node *node = &f->nodes[f->switches[s]];
 		uint32_t *to = x->sw_port_to + x->sw_port_off[s];
+		uint8_t *back = x->sw_port_back + x->sw_port_off[s];
 		x->sw_first[s] = node->first_port;
 		to[0] = VX_TO_BAD;      /* port 0 is judged by the LID's owner */
 		for (unsigned i = 1; i <= node->num_ports; i++) {
 			uint32_t q = f->ports[node->first_port + i].peer;
+			if (q != FAB_NONE)
+				back[i] = (uint8_t)f->ports[q].num;
 			if (q == FAB_NONE)
 				to[i] = VX_TO_BAD;
 			else if (fab_is_switch(f, f->ports[q].node))

@@ -15,20 +15,21 @@
  *
  * The tables are row-major per switch, so one LID's walk touches one byte
  * in each of the switches' rows, a cache miss each (at 65,536 CAs, 5,120
- * misses per LID were 3/4 of a route-and-verify run). The LIDs of one
- * destination switch (its own, its CAs', mostly consecutive) are therefore
- * read in batches of VX_BATCH: one pass over the rows copies their entries
- * into a small LID-major matrix, from which the walks then run in the same
- * order as before, so counts and messages are unchanged.
+ * misses per LID were 3/4 of a route-and-verify run). LIDs are therefore
+ * read in batches of VX_BATCH, those of consecutive destination switches
+ * (their own, their CAs', mostly consecutive numbers): one pass over the
+ * rows copies their entries, and where each leads, into small LID-major
+ * matrices, from which the walks run LID by LID in the order as before.
  *
  * The hop minimums come from verify_bfs.c, 64 destination switches at a
- * time, and the walks start from the switches in ordinal order: what a
- * switch resolves to does not depend on where walks start, only which
- * switch of a loop is met first does, and so the messages' order. A LID
- * whose walks met a dead end or a loop, while messages are still kept, is
- * therefore walked again from the switches in breadth-first order from its
- * destination switch (vx_bfs, as before), this time only to say what they
- * meet. */
+ * time, and the walks start from the switches nearest the destination
+ * first, in ordinal order within a distance: what a switch resolves to
+ * does not depend on where walks start, only which switch of a loop is
+ * met first does, and so the messages' order. A LID whose walks met a dead
+ * end or a loop, while messages are still kept, is therefore walked again
+ * from the switches in breadth-first order from its destination switch
+ * (vx_bfs, as before), this time only to say what they meet. Counts,
+ * sums and messages are those of the one-LID-at-a-time pass. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -56,8 +57,11 @@ struct worker {
 	uint32_t bfs_d, bfs_n;  /* vx_bfs from bfs_d: bfs_dist, bfs_queue */
 	uint32_t *bfs_dist, *bfs_queue;
 	uint32_t *srcq, srcn;   /* the switches of queue with CAs on them */
+	/* switches with a route to the LID in the order their hops were
+	 * found: a switch after the one it forwards to */
+	uint32_t *resolved, nres;
 	uint32_t *queue, *stamp, *used, *nxt, *egr, *stack, *cnt;
-	uint32_t *order, *bucket;
+	uint32_t *bucket;
 	int32_t *hops;
 	uint32_t iter;
 	/* the batch: its LIDs, their terminals and LMC offsets, the entries
@@ -203,13 +207,18 @@ static void walk_from(struct worker *w, uint32_t s0, uint32_t lid,
 			count_step(w, lid, st);
 		v = st == VX_DELIVER ? 0 : HOPS_DEAD;
 		w->hops[cur] = v;
+		if (v == 0 && !say)
+			w->resolved[w->nres++] = cur;
 		top--;
 		break;
 	}
 	while (top) {
+		uint32_t u = w->stack[--top];
 		if (v >= 0 && v != HOPS_LOOP)
 			v++;
-		w->hops[w->stack[--top]] = v;
+		w->hops[u] = v;
+		if (v >= 0 && !say)
+			w->resolved[w->nres++] = u;
 	}
 }
 
@@ -258,13 +267,12 @@ static void count_pairs(struct worker *w, uint32_t dt)
 /* Dependencies of the routes CA traffic takes to this LID: mark the
  * switches on some CA's path, then each marked switch u forwarding to v
  * adds (channel u->v, channel v->next) when v forwards to a switch. */
-static void add_dependencies(struct worker *w, uint32_t qn, uint32_t dt)
+static void add_dependencies(struct worker *w, uint32_t dt)
 {
 	const struct vx *x = w->x;
-	const struct fabric *f = x->f;
 
-	for (uint32_t i = 0; i < qn; i++) {
-		uint32_t u = w->queue[i];
+	for (uint32_t i = 0; i < w->srcn; i++) {
+		uint32_t u = w->srcq[i];
 		if (w->hops[u] < 0 || !sources_on(x, u, dt))
 			continue;
 		while (w->used[u] != w->iter) {
@@ -273,10 +281,12 @@ static void add_dependencies(struct worker *w, uint32_t qn, uint32_t dt)
 				break;
 			uint32_t v = w->nxt[u];
 			if (w->hops[v] > 0) {
-				const struct fab_node *nv = &f->nodes[f->switches[v]];
-				uint64_t np = (uint64_t)nv->num_ports + 1;
-				uint32_t in = f->ports[f->ports[w->egr[u]].peer].num;
-				uint32_t out = f->ports[w->egr[v]].num;
+				/* port numbers from the port map, not the
+				 * fabric's scattered port structs */
+				uint64_t np = x->sw_port_off[v + 1] - x->sw_port_off[v];
+				uint32_t in = x->sw_port_back[x->sw_port_off[u] +
+							      w->egr[u] - x->sw_first[u]];
+				uint32_t out = w->egr[v] - x->sw_first[v];
 				uint64_t bit = x->bit_off[v] + in * np + out;
 				w->bits[bit / 64] |= 1ULL << (bit % 64);
 			}
@@ -285,45 +295,25 @@ static void add_dependencies(struct worker *w, uint32_t qn, uint32_t dt)
 	}
 }
 
-/* All-to-all loads for CA destination dt: sources pushed down the tree in
- * decreasing distance order. */
-static void add_loads(struct worker *w, uint32_t qn, uint32_t dt)
+/* All-to-all loads for CA destination dt: sources pushed down the tree,
+ * each switch's count before the switch it forwards to (the reverse of
+ * the order the walks resolved them in). */
+static void add_loads(struct worker *w, uint32_t dt)
 {
 	const struct vx *x = w->x;
-	uint32_t maxh = 0;
 
-	for (uint32_t i = 0; i < qn; i++) {
-		uint32_t s = w->queue[i];
+	for (uint32_t i = 0; i < w->srcn; i++) {
+		uint32_t s = w->srcq[i];
 		w->min_total += (uint64_t)sources_on(x, s, dt) * w->dist[s];
-		if (w->hops[s] < 0)
-			continue;
-		w->reach[s]++;
-		if ((uint32_t)w->hops[s] > maxh)
-			maxh = (uint32_t)w->hops[s];
 	}
 	w->self_ok[dt] = w->hops[x->term_sw[dt]] >= 0;
-	memset(w->bucket, 0, ((size_t)maxh + 2) * sizeof(uint32_t));
-	for (uint32_t i = 0; i < qn; i++) {
-		uint32_t s = w->queue[i];
-		w->cnt[s] = 0;
-		if (w->hops[s] >= 0)
-			w->bucket[w->hops[s] + 1]++;
+	for (uint32_t i = 0; i < w->nres; i++) {
+		uint32_t s = w->resolved[i];
+		w->reach[s]++;
+		w->cnt[s] = sources_on(x, s, dt);
 	}
-	for (uint32_t h = 0; h <= maxh; h++)
-		w->bucket[h + 1] += w->bucket[h];
-	uint32_t n = w->bucket[maxh + 1];
-	for (uint32_t i = 0; i < qn; i++) {
-		uint32_t s = w->queue[i];
-		if (w->hops[s] >= 0)
-			w->order[w->bucket[w->hops[s]]++] = s;
-	}
-	for (uint32_t i = 0; i < qn; i++) {
-		uint32_t s = w->queue[i];
-		if (w->hops[s] >= 0)
-			w->cnt[s] = sources_on(x, s, dt);
-	}
-	for (uint32_t i = n; i-- > 0;) {
-		uint32_t s = w->order[i];
+	for (uint32_t i = w->nres; i-- > 0;) {
+		uint32_t s = w->resolved[i];
 		if (!w->cnt[s])
 			continue;
 		if (w->egr[s] != FAB_NONE)
@@ -335,9 +325,10 @@ static void add_loads(struct worker *w, uint32_t qn, uint32_t dt)
 
 /* Copy every switch's entries for the batch's LIDs into w->ent, and where
  * they lead into w->to: the switch's port map is then read in a burst
- * rather than once per step of the walks. Rows are read in switch order, the batch's cache lines of the row GATHER_AHEAD
- * rows on prefetched: each row is a different page, and the loads would
- * otherwise wait for memory one row at a time. */
+ * rather than once per step of the walks. Rows are read in switch order,
+ * the batch's cache lines of the row GATHER_AHEAD rows on prefetched: each
+ * row is a different page, and the loads would otherwise wait for memory
+ * one row at a time. */
 #define GATHER_AHEAD 16
 #define GATHER_LINES 8          /* distinct lines prefetched, at most */
 static void gather(struct worker *w)
@@ -439,6 +430,7 @@ static void flush(struct worker *w)
 		const uint32_t *to = w->to + j * w->to_row;
 		uint64_t events = w->events;
 		w->iter++;
+		w->nres = 0;
 		for (uint32_t i = 0; i < qn; i++) {
 			uint32_t u = w->queue[i], v = to[u];
 			if (w->stamp[u] == w->iter)
@@ -449,6 +441,8 @@ static void flush(struct worker *w)
 				int32_t h = w->hops[v];
 				w->stamp[u] = w->iter;
 				w->hops[u] = h >= 0 ? h + 1 : h;
+				if (h >= 0)
+					w->resolved[w->nres++] = u;
 				if (trees) {
 					w->nxt[u] = v;
 					w->egr[u] = x->sw_first[u] + ent[u];
@@ -461,9 +455,9 @@ static void flush(struct worker *w)
 			say_again(w, lid, ent, to);
 		count_pairs(w, dt);
 		if (w->bits && (dt != FAB_NONE || x->o->cdg_switch_lids))
-			add_dependencies(w, qn, dt);
+			add_dependencies(w, dt);
 		if (w->load && dt != FAB_NONE && w->b_k[j] == 0)
-			add_loads(w, qn, dt);
+			add_loads(w, dt);
 	}
 	w->nb = 0;
 }
@@ -519,13 +513,13 @@ static void worker_free(struct worker *w)
 	free(w->bfs_queue);
 	free(w->queue);
 	free(w->srcq);
+	free(w->resolved);
 	free(w->stamp);
 	free(w->used);
 	free(w->nxt);
 	free(w->egr);
 	free(w->stack);
 	free(w->cnt);
-	free(w->order);
 	free(w->bucket);
 	free(w->hops);
 	free(w->ent);
@@ -549,13 +543,13 @@ static int worker_init(struct worker *w, const struct vx *x, int bits,
 	w->bfs_queue = malloc(n * sizeof(uint32_t));
 	w->queue = malloc(n * sizeof(uint32_t));
 	w->srcq = malloc(n * sizeof(uint32_t));
+	w->resolved = malloc(n * sizeof(uint32_t));
 	w->stamp = calloc(n, sizeof(uint32_t));
 	w->used = calloc(n, sizeof(uint32_t));
 	w->nxt = malloc(n * sizeof(uint32_t));
 	w->egr = malloc(n * sizeof(uint32_t));
 	w->stack = malloc(n * sizeof(uint32_t));
 	w->cnt = malloc(n * sizeof(uint32_t));
-	w->order = malloc(n * sizeof(uint32_t));
 	w->bucket = malloc((n + 2) * sizeof(uint32_t));
 	w->hops = malloc(n * sizeof(int32_t));
 	w->ent_row = ((n + 63) / 64 | 1) * 64;
@@ -571,9 +565,10 @@ static int worker_init(struct worker *w, const struct vx *x, int bits,
 	if (load)
 		w->load = calloc((size_t)x->f->num_ports + 1, sizeof(uint64_t));
 	if (vx_bfs_group_init(&w->grp, x->nsw) || !w->bfs_dist ||
-	    !w->bfs_queue || !w->queue || !w->srcq || !w->stamp || !w->used || !w->nxt ||
-	    !w->egr || !w->stack || !w->cnt || !w->order || !w->bucket ||
-	    !w->hops || !w->ent || !w->to || !w->hop_by_min || !w->reach || !w->errs.msg ||
+	    !w->bfs_queue || !w->queue || !w->srcq || !w->resolved ||
+	    !w->stamp || !w->used || !w->nxt || !w->egr || !w->stack ||
+	    !w->cnt || !w->bucket || !w->hops || !w->ent || !w->to ||
+	    !w->hop_by_min || !w->reach || !w->errs.msg ||
 	    (bits && !w->bits) || (load && !w->load))
 		return -ENOMEM;
 	return 0;

@@ -44,6 +44,7 @@ struct vx {
 	uint32_t *sw_port_off;  /* nsw + 1 */
 	uint32_t *sw_port_to;   /* VX_TO_BAD, a switch ordinal, or
 				 * VX_TO_TERM | the peer's fabric port index */
+	uint8_t *sw_port_back;  /* same index: the peer's port number */
 	/* CDG dependency bitmaps: switch s has (np+1)^2 bits from bit_off[s],
 	 * bit in*(np+1)+out set when a route enters on `in` and leaves on
 	 * `out` (both switch-to-switch ports). */
