@@ -358,6 +358,7 @@ int verify_usable(const struct verify_result *r)
 {
 	return !r->missing_entries && !r->bad_port_entries &&
 	       !r->misdelivered_entries && !r->pairs_unreachable &&
-	       !r->pairs_looping && !r->duplicate_lids &&
+	       !r->pairs_looping && !r->forwarding_loops &&
+	       !r->duplicate_lids &&
 	       !r->endpoints_without_lid;
 }

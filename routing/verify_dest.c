@@ -79,6 +79,7 @@ struct worker {
 	uint64_t events;        /* dead ends and loops met by walks */
 	uint64_t missing, bad, misdel, checked, unreach, looping, reached;
 	uint64_t missing_sw;    /* of missing: the LID is a switch's */
+	uint64_t loops, loops_sw; /* cycles met, of them for a switch's LID */
 	uint64_t hop_sum, min_total;
 	uint64_t *hop_by_min;   /* path hops summed per BFS minimum */
 	uint32_t max_hops;
@@ -86,6 +87,12 @@ struct worker {
 	struct vx_errors errs;
 	int rc;
 };
+
+static int lid_of_switch(const struct vx *x, uint32_t lid)
+{
+	return lid <= x->max_lid && x->owner[lid] != FAB_NONE &&
+	       fab_is_switch(x->f, x->f->ports[x->owner[lid]].node);
+}
 
 static void count_step(struct worker *w, uint32_t lid, enum vx_step st)
 {
@@ -95,8 +102,7 @@ static void count_step(struct worker *w, uint32_t lid, enum vx_step st)
 	switch (st) {
 	case VX_MISSING:
 		w->missing++;
-		if (lid <= x->max_lid && x->owner[lid] != FAB_NONE &&
-		    fab_is_switch(x->f, x->f->ports[x->owner[lid]].node))
+		if (lid_of_switch(x, lid))
 			w->missing_sw++;
 		break;
 	case VX_BAD_PORT:
@@ -179,10 +185,13 @@ static void walk_from(struct worker *w, uint32_t s0, uint32_t lid,
 		if (w->stamp[cur] == w->iter) {
 			v = w->hops[cur];
 			if (v == HOPS_PENDING) {
-				if (say)
+				if (say) {
 					note_loop(w, lid, cur, top);
-				else
+				} else {
 					w->events++;
+					w->loops++;
+					w->loops_sw += lid_of_switch(x, lid);
+				}
 				v = HOPS_LOOP;
 			}
 			break;
@@ -601,6 +610,8 @@ static void merge(const struct vx *x, struct worker *w, unsigned n,
 	for (unsigned k = 0; k < n; k++) {
 		res->missing_entries += w[k].missing;
 		res->missing_to_switches += w[k].missing_sw;
+		res->forwarding_loops += w[k].loops;
+		res->loops_to_switches += w[k].loops_sw;
 		res->bad_port_entries += w[k].bad;
 		res->misdelivered_entries += w[k].misdel;
 		res->pairs_checked += w[k].checked;
