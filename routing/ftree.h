@@ -20,8 +20,9 @@
  * that must change), ftree_detour.c (switches with no up-then-down
  * path: detours whose down->up turns keep the CDG acyclic), ftree_turns.c
  * (the turn set and its cycle check), ftree_order.c (the topological order
- * that bounds that check, and the search itself), ftree_write.c (the
- * detours and the tables, on a second thread), ftree_closed.c (closed-form
+ * that bounds that check, and the search itself), ftree_witness.c (short
+ * cycles found from the taken turns, before any search), ftree_write.c
+ * (the detours and the tables, on a second thread), ftree_closed.c (closed-form
  * routes for the CA LIDs of intact trees, rows written in parallel). */
 #ifndef IBSM_ROUTING_FTREE_H
 #define IBSM_ROUTING_FTREE_H
@@ -70,6 +71,11 @@ struct ftree {
 	uint32_t *nb_peer;      /* down-links (the order of up[] and dn[]), */
 	uint8_t *nb_rport;      /* compact for whole-fabric searches */
 	uint32_t *peer_sw;      /* per fabric port index: peer switch or FAB_NONE */
+	uint8_t *peer_num;      /* per fabric port index: the peer switch's port
+				 * number (0 where peer_sw is FAB_NONE) */
+	uint8_t *port_up;       /* per fabric port index: 1 if it links to a
+				 * switch one level up (compact for the
+				 * detours' many turn checks) */
 	uint8_t *nports;        /* per switch: its number of ports */
 	uint32_t *fport;        /* per switch: fabric index of its port 0 */
 	uint32_t *weight;       /* per switch: compute-node ports attached */
@@ -114,6 +120,9 @@ int ft_chassis_desc(const char *desc, char *name, size_t len, char *kind,
  * bound over leaves (traffic into a leaf over its up-links). */
 uint64_t ft_load_cap(const struct ftree *t);
 
+#define FT_PORT_UP 1
+#define FT_PORT_TURN_IN 2
+
 /* ftree_turns.c: the down->up turns detours take (ports at switch y:
  * in from above, out upward) and the check that each keeps the channel
  * dependency graph acyclic. */
@@ -128,13 +137,19 @@ struct ft_turns {
 	uint8_t *out_of;        /* per fabric port: a turn was taken entering
 				 * the switch there (skips the bit tests) */
 	uint8_t *into_of;       /* per fabric port: a turn leaves on it */
+	uint8_t *port_flag;     /* per fabric port: FT_PORT_UP (links one
+				 * level up), FT_PORT_TURN_IN (a turn was
+				 * taken entering its own switch on it) */
 	/* ftree_order.c: topological order of the checked graph, and the
 	 * two-way search; seen[] holds epoch (forward) or epoch + 1. */
-	uint32_t *ord;          /* per fabric port (channel): position */
-	uint32_t *at;           /* per position: channel */
+	uint64_t *ord;          /* per fabric port (channel): sparse label */
+	uint32_t *ord_next, *ord_prev;  /* per channel: the list in order */
+	uint32_t ord_head;
 	uint32_t *bstack, *tmp;
+	uint32_t nfwd, nbwd;    /* channels the last search put on stack, bstack */
 	uint32_t *bk_up_seen, *bk_dn_seen, *bk_dn_all, *bk_dn_from;
-	uint32_t lb, ub;        /* the search window: positions of u and d */
+	uint64_t lb, ub;        /* the search window: labels of u and d */
+	uint32_t ord_at_lb, ord_at_ub;  /* u and d themselves */
 	int met;                /* the two searches met: u reaches d */
 	int whole_fwd;          /* the forward side ran out (else backward) */
 	uint32_t epoch;
@@ -142,6 +157,16 @@ struct ft_turns {
 	uint32_t nok;
 	uint64_t taken, refused, searches;
 	uint64_t visited, moved;        /* channels searched, reordered */
+	/* ftree_witness.c: the taken turns by the pieces of their ends */
+	uint32_t *piece;        /* per switch: connected piece with the
+				 * switches it shares an up-neighbour with */
+	struct ft_wit { uint32_t v, a, b, next; } *wit;
+	uint32_t nwit, wit_cap;
+	uint64_t *wkey;         /* hash of (piece of a, piece of b) ... */
+	uint32_t *whead;        /* ... -> first of its turns in wit */
+	uint32_t nwkey, wkey_cap;
+	uint32_t *mark_z, *mark_x, wstamp;
+	uint64_t witnessed;     /* turns refused by a witness, no search */
 };
 
 int ft_turns_init(struct ft_turns *tu, const struct ftree *t);
@@ -166,6 +191,18 @@ int ft_order_init(struct ft_turns *tu);
 void ft_order_free(struct ft_turns *tu);
 int ft_order_reaches(struct ft_turns *tu, uint32_t u, uint32_t d);
 void ft_order_add(struct ft_turns *tu);
+extern unsigned ft_order_gap_bits;      /* label spacing (tests: small) */
+
+/* ftree_witness.c: the index of taken turns (turn at v, down from a, up
+ * to b) and the short cycle a new turn at y (down from x, up to z) closes
+ * with one of them: 1 when found (the turn is refused), 0 when the search
+ * must decide. ft_witness_enabled = 0 leaves every verdict to the search
+ * (tests compare both). */
+extern int ft_witness_enabled;      /* 0: the search decides alone (tests) */
+int ft_witness_init(struct ft_turns *tu);
+void ft_witness_free(struct ft_turns *tu);
+void ft_witness_add(struct ft_turns *tu, uint32_t v, uint32_t a, uint32_t b);
+int ft_witness_find(struct ft_turns *tu, uint32_t y, uint32_t x, uint32_t z);
 
 /* ftree_detour.c: paths for switches with no up-then-down path. */
 struct ft_detour {
@@ -175,9 +212,15 @@ struct ft_detour {
 	uint8_t *in_port;       /* port at which the search entered a switch */
 	uint8_t *via;           /* port at pred[x] that leads to x */
 	uint8_t *memo;          /* per switch: port of its last one-hop detour */
+	struct ft_peer_cache {  /* per switch, two: a port and its far end */
+		uint32_t peer;
+		uint8_t port, rport, down;
+	} *pcache;
 	uint32_t stamp, search;
 	int allow_new;          /* this search may take new turns */
 	uint64_t paths, failed;
+	int timed;              /* debug log: time the detours */
+	double cpu;             /* CPU seconds of the thread making them */
 };
 
 int ft_detour_init(struct ft_detour *d, const struct ftree *t);

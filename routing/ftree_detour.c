@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "../core/log.h"
 #include "ftree.h"
 
 int ft_detour_init(struct ft_detour *d, const struct ftree *t)
@@ -30,10 +31,13 @@ int ft_detour_init(struct ft_detour *d, const struct ftree *t)
 	d->in_port = calloc(n, 1);
 	d->via = calloc(n, 1);
 	d->memo = calloc(n, 1);
+	d->pcache = calloc(2 * n + 1, sizeof(*d->pcache));
 	d->stamp = d->search = 0;
 	d->paths = d->failed = 0;
+	d->timed = log_get_level() >= LOG_DEBUG;
+	d->cpu = 0;
 	if (r || !d->done || !d->seen || !d->pred || !d->queue ||
-	    !d->in_port || !d->via || !d->memo) {
+	    !d->in_port || !d->via || !d->memo || !d->pcache) {
 		ft_detour_free(d);
 		return -ENOMEM;
 	}
@@ -50,6 +54,8 @@ void ft_detour_free(struct ft_detour *d)
 	free(d->in_port);
 	free(d->via);
 	free(d->memo);
+	free(d->pcache);
+	d->pcache = NULL;
 	d->in_port = d->via = d->memo = NULL;
 	d->done = d->seen = d->pred = d->queue = NULL;
 }
@@ -62,17 +68,22 @@ static int is_final(const struct ft_detour *d, const struct ft_work *w,
 }
 
 /* Try link l out of x during the search; returns 1 when it joins a final
- * switch through allowed turns (the path then ends at l->peer). */
+ * switch through allowed turns (the path then ends at l->peer). Only a
+ * down->up turn needs the check: at x when l goes up and x was entered
+ * from above (from_above), at y when l goes down. */
 static int try_link(struct ft_detour *d, struct ft_work *w, uint32_t x,
-		    const struct ft_link *l, uint32_t *tail)
+		    const struct ft_link *l, int down, int from_above,
+		    uint32_t *tail)
 {
 	uint32_t y = l->peer;
 	if (d->seen[y] == d->search)
 		return 0;
-	if (!ft_turn_ok(&d->turns, x, d->in_port[x], l->port, d->allow_new))
+	if (!down && from_above &&
+	    !ft_turn_ok(&d->turns, x, d->in_port[x], l->port, d->allow_new))
 		return 0;
 	if (is_final(d, w, y)) {
-		if (!ft_turn_ok(&d->turns, y, l->rport, w->nh[y], d->allow_new))
+		if (down &&
+		    !ft_turn_ok(&d->turns, y, l->rport, w->nh[y], d->allow_new))
 			return 0;
 		d->pred[y] = x;
 		d->in_port[y] = l->rport;
@@ -100,14 +111,21 @@ static uint32_t search(struct ft_detour *d, struct ft_work *w, uint32_t s)
 	d->queue[tail++] = s;
 	while (head < tail) {
 		uint32_t x = d->queue[head++];
-		for (int pass = 0; pass < 4; pass++) {
+		/* Entered from above with no turn taken there: every up-link
+		 * would be a new down->up turn, refused in this pass. */
+		int from_above = x != s && t->level[d->pred[x]] > t->level[x];
+		int up_ok = d->allow_new || !from_above ||
+			    (d->turns.port_flag[t->fport[x] + d->in_port[x]] &
+			     FT_PORT_TURN_IN);
+		for (int pass = up_ok ? 0 : 1; pass < 4; pass += up_ok ? 1 : 2) {
 			const struct ft_link *L = pass & 1 ? t->dn : t->up;
 			const uint32_t *off = pass & 1 ? t->dn_off : t->up_off;
 			for (uint32_t k = off[x]; k < off[x + 1]; k++) {
 				/* passes 0, 1: the current entry; 2, 3: the rest */
 				if ((L[k].port == w->nh[x]) != (pass < 2))
 					continue;
-				if (try_link(d, w, x, &L[k], &tail))
+				if (try_link(d, w, x, &L[k], pass & 1, from_above,
+					     &tail))
 					return L[k].peer;
 			}
 		}
@@ -158,15 +176,26 @@ static void keep_shortest(struct ft_detour *d, struct ft_work *w, uint32_t s)
  * through no new turn (what the search would find first for the current
  * entry). */
 static int one_hop_fine(struct ft_detour *d, struct ft_work *w, uint32_t s,
-			uint8_t p)
+			uint8_t p, int slot)
 {
 	const struct ftree *t = w->t;
-	const struct fabric *f = t->fab;
 	if (!p || p == LFT_NO_PATH || p > t->nports[s])
 		return 0;
-	uint32_t e = t->fport[s] + p, y = t->peer_sw[e];
-	if (y == FAB_NONE || !is_final(d, w, y) ||
-	    !ft_turn_ok(&d->turns, y, f->ports[f->ports[e].peer].num, w->nh[y], 0))
+	/* The far end of port p, from a per-switch one-entry cache (one
+	 * for the current entry, one for the remembered port): the
+	 * fabric-wide port arrays are a cache miss per look. */
+	struct ft_peer_cache *c = &d->pcache[2 * (size_t)s + slot];
+	if (c->port != p) {
+		uint32_t e = t->fport[s] + p;
+		c->port = p;
+		c->peer = t->peer_sw[e];
+		c->rport = t->peer_num[e];
+		c->down = c->peer != FAB_NONE && !t->port_up[e];
+	}
+	uint32_t y = c->peer;
+	if (y == FAB_NONE || !is_final(d, w, y))
+		return 0;
+	if (c->down && !ft_turn_ok(&d->turns, y, c->rport, w->nh[y], 0))
 		return 0;
 	w->nh[s] = p;
 	d->done[s] = d->stamp;
@@ -180,8 +209,8 @@ static void route_source(struct ft_detour *d, struct ft_work *w, uint32_t s)
 	 * search would try every link of s for that, most of them in vain
 	 * (a non-good switch's default is its first link toward the good
 	 * set, whose turn there is often not taken). */
-	if (one_hop_fine(d, w, s, w->nh[s]) ||
-	    (d->memo[s] != w->nh[s] && one_hop_fine(d, w, s, d->memo[s]))) {
+	if (one_hop_fine(d, w, s, w->nh[s], 0) ||
+	    (d->memo[s] != w->nh[s] && one_hop_fine(d, w, s, d->memo[s], 1))) {
 		d->paths++;
 		return;
 	}

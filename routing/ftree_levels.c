@@ -210,7 +210,10 @@ static int build_links(struct ftree *t)
 	t->peer_sw = malloc((f->num_ports ? f->num_ports : 1) * sizeof(uint32_t));
 	t->fport = malloc(t->nsw * sizeof(uint32_t));
 	t->nports = malloc(t->nsw);
-	if (!t->up_off || !t->dn_off || !t->peer_sw || !t->fport || !t->nports)
+	t->peer_num = calloc(f->num_ports ? f->num_ports : 1, 1);
+	t->port_up = calloc(f->num_ports ? f->num_ports : 1, 1);
+	if (!t->up_off || !t->dn_off || !t->peer_sw || !t->fport || !t->nports ||
+	    !t->peer_num || !t->port_up)
 		return -ENOMEM;
 	for (uint32_t s = 0; s < t->nsw; s++) {
 		t->fport[s] = f->nodes[f->switches[s]].first_port;
@@ -232,6 +235,8 @@ static int build_links(struct ftree *t)
 				uint32_t q = f->ports[pi].peer;
 				struct ft_link l = { o, pi, q, (uint8_t)p, f->ports[q].num };
 				t->peer_sw[pi] = o;
+				t->peer_num[pi] = l.rport;
+				t->port_up[pi] = t->level[o] > t->level[s];
 				if (t->level[o] > t->level[s]) {
 					if (pass)
 						t->up[nu] = l;
@@ -514,6 +519,8 @@ void ft_free(struct ftree *t)
 	free(t->dn);
 	free(t->by_level);
 	free(t->peer_sw);
+	free(t->peer_num);
+	free(t->port_up);
 	free(t->nports);
 	free(t->nb_off);
 	free(t->nb_peer);

@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../core/log.h"
 #include "ftree.h"
@@ -453,6 +454,14 @@ static void route_rest(struct ft_work *w, const struct ft_group *g,
 	(void)g;
 }
 
+static double thread_seconds(void)
+{
+	struct timespec ts;
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+		return 0;
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 static void route_lid(struct ft_work *w, const struct ft_group *g,
 		      const struct ft_dest *d,
 		      uint32_t lid, uint32_t plane)
@@ -754,7 +763,11 @@ static void dring_fix(void *arg, void *ctx, uint8_t *nh)
 	w.good_mark = r->marks;
 	w.epoch_grp = 1;
 	w.nh = nh;
+	/* Debug log: the detours' CPU time on the thread that makes them. */
+	double c0 = r->dt->timed ? thread_seconds() : 0;
 	ft_detour_route(r->dt, &w, c->ng, c->nng);
+	if (r->dt->timed)
+		r->dt->cpu += thread_seconds() - c0;
 }
 
 /* The routing order on degraded trees: the switch LIDs spread evenly
@@ -945,13 +958,15 @@ static int ft_route(struct route_ctx *ctx, struct lft_set *lft)
 		 (unsigned long long)w.spilled_dests,
 		 (unsigned long long)w.spilled_sources);
 	log_info("ftree: %llu detour paths, %llu down-up turns taken, %llu "
-		 "refused (%llu cycle searches)", (unsigned long long)dt.paths,
+		 "refused (%llu cycle searches, %llu short cycles found from "
+		 "the taken turns)", (unsigned long long)dt.paths,
 		 (unsigned long long)dt.turns.taken,
 		 (unsigned long long)dt.turns.refused,
-		 (unsigned long long)dt.turns.searches);
+		 (unsigned long long)dt.turns.searches,
+		 (unsigned long long)dt.turns.witnessed);
 	log_debug("ftree: cycle searches visited %llu channels, reordering "
-		  "moved %llu", (unsigned long long)dt.turns.visited,
-		  (unsigned long long)dt.turns.moved);
+		  "moved %llu; detours took %.3f s CPU", (unsigned long long)dt.turns.visited,
+		  (unsigned long long)dt.turns.moved, dt.cpu);
 	if (dt.failed)
 		log_warn("ftree: %llu switches found no detour that keeps the "
 			 "channel dependency graph acyclic; they keep a shortest "

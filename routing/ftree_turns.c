@@ -13,7 +13,9 @@
  * as their turns pass the same check. Repeated turns are a bit test; a
  * new one is checked against a topological order of the graph, and only
  * searched for when it goes against that order (ftree_order.c), which
- * keeps the verdicts exact at a fraction of a whole-graph search.
+ * keeps the verdicts exact at a fraction of a whole-graph search; before
+ * the search, the short cycle most refused turns close is looked up in an
+ * index of the turns taken (ftree_witness.c).
  *
  * Detour searches first try paths whose turns are all taken already, and
  * only then new turns: reusing turns keeps the graph small, which leaves
@@ -41,11 +43,18 @@ int ft_turns_init(struct ft_turns *tu, const struct ftree *t)
 	tu->up_from = calloc(t->nsw, sizeof(uint32_t));
 	tu->dn_seen = calloc(t->nsw, sizeof(uint32_t));
 	tu->into_of = calloc(f->num_ports + 1, 1);
+	tu->port_flag = calloc(f->num_ports + 1, 1);
 	tu->bits = tu->refused_bits = NULL;
-	if (ft_order_init(tu) || !tu->bit_off || !tu->seen || !tu->stack ||
-	    !tu->out_of || !tu->into_of || !tu->up_seen || !tu->up_all ||
-	    !tu->up_from || !tu->dn_seen)
+	tu->piece = tu->mark_z = tu->mark_x = tu->whead = NULL;
+	tu->wit = NULL;
+	tu->wkey = NULL;
+	if (ft_order_init(tu) || ft_witness_init(tu) || !tu->bit_off ||
+	    !tu->seen || !tu->stack || !tu->out_of || !tu->into_of ||
+	    !tu->port_flag || !tu->up_seen || !tu->up_all || !tu->up_from ||
+	    !tu->dn_seen)
 		goto nomem;
+	for (uint32_t p = 0; p < f->num_ports; p++)
+		tu->port_flag[p] = t->port_up[p] ? FT_PORT_UP : 0;
 	uint64_t n = 0;
 	for (uint32_t s = 0; s < t->nsw; s++) {
 		uint64_t np = (uint64_t)f->nodes[f->switches[s]].num_ports + 1;
@@ -77,8 +86,10 @@ void ft_turns_free(struct ft_turns *tu)
 	free(tu->up_from);
 	free(tu->dn_seen);
 	free(tu->into_of);
+	free(tu->port_flag);
 	ft_order_free(tu);
-	tu->out_of = tu->into_of = NULL;
+	ft_witness_free(tu);
+	tu->out_of = tu->into_of = tu->port_flag = NULL;
 	tu->up_seen = tu->up_all = tu->up_from = tu->dn_seen = NULL;
 	tu->bits = NULL;
 	tu->bit_off = NULL;
@@ -88,8 +99,7 @@ void ft_turns_free(struct ft_turns *tu)
 static uint64_t turn_bit(const struct ft_turns *tu, uint32_t y, uint8_t in,
 			 uint8_t out)
 {
-	const struct fabric *f = tu->t->fab;
-	uint64_t np = (uint64_t)f->nodes[f->switches[y]].num_ports + 1;
+	uint64_t np = (uint64_t)tu->t->nports[y] + 1;
 	return tu->bit_off[y] + in * np + out;
 }
 
@@ -107,14 +117,6 @@ int ft_turn_is_taken(const struct ft_turns *tu, uint32_t y, uint8_t in,
 static int was_refused(const struct ft_turns *tu, uint64_t b)
 {
 	return tu->refused_bits[b / 64] >> (b % 64) & 1;
-}
-
-/* Entering y on `in` from above and leaving on `out` upward. */
-static int is_down_up(const struct ftree *t, uint32_t y, uint8_t in, uint8_t out)
-{
-	uint32_t x = ft_far_sw(t, y, in), z = ft_far_sw(t, y, out);
-	return x != FAB_NONE && z != FAB_NONE &&
-	       t->level[x] > t->level[y] && t->level[z] > t->level[y];
 }
 
 /* Channels ordered after d cannot lead to it; one the backward search
@@ -186,8 +188,18 @@ static int turn_check(struct ft_turns *tu, uint32_t y, uint8_t in, uint8_t out,
 		      int take)
 {
 	const struct ftree *t = tu->t;
-	if (!is_down_up(t, y, in, out))
+	/* Entering y from above and leaving upward? Both flags share a
+	 * cache line mostly: one miss, where the far switches' levels and
+	 * the turn bits were three. */
+	uint32_t np = t->nports[y];
+	if (in > np || out > np)
 		return 1;
+	const uint8_t *pf = tu->port_flag + t->fport[y];
+	uint8_t fin = pf[in];
+	if (!(fin & FT_PORT_UP) || !(pf[out] & FT_PORT_UP))
+		return 1;
+	if (!(fin & FT_PORT_TURN_IN) && take < 0)
+		return 0;       /* no turn taken entering y there */
 	uint64_t b = turn_bit(tu, y, in, out);
 	if (is_taken(tu, b))
 		return 1;
@@ -199,7 +211,10 @@ static int turn_check(struct ft_turns *tu, uint32_t y, uint8_t in, uint8_t out,
 	 * turn against the order needs the search again, to reorder. */
 	int ordered = tu->ord[d] < tu->ord[u];
 	if (!ordered && (take > 0 || !known_ok(tu, b))) {
-		if (ft_order_reaches(tu, u, d)) {
+		/* A short cycle through one taken turn, else the search. */
+		if (ft_witness_find(tu, y, ft_far_sw(t, y, in),
+				    ft_far_sw(t, y, out)) ||
+		    ft_order_reaches(tu, u, d)) {
 			/* The graph only grows: refused now, refused forever. */
 			tu->refused_bits[b / 64] |= 1ULL << (b % 64);
 			tu->refused++;
@@ -212,7 +227,9 @@ static int turn_check(struct ft_turns *tu, uint32_t y, uint8_t in, uint8_t out,
 		if (!ordered)
 			ft_order_add(tu);
 		tu->bits[b / 64] |= 1ULL << (b % 64);
+		ft_witness_add(tu, y, ft_far_sw(t, y, in), ft_far_sw(t, y, out));
 		tu->out_of[d] = 1;
+		tu->port_flag[t->fport[y] + in] |= FT_PORT_TURN_IN;
 		tu->into_of[u] = 1;
 		tu->taken++;
 		tu->nok = 0;    /* the graph grew: forget what passed */

@@ -18,6 +18,7 @@
 
 #include "../core/fabric.h"
 #include "../core/input_file.h"
+#include "../core/guid_list.h"
 #include "../core/lid_assign.h"
 #include "../core/cn_rank.h"
 #include "../core/log.h"
@@ -217,54 +218,18 @@ static int parse_args(int argc, char **argv, struct cli *c)
 	return 0;
 }
 
-/* A GUID list: one GUID per line (0x-hex or decimal), '#' comments. */
+/* A GUID list (core/guid_list.c), errors logged. */
 static int read_guids(const char *path, uint64_t **out, uint32_t *count)
 {
-	FILE *in = fopen(path, "r");
-	char line[256];
-	unsigned lineno = 0;
-	uint32_t n = 0, cap = 0;
-	uint64_t *v = NULL;
+	char err[512];
+	int n = guid_list_load(path, out, err, sizeof(err));
 
-	if (!in) {
-		log_err("%s: %s", path, strerror(errno));
-		return -EINVAL;
+	if (n < 0) {
+		log_err("%s", err);
+		return n;
 	}
-	while (fgets(line, sizeof(line), in)) {
-		lineno++;
-		if (!strchr(line, '\n') && !feof(in)) {
-			log_err("%s:%u: line too long", path, lineno);
-			goto bad;
-		}
-		line[strcspn(line, "#")] = 0;
-		char *p = line + strspn(line, " \t\r\n"), *end;
-		if (!*p)
-			continue;
-		errno = 0;
-		uint64_t g = strtoull(p, &end, 0);
-		if (end == p || errno || *p == '-' ||
-		    end[strspn(end, " \t\r\n")] != 0) {
-			p[strcspn(p, "\r\n")] = 0;
-			log_err("%s:%u: '%s' is not a GUID", path, lineno, p);
-			goto bad;
-		}
-		if (n == cap) {
-			cap = cap ? 2 * cap : 64;
-			uint64_t *nv = realloc(v, cap * sizeof(*v));
-			if (!nv)
-				goto bad;
-			v = nv;
-		}
-		v[n++] = g;
-	}
-	fclose(in);
-	*out = v;
-	*count = n;
+	*count = (uint32_t)n;
 	return 0;
-bad:
-	fclose(in);
-	free(v);
-	return -EINVAL;
 }
 
 /* Warn about listed GUIDs that are not nodes of the wanted type. */
@@ -293,6 +258,26 @@ static uint8_t fabric_lmc(const struct fabric *f)
 		    f->ports[p].lmc > lmc)
 			lmc = f->ports[p].lmc;
 	return lmc;
+}
+
+/* Ports whose LID in `topo` is past the unicast range: lid_assign gives
+ * them fresh LIDs, so the tables would not match the file; say so, since
+ * only --wide-lids (analysis tables) keeps such LIDs. */
+static void warn_wide_lids(const struct fabric *f, const char *topo)
+{
+	uint32_t n = 0, first = 0;
+
+	for (uint32_t p = 0; p < f->num_ports; p++)
+		if (f->ports[p].lid > FAB_MAX_UCAST_LID && !n++)
+			first = p;
+	if (n)
+		log_warn("%s: %u %s past the unicast range (0x%x; first: "
+			 "port GUID 0x%016llx, LID 0x%x) and get new LIDs; "
+			 "--wide-lids keeps them (analysis only)", topo, n,
+			 n == 1 ? "port carries a LID" : "ports carry LIDs",
+			 FAB_MAX_UCAST_LID,
+			 (unsigned long long)f->ports[first].guid,
+			 f->ports[first].lid);
 }
 
 /* LIDs for f (read from `topo`): the file's, then `given` (the previous
@@ -335,6 +320,8 @@ static int assign_lids(struct fabric *f, const struct cli *c, const char *topo,
 		}
 		lo.map = &map;
 	}
+	if (!c->wide_lids)
+		warn_wide_lids(f, topo);
 	rc = lid_assign(f, &lo, &used);
 	if (rc == -ENOSPC && !c->wide_lids) {
 		log_err("%s: the fabric needs more LIDs than the unicast range "

@@ -36,28 +36,8 @@ const char *vx_sw_name(const struct vx *x, uint32_t s, char *buf, size_t len)
 enum vx_step vx_step(const struct vx *x, uint32_t s, uint32_t lid,
 		     uint32_t *next, uint32_t *egress)
 {
-	const struct fabric *f = x->f;
-	const struct fab_node *node = &f->nodes[f->switches[s]];
 	uint8_t p = s < x->t->num_switches ? lft_get(x->t, s, lid) : LFT_NO_PATH;
-
-	*next = FAB_NONE;
-	*egress = FAB_NONE;
-	if (p == LFT_NO_PATH || lid > x->max_lid)
-		return VX_MISSING;
-	if (p > node->num_ports)
-		return VX_BAD_PORT;
-	if (p == 0)
-		return x->owner[lid] == node->first_port ? VX_DELIVER : VX_BAD_PORT;
-	uint32_t pi = node->first_port + p, q = f->ports[pi].peer;
-	if (q == FAB_NONE)
-		return VX_BAD_PORT;
-	*egress = pi;
-	uint32_t o = f->ports[q].node;
-	if (fab_is_switch(f, o)) {
-		*next = f->nodes[o].sw_index;
-		return VX_NEXT;
-	}
-	return x->owner[lid] == q ? VX_DELIVER : VX_MISDELIVER;
+	return vx_step_port(x, s, lid, p, next, egress);
 }
 
 static void vx_free(struct vx *x)
@@ -73,6 +53,10 @@ static void vx_free(struct vx *x)
 	free(x->chan_of_port);
 	free(x->port_of_chan);
 	free(x->bit_off);
+	free(x->sw_first);
+	free(x->sw_port_off);
+	free(x->sw_port_to);
+	free(x->sw_port_back);
 }
 
 /* LID owners; duplicates and LID-less endpoints are reported here. */
@@ -170,6 +154,43 @@ static int build_terminals(struct vx *x)
 	return 0;
 }
 
+/* Where each switch port leads (sw_port_to, see verify_internal.h). */
+static int build_port_map(struct vx *x)
+{
+	const struct fabric *f = x->f;
+	x->sw_first = malloc(((size_t)x->nsw + 1) * sizeof(uint32_t));
+	x->sw_port_off = calloc((size_t)x->nsw + 1, sizeof(uint32_t));
+	if (!x->sw_first || !x->sw_port_off)
+		return -ENOMEM;
+	for (uint32_t s = 0; s < x->nsw; s++)
+		x->sw_port_off[s + 1] = x->sw_port_off[s] + 1 +
+			f->nodes[f->switches[s]].num_ports;
+	x->sw_port_to = malloc(((size_t)x->sw_port_off[x->nsw] + 1) *
+			       sizeof(uint32_t));
+	x->sw_port_back = calloc((size_t)x->sw_port_off[x->nsw] + 1, 1);
+	if (!x->sw_port_to || !x->sw_port_back)
+		return -ENOMEM;
+	for (uint32_t s = 0; s < x->nsw; s++) {
+		const struct fab_node *node = &f->nodes[f->switches[s]];
+		uint32_t *to = x->sw_port_to + x->sw_port_off[s];
+		uint8_t *back = x->sw_port_back + x->sw_port_off[s];
+		x->sw_first[s] = node->first_port;
+		to[0] = VX_TO_BAD;      /* port 0 is judged by the LID's owner */
+		for (unsigned i = 1; i <= node->num_ports; i++) {
+			uint32_t q = f->ports[node->first_port + i].peer;
+			if (q != FAB_NONE)
+				back[i] = (uint8_t)f->ports[q].num;
+			if (q == FAB_NONE)
+				to[i] = VX_TO_BAD;
+			else if (fab_is_switch(f, f->ports[q].node))
+				to[i] = f->nodes[f->ports[q].node].sw_index;
+			else
+				to[i] = VX_TO_TERM | q;
+		}
+	}
+	return 0;
+}
+
 /* Switch-to-switch adjacency, channel numbering and CDG bitmap layout. */
 static int build_switch_graph(struct vx *x)
 {
@@ -210,7 +231,7 @@ static int build_switch_graph(struct vx *x)
 			k++;
 		}
 	}
-	return 0;
+	return build_port_map(x);
 }
 
 static unsigned pick_threads(const struct verify_opts *o, const struct vx *x)
@@ -337,6 +358,7 @@ int verify_usable(const struct verify_result *r)
 {
 	return !r->missing_entries && !r->bad_port_entries &&
 	       !r->misdelivered_entries && !r->pairs_unreachable &&
-	       !r->pairs_looping && !r->duplicate_lids &&
+	       !r->pairs_looping && !r->forwarding_loops &&
+	       !r->duplicate_lids &&
 	       !r->endpoints_without_lid;
 }

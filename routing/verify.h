@@ -82,6 +82,11 @@ struct verify_result {
 					 * no entry for another switch's LID
 					 * (up/down engines leave spine-to-
 					 * spine unrouted; no CA route needs it) */
+	uint64_t forwarding_loops;      /* cycles in the tables, one per cycle
+					 * and LID, also where only switches'
+					 * own MADs (traps to the SM) enter */
+	uint64_t loops_to_switches;     /* of forwarding_loops: for a switch's
+					 * LID */
 };
 
 /* Verify t on f. Returns 0 when verification ran (see res->ok for the

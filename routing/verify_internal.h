@@ -35,6 +35,16 @@ struct vx {
 	uint32_t nchan;         /* directed switch-to-switch links */
 	uint32_t *chan_of_port; /* fabric port index -> channel, FAB_NONE */
 	uint32_t *port_of_chan; /* channel -> fabric port index (its egress) */
+	/* Where each port of each switch leads, so that a step reads these
+	 * small arrays instead of three fabric structs scattered over tens of
+	 * MB (at 65,536 CAs those misses cost more than the table lookup):
+	 * port p of switch s is sw_port_to[sw_port_off[s] + p], p = 0..its
+	 * num_ports; port 0's fabric index is sw_first[s]. */
+	uint32_t *sw_first;     /* nsw: fabric port index of port 0 */
+	uint32_t *sw_port_off;  /* nsw + 1 */
+	uint32_t *sw_port_to;   /* VX_TO_BAD, a switch ordinal, or
+				 * VX_TO_TERM | the peer's fabric port index */
+	uint8_t *sw_port_back;  /* same index: the peer's port number */
 	/* CDG dependency bitmaps: switch s has (np+1)^2 bits from bit_off[s],
 	 * bit in*(np+1)+out set when a route enters on `in` and leaves on
 	 * `out` (both switch-to-switch ports). */
@@ -49,6 +59,35 @@ enum vx_step {
 	VX_BAD_PORT,            /* port beyond the switch, unlinked, or 0 */
 	VX_MISDELIVER,          /* delivers to a terminal that is not the owner */
 };
+
+#define VX_TO_BAD UINT32_MAX       /* unlinked */
+#define VX_TO_TERM 0x80000000u     /* flag: a CA/router port */
+
+/* vx_step for the entry p that switch ordinal s holds for `lid`. */
+static inline enum vx_step vx_step_port(const struct vx *x, uint32_t s,
+					uint32_t lid, uint8_t p,
+					uint32_t *next, uint32_t *egress)
+{
+	uint32_t off = x->sw_port_off[s], to;
+
+	*next = FAB_NONE;
+	*egress = FAB_NONE;
+	if (p == LFT_NO_PATH || lid > x->max_lid)
+		return VX_MISSING;
+	if (p >= x->sw_port_off[s + 1] - off)
+		return VX_BAD_PORT;
+	if (p == 0)
+		return x->owner[lid] == x->sw_first[s] ? VX_DELIVER : VX_BAD_PORT;
+	to = x->sw_port_to[off + p];
+	if (to == VX_TO_BAD)
+		return VX_BAD_PORT;
+	*egress = x->sw_first[s] + p;
+	if (!(to & VX_TO_TERM)) {
+		*next = to;
+		return VX_NEXT;
+	}
+	return x->owner[lid] == (to & ~VX_TO_TERM) ? VX_DELIVER : VX_MISDELIVER;
+}
 
 /* Look up LID `lid` at switch ordinal s. *next gets the next switch for
  * VX_NEXT, *egress the fabric port index used (VX_NEXT, VX_DELIVER to a
@@ -74,6 +113,25 @@ void vx_err_add(struct vx_errors *e, const char *fmt, ...)
 int vx_dest_pass(const struct vx *x, unsigned threads, uint64_t *cdg_bits,
 		 uint64_t *a2a_load, uint64_t *min_sw_hops_total,
 		 struct vx_errors *errs, struct verify_result *res);
+
+/* Breadth-first search of the switch graph from src: dist[] (UINT32_MAX:
+ * not connected) and the switches in the order visited, *qn of them. */
+void vx_bfs(const struct vx *x, uint32_t src, uint32_t *dist,
+	    uint32_t *queue, uint32_t *qn);
+
+/* Distances from VX_GROUP destination switches at once (verify_bfs.c):
+ * after vx_bfs_group_run(x, g, lo, n), dist + (d - lo) * nsw holds
+ * vx_bfs's dist[] for destination d, lo <= d < lo + n <= lo + VX_GROUP. */
+#define VX_GROUP 64
+struct vx_bfs_group {
+	uint32_t nsw, lo, n;
+	uint64_t *vis, *front, *next;   /* per switch: bit b for lo + b */
+	uint32_t *dist;                 /* VX_GROUP x nsw */
+};
+int vx_bfs_group_init(struct vx_bfs_group *g, uint32_t nsw);
+void vx_bfs_group_free(struct vx_bfs_group *g);
+void vx_bfs_group_run(const struct vx *x, struct vx_bfs_group *g,
+		      uint32_t lo, uint32_t n);
 
 /* Cycle search on the dependency graph in cdg_bits. Returns 1 and writes a
  * description of the cycle into desc (len bytes), 0 if acyclic, -ENOMEM.

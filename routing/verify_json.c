@@ -46,6 +46,8 @@ void verify_print_json(FILE *out, const struct verify_result *r)
 	u64(out, "pairs_checked", r->pairs_checked);
 	u64(out, "pairs_unreachable", r->pairs_unreachable);
 	u64(out, "pairs_looping", r->pairs_looping);
+	u64(out, "forwarding_loops", r->forwarding_loops);
+	u64(out, "loops_to_switches", r->loops_to_switches);
 	u64(out, "max_hops", r->max_hops);
 	dbl(out, "avg_hops", r->avg_hops);
 	dbl(out, "avg_stretch", r->avg_stretch);

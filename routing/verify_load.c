@@ -63,25 +63,50 @@ struct shift_job {
 	int rc;
 };
 
-/* Add route src -> lid to the loads; every link used is recorded once in
- * touched[] so the loads can be cleared cheaply. */
-static void route_load(struct shift_job *j, uint32_t src, uint32_t lid,
-		       uint32_t *nt)
+/* Add the routes src[g] -> lid[g] (g < n <= SHIFT_LANES) to the loads;
+ * every link used is recorded once in touched[] so the loads can be
+ * cleared cheaply. The routes advance a step each in turn, the table
+ * entry each needs next prefetched first, so their cache misses overlap
+ * instead of following one another (the loads are sums, the same in any
+ * order). */
+#define SHIFT_LANES 16
+static void route_load_lanes(struct shift_job *j, const uint32_t *src,
+			     const uint32_t *lid, uint32_t n, uint32_t *nt)
 {
 	const struct vx *x = j->x;
-	uint32_t s = x->term_sw[src], p = x->term[src];
-	if (!j->load[p]++)
-		j->touched[(*nt)++] = p;
-	for (uint32_t steps = 0; steps <= x->nsw; steps++) {
-		uint32_t next, eg;
-		enum vx_step st = vx_step(x, s, lid, &next, &eg);
-		if (st != VX_NEXT && st != VX_DELIVER)
-			return;
-		if (eg != FAB_NONE && !j->load[eg]++)
-			j->touched[(*nt)++] = eg;
-		if (st == VX_DELIVER)
-			return;
-		s = next;
+	const struct lft_set *t = x->t;
+	uint32_t s[SHIFT_LANES], steps[SHIFT_LANES], live[SHIFT_LANES], nl = 0;
+
+	for (uint32_t g = 0; g < n; g++) {
+		uint32_t p = x->term[src[g]];
+		if (!j->load[p]++)
+			j->touched[(*nt)++] = p;
+		s[g] = x->term_sw[src[g]];
+		steps[g] = 0;
+		live[nl++] = g;
+	}
+	while (nl) {
+		for (uint32_t i = 0; i < nl; i++) {
+			uint32_t g = live[i];
+			if (s[g] < t->num_switches && lid[g] <= t->max_lid)
+				__builtin_prefetch(lft_row(t, s[g]) + lid[g]);
+		}
+		uint32_t keep = 0;
+		for (uint32_t i = 0; i < nl; i++) {
+			uint32_t g = live[i], next, eg;
+			if (steps[g]++ > x->nsw)
+				continue;
+			enum vx_step st = vx_step(x, s[g], lid[g], &next, &eg);
+			if (st != VX_NEXT && st != VX_DELIVER)
+				continue;
+			if (eg != FAB_NONE && !j->load[eg]++)
+				j->touched[(*nt)++] = eg;
+			if (st == VX_DELIVER)
+				continue;
+			s[g] = next;
+			live[keep++] = g;
+		}
+		nl = keep;
 	}
 }
 
@@ -90,11 +115,16 @@ static void *shift_work(void *arg)
 	struct shift_job *j = arg;
 	const struct vx *x = j->x;
 	for (uint32_t k = j->lo; k < j->hi; k++) {
-		uint32_t nt = 0;
+		uint32_t nt = 0, src[SHIFT_LANES], lid[SHIFT_LANES];
 		uint64_t m = 0;
-		for (uint32_t i = 0; i < j->n; i++) {
-			uint32_t d = j->src[(i + j->shift[k]) % j->n];
-			route_load(j, j->src[i], x->f->ports[x->term[d]].lid, &nt);
+		for (uint32_t i = 0; i < j->n; i += SHIFT_LANES) {
+			uint32_t n = j->n - i < SHIFT_LANES ? j->n - i : SHIFT_LANES;
+			for (uint32_t g = 0; g < n; g++) {
+				uint32_t d = j->src[(i + g + j->shift[k]) % j->n];
+				src[g] = j->src[i + g];
+				lid[g] = x->f->ports[x->term[d]].lid;
+			}
+			route_load_lanes(j, src, lid, n, &nt);
 		}
 		for (uint32_t i = 0; i < nt; i++) {
 			if (j->load[j->touched[i]] > m)

@@ -12,6 +12,7 @@
 #include <sanitizer/lsan_interface.h>
 #endif
 
+#include "../core/guid_list.h"
 #include "../core/log.h"
 #include "../routing/engine.h"
 #include "config.h"
@@ -125,50 +126,16 @@ static const char *key_of(int opt)
 	}
 }
 
-/* One 0x GUID per line, '#' comments. */
+/* A GUID list (core/guid_list.c), errors logged. */
 static int load_guids(const char *path, uint64_t **out, uint32_t *count)
 {
-	FILE *f = fopen(path, "r");
-	char line[256];
-	unsigned lineno = 0;
-	uint32_t cap = 0;
+	char err[512];
+	int n = guid_list_load(path, out, err, sizeof(err));
 
-	*out = NULL;
-	*count = 0;
-	if (!f) {
-		log_err("%s: %s", path, strerror(errno));
-		return -errno;
-	}
-	while (fgets(line, sizeof(line), f)) {
-		char *s = line, *end;
-		unsigned long long g;
-
-		lineno++;
-		s += strspn(s, " \t");
-		if (*s == '#' || *s == '\n' || !*s)
-			continue;
-		errno = 0;
-		g = strtoull(s, &end, 0);
-		end += strspn(end, " \t\r\n");
-		if (errno || end == s || (*end && *end != '#')) {
-			log_err("%s:%u: not a GUID: %.40s", path, lineno, s);
-			fclose(f);
-			free(*out);
-			*out = NULL;
-			return -EINVAL;
-		}
-		if (*count == cap) {
-			uint64_t *n = realloc(*out, (cap = cap ? cap * 2 : 64) * sizeof(*n));
-			if (!n) {
-				fclose(f);
-				return -ENOMEM;
-			}
-			*out = n;
-		}
-		(*out)[(*count)++] = g;
-	}
-	fclose(f);
-	return 0;
+	*count = n < 0 ? 0 : (uint32_t)n;
+	if (n < 0)
+		log_err("%s", err);
+	return n < 0 ? n : 0;
 }
 
 /* Every engine named in the list must exist before we touch the fabric. */

@@ -471,9 +471,12 @@ static int keep_switch_tables(struct sm *sm, const struct sweep_result *r,
 	 * entry is tolerated only for a switch's LID at another switch (up/down
 	 * engines, OpenSM's updn among them, leave spine-to-spine unrouted:
 	 * no CA route crosses it and switches send LID-routed MADs only to
-	 * the SM). */
+	 * the SM), and so is a loop among switches for a switch's LID that no
+	 * CA route enters; a loop for a CA's LID that only switches enter is
+	 * not (a switch's traps to the SM would circle). */
 	if (vr->missing_entries != vr->missing_to_switches || vr->bad_port_entries ||
 	    vr->misdelivered_entries || vr->pairs_unreachable || vr->pairs_looping ||
+	    vr->forwarding_loops != vr->loops_to_switches ||
 	    vr->duplicate_lids || vr->endpoints_without_lid || vr->credit_loop) {
 		log_info("takeover: the tables the switches hold do not verify (%s; %llu missing entries, %llu unreachable pairs, credit loop %d): routing anew",
 			 vr->first_error[0] ? vr->first_error : "credit loop",

@@ -33,9 +33,9 @@ void ibsm_osm_opts_default(struct ibsm_osm_opts *o);
  * -EINVAL with the reason in err. */
 int ibsm_osm_opts_parse(struct ibsm_osm_opts *o, const char *text,
 			char *err, size_t errlen);
-/* Read a GUID file (one GUID per line, hex with or without 0x, '#'
- * comments; OpenSM's root_guid_file format). Returns the count (>= 0) with
- * *out malloc'ed, or -errno with the reason in err. */
+/* Read a GUID file (core/guid_list.c: one GUID per line, 0x-hex or
+ * decimal as OpenSM reads its root_guid_file, '#' comments). Returns the
+ * count (>= 0) with *out malloc'ed, or -errno with the reason in err. */
 int ibsm_osm_guid_file_load(const char *path, uint64_t **out, char *err,
 			    size_t errlen);
 /* Is name in the comma-separated list (an empty list holds everything)? */

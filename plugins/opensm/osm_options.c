@@ -4,13 +4,13 @@
  * (its config parser cuts comments at '#', so paths must not hold one).
  * The line is shared by every event plugin; words we do not know are an
  * error so that typos do not pass silently. */
-#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/guid_list.h"
 #include "core/log.h"
 #include "ibsm_osm_opts.h"
 
@@ -142,52 +142,7 @@ int ibsm_osm_name_in_list(const char *list, const char *name)
 int ibsm_osm_guid_file_load(const char *path, uint64_t **out, char *err,
 			    size_t errlen)
 {
-	FILE *fp = fopen(path, "r");
-	uint64_t *v = NULL;
-	size_t n = 0, cap = 0;
-	unsigned line = 0;
-	char buf[256];
-
-	*out = NULL;
-	if (!fp) {
-		int e = errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(e));
-		return -e;
-	}
-	while (fgets(buf, sizeof(buf), fp)) {
-		char *p = buf, *end;
-		line++;
-		while (isspace((unsigned char)*p))
-			p++;
-		if (!*p || *p == '#')
-			continue;
-		errno = 0;
-		uint64_t g = strtoull(p, &end, 16);
-		if (end == p || errno || (*end && !isspace((unsigned char)*end) &&
-					  *end != '#')) {
-			snprintf(err, errlen, "%s:%u: not a GUID: %.40s", path,
-				 line, p);
-			goto fail;
-		}
-		if (n == cap) {
-			size_t nc = cap ? 2 * cap : 64;
-			uint64_t *nv = realloc(v, nc * sizeof(*v));
-			if (!nv) {
-				snprintf(err, errlen, "%s: out of memory", path);
-				goto fail;
-			}
-			v = nv;
-			cap = nc;
-		}
-		v[n++] = g;
-	}
-	fclose(fp);
-	*out = v;
-	return (int)n;
-fail:
-	fclose(fp);
-	free(v);
-	return -EINVAL;
+	return guid_list_load(path, out, err, errlen);
 }
 
 void ibsm_osm_log_init(int level)

@@ -169,6 +169,21 @@ grep -q '"ok": true' "$W/wide.out" || fail "--wide-lids: tables not verified"
 grep -q '"lids_total": 655[0-9][0-9]' "$W/wide.out" || fail "--wide-lids: LID count"
 echo "wide LIDs: refused without --wide-lids, verified with it"
 
+# A dump whose port carries a LID past the unicast range: without
+# --wide-lids the port gets a new LID, and a warning names the file,
+# the port and the LID instead of a silent replacement.
+"$TOPO" fattree --levels 2 --radix 8 -o "$W/hi0.net" || fail "ibsm-topo hi"
+sed '0,/# lid 0 lmc 0/s//# lid 49200 lmc 0/' "$W/hi0.net" >"$W/hi.net"
+"$ROUTE" --topo "$W/hi.net" --engine ftree --check >"$W/hi.out" 2>"$W/hi.err" ||
+	{ cat "$W/hi.err"; fail "LID past 0xbfff: ibsm-route failed"; }
+grep -q "hi.net: 1 port carries a LID past the unicast range.*LID 0xc030.*--wide-lids keeps" "$W/hi.err" ||
+	{ cat "$W/hi.err"; fail "LID past 0xbfff: no warning naming file, port and LID"; }
+grep -q '"ok": true' "$W/hi.out" || fail "LID past 0xbfff: tables not verified"
+"$ROUTE" --topo "$W/hi.net" --engine ftree --wide-lids >/dev/null 2>"$W/hi.err" ||
+	fail "LID past 0xbfff, --wide-lids: ibsm-route failed"
+grep -q "carries a LID past" "$W/hi.err" && fail "--wide-lids: LID warned about although kept"
+echo "LID past 0xbfff in a dump: warned and replaced, kept with --wide-lids"
+
 # No --engine: the daemon's default list (ftree first; it takes a tree).
 "$ROUTE" --topo "$W/wide.net" --check >"$W/default.out" 2>"$W/default.err" ||
 	{ cat "$W/default.err"; fail "no --engine: ibsm-route failed (it used to exit 2)"; }

@@ -516,6 +516,237 @@ static void threads_do_not_change_results(void **state)
 	fab_free(&f);
 }
 
+/* Three switches: D (ordinal 2) with ca on port 3, linked to B on its
+ * port 1 and A on its port 2, A - B linked too. A and B send ca's LID to
+ * each other. Walks go nearest first, A before B (ordinals); the message
+ * follows a breadth-first search from D, which meets B first (port 1):
+ * it names the loop from B, as it always did. The loop is counted though
+ * no CA pair enters it. */
+static void loop_message_follows_search_order(void **state)
+{
+	(void)state;
+	struct fabric f;
+	struct lft_set t;
+	struct verify_result r;
+	fab_init(&f);
+	uint32_t a = add_sw(&f, 4, "A", 1), b = add_sw(&f, 4, "B", 2);
+	uint32_t d = add_sw(&f, 4, "D", 3), ca = add_ca(&f, "ca", 10, 0);
+	link_nodes(&f, d, 1, b, 1);
+	link_nodes(&f, d, 2, a, 1);
+	link_nodes(&f, a, 2, b, 2);
+	link_nodes(&f, d, 3, ca, 1);
+	route_min(&f, &t);
+	lft_set_port(&t, sw_of(&f, a), 10, 2);
+	lft_set_port(&t, sw_of(&f, b), 10, 2);
+	verify(&f, &t, &r, 1);
+	/* No CA is on A or B: no pair loops, but A's and B's own MADs to
+	 * ca (traps, if ca is the SM) would circle: not usable. */
+	assert_false(r.ok);
+	assert_int_equal(r.pairs_looping, 0);
+	assert_int_equal(r.forwarding_loops, 1);
+	assert_int_equal(r.loops_to_switches, 0);
+	assert_string_equal(r.first_error,
+			    "LID 10: forwarding loop 'B' -> 'A' -> 'B'");
+	assert_int_equal(r.num_errors, 1);
+	lft_free(&t);
+	/* The same loop for D's own LID (3): a switch's LID, counted apart
+	 * (the daemon's takeover tolerates it, as missing switch entries). */
+	route_min(&f, &t);
+	lft_set_port(&t, sw_of(&f, a), 3, 2);
+	lft_set_port(&t, sw_of(&f, b), 3, 2);
+	verify(&f, &t, &r, 1);
+	assert_false(r.ok);
+	assert_int_equal(r.pairs_looping, 0);
+	assert_int_equal(r.forwarding_loops, 1);
+	assert_int_equal(r.loops_to_switches, 1);
+	lft_free(&t);
+	fab_free(&f);
+}
+
+/* What the verifier counts, the slow way: every (CA port, LID) pair
+ * walked from the CA, every (switch, LID) entry judged on its own. */
+struct brute {
+	uint64_t checked, unreach, looping, reached, hop_sum;
+	uint64_t missing, bad, misdel;
+	uint32_t max_hops;
+};
+
+static void brute_count(const struct fabric *f, const struct lft_set *t,
+			struct brute *b)
+{
+	uint32_t max = fab_max_lid(f), nep = fab_endpoint_ports(f, NULL);
+	uint32_t *eps = malloc(nep * sizeof(uint32_t));
+	uint32_t *owner = malloc((max + 1) * sizeof(uint32_t));
+	memset(b, 0, sizeof(*b));
+	fab_endpoint_ports(f, eps);
+	for (uint32_t l = 0; l <= max; l++)
+		owner[l] = FAB_NONE;
+	for (uint32_t i = 0; i < nep; i++)
+		for (uint32_t k = 0; k < (1u << f->ports[eps[i]].lmc); k++)
+			owner[f->ports[eps[i]].lid + k] = eps[i];
+	for (uint32_t l = 1; l <= max; l++) {
+		if (owner[l] == FAB_NONE)
+			continue;
+		int to_ca = !fab_is_switch(f, f->ports[owner[l]].node);
+		/* entries */
+		for (uint32_t s = 0; s < f->num_switches; s++) {
+			uint32_t n = f->switches[s];
+			uint8_t p = lft_get(t, s, l);
+			uint32_t pi = fab_port_idx(f, n, p);
+			if (p == LFT_NO_PATH)
+				b->missing++;
+			else if (p > f->nodes[n].num_ports ||
+				 (p == 0 && owner[l] != pi) ||
+				 (p && f->ports[pi].peer == FAB_NONE))
+				b->bad++;
+			else if (p && !fab_is_switch(f, fab_peer_node(f, pi)) &&
+				 f->ports[pi].peer != owner[l])
+				b->misdel++;
+		}
+		/* pairs */
+		for (uint32_t i = 0; i < nep; i++) {
+			uint32_t src = eps[i], n = f->ports[src].node;
+			if (fab_is_switch(f, n) || src == owner[l])
+				continue;
+			uint32_t cur = fab_peer_node(f, src), hops = 1, fate = 0;
+			b->checked++;
+			for (uint32_t step = 0; !fate; step++) {
+				uint8_t p = lft_get(t, sw_of(f, cur), l);
+				uint32_t pi = fab_port_idx(f, cur, p);
+				if (step > f->num_switches)
+					fate = 3;       /* loops */
+				else if (p == LFT_NO_PATH || pi == FAB_NONE ||
+					 (p && f->ports[pi].peer == FAB_NONE))
+					fate = 2;
+				else if (p == 0)
+					fate = owner[l] == pi ? 1 : 2;
+				else if (!fab_is_switch(f, fab_peer_node(f, pi)))
+					fate = f->ports[pi].peer == owner[l] ? 1 : 2;
+				else {
+					cur = fab_peer_node(f, pi);
+					hops++;
+				}
+			}
+			if (fate == 1) {
+				hops += to_ca;
+				b->reached++;
+				b->hop_sum += hops;
+				if (hops > b->max_hops)
+					b->max_hops = hops;
+			}
+			b->unreach += fate == 2;
+			b->looping += fate == 3;
+		}
+	}
+	free(eps);
+	free(owner);
+}
+
+static void assert_brute(const struct fabric *f, const struct lft_set *t,
+			 const struct verify_result *r)
+{
+	struct brute b;
+	brute_count(f, t, &b);
+	assert_int_equal(r->pairs_checked, b.checked);
+	assert_int_equal(r->pairs_unreachable, b.unreach);
+	assert_int_equal(r->pairs_looping, b.looping);
+	assert_int_equal(r->missing_entries, b.missing);
+	assert_int_equal(r->bad_port_entries, b.bad);
+	assert_int_equal(r->misdelivered_entries, b.misdel);
+	assert_int_equal(r->max_hops, b.max_hops);
+	assert_true(r->avg_hops == (double)b.hop_sum / b.reached);
+}
+
+/* The n-th LID the per-destination pass checks: destination switches in
+ * ordinal order, each switch's own LIDs, then its CAs' in node order. */
+static uint32_t lid_in_check_order(const struct fabric *f, uint32_t n)
+{
+	for (uint32_t s = 0; s < f->num_switches; s++) {
+		uint32_t sn = f->switches[s];
+		for (uint32_t pass = 0; pass < 2; pass++)
+			for (uint32_t m = 0; m < f->num_nodes; m++) {
+				uint32_t ep = FAB_NONE;
+				if (pass == 0 && m == sn)
+					ep = f->nodes[m].first_port;
+				if (pass == 1 && !fab_is_switch(f, m) &&
+				    fab_peer_node(f, f->nodes[m].first_port + 1) == sn)
+					ep = f->nodes[m].first_port + 1;
+				if (ep == FAB_NONE)
+					continue;
+				uint32_t k = 1u << f->ports[ep].lmc;
+				if (n < k)
+					return f->ports[ep].lid + n;
+				n -= k;
+			}
+	}
+	return 0;
+}
+
+/* The pass reads the LIDs of neighbouring destination switches in
+ * batches of 128 and takes hop minimums 64 destination switches at a
+ * time: a 3-level radix-8 tree (80 switches) at LMC 3 has 33 LIDs per
+ * leaf, so batches end inside a leaf's LIDs and groups inside a thread's
+ * range. Broken entries on both sides of a batch end: the counts match a
+ * walk from every CA, and 1, 2 and 3 threads give the same errors. */
+static void batches_and_groups_count_as_walks(void **state)
+{
+	(void)state;
+	struct fabric f;
+	struct lft_set t;
+	struct verify_result r1, r2, r3;
+	struct fattree_params p = { .levels = 3, .radix = 8, .oversub = 1 };
+	char err[256];
+	assert_int_equal(gen_fattree(&f, &p, err), 0);
+	struct lid_assign_opts lo = { .lmc = 3 };
+	assert_true(lid_assign(&f, &lo, NULL) >= 0);
+	route_min(&f, &t);
+	verify(&f, &t, &r1, 1);
+	assert_true(r1.ok);
+	assert_brute(&f, &t, &r1);
+
+	/* Break the LIDs around the end of the first batch, and one of a
+	 * switch in the second group: a missing entry, a loop between two
+	 * switches, a bad port, a misdelivery, another missing entry. */
+	uint32_t l127 = lid_in_check_order(&f, 127);
+	uint32_t l128 = lid_in_check_order(&f, 128);
+	uint32_t l129 = lid_in_check_order(&f, 129);
+	uint32_t l130 = lid_in_check_order(&f, 130);
+	uint32_t sw70 = f.ports[f.nodes[f.switches[70]].first_port].lid;
+	assert_true(l127 && l128 && l129 && l130 && sw70);
+	lft_set_port(&t, 5, l127, LFT_NO_PATH);
+	lft_set_port(&t, 6, l129, 0);
+	lft_set_port(&t, 6, l130, 1);          /* a leaf's CA on port 1 */
+	lft_set_port(&t, 7, sw70, LFT_NO_PATH);
+	/* switch 0 sends l128 up a port; the switch there sends it back */
+	uint8_t up = lft_get(&t, 0, l128);
+	uint32_t upi = fab_port_idx(&f, f.switches[0], up);
+	uint32_t spine = fab_peer_node(&f, upi);
+	assert_true(fab_is_switch(&f, spine));
+	lft_set_port(&t, sw_of(&f, spine), l128,
+		     (uint8_t)f.ports[f.ports[upi].peer].num);
+	verify(&f, &t, &r1, 1);
+	verify(&f, &t, &r2, 2);
+	verify(&f, &t, &r3, 3);
+	assert_false(r1.ok);
+	assert_brute(&f, &t, &r1);
+	assert_true(r1.pairs_looping > 0);
+	assert_true(r1.pairs_unreachable > 0);
+	assert_int_equal(r1.missing_entries, 2);
+	assert_int_equal(r1.num_errors, 5);
+	assert_int_equal(r3.threads, 3);
+	assert_int_equal(r1.num_errors, r2.num_errors);
+	assert_int_equal(r1.num_errors, r3.num_errors);
+	for (uint32_t i = 0; i < r1.num_errors; i++) {
+		assert_string_equal(r1.errors[i], r2.errors[i]);
+		assert_string_equal(r1.errors[i], r3.errors[i]);
+	}
+	assert_true(r1.avg_stretch == r3.avg_stretch);
+	assert_int_equal(r1.cdg_edges, r3.cdg_edges);
+	assert_int_equal(r1.a2a_max_link_load, r3.a2a_max_link_load);
+	lft_free(&t);
+	fab_free(&f);
+}
+
 static void json_has_stable_keys(void **state)
 {
 	(void)state;
@@ -552,6 +783,8 @@ int main(void)
 		cmocka_unit_test(tiny_tree_exact_loads),
 		cmocka_unit_test(lmc_paths_are_disjoint),
 		cmocka_unit_test(threads_do_not_change_results),
+		cmocka_unit_test(loop_message_follows_search_order),
+		cmocka_unit_test(batches_and_groups_count_as_walks),
 		cmocka_unit_test(json_has_stable_keys),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
