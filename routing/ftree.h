@@ -425,6 +425,9 @@ struct ft_writer {
 				 * joined (-1: none) */
 	void (*side_fn)(void *);        /* side job, NULL when done */
 	void *side_arg;
+	int side_running;       /* the writer thread has started it */
+	int side_pending;       /* atomic: side_fn set, not started (the
+				 * writer looks between the rows of a window) */
 	pthread_t tid;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;

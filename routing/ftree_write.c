@@ -22,12 +22,43 @@
 
 #include "ftree.h"
 
+/* Writer thread, mu held: run the side job if one waits and nobody has
+ * started it; returns with mu held. */
+static void run_side_locked(struct ft_writer *wr)
+{
+	if (!wr->side_fn || wr->side_running)
+		return;
+	void (*fn)(void *) = wr->side_fn;
+	wr->side_running = 1;
+	__atomic_store_n(&wr->side_pending, 0, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&wr->mu);
+	fn(wr->side_arg);
+	pthread_mutex_lock(&wr->mu);
+	wr->side_fn = NULL;
+	wr->side_running = 0;
+	pthread_cond_broadcast(&wr->cv);
+}
+
+/* Between the rows of a window: the router waits for the side job (the
+ * next target's setup), so start it now rather than after the window's
+ * detours, which can take milliseconds (switch LIDs). */
+static void side_between_rows(struct ft_writer *wr)
+{
+	if (!wr->threaded || !__atomic_load_n(&wr->side_pending, __ATOMIC_ACQUIRE))
+		return;
+	pthread_mutex_lock(&wr->mu);
+	run_side_locked(wr);
+	pthread_mutex_unlock(&wr->mu);
+}
+
 static void write_window(struct ft_writer *wr, const struct ft_window *win)
 {
 	uint32_t nsw = wr->nsw;
-	for (uint32_t k = 0; wr->fix && k < win->count; k++)
+	for (uint32_t k = 0; wr->fix && k < win->count; k++) {
+		side_between_rows(wr);
 		if (win->ctx[k])
 			wr->fix(wr->fix_arg, win->ctx[k], win->nh + (size_t)k * nsw);
+	}
 	for (uint32_t s = 0; s < nsw; s++) {
 		uint8_t *row = lft_row(wr->lft, s);
 		for (uint32_t k = 0; k < win->count; k++)
@@ -42,13 +73,8 @@ static void *writer_main(void *arg)
 	struct ft_writer *wr = arg;
 	pthread_mutex_lock(&wr->mu);
 	for (;;) {
-		if (wr->side_fn) {
-			void (*fn)(void *) = wr->side_fn;
-			pthread_mutex_unlock(&wr->mu);
-			fn(wr->side_arg);
-			pthread_mutex_lock(&wr->mu);
-			wr->side_fn = NULL;
-			pthread_cond_broadcast(&wr->cv);
+		if (wr->side_fn && !wr->side_running) {
+			run_side_locked(wr);
 			continue;
 		}
 		if (wr->queued) {
@@ -158,6 +184,7 @@ void ft_writer_side(struct ft_writer *wr, void (*fn)(void *), void *arg)
 	pthread_mutex_lock(&wr->mu);
 	wr->side_arg = arg;
 	wr->side_fn = fn;
+	__atomic_store_n(&wr->side_pending, 1, __ATOMIC_RELEASE);
 	pthread_cond_broadcast(&wr->cv);
 	pthread_mutex_unlock(&wr->mu);
 }
@@ -167,6 +194,16 @@ void ft_writer_side_wait(struct ft_writer *wr)
 	if (!wr->threaded)
 		return;
 	pthread_mutex_lock(&wr->mu);
+	if (wr->side_fn && !wr->side_running) {
+		/* Not started yet: the router runs it rather than wait. */
+		void (*fn)(void *) = wr->side_fn;
+		void *arg = wr->side_arg;
+		wr->side_fn = NULL;
+		__atomic_store_n(&wr->side_pending, 0, __ATOMIC_RELAXED);
+		pthread_mutex_unlock(&wr->mu);
+		fn(arg);
+		return;
+	}
 	while (wr->side_fn)
 		pthread_cond_wait(&wr->cv, &wr->mu);
 	pthread_mutex_unlock(&wr->mu);
