@@ -89,6 +89,71 @@ static int group_setup(struct ft_work *w, struct ft_group *g, uint32_t tg)
 	return r;
 }
 
+static int key_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The non-good switches' default entries and order (ng_dist, ng_nh,
+ * ng_list) as the breadth-first search from the whole good set in
+ * ordinal order finds them, searched from the non-good side: that
+ * search scans the good switches' links (a leaf target's good set is
+ * nearly the whole tree: ~2,000 leaves of 32 links each before the
+ * ~50 tops that are not good at 65,536 CAs, a third of the setup) and
+ * reaches a switch one hop away first by the lowest link index from
+ * the good side. So each non-good switch takes the least such index
+ * over its own links (nb_rev), those one hop away are put in that
+ * order, and the search goes on from them as before: the same
+ * distances, next hops and order. */
+static int nongood_search(struct ft_work *w, struct ft_group *g, uint32_t grp)
+{
+	const struct ftree *t = w->t;
+	uint32_t m = 0, n1 = 0;
+	for (uint32_t s = 0; s < t->nsw; s++) {
+		if (w->good_mark[s] == grp) {
+			w->ng_dist[s] = 0;
+		} else {
+			w->ng_dist[s] = UINT32_MAX;
+			w->ng_nh[s] = LFT_NO_PATH;
+			g->ng_list[m++] = s;
+		}
+	}
+	for (uint32_t i = 0; i < m; i++) {
+		uint32_t o = g->ng_list[i], best = UINT32_MAX;
+		for (uint32_t k = t->nb_off[o]; k < t->nb_off[o + 1]; k++) {
+			/* (no branch: good and non-good neighbours mix) */
+			uint32_t r = t->nb_rev[k] |
+				-(uint32_t)(w->ng_dist[t->nb_peer[k]] != 0);
+			best = r < best ? r : best;
+		}
+		if (best != UINT32_MAX)
+			w->ng_key[n1++] = (uint64_t)best << 32 | o;
+	}
+	qsort(w->ng_key, n1, sizeof(uint64_t), key_cmp);
+	uint32_t head = 0, tail = 0;
+	for (uint32_t i = 0; i < n1; i++) {
+		uint32_t o = (uint32_t)w->ng_key[i], k = (uint32_t)(w->ng_key[i] >> 32);
+		w->ng_dist[o] = 1;
+		w->ng_nh[o] = t->nb_rport[k];
+		w->queue[tail++] = o;
+	}
+	while (head < tail && tail < m) {
+		uint32_t s = w->queue[head++], d = w->ng_dist[s] + 1;
+		for (uint32_t k = t->nb_off[s]; k < t->nb_off[s + 1]; k++) {
+			uint32_t o = t->nb_peer[k];
+			if (w->ng_dist[o] != UINT32_MAX)
+				continue;
+			w->ng_dist[o] = d;
+			w->ng_nh[o] = t->nb_rport[k];
+			w->queue[tail++] = o;
+		}
+	}
+	g->nng = tail;
+	memcpy(g->ng_list, w->queue, tail * sizeof(uint32_t));
+	return 0;
+}
+
 static int group_marks(struct ft_work *w, struct ft_group *g, uint32_t tg)
 {
 	const struct ftree *t = w->t;
@@ -212,6 +277,8 @@ static int group_marks(struct ft_work *w, struct ft_group *g, uint32_t tg)
 	 * next hop is a neighbour one step closer. That is the default entry;
 	 * ft_detour_route keeps it only where its turns close no cycle. The
 	 * BFS order (nearest first) is the order detours are decided in. */
+	if (t->nb_rev && w->ng_key)
+		return nongood_search(w, g, grp);
 	uint32_t head = 0, tail = 0;
 	for (uint32_t s = 0; s < t->nsw; s++) {
 		if (w->good_mark[s] == grp) {
@@ -499,6 +566,7 @@ static void work_free(struct ft_work *w)
 	free(w->good_mark);
 	free(w->assigned);
 	free(w->ng_dist);
+	free(w->ng_key);
 	free(w->nh);
 	free(w->ng_nh);
 	free(w->flow);
@@ -542,6 +610,7 @@ static int work_init(struct ft_work *w, const struct ftree *t, uint32_t planes)
 	w->good_mark = calloc(n, sizeof(uint32_t));
 	w->assigned = calloc(n, sizeof(uint32_t));
 	w->ng_dist = calloc(n, sizeof(uint32_t));
+	w->ng_key = calloc(n + 1, sizeof(uint64_t));
 	w->nh = calloc(n, 1);
 	w->ng_nh = calloc(n, 1);
 	w->flow = calloc(n, sizeof(uint64_t));
@@ -588,6 +657,7 @@ static void next_free(struct ft_next *n)
 	free(n->w.anc_mark);
 	free(n->w.good_mark);
 	free(n->w.ng_dist);
+	free(n->w.ng_key);
 	free(n->w.ng_nh);
 	free(n->w.anc_list);
 	free(n->w.queue);
@@ -608,6 +678,7 @@ static int next_init(struct ft_next *n, const struct ftree *t)
 	n->w.anc_mark = calloc(k, sizeof(uint32_t));
 	n->w.good_mark = calloc(k, sizeof(uint32_t));
 	n->w.ng_dist = calloc(k, sizeof(uint32_t));
+	n->w.ng_key = calloc(k + 1, sizeof(uint64_t));
 	n->w.ng_nh = calloc(k, 1);
 	n->w.anc_list = calloc(k, sizeof(uint32_t));
 	n->w.queue = calloc(k + 1, sizeof(uint32_t));
