@@ -313,6 +313,26 @@ static int build_neighbours(struct ftree *t)
 	if (!paired) {
 		free(t->nb_rev);
 		t->nb_rev = NULL;
+		return 0;
+	}
+	/* Each switch's links by their index at the far end (the order
+	 * the good set's search meets them in): the first good neighbour
+	 * in this order is the one that reaches it first. */
+	t->nb_srt_rev = malloc((n ? n : 1) * sizeof(uint32_t));
+	t->nb_srt_peer = malloc((n ? n : 1) * sizeof(uint32_t));
+	if (!t->nb_srt_rev || !t->nb_srt_peer)
+		return -ENOMEM;
+	for (uint32_t s = 0; s < t->nsw; s++) {
+		uint32_t a = t->nb_off[s];
+		for (uint32_t j = a; j < t->nb_off[s + 1]; j++) {
+			uint32_t v = t->nb_rev[j], p = t->nb_peer[j], b = j;
+			for (; b > a && t->nb_srt_rev[b - 1] > v; b--) {
+				t->nb_srt_rev[b] = t->nb_srt_rev[b - 1];
+				t->nb_srt_peer[b] = t->nb_srt_peer[b - 1];
+			}
+			t->nb_srt_rev[b] = v;
+			t->nb_srt_peer[b] = p;
+		}
 	}
 	return 0;
 }
@@ -557,6 +577,8 @@ void ft_free(struct ftree *t)
 	free(t->nb_peer);
 	free(t->nb_rport);
 	free(t->nb_rev);
+	free(t->nb_srt_rev);
+	free(t->nb_srt_peer);
 	free(t->fport);
 	free(t->weight);
 	free(t->dest);
