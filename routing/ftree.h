@@ -70,6 +70,10 @@ struct ftree {
 	uint32_t *nb_off;       /* nsw + 1: every switch link, up-links then */
 	uint32_t *nb_peer;      /* down-links (the order of up[] and dn[]), */
 	uint8_t *nb_rport;      /* compact for whole-fabric searches */
+	uint32_t *nb_rev;       /* per nb index: the same link's index in
+				 * its far end's list (NULL: not paired) */
+	uint32_t *nb_srt_rev;   /* each switch's nb_rev values ascending */
+	uint32_t *nb_srt_peer;  /* (same slots) their far ends */
 	uint32_t *peer_sw;      /* per fabric port index: peer switch or FAB_NONE */
 	uint8_t *peer_num;      /* per fabric port index: the peer switch's port
 				 * number (0 where peer_sw is FAB_NONE) */
@@ -233,6 +237,8 @@ struct ft_work {
 	uint32_t num_ports;
 	/* per switch scratch */
 	uint32_t *anc_mark, *good_mark, *assigned, *ng_dist;
+	uint64_t *ng_key;       /* group setup: each non-good switch's first
+				 * reaching link, (queue position, index) */
 	uint32_t epoch_grp, epoch_dst;
 	uint8_t *nh;            /* next-hop port per switch for this LID */
 	uint8_t *ng_nh;         /* per group: next hop of non-good switches */
@@ -480,6 +486,7 @@ int ft_memo_usable(const struct route_memo *m, const struct fabric *prev_fab);
  * entries route the switch LIDs between the compute-node targets
  * (default FT_THREAD_MIN_ENTRIES; the unit test lowers it). */
 extern uint64_t ft_interleave_min;
+extern unsigned ft_ng_rounds;
 
 /* Engine entry points (ftree_route.c). */
 extern const struct route_engine route_ftree;

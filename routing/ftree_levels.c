@@ -283,6 +283,57 @@ static int build_neighbours(struct ftree *t)
 		}
 	}
 	t->nb_off[t->nsw] = k;
+	/* Each link's index at its far end, so the group setup can search
+	 * from the few non-good switches toward the good set (pairs by the
+	 * fabric port index of each end). */
+	uint32_t np = t->fab->num_ports, *at = malloc((np + 1) * sizeof(uint32_t));
+	t->nb_rev = malloc((n ? n : 1) * sizeof(uint32_t));
+	if (!at || !t->nb_rev) {
+		free(at);
+		return -ENOMEM;
+	}
+	for (uint32_t e = 0; e <= np; e++)
+		at[e] = UINT32_MAX;
+	k = 0;
+	for (uint32_t s = 0; s < t->nsw; s++) {
+		for (uint32_t i = t->up_off[s]; i < t->up_off[s + 1]; i++)
+			at[t->up[i].egress] = k++;
+		for (uint32_t i = t->dn_off[s]; i < t->dn_off[s + 1]; i++)
+			at[t->dn[i].egress] = k++;
+	}
+	int paired = 1;
+	k = 0;
+	for (uint32_t s = 0; s < t->nsw; s++) {
+		for (uint32_t i = t->up_off[s]; i < t->up_off[s + 1]; i++)
+			paired &= (t->nb_rev[k++] = at[t->up[i].rev_egress]) != UINT32_MAX;
+		for (uint32_t i = t->dn_off[s]; i < t->dn_off[s + 1]; i++)
+			paired &= (t->nb_rev[k++] = at[t->dn[i].rev_egress]) != UINT32_MAX;
+	}
+	free(at);
+	if (!paired) {
+		free(t->nb_rev);
+		t->nb_rev = NULL;
+		return 0;
+	}
+	/* Each switch's links by their index at the far end (the order
+	 * the good set's search meets them in): the first good neighbour
+	 * in this order is the one that reaches it first. */
+	t->nb_srt_rev = malloc((n ? n : 1) * sizeof(uint32_t));
+	t->nb_srt_peer = malloc((n ? n : 1) * sizeof(uint32_t));
+	if (!t->nb_srt_rev || !t->nb_srt_peer)
+		return -ENOMEM;
+	for (uint32_t s = 0; s < t->nsw; s++) {
+		uint32_t a = t->nb_off[s];
+		for (uint32_t j = a; j < t->nb_off[s + 1]; j++) {
+			uint32_t v = t->nb_rev[j], p = t->nb_peer[j], b = j;
+			for (; b > a && t->nb_srt_rev[b - 1] > v; b--) {
+				t->nb_srt_rev[b] = t->nb_srt_rev[b - 1];
+				t->nb_srt_peer[b] = t->nb_srt_peer[b - 1];
+			}
+			t->nb_srt_rev[b] = v;
+			t->nb_srt_peer[b] = p;
+		}
+	}
 	return 0;
 }
 
@@ -525,6 +576,9 @@ void ft_free(struct ftree *t)
 	free(t->nb_off);
 	free(t->nb_peer);
 	free(t->nb_rport);
+	free(t->nb_rev);
+	free(t->nb_srt_rev);
+	free(t->nb_srt_peer);
 	free(t->fport);
 	free(t->weight);
 	free(t->dest);

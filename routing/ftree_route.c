@@ -89,6 +89,140 @@ static int group_setup(struct ft_work *w, struct ft_group *g, uint32_t tg)
 	return r;
 }
 
+/* Distances searched from the non-good side (nongood_search), then the
+ * plain search goes on; 0: the plain search from the good set only (the
+ * unit tests compare the two). */
+unsigned ft_ng_rounds = 4;
+
+static int key_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The least (queue position, index at the far end) over o's links to
+ * good switches (queued by ordinal, so the far ends' order is the
+ * queue's: the first good one in it), or UINT64_MAX. */
+static uint64_t good_key(const struct ft_work *w, uint32_t o)
+{
+	const struct ftree *t = w->t;
+	for (uint32_t k = t->nb_off[o]; k < t->nb_off[o + 1]; k++)
+		if (!w->ng_dist[t->nb_srt_peer[k]])
+			return (uint64_t)t->nb_srt_peer[k] << 32 | t->nb_srt_rev[k];
+	return UINT64_MAX;
+}
+
+/* The same over o's links to switches at distance d - 1 (anc_pos:
+ * their queue positions). */
+static uint64_t near_key(const struct ft_work *w, uint32_t o, uint32_t d)
+{
+	const struct ftree *t = w->t;
+	uint64_t best = UINT64_MAX;
+	for (uint32_t k = t->nb_off[o]; k < t->nb_off[o + 1]; k++) {
+		uint32_t p = t->nb_peer[k];
+		/* (no branch: nearer and farther neighbours mix) */
+		uint64_t key = ((uint64_t)w->anc_pos[p] << 32 | t->nb_rev[k]) |
+			-(uint64_t)(w->ng_dist[p] != d - 1);
+		best = key < best ? key : best;
+	}
+	return best;
+}
+
+/* The non-good switches' default entries and order (ng_dist, ng_nh,
+ * ng_list) as the breadth-first search from the whole good set in
+ * ordinal order finds them, searched from the non-good side, one
+ * distance at a time. The search from the good side scans the links of
+ * every switch of a distance before the farthest one is found (a leaf
+ * target's good set is nearly the whole tree: ~2,000 leaves of 32 links
+ * before the ~50 tops that are not good, at 65,536 CAs; a middle
+ * switch's non-good leaves are found only by the middle switches of
+ * their pod, late in the order), while most non-good switches have
+ * a neighbour one step closer and few links. The search from the good
+ * side reaches switch o at distance d first from the neighbour p at
+ * d - 1 that comes first in its queue (the good set: by ordinal),
+ * by p's first link to o. So each switch not yet reached takes the
+ * least (p's queue position, the link's index at p) over its links to
+ * switches at d - 1 (nb_rev gives the index at the far end), those
+ * found are queued in that order, and the rest wait for d + 1: the
+ * same distances, next hops and order. Past a few distances the plain
+ * search goes on from the queue (each round reads every waiting
+ * switch's links). anc_pos (only the candidates' scratch) holds the
+ * queue positions. */
+static int nongood_search(struct ft_work *w, struct ft_group *g, uint32_t grp)
+{
+	const struct ftree *t = w->t;
+	uint32_t m = 0, *wait = g->ng_list, *qpos = w->anc_pos;
+	for (uint32_t s = 0; s < t->nsw; s++) {
+		if (w->good_mark[s] == grp) {
+			w->ng_dist[s] = 0;
+			qpos[s] = s;    /* the good set is queued by ordinal */
+		} else {
+			w->ng_dist[s] = UINT32_MAX;
+			w->ng_nh[s] = LFT_NO_PATH;
+			wait[m++] = s;
+		}
+	}
+	uint32_t head = 0, tail = 0;
+	for (uint32_t d = 1; m; d++) {
+		/* d > 1: the plain search from the last distance's switches
+		 * first (it finds all at once on intact trees), while it
+		 * has read no more links than the waiting switches have; the
+		 * rest from their side, among the switches it did not scan
+		 * (the ones it scanned reach none of them). */
+		uint32_t ft = tail, found = 0;
+		uint64_t budget = 0;
+		for (uint32_t i = 0; d > 1 && i < m; i++)
+			budget += t->nb_off[wait[i] + 1] - t->nb_off[wait[i]];
+		if (d > ft_ng_rounds)
+			budget = UINT64_MAX;
+		while (d > 1 && head < ft && found < m && budget) {
+			uint32_t x = w->queue[head++];
+			uint64_t deg = t->nb_off[x + 1] - t->nb_off[x];
+			budget = budget > deg ? budget - deg : 0;
+			for (uint32_t k = t->nb_off[x]; k < t->nb_off[x + 1]; k++) {
+				uint32_t o = t->nb_peer[k];
+				if (w->ng_dist[o] != UINT32_MAX)
+					continue;
+				w->ng_dist[o] = d;
+				w->ng_nh[o] = t->nb_rport[k];
+				qpos[o] = tail;
+				w->queue[tail++] = o;
+				found++;
+			}
+		}
+		uint32_t n = 0, left = 0;
+		int back = d == 1 || (found < m && head < ft);
+		for (uint32_t i = 0; i < m; i++) {
+			uint32_t o = wait[i];
+			if (w->ng_dist[o] != UINT32_MAX)
+				continue;       /* (found above) */
+			uint64_t best = !back ? UINT64_MAX :
+				d == 1 ? good_key(w, o) : near_key(w, o, d);
+			if (best != UINT64_MAX)
+				w->ng_key[n++] = best;
+			else
+				wait[left++] = o;
+		}
+		m = left;
+		if (!n && tail == ft)
+			break;          /* the rest cannot be reached */
+		/* Keys are distinct (one link each); the link's index at p
+		 * names o and o's port (nb_peer, nb_rport there). */
+		qsort(w->ng_key, n, sizeof(uint64_t), key_cmp);
+		for (uint32_t i = 0; i < n; i++) {
+			uint32_t k = (uint32_t)w->ng_key[i], o = t->nb_peer[k];
+			w->ng_dist[o] = d;
+			w->ng_nh[o] = t->nb_rport[k];
+			qpos[o] = tail;
+			w->queue[tail++] = o;
+		}
+		head = ft;
+	}
+	g->nng = tail;
+	memcpy(g->ng_list, w->queue, tail * sizeof(uint32_t));
+	return 0;
+}
+
 static int group_marks(struct ft_work *w, struct ft_group *g, uint32_t tg)
 {
 	const struct ftree *t = w->t;
@@ -212,6 +346,8 @@ static int group_marks(struct ft_work *w, struct ft_group *g, uint32_t tg)
 	 * next hop is a neighbour one step closer. That is the default entry;
 	 * ft_detour_route keeps it only where its turns close no cycle. The
 	 * BFS order (nearest first) is the order detours are decided in. */
+	if (ft_ng_rounds && t->nb_rev && w->ng_key)
+		return nongood_search(w, g, grp);
 	uint32_t head = 0, tail = 0;
 	for (uint32_t s = 0; s < t->nsw; s++) {
 		if (w->good_mark[s] == grp) {
@@ -499,6 +635,7 @@ static void work_free(struct ft_work *w)
 	free(w->good_mark);
 	free(w->assigned);
 	free(w->ng_dist);
+	free(w->ng_key);
 	free(w->nh);
 	free(w->ng_nh);
 	free(w->flow);
@@ -542,6 +679,7 @@ static int work_init(struct ft_work *w, const struct ftree *t, uint32_t planes)
 	w->good_mark = calloc(n, sizeof(uint32_t));
 	w->assigned = calloc(n, sizeof(uint32_t));
 	w->ng_dist = calloc(n, sizeof(uint32_t));
+	w->ng_key = calloc(n + 1, sizeof(uint64_t));
 	w->nh = calloc(n, 1);
 	w->ng_nh = calloc(n, 1);
 	w->flow = calloc(n, sizeof(uint64_t));
@@ -588,6 +726,7 @@ static void next_free(struct ft_next *n)
 	free(n->w.anc_mark);
 	free(n->w.good_mark);
 	free(n->w.ng_dist);
+	free(n->w.ng_key);
 	free(n->w.ng_nh);
 	free(n->w.anc_list);
 	free(n->w.queue);
@@ -608,6 +747,7 @@ static int next_init(struct ft_next *n, const struct ftree *t)
 	n->w.anc_mark = calloc(k, sizeof(uint32_t));
 	n->w.good_mark = calloc(k, sizeof(uint32_t));
 	n->w.ng_dist = calloc(k, sizeof(uint32_t));
+	n->w.ng_key = calloc(k + 1, sizeof(uint64_t));
 	n->w.ng_nh = calloc(k, 1);
 	n->w.anc_list = calloc(k, sizeof(uint32_t));
 	n->w.queue = calloc(k + 1, sizeof(uint32_t));

@@ -935,6 +935,50 @@ static void test_interleave(void **state)
 	interleave_case(3, 8, 0.05, 1, 1);
 }
 
+/* The non-good switches' search from their own side (ft_ng_rounds
+ * distances, then the plain search) gives the same distances, next hops
+ * and order as the plain breadth-first search from the good set: the
+ * same bytes, on degraded trees (switch LIDs interleaved too, where the
+ * non-good sets are largest) and intact ones. */
+static void nongood_case(unsigned levels, unsigned radix, double remove,
+			 uint64_t seed, uint64_t ilv_min)
+{
+	struct fabric f;
+	struct lft_set ref, a;
+	make_tree(&f, levels, radix, 1, remove, seed, 0);
+	struct route_options o = { .threads = 2 };
+	uint64_t was = ft_interleave_min;
+	unsigned rounds = ft_ng_rounds;
+	ft_interleave_min = ilv_min;
+	ft_ng_rounds = 0;
+	assert_int_equal(route_ftree_on(&f, &o, &ref, NULL), 0);
+	for (unsigned r = 1; r <= 4; r += 3) {
+		ft_ng_rounds = r;
+		assert_int_equal(route_ftree_on(&f, &o, &a, NULL), 0);
+		assert_int_equal(a.stride, ref.stride);
+		assert_memory_equal(a.port, ref.port,
+				    (size_t)a.stride * a.num_switches);
+		lft_free(&a);
+	}
+	ft_ng_rounds = rounds;
+	ft_interleave_min = was;
+	lft_free(&ref);
+	fab_free(&f);
+}
+
+static void test_nongood_search(void **state)
+{
+	(void)state;
+	nongood_case(3, 12, 0.05, 2, 0);
+	nongood_case(3, 12, 0.05, 7, ft_interleave_min);
+	nongood_case(3, 8, 0.10, 1, 0);
+	nongood_case(3, 8, 0.10, 2, ft_interleave_min);
+	nongood_case(2, 16, 0.05, 3, 0);
+	nongood_case(3, 16, 0.05, 1, 0);
+	nongood_case(3, 16, 0.05, 2, ft_interleave_min);
+	nongood_case(3, 8, 0, 0, 0);
+}
+
 /* Closed form (ftree_closed.c) against the load-aware assignment: on an
  * intact tree the same bytes, whatever the thread count; elsewhere it
  * stands aside. */
@@ -1001,6 +1045,7 @@ int main(void)
 		cmocka_unit_test(test_witness),
 		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_interleave),
+		cmocka_unit_test(test_nongood_search),
 		cmocka_unit_test(test_closed_form),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
