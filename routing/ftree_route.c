@@ -590,14 +590,6 @@ static void route_rest(struct ft_work *w, const struct ft_group *g,
 	(void)g;
 }
 
-static double thread_seconds(void)
-{
-	struct timespec ts;
-	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
-		return 0;
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static void route_lid(struct ft_work *w, const struct ft_group *g,
 		      const struct ft_dest *d,
 		      uint32_t lid, uint32_t plane)
@@ -904,10 +896,10 @@ static void dring_fix(void *arg, void *ctx, uint8_t *nh)
 	w.epoch_grp = 1;
 	w.nh = nh;
 	/* Debug log: the detours' CPU time on the thread that makes them. */
-	double c0 = r->dt->timed ? thread_seconds() : 0;
+	double c0 = r->dt->timed ? ft_thread_cpu() : 0;
 	ft_detour_route(r->dt, &w, c->ng, c->nng);
 	if (r->dt->timed)
-		r->dt->cpu += thread_seconds() - c0;
+		r->dt->cpu += ft_thread_cpu() - c0;
 }
 
 /* The routing order on degraded trees: the switch LIDs spread evenly
