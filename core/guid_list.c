@@ -5,6 +5,7 @@
 
 #include "grow.h"
 #include "guid_list.h"
+#include "log.h"
 
 int guid_list_load(const char *path, uint64_t **out, char *err,
 		   size_t errlen)
@@ -60,4 +61,17 @@ fail:
 	fclose(fp);
 	free(v);
 	return rc;
+}
+
+int guid_list_read(const char *path, uint64_t **out, uint32_t *count)
+{
+	char err[512];
+	int n = guid_list_load(path, out, err, sizeof(err));
+
+	*count = n < 0 ? 0 : (uint32_t)n;
+	if (n < 0) {
+		log_err("%s", err);
+		return n;
+	}
+	return 0;
 }

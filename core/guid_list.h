@@ -16,4 +16,9 @@
 int guid_list_load(const char *path, uint64_t **out, char *err,
 		   size_t errlen);
 
+/* guid_list_load for the programs that log their errors (ibsm,
+ * ibsm-route): 0 with *out and *count, or a negative errno with the
+ * message logged and *out NULL, *count 0. */
+int guid_list_read(const char *path, uint64_t **out, uint32_t *count);
+
 #endif

@@ -218,20 +218,6 @@ static int parse_args(int argc, char **argv, struct cli *c)
 	return 0;
 }
 
-/* A GUID list (core/guid_list.c), errors logged. */
-static int read_guids(const char *path, uint64_t **out, uint32_t *count)
-{
-	char err[512];
-	int n = guid_list_load(path, out, err, sizeof(err));
-
-	if (n < 0) {
-		log_err("%s", err);
-		return n;
-	}
-	*count = (uint32_t)n;
-	return 0;
-}
-
 /* Warn about listed GUIDs that are not nodes of the wanted type. */
 static void check_guids(struct fabric *f, const char *path, const uint64_t *g,
 			uint32_t n, uint8_t type)
@@ -609,8 +595,8 @@ static int make_tables(struct fabric *f, const struct cli *c, struct lft_set *t,
 		*route_s = now_seconds() - t0;
 		return 0;
 	}
-	if ((c->roots && read_guids(c->roots, &roots, &nroots)) ||
-	    (c->cns && read_guids(c->cns, &cns, &ncns))) {
+	if ((c->roots && guid_list_read(c->roots, &roots, &nroots)) ||
+	    (c->cns && guid_list_read(c->cns, &cns, &ncns))) {
 		rc = EXIT_USAGE;
 		goto out;
 	}

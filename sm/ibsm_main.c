@@ -126,18 +126,6 @@ static const char *key_of(int opt)
 	}
 }
 
-/* A GUID list (core/guid_list.c), errors logged. */
-static int load_guids(const char *path, uint64_t **out, uint32_t *count)
-{
-	char err[512];
-	int n = guid_list_load(path, out, err, sizeof(err));
-
-	*count = n < 0 ? 0 : (uint32_t)n;
-	if (n < 0)
-		log_err("%s", err);
-	return n < 0 ? n : 0;
-}
-
 /* Every engine named in the list must exist before we touch the fabric. */
 static int check_engines(const struct ibsm_config *cfg)
 {
@@ -315,9 +303,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if ((cfg.root_guid_file[0] &&
-	     load_guids(cfg.root_guid_file, &sm.root_guids, &sm.num_root_guids) < 0) ||
+	     guid_list_read(cfg.root_guid_file, &sm.root_guids, &sm.num_root_guids) < 0) ||
 	    (cfg.cn_guid_file[0] &&
-	     load_guids(cfg.cn_guid_file, &sm.cn_guids, &sm.num_cn_guids) < 0)) {
+	     guid_list_read(cfg.cn_guid_file, &sm.cn_guids, &sm.num_cn_guids) < 0)) {
 		sm_free(&sm);
 		mt_close(t);
 		return 1;

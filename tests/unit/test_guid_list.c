@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "core/guid_list.h"
+#include "core/log.h"
 
 static char path[64];
 
@@ -59,6 +60,23 @@ static void reads_good_lines(void **state)
 	assert_true(g[1] == 0x0002c90300000002ull);
 	assert_true(g[2] == 255);
 	free(g);
+	uint32_t n = 7;
+	assert_int_equal(guid_list_read(path, &g, &n), 0);
+	assert_int_equal(n, 3);
+	assert_true(g[1] == 0x0002c90300000002ull);
+	free(g);
+	write_file("0x1\nbad\n");
+	FILE *log = tmpfile();
+	log_set_stream(log);
+	assert_int_equal(guid_list_read(path, &g, &n), -EINVAL);
+	log_set_stream(NULL);
+	assert_null(g);
+	assert_int_equal(n, 0);
+	char line[256] = "";
+	rewind(log);
+	assert_non_null(fgets(line, sizeof(line), log));
+	assert_non_null(strstr(line, ":2: not a GUID: bad"));
+	fclose(log);
 	write_file("# nothing\n\n");
 	assert_int_equal(guid_list_load(path, &g, err, sizeof(err)), 0);
 	assert_null(g);
