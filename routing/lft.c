@@ -43,6 +43,13 @@ int lft_take_spare(struct lft_set *t, struct lft_set *spare,
 	return taken;
 }
 
+void lft_clean(struct lft_set *t)
+{
+	if (t->port)
+		memset(t->port, LFT_NO_PATH, (size_t)t->num_switches * t->stride);
+	t->clean = 1;
+}
+
 int lft_alloc_reuse(struct lft_set *t, struct lft_set *spare,
 		    uint32_t num_switches, uint32_t max_lid)
 {
@@ -50,17 +57,10 @@ int lft_alloc_reuse(struct lft_set *t, struct lft_set *spare,
 	if (r < 0)
 		return r;
 	if (!t->clean)
-		memset(t->port, LFT_NO_PATH, (size_t)t->num_switches * t->stride);
+		lft_clean(t);
 	t->clean = 0;
 	t->copy_of = NULL;
 	return r;
-}
-
-void lft_clean(struct lft_set *t)
-{
-	if (t->port)
-		memset(t->port, LFT_NO_PATH, (size_t)t->num_switches * t->stride);
-	t->clean = 1;
 }
 
 void lft_free(struct lft_set *t)
