@@ -7,13 +7,14 @@
  * Snapshots of FT_WINDOW LIDs are buffered and written row by row. The
  * writing is independent of the routing that follows (later LIDs never
  * read the tables), so with two threads the router fills one buffer
- * while the writer empties the other. So are the detours (they read a
+ * while the writer empties those handed over. So are the detours (they read a
  * LID's own row and the turns taken for the LIDs before it): fix runs
  * on each row of a window, in LID order, before the window is written.
  * The bytes written, and their order within each row, are the same
- * either way. A side job must only
- * touch state the router leaves alone until ft_writer_side_wait; with
- * one thread it runs at once. */
+ * either way. A side job must only touch state the router leaves alone
+ * until ft_writer_side_wait; with one thread it runs at once, with two
+ * on the writer (started between rows) or, when the router comes to
+ * wait for it before the writer has started it, on the router. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
