@@ -268,6 +268,13 @@ struct ft_work {
 				 * within one unit per link of the cap */
 	uint32_t *wide_via;     /* per anc_list index: its down-link (candidate) */
 	int64_t *crm;           /* per down candidate: room left (split) */
+	uint32_t *rc_off, *rc, *rc_cur; /* per anc_list index: the candidates
+				 * whose lower end it is (split) */
+	uint32_t *cown;         /* per candidate: its upper end's anc_list index */
+	uint32_t rc_tg, rc_na, rc_nc;   /* rc, cown are for target switch
+				 * rc_tg - 1 (0: none yet), its nanc, ncand */
+	uint32_t *blk_top;      /* per 64 anc_list indices: the best top */
+	uint64_t *wdirty;       /* anc_list indices whose wide is stale */
 	int split_on;           /* degraded tree: split chains (ftree_route.c) */
 	uint32_t *pend_stamp;   /* per leaf: == epoch_dst if it waits for a
 				 * later chain (ftree_split.c) */
@@ -486,6 +493,8 @@ int ft_memo_usable(const struct route_memo *m, const struct fabric *prev_fab);
  * entries route the switch LIDs between the compute-node targets
  * (default FT_THREAD_MIN_ENTRIES; the unit test lowers it). */
 extern uint64_t ft_interleave_min;
+extern int ft_wide_incremental;       /* ftree_split.c (tests) */
+extern uint64_t ft_wide_updates;
 extern unsigned ft_ng_rounds;
 
 /* Engine entry points (ftree_route.c). */

@@ -31,6 +31,8 @@ struct ft_split {
 	uint32_t cidx[FT_MAX_LEVELS + 1];       /* link[i]'s candidate index
 						 * (later chains), or UINT32_MAX */
 	int crm_ok;             /* w->crm holds this destination's rooms */
+	uint32_t lastc[FT_MAX_LEVELS + 1];      /* the last chain's candidates */
+	uint32_t nlast;         /* ... its length (0: none) */
 	int extra;              /* not the destination's first chain */
 	int more;               /* flow left out, or a chain link filled up */
 	uint64_t admitted;      /* compute-node flow routed by the chains */
@@ -351,6 +353,196 @@ static void mark_pending(struct ft_work *w)
 	}
 }
 
+/* wide[i] and wide_via[i] from i's candidates: the widest path down
+ * through each (its own room, then the widest below its lower end); the
+ * first of the widest. */
+static inline void wide_one(struct ft_work *w, const uint32_t *cand_off,
+			    const uint32_t *cand_lo, uint32_t i)
+{
+	uint32_t via = FAB_NONE;
+	int64_t best = INT64_MIN;
+	for (uint32_t c = cand_off[i]; c < cand_off[i + 1]; c++) {
+		int64_t r = w->crm[c], v = w->wide[cand_lo[c]];
+		if (v < r)
+			r = v;
+		if (via == FAB_NONE || r > best) {
+			best = r;
+			via = c;
+		}
+	}
+	w->wide[i] = best;
+	w->wide_via[i] = via;
+}
+
+/* The best top among anc_list indices [a, b) (after computing their
+ * widest paths when asked): a path with room, as high as any, then the
+ * widest, then column order; the first of the best, as one pass over
+ * all ancestors in order finds. FAB_NONE if none has room. */
+static inline uint32_t scan_tops(struct ft_work *w, uint32_t a, uint32_t b,
+				 const uint32_t *cand_off,
+				 const uint32_t *cand_lo, int compute)
+{
+	const struct ftree *t = w->t;
+	uint32_t top = FAB_NONE, bl = 0, bo = 0;
+	int64_t bw = 0;
+	for (uint32_t i = a; i < b; i++) {
+		if (compute)
+			wide_one(w, cand_off, cand_lo, i);
+		int64_t v = w->wide[i];
+		if (v <= 0 || w->wide_via[i] == FAB_NONE)
+			continue;
+		uint32_t x = w->anc_list[i], lv = t->level[x];
+		if (top != FAB_NONE && (lv < bl || (lv == bl && v < bw)))
+			continue;
+		if (top != FAB_NONE && lv == bl && v == bw && t->order[x] >= bo)
+			continue;
+		top = i;
+		bl = lv;
+		bw = v;
+		bo = t->order[x];
+	}
+	return top;
+}
+
+/* The best top among anc_list indices [64 q, 64 q + 64) (index 0, the
+ * destination's switch, is no top). */
+static void block_top(struct ft_work *w, uint32_t q,
+		      const uint32_t *cand_off, const uint32_t *cand_lo,
+		      int compute)
+{
+	uint32_t a = q ? q << 6 : 1, b = (q << 6) + 64;
+	if (b > w->nanc)
+		b = w->nanc;
+	w->blk_top[q] = scan_tops(w, a, b, cand_off, cand_lo, compute);
+}
+
+/* Is anc_list index a a better top than b (FAB_NONE: none yet), both
+ * with room? As scan_tops. */
+static int top_better(const struct ft_work *w, uint32_t a, uint32_t b)
+{
+	const struct ftree *t = w->t;
+	if (b == FAB_NONE)
+		return 1;
+	uint32_t x = w->anc_list[a], y = w->anc_list[b];
+	if (t->level[x] != t->level[y])
+		return t->level[x] > t->level[y];
+	if (w->wide[a] != w->wide[b])
+		return w->wide[a] > w->wide[b];
+	return t->order[x] < t->order[y];
+}
+
+/* Per ancestor, the candidates whose lower end it is (rc), and each
+ * candidate's upper end (cown): what a chain's bookings reach above its
+ * switches. The candidates are the same for every destination of a
+ * target (its ancestors, breadth first up from it, and their links down
+ * to each other: a function of the tree and the target's switch), so
+ * they are collected once per target. */
+static void wide_index(struct ft_work *w, const uint32_t *cand_off,
+		       const uint32_t *cand_lo)
+{
+	uint32_t na = w->nanc, nc = cand_off[na];
+	if (w->rc_tg == w->anc_list[0] + 1 && w->rc_na == na && w->rc_nc == nc)
+		return;
+	memset(w->rc_off, 0, (na + 1) * sizeof(uint32_t));
+	for (uint32_t i = 0; i < na; i++)
+		for (uint32_t c = cand_off[i]; c < cand_off[i + 1]; c++) {
+			w->cown[c] = i;
+			w->rc_off[cand_lo[c] + 1]++;
+		}
+	for (uint32_t i = 0; i < na; i++) {
+		w->rc_off[i + 1] += w->rc_off[i];
+		w->rc_cur[i] = w->rc_off[i];
+	}
+	for (uint32_t c = 0; c < nc; c++)
+		w->rc[w->rc_cur[cand_lo[c]]++] = c;
+	w->rc_tg = w->anc_list[0] + 1;
+	w->rc_na = na;
+	w->rc_nc = nc;
+}
+
+/* The candidates' rooms, read once per destination (after the first
+ * chain); later chains' bookings are taken off here as well. The loads
+ * in their slots (in sequence per switch below); what this destination
+ * admitted so far (xtra) is only on the first chain's links, taken off
+ * those. Then every widest path, and the best top per 64 ancestors. */
+static void wide_init(struct ft_work *w, const uint32_t *cand_off,
+		      const uint32_t *cand_lo, const uint32_t *cand_up,
+		      struct ft_split *sp)
+{
+	const struct ftree *t = w->t;
+	uint32_t na = w->nanc, nc = cand_off[na];
+	for (uint32_t c = 0; c < nc; c++)
+		w->crm[c] = (int64_t)t->cap - (int64_t)w->ul[w->ndn + cand_up[c]];
+	wide_index(w, cand_off, cand_lo);
+	/* The first chain's links, bottom up: link j is the candidate
+	 * below chain[j] whose lower end is chain[j - 1]. */
+	uint32_t lo = 0;
+	for (uint32_t j = 1; j < w->nchain; j++) {
+		uint32_t e = sp->link[j], k = w->up_dn[e] - w->ndn, hit = FAB_NONE;
+		for (uint32_t r = w->rc_off[lo]; r < w->rc_off[lo + 1]; r++)
+			if (cand_up[w->rc[r]] == k)
+				hit = w->rc[r];
+		if (hit == FAB_NONE)
+			break;  /* (not a chain of candidates: none left) */
+		w->crm[hit] -= (int64_t)split_extra(w, e);
+		lo = w->cown[hit];
+	}
+	w->wide[0] = INT64_MAX;
+	for (uint32_t q = 0; q <= (na - 1) >> 6; q++)
+		block_top(w, q, cand_off, cand_lo, 1);
+	sp->crm_ok = 1;
+	sp->nlast = 0;
+}
+
+/* After a chain: its links' rooms went down (bookings), so the widest
+ * paths through its switches, and through the ancestors above them, are
+ * computed again, lowest first (an ancestor's anc_list index is above
+ * its candidates' lower ends': breadth first by level), with the best
+ * top of each 64 indices touched. Returns 0 if the order does not hold
+ * (then all is computed again). */
+static int wide_update(struct ft_work *w, const uint32_t *cand_off,
+		       const uint32_t *cand_lo, struct ft_split *sp)
+{
+	uint32_t na = w->nanc, nq = ((na - 1) >> 6) + 1;
+	uint64_t *d = w->wdirty, *blk = d + nq;  /* blk: the blocks touched */
+	memset(d, 0, 2 * nq * sizeof(uint64_t));
+	for (uint32_t j = 1; j < sp->nlast; j++) {
+		uint32_t i = w->cown[sp->lastc[j]];
+		d[i >> 6] |= 1ull << (i & 63);
+	}
+	for (uint32_t q = 0; q < nq; q++) {
+		while (d[q]) {
+			uint64_t b = d[q] & -d[q];
+			uint32_t i = (q << 6) + ones64(b - 1);
+			d[q] &= ~b;
+			int64_t ow = w->wide[i];
+			uint32_t ov = w->wide_via[i];
+			wide_one(w, cand_off, cand_lo, i);
+			if (ow == w->wide[i] && ov == w->wide_via[i])
+				continue;
+			blk[q >> 6] |= 1ull << (q & 63);
+			if (ow == w->wide[i])
+				continue;       /* the ancestors above read wide */
+			for (uint32_t r = w->rc_off[i]; r < w->rc_off[i + 1]; r++) {
+				uint32_t p = w->cown[w->rc[r]];
+				if (p <= i)
+					return 0;
+				d[p >> 6] |= 1ull << (p & 63);
+			}
+		}
+	}
+	for (uint32_t q = 0; q < nq; q++)
+		if (blk[q >> 6] >> (q & 63) & 1)
+			block_top(w, q, cand_off, cand_lo, 0);
+	return 1;
+}
+
+/* Later chains update the widest paths their bookings changed (1), or
+ * compute all of them again (0: the reference, for the tests); the
+ * updates so far. */
+int ft_wide_incremental = 1;
+uint64_t ft_wide_updates;
+
 /* The next chain of a split destination: the path down from an ancestor
  * as high as any to the destination's switch whose tightest link has the
  * most room left (widest path, over the ancestors in level order; ties:
@@ -362,53 +554,19 @@ static uint32_t split_chain(struct ft_work *w, const uint32_t *cand_off,
 			    uint32_t *chain)
 {
 	const struct ftree *t = w->t;
-	uint32_t top = FAB_NONE;        /* anc_list index */
-	/* The candidates' rooms, read once per destination (after the first
-	 * chain); later chains' bookings are taken off here as well. The
-	 * loads in their slots (in sequence per switch below); what this
-	 * destination admitted so far (xtra) is only on the first chain's
-	 * links, taken off those. */
 	if (!sp->crm_ok) {
-		uint32_t nc = cand_off[w->nanc];
-		for (uint32_t c = 0; c < nc; c++)
-			w->crm[c] = (int64_t)t->cap -
-				(int64_t)w->ul[w->ndn + cand_up[c]];
-		for (uint32_t j = 1; j < w->nchain; j++) {
-			uint32_t e = sp->link[j], k = w->up_dn[e] - w->ndn;
-			uint64_t x = split_extra(w, e);
-			for (uint32_t c = 0; x && c < nc; c++)
-				if (cand_up[c] == k)
-					w->crm[c] -= (int64_t)x;
-		}
-		sp->crm_ok = 1;
+		wide_init(w, cand_off, cand_lo, cand_up, sp);
+	} else if (ft_wide_incremental && wide_update(w, cand_off, cand_lo, sp)) {
+		ft_wide_updates++;
+	} else {
+		for (uint32_t q = 0; q <= (w->nanc - 1) >> 6; q++)
+			block_top(w, q, cand_off, cand_lo, 1);
 	}
-	/* wide and wide_via by anc_list index here: the candidates' lower
-	 * ends are read in sequence, not looked up per switch. */
-	int64_t *wide = w->wide;
-	wide[0] = INT64_MAX;
-	for (uint32_t i = 1; i < w->nanc; i++) {
-		uint32_t via = FAB_NONE;
-		int64_t best = INT64_MIN;
-		for (uint32_t c = cand_off[i]; c < cand_off[i + 1]; c++) {
-			int64_t r = w->crm[c], v = wide[cand_lo[c]];
-			if (v < r)
-				r = v;
-			if (via == FAB_NONE || r > best) {
-				best = r;
-				via = c;
-			}
-		}
-		wide[i] = best;
-		w->wide_via[i] = via;
-		if (via == FAB_NONE || best <= 0)
-			continue;
-		uint32_t a = w->anc_list[i], b = top == FAB_NONE ? 0 : w->anc_list[top];
-		if (top == FAB_NONE || t->level[a] > t->level[b] ||
-		    (t->level[a] == t->level[b] &&
-		     (best > wide[top] || (best == wide[top] &&
-					   t->order[a] < t->order[b]))))
-			top = i;
-	}
+	uint32_t top = FAB_NONE;        /* anc_list index */
+	for (uint32_t q = 0; q <= (w->nanc - 1) >> 6; q++)
+		if (w->blk_top[q] != FAB_NONE && top_better(w, w->blk_top[q], top))
+			top = w->blk_top[q];
+	sp->nlast = 0;
 	if (top == FAB_NONE)
 		return 0;
 	uint32_t x = top;
@@ -419,12 +577,14 @@ static uint32_t split_chain(struct ft_work *w, const uint32_t *cand_off,
 		chain[i] = a;
 		sp->link[i] = l->egress;
 		sp->cidx[i] = c;
+		sp->lastc[i] = c;
 		sp->rem[i] = w->crm[c];
 		/* Its switches are ancestors: they now lead down along it. */
 		w->nh[a] = l->port;
 		w->assigned[a] = w->epoch_dst;
 		x = cand_lo[c];
 	}
+	sp->nlast = n;
 	chain[0] = w->anc_list[x];
 	return n;
 }
@@ -526,6 +686,16 @@ int ft_split_init(struct ft_work *w)
 	w->wide_via = calloc(n, sizeof(uint32_t));
 	w->pend_stamp = calloc(n, sizeof(uint32_t));
 	w->crm = calloc(t->dn_off[t->nsw] + 1, sizeof(int64_t));
+	w->cown = calloc(t->dn_off[t->nsw] + 1, sizeof(uint32_t));
+	w->rc = calloc(t->dn_off[t->nsw] + 1, sizeof(uint32_t));
+	w->rc_off = calloc(n + 1, sizeof(uint32_t));
+	w->rc_cur = calloc(n + 1, sizeof(uint32_t));
+	w->blk_top = calloc((n >> 6) + 2, sizeof(uint32_t));
+	w->wdirty = calloc(2 * ((n >> 6) + 2), sizeof(uint64_t));
+	if (!w->cown || !w->rc || !w->rc_off || !w->rc_cur || !w->blk_top ||
+	    !w->wdirty)
+		return -ENOMEM;
+	w->rc_tg = 0;
 	w->tight = calloc(n, 1);
 	w->xtra = calloc(w->num_ports + 1, sizeof(uint64_t));
 	w->xtra_stamp = calloc(w->num_ports + 1, sizeof(uint32_t));
@@ -582,6 +752,14 @@ void ft_split_free(struct ft_work *w)
 	free(w->wide_via);
 	free(w->pend_stamp);
 	free(w->crm);
+	free(w->cown);
+	free(w->rc);
+	free(w->rc_off);
+	free(w->rc_cur);
+	free(w->blk_top);
+	free(w->wdirty);
+	w->cown = w->rc = w->rc_off = w->rc_cur = w->blk_top = NULL;
+	w->wdirty = NULL;
 	free(w->tight);
 	free(w->xtra);
 	free(w->xtra_stamp);

@@ -979,6 +979,44 @@ static void test_nongood_search(void **state)
 	nongood_case(3, 8, 0, 0, 0);
 }
 
+/* Later split chains update only the widest paths their bookings
+ * changed (ftree_split.c): the same chains, so the same bytes, as
+ * computing every widest path again for each chain; and the updates did
+ * happen (these trees need later chains). */
+static void wide_case(unsigned levels, unsigned radix, double remove,
+		      uint64_t seed, uint8_t lmc)
+{
+	struct fabric f;
+	struct lft_set ref, a;
+	make_tree(&f, levels, radix, 1, remove, seed, lmc);
+	struct route_options o = { .lmc = lmc, .threads = 2 };
+	ft_wide_incremental = 0;
+	uint64_t n0 = ft_wide_updates;
+	assert_int_equal(route_ftree_on(&f, &o, &ref, NULL), 0);
+	assert_true(ft_wide_updates == n0);
+	ft_wide_incremental = 1;
+	assert_int_equal(route_ftree_on(&f, &o, &a, NULL), 0);
+	fprintf(stderr, "  ft%u radix %u %.0f%% removed seed %llu: %llu widest-path "
+		"updates\n", levels, radix, remove * 100, (unsigned long long)seed,
+		(unsigned long long)(ft_wide_updates - n0));
+	assert_true(ft_wide_updates > n0);
+	assert_int_equal(a.stride, ref.stride);
+	assert_memory_equal(a.port, ref.port, (size_t)a.stride * a.num_switches);
+	lft_free(&ref);
+	lft_free(&a);
+	fab_free(&f);
+}
+
+static void test_wide_update(void **state)
+{
+	(void)state;
+	wide_case(3, 12, 0.05, 7, 0);
+	wide_case(3, 16, 0.05, 2, 0);
+	wide_case(3, 8, 0.10, 2, 0);
+	wide_case(2, 16, 0.05, 5, 0);
+	wide_case(3, 12, 0.05, 1, 1);
+}
+
 /* Closed form (ftree_closed.c) against the load-aware assignment: on an
  * intact tree the same bytes, whatever the thread count; elsewhere it
  * stands aside. */
@@ -1046,6 +1084,7 @@ int main(void)
 		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_interleave),
 		cmocka_unit_test(test_nongood_search),
+		cmocka_unit_test(test_wide_update),
 		cmocka_unit_test(test_closed_form),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
