@@ -274,10 +274,13 @@ struct ft_work {
 	uint32_t rc_tg, rc_na, rc_nc;   /* rc, cown are for target switch
 				 * rc_tg - 1 (0: none yet), its nanc, ncand */
 	uint32_t *blk_top;      /* per 64 anc_list indices: the best top */
+	uint8_t *alvl;          /* per anc_list index: level, and ... */
+	uint32_t *aord;         /* ... column order (with rc) */
 	uint64_t *wdirty;       /* anc_list indices whose wide is stale */
 	int split_on;           /* degraded tree: split chains (ftree_route.c) */
-	uint32_t *pend_stamp;   /* per leaf: == epoch_dst if it waits for a
-				 * later chain (ftree_split.c) */
+	uint64_t *gl_bits;      /* the target's good compute-node leaves, a bit
+				 * per ordinal (ftree_split.c) */
+	uint32_t gl_tg, gl_grp; /* ... for target switch gl_tg - 1, epoch_grp */
 	uint32_t *pend_memo;    /* per switch above the leaves: == epoch_dst
 				 * once pend_has is known */
 	uint8_t *pend_has;      /* ... whether a waiting leaf is below it */
@@ -493,7 +496,7 @@ int ft_memo_usable(const struct route_memo *m, const struct fabric *prev_fab);
  * entries route the switch LIDs between the compute-node targets
  * (default FT_THREAD_MIN_ENTRIES; the unit test lowers it). */
 extern uint64_t ft_interleave_min;
-extern int ft_wide_incremental;       /* ftree_split.c (tests) */
+extern int ft_split_ref;       /* ftree_split.c: reference (tests) */
 extern uint64_t ft_wide_updates;
 extern unsigned ft_ng_rounds;
 

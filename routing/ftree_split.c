@@ -105,6 +105,18 @@ static inline uint32_t ones64(uint64_t v)
 	return (uint32_t)((v * 0x0101010101010101ull) >> 56);
 }
 
+/* Does leaf x wait for a later chain? */
+static inline int pend_bit(const struct ft_work *w, uint32_t x)
+{
+	return w->pend_bits[x >> 6] >> (x & 63) & 1;
+}
+
+/* The first chain routed leaf x: it waits no more. */
+static inline void pend_clear(struct ft_work *w, uint32_t x)
+{
+	w->pend_bits[x >> 6] &= ~(1ull << (x & 63));
+}
+
 /* The waiting leaves among x's lower ends, as kid_mask bits. */
 static uint64_t waiting_bits(const struct ft_work *w, uint32_t x)
 {
@@ -126,7 +138,7 @@ static int waits_below(struct ft_work *w, uint32_t x)
 	if (w->pend_memo[x] != dst) {
 		uint8_t h = 0;
 		for (uint32_t k = t->dn_off[x]; !h && k < t->dn_off[x + 1]; k++)
-			h = w->pend_stamp[w->dn_peer[k]] == dst;
+			h = pend_bit(w, w->dn_peer[k]);
 		w->pend_memo[x] = dst;
 		w->pend_has[x] = h;
 	}
@@ -199,6 +211,7 @@ static int leaves_bulk(struct ft_work *w, struct ft_split *sp, uint32_t i,
 		uint32_t x = w->dn_peer[k];
 		w->ul[k] += t->weight[x];      /* early commit: within cap */
 		w->assigned[x] = dst;
+		pend_clear(w, x);
 		w->cm_stamp[x] = dst;
 		w->nh[x] = w->dn_rport[k];
 	}
@@ -232,7 +245,7 @@ static void below_chain(struct ft_work *w, struct ft_split *sp,
 		while (head < tail) {
 			uint32_t s = w->queue[head++], end = t->dn_off[s + 1];
 			/* A later chain finds only the leaves still waiting
-			 * (marked by mark_pending) below a switch right above
+			 * (pend_bits) below a switch right above
 			 * the leaves; the rest were routed by an earlier
 			 * chain. Same order, reading only their ordinals. */
 			int waiting_only = sp->extra && w->all_weighted &&
@@ -253,7 +266,7 @@ static void below_chain(struct ft_work *w, struct ft_split *sp,
 					k = t->dn_off[s] + ones64(w->kid_mask[s] & low);
 					wb &= wb - 1;
 				} else if (waiting_only &&
-					   w->pend_stamp[w->dn_peer[k]] != dst) {
+					   !pend_bit(w, w->dn_peer[k])) {
 					continue;
 				}
 				uint32_t x = w->dn_peer[k];
@@ -320,6 +333,8 @@ static void below_chain(struct ft_work *w, struct ft_split *sp,
 				}
 				sp->admitted += t->weight[x];
 				w->assigned[x] = dst;
+				if (sp->on && !sp->extra)
+					pend_clear(w, x);
 				uint8_t rp = w->dn_rport[k];
 				w->nh[x] = rp;
 				if (sp->on && !t->level[x] && t->weight[x])
@@ -337,8 +352,8 @@ static void below_chain(struct ft_work *w, struct ft_split *sp,
 	}
 }
 
-/* Mark the compute-node leaves the first chain did not route
- * (pend_stamp): they wait for a later chain. */
+/* The reference (ft_split_ref): the compute-node leaves the first chain
+ * did not route, looked up one by one. */
 static void mark_pending(struct ft_work *w)
 {
 	const struct ftree *t = w->t;
@@ -346,11 +361,35 @@ static void mark_pending(struct ft_work *w)
 	memset(w->pend_bits, 0, ((t->nsw >> 6) + 2) * sizeof(uint64_t));
 	for (uint32_t i = 0; i < w->nweighted; i++) {
 		uint32_t x = w->weighted[i];
-		if (t->level[x] || w->assigned[x] == dst || w->good_mark[x] != grp)
-			continue;
-		w->pend_stamp[x] = dst;
-		w->pend_bits[x >> 6] |= 1ull << (x & 63);
+		if (!t->level[x] && w->assigned[x] != dst && w->good_mark[x] == grp)
+			w->pend_bits[x >> 6] |= 1ull << (x & 63);
 	}
+}
+
+/* The waiting leaves (pend_bits) start as the target's good
+ * compute-node leaves but its own; the first chain clears those it
+ * routes (pend_clear), so what is left after it waits for a later chain.
+ * The good leaves are the same for every destination of a target (its
+ * good set: the switches with an up-path to its ancestors), so they are
+ * collected once per target, not looked up per destination (2,048
+ * leaves at 65,536 CAs). */
+static void pend_start(struct ft_work *w)
+{
+	const struct ftree *t = w->t;
+	uint32_t grp = w->epoch_grp, tg = w->anc_list[0];
+	size_t nw = (t->nsw >> 6) + 2;
+	if (w->gl_tg != tg + 1 || w->gl_grp != grp) {
+		memset(w->gl_bits, 0, nw * sizeof(uint64_t));
+		for (uint32_t i = 0; i < w->nweighted; i++) {
+			uint32_t x = w->weighted[i];
+			if (!t->level[x] && w->good_mark[x] == grp)
+				w->gl_bits[x >> 6] |= 1ull << (x & 63);
+		}
+		w->gl_tg = tg + 1;
+		w->gl_grp = grp;
+	}
+	memcpy(w->pend_bits, w->gl_bits, nw * sizeof(uint64_t));
+	pend_clear(w, tg);
 }
 
 /* wide[i] and wide_via[i] from i's candidates: the widest path down
@@ -382,7 +421,6 @@ static inline uint32_t scan_tops(struct ft_work *w, uint32_t a, uint32_t b,
 				 const uint32_t *cand_off,
 				 const uint32_t *cand_lo, int compute)
 {
-	const struct ftree *t = w->t;
 	uint32_t top = FAB_NONE, bl = 0, bo = 0;
 	int64_t bw = 0;
 	for (uint32_t i = a; i < b; i++) {
@@ -391,15 +429,15 @@ static inline uint32_t scan_tops(struct ft_work *w, uint32_t a, uint32_t b,
 		int64_t v = w->wide[i];
 		if (v <= 0 || w->wide_via[i] == FAB_NONE)
 			continue;
-		uint32_t x = w->anc_list[i], lv = t->level[x];
+		uint32_t lv = w->alvl[i];
 		if (top != FAB_NONE && (lv < bl || (lv == bl && v < bw)))
 			continue;
-		if (top != FAB_NONE && lv == bl && v == bw && t->order[x] >= bo)
+		if (top != FAB_NONE && lv == bl && v == bw && w->aord[i] >= bo)
 			continue;
 		top = i;
 		bl = lv;
 		bw = v;
-		bo = t->order[x];
+		bo = w->aord[i];
 	}
 	return top;
 }
@@ -455,6 +493,12 @@ static void wide_index(struct ft_work *w, const uint32_t *cand_off,
 	}
 	for (uint32_t c = 0; c < nc; c++)
 		w->rc[w->rc_cur[cand_lo[c]]++] = c;
+	/* the ancestors' levels and column orders by anc_list index, read
+	 * in sequence by scan_tops */
+	for (uint32_t i = 0; i < na; i++) {
+		w->alvl[i] = w->t->level[w->anc_list[i]];
+		w->aord[i] = w->t->order[w->anc_list[i]];
+	}
 	w->rc_tg = w->anc_list[0] + 1;
 	w->rc_na = na;
 	w->rc_nc = nc;
@@ -537,10 +581,12 @@ static int wide_update(struct ft_work *w, const uint32_t *cand_off,
 	return 1;
 }
 
-/* Later chains update the widest paths their bookings changed (1), or
- * compute all of them again (0: the reference, for the tests); the
- * updates so far. */
-int ft_wide_incremental = 1;
+/* 1: the reference for the tests: every widest path computed again for
+ * each later chain, and the waiting leaves found by looking at every
+ * compute-node leaf after the first chain (mark_pending). 0: the widest
+ * paths updated (wide_update, counted in ft_wide_updates) and the
+ * waiting leaves kept from the target's good ones (pend_start). */
+int ft_split_ref;
 uint64_t ft_wide_updates;
 
 /* The next chain of a split destination: the path down from an ancestor
@@ -556,7 +602,7 @@ static uint32_t split_chain(struct ft_work *w, const uint32_t *cand_off,
 	const struct ftree *t = w->t;
 	if (!sp->crm_ok) {
 		wide_init(w, cand_off, cand_lo, cand_up, sp);
-	} else if (ft_wide_incremental && wide_update(w, cand_off, cand_lo, sp)) {
+	} else if (!ft_split_ref && wide_update(w, cand_off, cand_lo, sp)) {
 		ft_wide_updates++;
 	} else {
 		for (uint32_t q = 0; q <= (w->nanc - 1) >> 6; q++)
@@ -608,6 +654,8 @@ void ft_below_chains(struct ft_work *w, const uint32_t *cand_off,
 		sp.link[i] = t->fport[w->chain[i]] + w->chain_port[i];
 		sp.rem[i] = split_room(w, L, sp.link[i]);
 	}
+	if (sp.on && !ft_split_ref)
+		pend_start(w);
 	below_chain(w, &sp, w->chain, w->nchain, lid, L);
 	uint32_t chain[FT_MAX_LEVELS + 1];
 	/* Another chain while flow was left out, or some sources were not
@@ -621,7 +669,7 @@ void ft_below_chains(struct ft_work *w, const uint32_t *cand_off,
 			break;
 		uint64_t before = sp.admitted;
 		sp.more = 0;
-		if (!sp.extra)
+		if (!sp.extra && ft_split_ref)
 			mark_pending(w);
 		sp.extra = 1;
 		below_chain(w, &sp, chain, n, lid, L);
@@ -684,23 +732,26 @@ int ft_split_init(struct ft_work *w)
 	w->br_flow = calloc(n, sizeof(uint32_t));
 	w->wide = calloc(n, sizeof(int64_t));
 	w->wide_via = calloc(n, sizeof(uint32_t));
-	w->pend_stamp = calloc(n, sizeof(uint32_t));
+	w->gl_bits = calloc((n >> 6) + 2, sizeof(uint64_t));
+	w->gl_tg = 0;
 	w->crm = calloc(t->dn_off[t->nsw] + 1, sizeof(int64_t));
 	w->cown = calloc(t->dn_off[t->nsw] + 1, sizeof(uint32_t));
 	w->rc = calloc(t->dn_off[t->nsw] + 1, sizeof(uint32_t));
 	w->rc_off = calloc(n + 1, sizeof(uint32_t));
 	w->rc_cur = calloc(n + 1, sizeof(uint32_t));
 	w->blk_top = calloc((n >> 6) + 2, sizeof(uint32_t));
+	w->alvl = calloc(n + 1, 1);
+	w->aord = calloc(n + 1, sizeof(uint32_t));
 	w->wdirty = calloc(2 * ((n >> 6) + 2), sizeof(uint64_t));
 	if (!w->cown || !w->rc || !w->rc_off || !w->rc_cur || !w->blk_top ||
-	    !w->wdirty)
+	    !w->wdirty || !w->alvl || !w->aord)
 		return -ENOMEM;
 	w->rc_tg = 0;
 	w->tight = calloc(n, 1);
 	w->xtra = calloc(w->num_ports + 1, sizeof(uint64_t));
 	w->xtra_stamp = calloc(w->num_ports + 1, sizeof(uint32_t));
 	if (!w->br_root || !w->br_up || !w->br_flow || !w->wide ||
-	    !w->wide_via || !w->pend_stamp || !w->crm || !w->tight ||
+	    !w->wide_via || !w->gl_bits || !w->crm || !w->tight ||
 	    !w->xtra || !w->xtra_stamp)
 		return -ENOMEM;
 	/* Every leaf holds compute nodes: no leaf but the waiting ones is
@@ -750,13 +801,18 @@ void ft_split_free(struct ft_work *w)
 	free(w->br_flow);
 	free(w->wide);
 	free(w->wide_via);
-	free(w->pend_stamp);
+	free(w->gl_bits);
+	w->gl_bits = NULL;
 	free(w->crm);
 	free(w->cown);
 	free(w->rc);
 	free(w->rc_off);
 	free(w->rc_cur);
 	free(w->blk_top);
+	free(w->alvl);
+	free(w->aord);
+	w->alvl = NULL;
+	w->aord = NULL;
 	free(w->wdirty);
 	w->cown = w->rc = w->rc_off = w->rc_cur = w->blk_top = NULL;
 	w->wdirty = NULL;
@@ -785,7 +841,7 @@ void ft_split_free(struct ft_work *w)
 	w->dn_peer = w->pend_memo = NULL;
 	w->pend_has = NULL;
 	w->br_root = w->br_up = w->br_flow = w->wide_via = NULL;
-	w->pend_stamp = w->xtra_stamp = NULL;
+	w->xtra_stamp = NULL;
 	w->wide = w->crm = NULL;
 	w->tight = NULL;
 	w->xtra = NULL;

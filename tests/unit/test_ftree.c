@@ -980,9 +980,11 @@ static void test_nongood_search(void **state)
 }
 
 /* Later split chains update only the widest paths their bookings
- * changed (ftree_split.c): the same chains, so the same bytes, as
- * computing every widest path again for each chain; and the updates did
- * happen (these trees need later chains). */
+ * changed, and the waiting leaves come from the target's good leaves
+ * less those the first chain routed (ftree_split.c): the same chains, so
+ * the same bytes, as computing every widest path again for each chain
+ * and looking at every leaf after the first (ft_split_ref); and the
+ * updates did happen (these trees need later chains). */
 static void wide_case(unsigned levels, unsigned radix, double remove,
 		      uint64_t seed, uint8_t lmc)
 {
@@ -990,11 +992,11 @@ static void wide_case(unsigned levels, unsigned radix, double remove,
 	struct lft_set ref, a;
 	make_tree(&f, levels, radix, 1, remove, seed, lmc);
 	struct route_options o = { .lmc = lmc, .threads = 2 };
-	ft_wide_incremental = 0;
+	ft_split_ref = 1;
 	uint64_t n0 = ft_wide_updates;
 	assert_int_equal(route_ftree_on(&f, &o, &ref, NULL), 0);
 	assert_true(ft_wide_updates == n0);
-	ft_wide_incremental = 1;
+	ft_split_ref = 0;
 	assert_int_equal(route_ftree_on(&f, &o, &a, NULL), 0);
 	fprintf(stderr, "  ft%u radix %u %.0f%% removed seed %llu: %llu widest-path "
 		"updates\n", levels, radix, remove * 100, (unsigned long long)seed,
