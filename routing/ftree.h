@@ -424,6 +424,8 @@ struct ft_window {
 };
 
 #define FT_WINDOWS 8            /* windows: one filled, the rest queued */
+#define FT_SIDE_MAX 16          /* side jobs queued at most */
+enum { FT_SIDE_PENDING = 1, FT_SIDE_RUNNING, FT_SIDE_DONE };
 
 struct ft_writer {
 	struct lft_set *lft;
@@ -439,11 +441,17 @@ struct ft_writer {
 	void *fix_arg;
 	double cpu;             /* the second thread's CPU seconds, once
 				 * joined (-1: none) */
-	void (*side_fn)(void *);        /* side job, NULL when done */
-	void *side_arg;
-	int side_running;       /* the writer thread has started it */
-	int side_pending;       /* atomic: side_fn set, not started (the
-				 * writer looks between the rows of a window) */
+	/* Side jobs (the next targets' setups), in the order queued:
+	 * side[side_head], ... (side_n of them), started, running or done
+	 * until ft_writer_side_wait takes the oldest. */
+	struct ft_side {
+		void (*fn)(void *);
+		void *arg;
+		int state;      /* FT_SIDE_PENDING, _RUNNING, _DONE */
+	} side[FT_SIDE_MAX];
+	uint32_t side_head, side_n;
+	int side_pending;       /* atomic: jobs not started (the writer
+				 * looks between the rows of a window) */
 	pthread_t tid;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
@@ -462,9 +470,13 @@ int ft_writer_init(struct ft_writer *wr, const struct ftree *t,
 		   struct lft_set *lft, unsigned threads);
 void ft_writer_add(struct ft_writer *wr, const uint8_t *nh, uint32_t lid,
 		   void *ctx);
-/* Run fn(arg) on the second thread (after the previous side job), or
- * here with one thread; wait for it to finish. */
-void ft_writer_side(struct ft_writer *wr, void (*fn)(void *), void *arg);
+/* Queue fn(arg) for the second thread (after the side jobs queued
+ * before it), or run it here with one thread; -EBUSY (nothing queued)
+ * when FT_SIDE_MAX are queued and not taken. ft_writer_side_wait: the
+ * oldest job queued is done when it returns (run here if the second
+ * thread had not started it); it is taken off the queue. Both from the
+ * router's thread only. */
+int ft_writer_side(struct ft_writer *wr, void (*fn)(void *), void *arg);
 void ft_writer_side_wait(struct ft_writer *wr);
 /* Write what is left, stop the thread, free the buffers. */
 void ft_writer_finish(struct ft_writer *wr);
@@ -498,6 +510,9 @@ int ft_memo_usable(const struct route_memo *m, const struct fabric *prev_fab);
 extern uint64_t ft_interleave_min;
 extern int ft_split_ref;       /* ftree_split.c: reference (tests) */
 extern uint64_t ft_wide_updates;
+/* Targets whose setups are prepared ahead on the second thread (1 to
+ * FT_SIDE_MAX; default 12, the unit test varies it). */
+extern unsigned ft_setup_depth;
 extern unsigned ft_ng_rounds;
 
 /* Engine entry points (ftree_route.c). */

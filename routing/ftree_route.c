@@ -702,15 +702,17 @@ static int work_init(struct ft_work *w, const struct ftree *t, uint32_t planes)
 	return 0;
 }
 
-/* The next target's setup (step 1) depends on the tree only, so it is
- * prepared on the second thread, in arrays of its own, while the current
- * target's LIDs are routed; then the two sets are swapped. Each array
- * keeps its own epoch (swapped with it), so stale marks never match. */
+/* The next targets' setups (step 1) depend on the tree only, so they
+ * are prepared ahead, in arrays of their own, while the current target's
+ * LIDs are routed; when its target comes, a context's arrays are swapped
+ * with the router's. Each array keeps its own epoch (swapped with it),
+ * so stale marks never match. */
 struct ft_next {
 	struct ft_work w;       /* t and the group arrays only */
 	struct ft_group g;
 	uint32_t tg;
 	int r;
+	int side;               /* queued for the second thread */
 };
 
 static void next_free(struct ft_next *n)
@@ -791,26 +793,85 @@ static void next_take(struct ft_work *w, struct ft_group *g, struct ft_next *n)
 	n->g = x;
 }
 
-/* Start the setup of the target of todo[i + 1 ..] after todo[i]'s (if
- * any) on the second thread, while the router works on todo[i]'s. Only
- * for compute-node targets: routing their LIDs (loads, chains, spilling)
- * keeps the router busy, while the second thread has their detours and
- * rows to do. A switch LID's own routing is light and its detours are
- * heavy, so the router prepares the next switch target itself then
- * (next_started stays 0), in step with the second thread's detours. */
-static void next_start(const struct ftree *t, struct ft_writer *wr,
-		       struct ft_next *n, const uint32_t *todo, uint32_t ntodo,
-		       uint32_t i, int *started, int side_all)
+/* The setups of the targets after the current one, a ring of contexts
+ * given to the next targets in todo order as soon as one is free. With
+ * switch LIDs interleaved (~1.5 switch targets, each routed in
+ * microseconds, between two compute-node targets at 65,536 CAs) one
+ * setup prepared ahead is mostly not started, or still running, when the
+ * router comes to it; a few ahead are done. Only for compute-node targets
+ * unless interleaved (side_all): without interleaving the switch LIDs
+ * come last, their own routing is light and their detours heavy, so the
+ * router prepares them itself (side stays 0), in step with the second
+ * thread's detours. With one thread one context (setups run when
+ * queued). */
+unsigned ft_setup_depth = 12;
+
+struct ft_ahead {
+	struct ft_next c[FT_SIDE_MAX];
+	uint32_t depth;
+	uint64_t given, taken;  /* targets given a context, taken by the router */
+	const uint32_t *todo;   /* the destinations in routing order */
+	uint32_t ntodo;
+	uint32_t pos;           /* todo index of the next target to give one */
+	int side_all;
+};
+
+static void ahead_free(struct ft_ahead *a)
 {
-	uint32_t tg = t->dest[todo[i]].sw;
-	*started = 0;
-	while (i < ntodo && t->dest[todo[i]].sw == tg)
-		i++;
-	if (i == ntodo || (!side_all && !t->dest[todo[i]].weighted))
-		return;
-	n->tg = t->dest[todo[i]].sw;
-	*started = 1;
-	ft_writer_side(wr, next_run, n);
+	for (uint32_t i = 0; i < a->depth; i++)
+		next_free(&a->c[i]);
+	a->depth = 0;
+}
+
+static int ahead_init(struct ft_ahead *a, const struct ftree *t,
+		      const struct ft_work *w, uint32_t depth)
+{
+	memset(a, 0, sizeof(*a));
+	depth = depth < 1 ? 1 : depth > FT_SIDE_MAX ? FT_SIDE_MAX : depth;
+	for (; a->depth < depth; a->depth++) {
+		int r = next_init(&a->c[a->depth], t);
+		a->c[a->depth].w.up_rev = w->up_rev;    /* shared, read-only */
+		if (r) {
+			a->depth++;
+			return r;
+		}
+	}
+	return 0;
+}
+
+/* Give free contexts to the next targets of todo (queued on the second
+ * thread where side). */
+static void ahead_fill(struct ft_ahead *a, const struct ftree *t,
+		       struct ft_writer *wr)
+{
+	while (a->given - a->taken < a->depth && a->pos < a->ntodo) {
+		struct ft_next *n = &a->c[a->given++ % a->depth];
+		const struct ft_dest *d = &t->dest[a->todo[a->pos]];
+		n->tg = d->sw;
+		n->side = a->side_all || d->weighted;
+		while (a->pos < a->ntodo && t->dest[a->todo[a->pos]].sw == n->tg)
+			a->pos++;
+		/* (depth <= FT_SIDE_MAX: the queue has room) */
+		if (n->side && ft_writer_side(wr, next_run, n))
+			n->side = 0;    /* the router runs it when it comes */
+	}
+}
+
+/* The next target's setup into w and g (run here if it was not queued
+ * or not started); its context goes to a later target. */
+static int ahead_take(struct ft_ahead *a, const struct ftree *t,
+		      struct ft_writer *wr, struct ft_work *w, struct ft_group *g)
+{
+	struct ft_next *n = &a->c[a->taken++ % a->depth];
+	if (n->side)
+		ft_writer_side_wait(wr);
+	else
+		next_run(n);
+	if (n->r)
+		return n->r;
+	next_take(w, g, n);
+	ahead_fill(a, t, wr);
+	return 0;
 }
 
 /* The detours of a LID depend on its final entries of the good switches
@@ -986,9 +1047,10 @@ static int ft_route(struct route_ctx *ctx, struct lft_set *lft)
 	struct ft_group g = { 0 };
 	struct ft_writer wr;
 	struct ft_detour dt = { 0 };
-	struct ft_next nx;
+	struct ft_ahead ah;
 	struct ft_dring dr;
 	memset(&dr, 0, sizeof(dr));
+	memset(&ah, 0, sizeof(ah));
 	int r = work_init(&w, t, planes);
 	if (r)
 		goto nomem;
@@ -1000,8 +1062,7 @@ static int ft_route(struct route_ctx *ctx, struct lft_set *lft)
 	g.cand_off = malloc((t->nsw + 2) * sizeof(uint32_t));
 	g.ng_list = malloc(t->nsw * sizeof(uint32_t));
 	g.dflt = malloc(t->nsw);
-	if (!(r = next_init(&nx, t)))
-		nx.w.up_rev = w.up_rev;         /* shared, read-only */
+	r = ahead_init(&ah, t, &w, wr.threaded ? ft_setup_depth : 1);
 	if (r || !g.cand_off || !g.ng_list || !g.dflt ||
 	    (r = ft_detour_init(&dt, t)) ||
 	    (r = ft_reroute_init(&w, ctx->opt, ctx->fab))) {
@@ -1038,13 +1099,11 @@ static int ft_route(struct route_ctx *ctx, struct lft_set *lft)
 				todo[ntodo++] = i;
 	r = 0;
 	uint32_t cur_grp = FAB_NONE;
-	int started = 0;
 	void *dctx = NULL;
-	if (ntodo && (ilv || t->dest[todo[0]].weighted)) {
-		nx.tg = t->dest[todo[0]].sw;
-		started = 1;
-		ft_writer_side(&wr, next_run, &nx);
-	}
+	ah.side_all = ilv;
+	ah.todo = todo;
+	ah.ntodo = ntodo;
+	ahead_fill(&ah, t, &wr);
 	dr.t = t;
 	dr.dt = &dt;
 	wr.fix = dring_fix;
@@ -1052,19 +1111,11 @@ static int ft_route(struct route_ctx *ctx, struct lft_set *lft)
 	for (uint32_t i = 0; i < ntodo; i++) {
 		const struct ft_dest *d = &t->dest[todo[i]];
 		if (d->sw != cur_grp) {
-			if (started) {
-				ft_writer_side_wait(&wr);
-			} else {
-				nx.tg = d->sw;
-				next_run(&nx);
-			}
-			if ((r = nx.r)) {
+			if ((r = ahead_take(&ah, t, &wr, &w, &g))) {
 				free(todo);
 				goto out;
 			}
-			next_take(&w, &g, &nx);
 			cur_grp = d->sw;
-			next_start(t, &wr, &nx, todo, ntodo, i, &started, ilv);
 			if ((dctx = dring_take(&dr, &w, &g)) == (void *)-1) {
 				r = -ENOMEM;
 				free(todo);
@@ -1112,7 +1163,7 @@ static int ft_route(struct route_ctx *ctx, struct lft_set *lft)
 out:
 	ft_writer_finish(&wr);
 	dring_free(&dr);
-	next_free(&nx);
+	ahead_free(&ah);
 	work_free(&w);
 	free(g.cand_off);
 	free(g.ng_list);

@@ -1,6 +1,6 @@
 /* ftree: the second thread: finishing decided rows (the detours, through
- * the fix callback), writing them into the tables, and one side job at a
- * time (the next target's setup, ftree_route.c).
+ * the fix callback), writing them into the tables, and side jobs (the
+ * next targets' setups, ftree_route.c), a few queued in order.
  *
  * Each LID yields one next hop per switch, but the tables are stored per
  * switch (one row each), so writing a LID touches one byte in every row.
@@ -12,9 +12,10 @@
  * on each row of a window, in LID order, before the window is written.
  * The bytes written, and their order within each row, are the same
  * either way. A side job must only touch state the router leaves alone
- * until ft_writer_side_wait; with one thread it runs at once, with two
- * on the writer (started between rows) or, when the router comes to
- * wait for it before the writer has started it, on the router. */
+ * until ft_writer_side_wait takes it; with one thread it runs at once,
+ * with two on the writer (oldest first, before windows and between
+ * rows) or, when the router comes to wait for one the writer has not
+ * started, on the router. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,32 +24,37 @@
 
 #include "ftree.h"
 
-/* Writer thread, mu held: run the side job if one waits and nobody has
- * started it; returns with mu held. */
+/* Writer thread, mu held: run the oldest side job nobody has started,
+ * if any; returns with mu held. */
 static void run_side_locked(struct ft_writer *wr)
 {
-	if (!wr->side_fn || wr->side_running)
+	struct ft_side *j = NULL;
+	for (uint32_t i = 0; i < wr->side_n && !j; i++) {
+		struct ft_side *c = &wr->side[(wr->side_head + i) % FT_SIDE_MAX];
+		if (c->state == FT_SIDE_PENDING)
+			j = c;
+	}
+	if (!j)
 		return;
-	void (*fn)(void *) = wr->side_fn;
-	wr->side_running = 1;
-	__atomic_store_n(&wr->side_pending, 0, __ATOMIC_RELAXED);
+	j->state = FT_SIDE_RUNNING;
+	__atomic_fetch_sub(&wr->side_pending, 1, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&wr->mu);
-	fn(wr->side_arg);
+	j->fn(j->arg);
 	pthread_mutex_lock(&wr->mu);
-	wr->side_fn = NULL;
-	wr->side_running = 0;
+	j->state = FT_SIDE_DONE;
 	pthread_cond_broadcast(&wr->cv);
 }
 
-/* Between the rows of a window: the router waits for the side job (the
- * next target's setup), so start it now rather than after the window's
- * detours, which can take milliseconds (switch LIDs). */
+/* Between the rows of a window: the router waits for the side jobs (the
+ * next targets' setups), so start them now rather than after the
+ * window's detours, which can take milliseconds (switch LIDs). */
 static void side_between_rows(struct ft_writer *wr)
 {
 	if (!wr->threaded || !__atomic_load_n(&wr->side_pending, __ATOMIC_ACQUIRE))
 		return;
 	pthread_mutex_lock(&wr->mu);
-	run_side_locked(wr);
+	while (__atomic_load_n(&wr->side_pending, __ATOMIC_RELAXED))
+		run_side_locked(wr);
 	pthread_mutex_unlock(&wr->mu);
 }
 
@@ -74,7 +80,7 @@ static void *writer_main(void *arg)
 	struct ft_writer *wr = arg;
 	pthread_mutex_lock(&wr->mu);
 	for (;;) {
-		if (wr->side_fn && !wr->side_running) {
+		if (__atomic_load_n(&wr->side_pending, __ATOMIC_RELAXED)) {
 			run_side_locked(wr);
 			continue;
 		}
@@ -175,19 +181,24 @@ void ft_writer_add(struct ft_writer *wr, const uint8_t *nh, uint32_t lid,
 		hand_over(wr);
 }
 
-void ft_writer_side(struct ft_writer *wr, void (*fn)(void *), void *arg)
+int ft_writer_side(struct ft_writer *wr, void (*fn)(void *), void *arg)
 {
 	if (!wr->threaded) {
 		fn(arg);
-		return;
+		return 0;
 	}
-	ft_writer_side_wait(wr);
+	/* Only the router queues and takes: it would wait for itself. */
+	if (wr->side_n == FT_SIDE_MAX)
+		return -EBUSY;
 	pthread_mutex_lock(&wr->mu);
-	wr->side_arg = arg;
-	wr->side_fn = fn;
-	__atomic_store_n(&wr->side_pending, 1, __ATOMIC_RELEASE);
+	struct ft_side *j = &wr->side[(wr->side_head + wr->side_n++) % FT_SIDE_MAX];
+	j->fn = fn;
+	j->arg = arg;
+	j->state = FT_SIDE_PENDING;
+	__atomic_fetch_add(&wr->side_pending, 1, __ATOMIC_RELEASE);
 	pthread_cond_broadcast(&wr->cv);
 	pthread_mutex_unlock(&wr->mu);
+	return 0;
 }
 
 void ft_writer_side_wait(struct ft_writer *wr)
@@ -195,24 +206,33 @@ void ft_writer_side_wait(struct ft_writer *wr)
 	if (!wr->threaded)
 		return;
 	pthread_mutex_lock(&wr->mu);
-	if (wr->side_fn && !wr->side_running) {
-		/* Not started yet: the router runs it rather than wait. */
-		void (*fn)(void *) = wr->side_fn;
-		void *arg = wr->side_arg;
-		wr->side_fn = NULL;
-		__atomic_store_n(&wr->side_pending, 0, __ATOMIC_RELAXED);
+	if (!wr->side_n) {
 		pthread_mutex_unlock(&wr->mu);
-		fn(arg);
 		return;
 	}
-	while (wr->side_fn)
+	struct ft_side *j = &wr->side[wr->side_head];
+	if (j->state == FT_SIDE_PENDING) {
+		/* Not started yet: the router runs it rather than wait. */
+		j->state = FT_SIDE_RUNNING;
+		__atomic_fetch_sub(&wr->side_pending, 1, __ATOMIC_RELAXED);
+		pthread_mutex_unlock(&wr->mu);
+		j->fn(j->arg);
+		pthread_mutex_lock(&wr->mu);
+		j->state = FT_SIDE_DONE;
+	}
+	while (j->state != FT_SIDE_DONE)
 		pthread_cond_wait(&wr->cv, &wr->mu);
+	j->state = 0;
+	wr->side_head = (wr->side_head + 1) % FT_SIDE_MAX;
+	wr->side_n--;
+	pthread_cond_broadcast(&wr->cv);
 	pthread_mutex_unlock(&wr->mu);
 }
 
 void ft_writer_finish(struct ft_writer *wr)
 {
-	ft_writer_side_wait(wr);
+	while (wr->threaded && wr->side_n)      /* (router's thread: no race) */
+		ft_writer_side_wait(wr);
 	if (wr->win[wr->cur].nh)
 		hand_over(wr);
 	if (wr->threaded) {

@@ -13,7 +13,8 @@
  *  - re-route after one link loss: complete, and few 64-entry blocks move;
  *  - the turn check: same verdicts as a plain search over the whole graph,
  *    and the kept order stays topological; threads 1 and 2 give the same
- *    tables;
+ *    tables, whatever number of targets' setups is prepared ahead; the
+ *    second thread's side jobs each run once, taken in the order queued;
  *  - tori, dragonflies and random graphs are refused with a reason. */
 #include <errno.h>
 #include <setjmp.h>
@@ -935,6 +936,116 @@ static void test_interleave(void **state)
 	interleave_case(3, 8, 0.05, 1, 1);
 }
 
+/* The targets' setups prepared ahead (a ring of ft_setup_depth contexts,
+ * queued on the second thread): the same bytes as one thread, whatever
+ * the depth (0 and too large are clamped to 1 and FT_SIDE_MAX), with the
+ * switch LIDs interleaved (every setup queued) and in the default order
+ * (compute-node targets' setups only). */
+static void setup_ahead_case(unsigned levels, unsigned radix, double remove,
+			     uint64_t seed, uint8_t lmc, int ilv)
+{
+	static const unsigned depth[] = { 0, 1, 2, 3, 5, 8, FT_SIDE_MAX,
+					  FT_SIDE_MAX + 3 };
+	struct fabric f;
+	struct lft_set a, b;
+	make_tree(&f, levels, radix, 1, remove, seed, lmc);
+	struct route_options o1 = { .lmc = lmc, .threads = 1 };
+	struct route_options o2 = { .lmc = lmc, .threads = 2 };
+	uint64_t was = ft_interleave_min;
+	unsigned was_depth = ft_setup_depth;
+	if (ilv)
+		ft_interleave_min = 0;
+	assert_int_equal(route_ftree_on(&f, &o1, &a, NULL), 0);
+	for (size_t i = 0; i < sizeof(depth) / sizeof(depth[0]); i++) {
+		ft_setup_depth = depth[i];
+		assert_int_equal(route_ftree_on(&f, &o2, &b, NULL), 0);
+		assert_int_equal(a.stride, b.stride);
+		assert_memory_equal(a.port, b.port,
+				    (size_t)a.stride * a.num_switches);
+		lft_free(&b);
+	}
+	ft_setup_depth = was_depth;
+	ft_interleave_min = was;
+	lft_free(&a);
+	fab_free(&f);
+}
+
+static void test_setup_ahead(void **state)
+{
+	(void)state;
+	setup_ahead_case(3, 12, 0.05, 2, 0, 1);
+	setup_ahead_case(3, 8, 0.10, 1, 1, 1);
+	setup_ahead_case(2, 16, 0.05, 3, 0, 1);
+	setup_ahead_case(3, 12, 0.05, 2, 0, 0);
+}
+
+/* The writer's side jobs: each runs once, and ft_writer_side_wait
+ * returns once the oldest queued is done (the writer's or its own run),
+ * in the order queued; the queue refills while older jobs wait. */
+struct side_probe {
+	int ran;                /* times run */
+	unsigned spin;          /* work, so that some are still running */
+	volatile unsigned sink;
+};
+
+static void side_probe_run(void *arg)
+{
+	struct side_probe *p = arg;
+	for (unsigned i = 0; i < p->spin; i++)
+		p->sink += i;
+	__atomic_fetch_add(&p->ran, 1, __ATOMIC_RELEASE);
+}
+
+static void side_queue_case(unsigned threads)
+{
+	struct ftree t;
+	struct lft_set l;
+	struct ft_writer wr;
+	enum { N = 200 };
+	static struct side_probe p[N];
+	memset(&t, 0, sizeof(t));
+	memset(p, 0, sizeof(p));
+	t.nsw = 2;
+	assert_int_equal(lft_alloc(&l, 2, 64), 0);
+	assert_int_equal(ft_writer_init(&wr, &t, &l, threads), 0);
+	uint32_t queued = 0, taken = 0, ahead = 1;
+	while (taken < N) {
+		while (queued < N && queued - taken < ahead) {
+			p[queued].spin = (queued * 7919u) % 5 * 20000u;
+			assert_int_equal(ft_writer_side(&wr, side_probe_run,
+							&p[queued++]), 0);
+		}
+		ft_writer_side_wait(&wr);
+		assert_int_equal(__atomic_load_n(&p[taken].ran, __ATOMIC_ACQUIRE), 1);
+		taken++;
+		ahead = 1 + taken % FT_SIDE_MAX;        /* 1 .. FT_SIDE_MAX */
+	}
+	ft_writer_side_wait(&wr);               /* none left: returns */
+	/* left queued at the end: finish runs or waits for them */
+	for (uint32_t i = 0; i < FT_SIDE_MAX; i++) {
+		p[i].ran = 0;
+		assert_int_equal(ft_writer_side(&wr, side_probe_run, &p[i]), 0);
+	}
+	/* full: refused with two threads (nothing queued), run with one */
+	struct side_probe extra = { 0 };
+	assert_int_equal(ft_writer_side(&wr, side_probe_run, &extra),
+			 wr.threaded ? -EBUSY : 0);
+	assert_int_equal(extra.ran, wr.threaded ? 0 : 1);
+	ft_writer_finish(&wr);
+	for (uint32_t i = 0; i < FT_SIDE_MAX; i++)
+		assert_int_equal(p[i].ran, 1);
+	for (uint32_t i = FT_SIDE_MAX; i < N; i++)
+		assert_int_equal(p[i].ran, 1);
+	lft_free(&l);
+}
+
+static void test_side_queue(void **state)
+{
+	(void)state;
+	side_queue_case(1);
+	side_queue_case(2);
+}
+
 /* The non-good switches' search from their own side (ft_ng_rounds
  * distances, then the plain search) gives the same distances, next hops
  * and order as the plain breadth-first search from the good set: the
@@ -1085,6 +1196,8 @@ int main(void)
 		cmocka_unit_test(test_witness),
 		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_interleave),
+		cmocka_unit_test(test_setup_ahead),
+		cmocka_unit_test(test_side_queue),
 		cmocka_unit_test(test_nongood_search),
 		cmocka_unit_test(test_wide_update),
 		cmocka_unit_test(test_closed_form),
