@@ -40,6 +40,9 @@ struct ft_group {               /* cached per target switch */
 	uint32_t *cand;         /* indices into t->dn */
 	uint32_t *cand_lo;      /* per candidate: its lower end's anc_list index */
 	uint32_t *cand_up;      /* per candidate: the same link's t->up index */
+	uint8_t *cand_port;     /* per candidate: its port at the ancestor
+				 * above (t->dn[cand].port, read in sequence
+				 * rather than a cache miss in t->dn each) */
 	uint32_t ncand_cap;
 	int has_nongood;
 	uint64_t good_weight;   /* compute nodes on good switches off the
@@ -256,10 +259,12 @@ static int group_marks(struct ft_work *w, struct ft_group *g, uint32_t tg)
 		free(g->cand);
 		free(g->cand_lo);
 		free(g->cand_up);
+		free(g->cand_port);
 		g->cand = malloc((need ? need : 1) * sizeof(uint32_t));
 		g->cand_lo = malloc((need ? need : 1) * sizeof(uint32_t));
 		g->cand_up = malloc((need ? need : 1) * sizeof(uint32_t));
-		if (!g->cand || !g->cand_lo || !g->cand_up) {
+		g->cand_port = malloc(need ? need : 1);
+		if (!g->cand || !g->cand_lo || !g->cand_up || !g->cand_port) {
 			g->ncand_cap = 0;
 			return -ENOMEM;
 		}
@@ -299,6 +304,8 @@ static int group_marks(struct ft_work *w, struct ft_group *g, uint32_t tg)
 			up[b] = vu;
 		}
 	}
+	for (uint32_t c = 0; c < g->cand_off[w->nanc]; c++)
+		g->cand_port[c] = t->dn[g->cand[c]].port;
 	/* Good switches: those with an up-path to an ancestor. Below a
 	 * leaf's ancestors nearly every switch is good: top-down, a switch
 	 * is good if it is an ancestor or has a good up-neighbour (the first
@@ -470,21 +477,41 @@ static void route_ancestors(struct ft_work *w, const struct ft_group *g,
 			continue;
 		uint32_t a = g->cand_off[i], b = g->cand_off[i + 1];
 		uint32_t best = a;
-		uint8_t pp = w->prev ? ft_prev_port(w, s, lid) : LFT_NO_PATH;
-		for (uint32_t c = a; c < b; c++) {
-			const struct ft_link *l = &t->dn[g->cand[c]];
-			if (l->port == pp) {
+		/* One candidate (most top switches above a leaf target: one
+		 * link down into its pod): no load to read, a cache miss
+		 * each. */
+		uint8_t pp = w->prev && b - a > 1 ? ft_prev_port(w, s, lid) :
+			LFT_NO_PATH;
+		uint64_t bv = 0;
+		for (uint32_t c = a; b - a > 1 && c < b; c++) {
+			if (g->cand_port[c] == pp) {
 				best = c;
 				break;
 			}
-			const struct ft_link *bl = &t->dn[g->cand[best]];
-			uint64_t lv = cand_load(w, g, c, L), bv = cand_load(w, g, best, L);
-			if (lv < bv || (lv == bv && t->order[l->peer] < t->order[bl->peer]))
+			uint64_t lv = cand_load(w, g, c, L);
+			if (c == a) {
+				bv = lv;
+				continue;
+			}
+			/* (the lower ends: t->dn[cand].peer, from anc_list) */
+			uint32_t lo = w->anc_list[g->cand_lo[c]];
+			uint32_t blo = w->anc_list[g->cand_lo[best]];
+			if (lv < bv || (lv == bv && t->order[lo] < t->order[blo])) {
 				best = c;
+				bv = lv;
+			}
 		}
-		w->nh[s] = t->dn[g->cand[best]].port;
+		w->nh[s] = g->cand_port[best];
 		w->assigned[s] = w->epoch_dst;
 	}
+}
+
+/* The load of x's up-link k (t->up): on split trees its slot in upl is
+ * its t->dn index (up_rev; what ft_ldv finds through up_dn, without
+ * reading that per-port array, a cache miss per link). */
+static uint64_t up_load(const struct ft_work *w, const uint64_t *L, uint32_t k)
+{
+	return w->up_dn ? w->ul[w->up_rev[k]] : L[w->t->up[k].egress];
 }
 
 /* x's up-link to a good switch with the least load in L (ties: column
@@ -494,6 +521,7 @@ static uint32_t least_up(const struct ft_work *w, uint32_t x,
 {
 	const struct ftree *t = w->t;
 	uint32_t grp = w->epoch_grp, best = FAB_NONE;
+	uint64_t bv = 0;
 	for (uint32_t k = t->up_off[x]; k < t->up_off[x + 1]; k++) {
 		const struct ft_link *l = &t->up[k];
 		if (w->good_mark[l->peer] != grp)
@@ -502,12 +530,15 @@ static uint32_t least_up(const struct ft_work *w, uint32_t x,
 			best = k;
 			if (first_will_do)
 				break;
+			bv = up_load(w, L, k);
 			continue;
 		}
-		const struct ft_link *bl = &t->up[best];
-		uint64_t lv = ft_ldv(w, L, l->egress), bv = ft_ldv(w, L, bl->egress);
-		if (lv < bv || (lv == bv && t->order[l->peer] < t->order[bl->peer]))
+		uint64_t lv = up_load(w, L, k);
+		if (lv < bv || (lv == bv &&
+				t->order[l->peer] < t->order[t->up[best].peer])) {
 			best = k;
+			bv = lv;
+		}
 	}
 	return best;
 }
@@ -729,6 +760,7 @@ static void next_free(struct ft_next *n)
 	free(n->g.cand);
 	free(n->g.cand_lo);
 	free(n->g.cand_up);
+	free(n->g.cand_port);
 	free(n->g.ng_list);
 	free(n->g.dflt);
 }
@@ -1172,6 +1204,7 @@ out:
 	free(g.cand);
 	free(g.cand_lo);
 	free(g.cand_up);
+	free(g.cand_port);
 	if (r == -ENOMEM)
 		goto nomem;
 	return r;
