@@ -59,6 +59,14 @@ static uint32_t fport(const struct ftree *t, uint32_t s)
 	return t->fport[s];
 }
 
+/* Ask for fport e's load counter (ft_ld's slot) ahead. */
+static inline void ld_prefetch(const struct ft_work *w, const uint64_t *L,
+			       uint32_t e)
+{
+	uint32_t k = w->up_dn ? w->up_dn[e] : UINT32_MAX;
+	__builtin_prefetch(k == UINT32_MAX ? &L[e] : &w->ul[k]);
+}
+
 /* Path cost: the highest load + f along the path, then the sum of the
  * loads + f, so that among paths with the same bottleneck the one that
  * adds least to the others wins (a plain maximum lets spilled sources pile
@@ -205,6 +213,12 @@ static int reassign(struct ft_work *w, uint32_t x, uint32_t tg, uint64_t f,
 	uint8_t p0 = w->nh[x], p = p0;
 	if (!path_over(w, x, tg))
 		return 0;
+	/* Each candidate's first load is a miss of its own (a leaf's
+	 * up-links' slots lie in its parents' ranges): ask for them all
+	 * while the current path is taken off. */
+	if (w->up_dn)
+		for (uint32_t k = t->up_off[x]; k < t->up_off[x + 1]; k++)
+			__builtin_prefetch(&w->ul[w->up_rev[k]]);
 	int crossed = path_add(w, x, p0, tg, f, L, 1);
 	struct ft_cost best = path_cost(w, x, p0, tg, f, L);
 	for (uint32_t k = t->up_off[x]; k < t->up_off[x + 1]; k++) {
@@ -232,10 +246,13 @@ static int reassign(struct ft_work *w, uint32_t x, uint32_t tg, uint64_t f,
 static uint32_t spill_upper(struct ft_work *w, uint32_t tg, uint64_t *L)
 {
 	const struct ftree *t = w->t;
-	uint32_t moved = 0;
+	uint32_t moved = 0, i;
 	/* flow[] is all zero between passes: each switch's is cleared once
-	 * read, and the top level's (never read here) at the end. */
-	for (uint32_t i = 0; i < t->lvl_off[t->height]; i++) {
+	 * read, and the rest (the top level's, never read here, and those
+	 * after a stop) at the end. Once no entry's link is above the cap
+	 * (nover), no path crosses one and the switches left would only
+	 * pass their flow on: stop there. */
+	for (i = 0; i < t->lvl_off[t->height] && w->nover; i++) {
 		uint32_t x = t->by_level[i];
 		if (!is_up_target(w, x))
 			continue;
@@ -249,7 +266,7 @@ static uint32_t spill_upper(struct ft_work *w, uint32_t tg, uint64_t *L)
 		if (o != FAB_NONE && is_up_target(w, o))
 			w->flow[o] += f;
 	}
-	for (uint32_t i = t->lvl_off[t->height]; i < t->nsw; i++)
+	for (; i < t->nsw; i++)
 		w->flow[t->by_level[i]] = 0;
 	return moved;
 }
@@ -308,8 +325,23 @@ static int commit_default(struct ft_work *w, uint64_t *L)
 	}
 	/* (A compute-node switch above the leaves may be queued after its
 	 * own turn, for flow that reached it later: that flow alone.) */
-	for (uint32_t i = 0; i < n; i++)
+	for (uint32_t i = 0; i < n; i++) {
+		/* the queued switches' entry links are scattered: ask for
+		 * their ports ahead, then for their loads (the queue grows
+		 * as it is read: ahead only what is there) */
+		if (i + 8 < n) {
+			uint32_t y = w->queue[i + 8];
+			uint32_t ea = fport(w->t, y) + w->nh[y];
+			__builtin_prefetch(&w->t->peer_sw[ea]);
+			if (w->up_dn)
+				__builtin_prefetch(&w->up_dn[ea]);
+		}
+		if (i + 4 < n) {
+			uint32_t y = w->queue[i + 4];
+			ld_prefetch(w, L, fport(w->t, y) + w->nh[y]);
+		}
 		over |= commit_flow(w, w->queue[i], L, &n, 0);
+	}
 	for (uint32_t i = w->nanc; i-- > 1;)
 		over |= commit_flow(w, w->anc_list[i], L, &n, 1);
 	w->flow[w->anc_list[0]] = 0;
@@ -324,13 +356,17 @@ static void spill_setup(struct ft_work *w, const uint64_t *L)
 	uint32_t grp = w->epoch_grp;
 	w->nover = 0;
 	for (uint32_t x = 0; x < t->nsw; x++) {
-		/* the entries' ports are scattered: ask for them ahead */
+		/* the entries' ports are scattered: ask for them ahead, and
+		 * for their loads' slots once those arrived (a second miss
+		 * that depends on the first) */
 		if (x + 16 < t->nsw) {
 			uint32_t ea = fport(t, x + 16) + w->nh[x + 16];
 			__builtin_prefetch(&t->peer_sw[ea]);
 			if (w->up_dn)
 				__builtin_prefetch(&w->up_dn[ea]);
 		}
+		if (w->up_dn && x + 8 < t->nsw)
+			ld_prefetch(w, L, fport(t, x + 8) + w->nh[x + 8]);
 		if (w->good_mark[x] != grp || x == w->anc_list[0])
 			continue;
 		uint32_t e = fport(t, x) + w->nh[x];
@@ -357,14 +393,20 @@ void ft_spill(struct ft_work *w, uint32_t tg, uint32_t plane)
 		if (!w->nover)
 			break;
 		uint32_t moved = 0;
-		for (uint32_t i = t->lvl_off[0]; i < t->lvl_off[1]; i++) {
+		/* (the same test per leaf: the leaves after the last link
+		 * back within the cap would move nothing) */
+		for (uint32_t i = t->lvl_off[0]; i < t->lvl_off[1] && w->nover;
+		     i++) {
 			uint32_t x = t->by_level[i];
 			uint64_t f = t->weight[x];
 			if (f && is_up_target(w, x))
 				moved += reassign(w, x, tg, f, L);
 		}
 		w->spilled_sources += moved;
-		if (t->height > 1)
+		/* Most often the leaves' moves bring every link back within
+		 * the cap (65,536 CAs, 5% removed: 10,063 of 11,792 passes
+		 * above the leaves would start with nover 0). */
+		if (t->height > 1 && w->nover)
 			moved += spill_upper(w, tg, L);
 		if (!moved)
 			break;
