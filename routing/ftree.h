@@ -514,6 +514,10 @@ extern uint64_t ft_wide_updates;
  * FT_SIDE_MAX; default 12, the unit test varies it). */
 extern unsigned ft_setup_depth;
 extern unsigned ft_ng_rounds;
+/* ftree_degraded.c: ft_spill_full = 1 runs the spill passes whole (the
+ * unit test compares); ft_spill_cut counts the passes cut short. */
+extern int ft_spill_full;
+extern uint64_t ft_spill_cut;
 
 /* Engine entry points (ftree_route.c). */
 extern const struct route_engine route_ftree;

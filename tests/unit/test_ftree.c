@@ -15,6 +15,8 @@
  *    and the kept order stays topological; threads 1 and 2 give the same
  *    tables, whatever number of targets' setups is prepared ahead; the
  *    second thread's side jobs each run once, taken in the order queued;
+ *  - the spill passes' stop once every link is within the cap: the same
+ *    tables as whole passes;
  *  - tori, dragonflies and random graphs are refused with a reason. */
 #include <errno.h>
 #include <setjmp.h>
@@ -1130,6 +1132,46 @@ static void test_wide_update(void **state)
 	wide_case(3, 12, 0.05, 1, 1);
 }
 
+/* The spill passes stop once no entry's link is above the cap
+ * (ftree_degraded.c): the same bytes as whole passes, on degraded trees
+ * where the stop is taken (3 levels: the pass above the leaves too). */
+static void spill_stop_case(unsigned levels, unsigned radix, double remove,
+			    uint64_t seed, unsigned threads)
+{
+	struct fabric f;
+	struct lft_set ref, a;
+	make_tree(&f, levels, radix, 1, remove, seed, 0);
+	struct route_options o = { .threads = threads };
+	ft_spill_full = 1;
+	assert_int_equal(route_ftree_on(&f, &o, &ref, NULL), 0);
+	ft_spill_full = 0;
+	uint64_t cut = ft_spill_cut;
+	assert_int_equal(route_ftree_on(&f, &o, &a, NULL), 0);
+	fprintf(stderr, "  ft%u radix %u %.0f%% removed seed %llu: %llu spill "
+		"passes cut short\n", levels, radix, remove * 100,
+		(unsigned long long)seed,
+		(unsigned long long)(ft_spill_cut - cut));
+	assert_true(ft_spill_cut > cut);
+	assert_int_equal(a.stride, ref.stride);
+	assert_int_equal(a.num_switches, ref.num_switches);
+	assert_memory_equal(a.port, ref.port,
+			    (size_t)a.stride * a.num_switches);
+	lft_free(&a);
+	lft_free(&ref);
+	fab_free(&f);
+}
+
+static void test_spill_stop(void **state)
+{
+	(void)state;
+	spill_stop_case(3, 12, 0.05, 1, 1);
+	spill_stop_case(3, 12, 0.05, 2, 2);
+	spill_stop_case(3, 16, 0.05, 1, 1);
+	spill_stop_case(3, 16, 0.05, 2, 2);
+	spill_stop_case(3, 12, 0.05, 7, 1);
+	spill_stop_case(3, 8, 0.10, 5, 1);
+}
+
 /* Closed form (ftree_closed.c) against the load-aware assignment: on an
  * intact tree the same bytes, whatever the thread count; elsewhere it
  * stands aside. */
@@ -1201,6 +1243,7 @@ int main(void)
 		cmocka_unit_test(test_nongood_search),
 		cmocka_unit_test(test_wide_update),
 		cmocka_unit_test(test_closed_form),
+		cmocka_unit_test(test_spill_stop),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
