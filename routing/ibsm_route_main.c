@@ -476,13 +476,8 @@ static int prev_tables(struct prev *pv, struct fabric *f, const struct cli *c)
 		 now_seconds() - t0);
 	/* As the daemon between routes: the spare a copy of the tables held
 	 * (same layout), for an engine that starts from them. */
-	if (pv->lft.port && pv->lft.num_switches == pv->spare.num_switches &&
-	    pv->lft.stride == pv->spare.stride && pv->lft.max_lid == pv->spare.max_lid) {
-		t0 = now_seconds();
-		memcpy(pv->spare.port, pv->lft.port,
-		       (size_t)pv->spare.num_switches * pv->spare.stride);
-		pv->spare.clean = 0;
-		pv->spare.copy_of = pv->lft.port;
+	t0 = now_seconds();
+	if (pv->lft.port && lft_copy_step(&pv->spare, &pv->lft, 0) == 1) {
 		log_info("spare tables: a copy of the previous tables made in %.3f s "
 			 "(not timed; the daemon makes it in its idle loop)",
 			 now_seconds() - t0);

@@ -48,6 +48,8 @@ void lft_clean(struct lft_set *t)
 	if (t->port)
 		memset(t->port, LFT_NO_PATH, (size_t)t->num_switches * t->stride);
 	t->clean = 1;
+	t->copy_of = t->copying = NULL;     /* a copy no more */
+	t->copied = 0;
 }
 
 int lft_alloc_reuse(struct lft_set *t, struct lft_set *spare,
@@ -61,6 +63,36 @@ int lft_alloc_reuse(struct lft_set *t, struct lft_set *spare,
 	t->clean = 0;
 	t->copy_of = NULL;
 	return r;
+}
+
+int lft_copy_step(struct lft_set *dst, const struct lft_set *src,
+		  size_t max_bytes)
+{
+	if (!dst->port || !src->port || dst->num_switches != src->num_switches ||
+	    dst->stride != src->stride || dst->max_lid != src->max_lid)
+		return -EINVAL;
+	if (dst->copy_of == src->port)
+		return 1;
+	size_t bytes = (size_t)src->num_switches * src->stride;
+	if (dst->copying != src->port) {
+		/* Nothing copied of these tables yet: whatever dst held is
+		 * overwritten from the start. */
+		dst->copying = src->port;
+		dst->copied = 0;
+		dst->copy_of = NULL;
+		dst->clean = 0;
+	}
+	size_t n = bytes - dst->copied;
+	if (max_bytes && n > max_bytes)
+		n = max_bytes;
+	memcpy(dst->port + dst->copied, src->port + dst->copied, n);
+	dst->copied += n;
+	if (dst->copied < bytes)
+		return 0;
+	dst->copy_of = src->port;
+	dst->copying = NULL;
+	dst->copied = 0;
+	return 1;
 }
 
 void lft_free(struct lft_set *t)

@@ -29,6 +29,11 @@ struct lft_set {
 	 * that takes its tables as they come (route_ctx.tables_prev). Never
 	 * dereferenced. */
 	const uint8_t *copy_of;
+	/* A copy of the tables at `copying` under way in slices (lft_copy_step):
+	 * its first `copied` bytes are done. Not copy_of until complete, so
+	 * nobody takes a partial copy for one. */
+	const uint8_t *copying;
+	size_t copied;
 };
 
 /* Allocate tables for num_switches switches covering LIDs 0..max_lid, all
@@ -36,7 +41,8 @@ struct lft_set {
  * -ENOMEM. */
 int lft_alloc(struct lft_set *t, uint32_t num_switches, uint32_t max_lid);
 void lft_free(struct lft_set *t);
-/* Every entry LFT_NO_PATH, and t->clean set. */
+/* Every entry LFT_NO_PATH, and t->clean set (a copy, done or under way, is
+ * one no more). */
 void lft_clean(struct lft_set *t);
 /* lft_alloc, taking spare's memory when it is large enough (spare is then
  * left empty; otherwise it is left as it was). A re-route at 65,536 CAs
@@ -51,6 +57,17 @@ int lft_alloc_reuse(struct lft_set *t, struct lft_set *spare,
  * spare's clean and copy_of (copy_of only with the same layout). */
 int lft_take_spare(struct lft_set *t, struct lft_set *spare,
 		   uint32_t num_switches, uint32_t max_lid);
+
+/* Copy up to max_bytes more of src's tables into dst (same layout: the
+ * same num_switches, stride and max_lid), resuming where the last call
+ * stopped; max_bytes 0 copies the rest at once. A copy of other tables
+ * under way (dst->copying != src->port) starts over. dst->copy_of is set
+ * only once every byte is copied. Returns 1 when dst is a complete copy
+ * of src, 0 while bytes remain, -EINVAL for another layout (dst is left
+ * as it was). Lets the daemon copy 345 MB (65,536 CAs) between turns of
+ * its event loop instead of making SA queries wait 30-50 ms. */
+int lft_copy_step(struct lft_set *dst, const struct lft_set *src,
+		  size_t max_bytes);
 
 static inline uint8_t *lft_row(const struct lft_set *t, uint32_t sw)
 {

@@ -66,7 +66,10 @@ int lft_held_take(struct lft_held *h, const struct fabric *f,
 		*spare = h->lft;
 		memset(&h->lft, 0, sizeof(h->lft));
 	} else if (spare) {
-		spare->copy_of = NULL;  /* of tables no longer held */
+		/* of tables no longer held: a copy under way starts over
+		 * even if the next tables land at the same address */
+		spare->copy_of = spare->copying = NULL;
+		spare->copied = 0;
 	}
 	lft_held_free(h);
 	*h = n;

@@ -39,8 +39,8 @@ void lft_held_free(struct lft_held *h);
 /* Replace h with (a copy of) fabric f, tables t, their memo (may be NULL;
  * moved in, left empty) and per-switch ok flags. t's memory moves into h (t is left empty; no copy of hundreds of MB at
  * 65,536 CAs); the tables h held go to *spare when it is empty (NULL or
- * full: they are freed; a full spare loses its copy_of, its tables being
- * no longer held). 0 or -ENOMEM (h and t unchanged). */
+ * full: they are freed; a full spare loses its copy_of and any copy under
+ * way, its tables being no longer held). 0 or -ENOMEM (h and t unchanged). */
 int lft_held_take(struct lft_held *h, const struct fabric *f,
 		  struct lft_set *t, struct route_memo *memo, const uint8_t *sw_ok,
 		  struct lft_set *spare);

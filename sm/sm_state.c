@@ -957,20 +957,51 @@ int sm_write_dumps(struct sm *sm, const char *dir)
  * (routing/ftree_repair.c), so the first re-route after start would pay
  * it. The memory is what the tables take anyway while being routed; it
  * stays reserved between routes instead. */
-static void spare_prefault(struct sm *sm)
+/* One slice of the spare's copy of the tables held: at 65,536 CAs the
+ * copy is 345 MB, 30-50 ms in one go, during which SA queries and traps
+ * wait; a slice of SPARE_COPY_SLICE takes about 1 ms, and the loop polls
+ * without sleeping while a copy is under way, so the whole copy still
+ * takes about as long. New tables held restart it (lft_held_take); the
+ * repair only ever starts from a complete copy (lft_set.copy_of). Returns
+ * 1 while bytes remain. */
+#define SPARE_COPY_SLICE (8u << 20)
+static int spare_copy_slice(struct sm *sm, const struct lft_set *h, double t0)
+{
+	if (sm->spare.copying != h->port) {
+		sm->spare_copy_s = sm->spare_copy_max_s = 0;
+		sm->spare_copy_slices = 0;
+		sm->spare_copy_t0 = t0;
+	}
+	int r = lft_copy_step(&sm->spare, h, SPARE_COPY_SLICE);
+	double dt = now_seconds() - t0;
+	sm->spare_copy_s += dt;
+	if (dt > sm->spare_copy_max_s)
+		sm->spare_copy_max_s = dt;
+	sm->spare_copy_slices++;
+	if (r != 1)
+		return r == 0;
+	log_debug("route tables: the spare set made a copy of the tables held (%.1f MB) in %.3f s, %u slice%s of at most %u MB (the longest %.4f s), %.3f s from the first",
+		  (double)h->num_switches * h->stride / 1048576.0, sm->spare_copy_s,
+		  sm->spare_copy_slices, sm->spare_copy_slices == 1 ? "" : "s",
+		  SPARE_COPY_SLICE >> 20, sm->spare_copy_max_s,
+		  now_seconds() - sm->spare_copy_t0);
+	return 0;
+}
+
+static int spare_prefault(struct sm *sm)
 {
 	const struct lft_set *h = &sm->held.lft;
 	double t0 = now_seconds();
 	if (!sm->held.valid)
-		return;
+		return 0;
 	if (!sm->spare.port) {
 		if (sm->spare_failed)
-			return;
+			return 0;
 		if (lft_alloc(&sm->spare, h->num_switches, h->max_lid) < 0) {
 			sm->spare_failed = 1;
 			log_warn("route tables: no memory for a spare set of %.1f MB; re-routes allocate theirs",
 				 (double)h->num_switches * h->stride / 1048576.0);
-			return;
+			return 0;
 		}
 		sm->spare.clean = 1;    /* lft_alloc filled it */
 		log_info("route tables: spare set of %.1f MB pre-faulted in %.3f s (the next re-route writes warm memory)",
@@ -978,22 +1009,19 @@ static void spare_prefault(struct sm *sm)
 		t0 = now_seconds();
 	}
 	if (sm->spare.copy_of == h->port)
-		return;
+		return 0;
 	/* A copy of the tables held: ftree's repair after a lost link starts
 	 * from it (route_ctx.tables_prev) instead of copying 345 MB on the
 	 * way to the new tables (65,536 CAs). Another layout: cleared, so
 	 * the next route need not fill it. */
 	if (sm->spare.num_switches == h->num_switches && sm->spare.stride == h->stride &&
 	    sm->spare.max_lid == h->max_lid) {
-		memcpy(sm->spare.port, h->port, (size_t)h->num_switches * h->stride);
-		sm->spare.clean = 0;
-		sm->spare.copy_of = h->port;
-		log_debug("route tables: the spare set made a copy of the tables held in %.3f s",
-			  now_seconds() - t0);
+		return spare_copy_slice(sm, h, t0);
 	} else if (!sm->spare.clean) {
 		lft_clean(&sm->spare);
 		log_debug("route tables: spare set cleared in %.3f s", now_seconds() - t0);
 	}
+	return 0;
 }
 
 static void note_convergence(struct sm *sm, int rc)
@@ -1069,10 +1097,14 @@ int sm_run(struct sm *sm, const struct sm_signals *sig)
 	if (cfg->once)
 		return rc == 0 ? 0 : 2;
 	next_light = now_seconds() + cfg->sweep_interval_s;
+	int copying = 0;
 	while (!*sig->stop) {
 		int changed = 0;
 
-		rc = mt_poll(sm->t, 200);
+		/* No sleep while the spare's copy is under way: its slices
+		 * follow each other as fast as the events between them allow. */
+		rc = mt_poll(sm->t, copying ? 0 : 200);
+		copying = 0;
 		if (rc < 0) {
 			log_err("MAD transport failed: %s", strerror(-rc));
 			return 1;
@@ -1111,7 +1143,7 @@ int sm_run(struct sm *sm, const struct sm_signals *sig)
 		    sl2vl_reader_tick(&sm->sl2vl_rd, sm->t, &sm->cur, now_seconds()) < 0)
 			log_warn("SL2VL background read: out of memory");
 		if (sm->fabric_up && !sm->heavy_wanted)
-			spare_prefault(sm);
+			copying = spare_prefault(sm);
 		if (sm->fabric_up && sm_mcast_dirty(&sm->mcast) &&
 		    !sm->heavy_wanted)
 			sm_mcast_update(&sm->mcast, sm->t, &sm->cur);

@@ -151,7 +151,7 @@ sm_need
 LOG=$W/daemon.log
 ibsim_start "$W/ft.net" || fail "ibsim did not start"
 sim_bg_run "$IBSM_BUILD/bin/ibsm" -R ftree --cache-dir "$W/cache" --sweep 1 \
-	--dump "$W/d.dump" --log-file "$LOG"
+	--dump "$W/d.dump" --log-file "$LOG" -vv
 wait_ups() { # n
 	_i=0
 	while :; do
@@ -178,6 +178,13 @@ echo "daemon: $(grep -o 'previous turns [0-9]* [a-z ]* in' "$LOG" | tail -1)"
 grep "ftree: repair:" "$LOG" | tail -1 | grep -q "held a copy made beforehand" ||
 	{ grep "ftree: repair:" "$LOG"; fail "daemon: the repair copied the held tables (no copy made beforehand)"; }
 echo "daemon: the repair started from the copy of the held tables made beforehand"
+# made in slices between turns of the event loop, logged once complete
+# (debug), before the repair that started from it
+_cp=$(grep -n "spare set made a copy of the tables held (.* MB) in .* s, [1-9][0-9]* slices\{0,1\} of at most" "$LOG" | head -1 | cut -d: -f1)
+_rp=$(grep -n "ftree: repair:" "$LOG" | tail -1 | cut -d: -f1)
+[ -n "$_cp" ] && [ "$_cp" -lt "$_rp" ] ||
+	{ grep "spare set" "$LOG"; fail "daemon: no complete copy of the held tables logged before the repair"; }
+echo "daemon: $(grep -o 'made a copy of the tables held .* slices\{0,1\}' "$LOG" | head -1)"
 # Once up, the daemon pre-faults a spare set of tables, and the re-route
 # after the Unlink builds its tables there (no fresh pages on that path).
 grep -q "route tables: spare set of .* pre-faulted" "$LOG" ||

@@ -105,6 +105,115 @@ static void alloc_reuse_trusts_clean_spares(void **state)
 	lft_free(&spare);
 }
 
+static void fill_pattern(struct lft_set *t, unsigned seed)
+{
+	for (size_t i = 0; i < (size_t)t->num_switches * t->stride; i++)
+		t->port[i] = (uint8_t)(i * 7 + seed);
+}
+
+/* The daemon's spare copy in slices (lft_copy_step): slices of 1000 bytes
+ * over 5 x 1024 bytes, the last a short one; copy_of only once every
+ * byte is in, and the copy then equals the tables byte for byte. Whatever
+ * the spare held before (clean, other bytes) is overwritten. */
+static void copy_step_slices_cover_every_byte(void **state)
+{
+	(void)state;
+	struct lft_set src, dst;
+	assert_int_equal(lft_alloc(&src, 5, 1000), 0);
+	assert_int_equal(lft_alloc(&dst, 5, 1000), 0);
+	size_t bytes = (size_t)5 * src.stride;
+	assert_int_equal(bytes, 5120);
+	fill_pattern(&src, 3);
+	dst.clean = 1;
+	unsigned slices = 0;
+	int r;
+	while ((r = lft_copy_step(&dst, &src, 1000)) == 0) {
+		slices++;
+		assert_null(dst.copy_of);       /* partial: never a copy */
+		assert_ptr_equal(dst.copying, src.port);
+		assert_int_equal(dst.copied, slices * 1000);
+		assert_int_equal(dst.clean, 0);
+		assert_true(slices < 10);
+	}
+	slices++;
+	assert_int_equal(r, 1);
+	assert_int_equal(slices, 6);            /* 5 x 1000 + 120 */
+	assert_ptr_equal(dst.copy_of, src.port);
+	assert_null(dst.copying);
+	assert_memory_equal(dst.port, src.port, bytes);
+	/* done: nothing more copied (a byte changed in dst stays) */
+	dst.port[17] ^= 1;
+	assert_int_equal(lft_copy_step(&dst, &src, 1000), 1);
+	assert_int_not_equal(dst.port[17], src.port[17]);
+	lft_free(&dst);
+	/* 0: all at once */
+	assert_int_equal(lft_alloc(&dst, 5, 1000), 0);
+	assert_int_equal(lft_copy_step(&dst, &src, 0), 1);
+	assert_memory_equal(dst.port, src.port, bytes);
+	lft_free(&dst);
+	/* another layout: refused, left as it was */
+	assert_int_equal(lft_alloc(&dst, 5, 1100), 0);
+	assert_int_equal(lft_copy_step(&dst, &src, 0), -EINVAL);
+	assert_null(dst.copying);
+	assert_null(dst.copy_of);
+	assert_int_equal(dst.port[0], LFT_NO_PATH);
+	lft_free(&dst);
+	lft_free(&src);
+}
+
+/* A copy under way starts over from its first byte when the tables to
+ * copy are others (the daemon's held tables replaced), or when the spare
+ * was cleared in between; a spare taken mid-copy (lft_take_spare, as
+ * route_run takes it) is no copy of anything. */
+static void copy_step_restarts_and_is_never_taken_partial(void **state)
+{
+	(void)state;
+	struct lft_set a, b, dst, t;
+	assert_int_equal(lft_alloc(&a, 4, 500), 0);
+	assert_int_equal(lft_alloc(&b, 4, 500), 0);
+	assert_int_equal(lft_alloc(&dst, 4, 500), 0);
+	size_t bytes = (size_t)4 * a.stride;
+	fill_pattern(&a, 1);
+	fill_pattern(&b, 2);
+	assert_int_equal(lft_copy_step(&dst, &a, 700), 0);
+	assert_int_equal(lft_copy_step(&dst, &a, 700), 0);
+	assert_int_equal(dst.copied, 1400);
+	/* other tables: from the start (else bytes 0..1399 would be a's) */
+	assert_int_equal(lft_copy_step(&dst, &b, 700), 0);
+	assert_ptr_equal(dst.copying, b.port);
+	assert_int_equal(dst.copied, 700);
+	while (lft_copy_step(&dst, &b, 700) == 0)
+		;
+	assert_ptr_equal(dst.copy_of, b.port);
+	assert_memory_equal(dst.port, b.port, bytes);
+	/* cleared mid-copy: the copy starts over */
+	assert_int_equal(lft_copy_step(&dst, &a, 700), 0);
+	lft_clean(&dst);
+	assert_null(dst.copying);
+	assert_null(dst.copy_of);
+	while (lft_copy_step(&dst, &a, 700) == 0)
+		;
+	assert_memory_equal(dst.port, a.port, bytes);
+	/* taken mid-copy: no copy_of, nothing under way */
+	dst.copy_of = NULL;
+	dst.copying = NULL;
+	assert_int_equal(lft_copy_step(&dst, &b, 700), 0);
+	assert_int_equal(lft_take_spare(&t, &dst, 4, 500), 1);
+	assert_null(t.copy_of);
+	assert_null(t.copying);
+	assert_int_equal(t.copied, 0);
+	assert_null(dst.port);
+	lft_free(&t);
+	/* taken complete: a copy of b */
+	assert_int_equal(lft_alloc(&dst, 4, 500), 0);
+	assert_int_equal(lft_copy_step(&dst, &b, 0), 1);
+	assert_int_equal(lft_take_spare(&t, &dst, 4, 500), 1);
+	assert_ptr_equal(t.copy_of, b.port);
+	lft_free(&t);
+	lft_free(&a);
+	lft_free(&b);
+}
+
 static void blocks_differ_counts_blocks(void **state)
 {
 	(void)state;
@@ -383,6 +492,8 @@ int main(void)
 		cmocka_unit_test(alloc_rounds_and_clears),
 		cmocka_unit_test(alloc_reuse_takes_large_spares_only),
 		cmocka_unit_test(alloc_reuse_trusts_clean_spares),
+		cmocka_unit_test(copy_step_slices_cover_every_byte),
+		cmocka_unit_test(copy_step_restarts_and_is_never_taken_partial),
 		cmocka_unit_test(blocks_differ_counts_blocks),
 		cmocka_unit_test(fill_local_sets_own_and_attached),
 		cmocka_unit_test(write_read_round_trip),
