@@ -21,3 +21,10 @@ int grow_array(void **arr, uint32_t *cap, uint32_t need, size_t elem,
 	*cap = (uint32_t)ncap;
 	return 0;
 }
+
+int grow_array_shared(void **arr, uint32_t cap, uint32_t *got, uint32_t need,
+		      size_t elem, uint32_t first)
+{
+	*got = cap;
+	return grow_array(arr, got, need, elem, first);
+}

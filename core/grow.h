@@ -15,4 +15,12 @@
 int grow_array(void **arr, uint32_t *cap, uint32_t need, size_t elem,
 	       uint32_t first);
 
+/* For arrays that share one capacity `cap` (parallel arrays indexed
+ * alike): grow_array of *arr from cap, its new capacity into *got, the
+ * same for every array of the set. The caller sets the shared capacity
+ * to *got once every array has grown; one that grew before another
+ * failed is simply grown to that size again next time. */
+int grow_array_shared(void **arr, uint32_t cap, uint32_t *got, uint32_t need,
+		      size_t elem, uint32_t first);
+
 #endif

@@ -157,51 +157,35 @@ void sweep_result_free(struct sweep_result *r)
 	sweep_result_init(r);
 }
 
-/* Keep the side arrays as large as the fabric's. */
+/* Keep the side arrays as large as the fabric's (the arrays of a kind
+ * share cap_nodes or cap_ports). */
 static int grow_side(struct sweep_result *r)
 {
-	if (r->fab.num_nodes > r->cap_nodes) {
-		uint32_t n = r->cap_nodes ? r->cap_nodes : 256;
-		while (n < r->fab.num_nodes)
-			n *= 2;
-		void *a = realloc(r->node_path, n * sizeof(*r->node_path));
-		if (!a)
+	uint32_t c, nn = r->fab.num_nodes, np = r->fab.num_ports;
+
+	if (nn > r->cap_nodes) {
+		uint32_t was = r->cap_nodes;
+		if (grow_array_shared((void **)&r->node_path, was, &c, nn,
+				      sizeof(*r->node_path), 256) ||
+		    grow_array_shared((void **)&r->sw_info, was, &c, nn,
+				      sizeof(*r->sw_info), 256) ||
+		    grow_array_shared((void **)&r->node_info, was, &c, nn,
+				      sizeof(*r->node_info), 256))
 			return -ENOMEM;
-		r->node_path = a;
-		a = realloc(r->sw_info, n * sizeof(*r->sw_info));
-		if (!a)
-			return -ENOMEM;
-		r->sw_info = a;
-		a = realloc(r->node_info, n * sizeof(*r->node_info));
-		if (!a)
-			return -ENOMEM;
-		r->node_info = a;
-		r->cap_nodes = n;
+		r->cap_nodes = c;
 	}
-	if (r->fab.num_ports > r->cap_ports) {
-		uint32_t n = r->cap_ports ? r->cap_ports : 1024;
-		uint32_t old = r->cap_ports;
-		while (n < r->fab.num_ports)
-			n *= 2;
-		void *a = realloc(r->port_path, n * sizeof(*r->port_path));
-		if (!a)
+	if (np > r->cap_ports) {
+		uint32_t was = r->cap_ports;
+		if (grow_array_shared((void **)&r->port_path, was, &c, np,
+				      sizeof(*r->port_path), 1024) ||
+		    grow_array_shared((void **)&r->port_info, was, &c, np,
+				      sizeof(*r->port_info), 1024) ||
+		    grow_array_shared((void **)&r->port_info_ok, was, &c, np, 1, 1024) ||
+		    grow_array_shared((void **)&r->link_own, was, &c, np, 1, 1024))
 			return -ENOMEM;
-		r->port_path = a;
-		a = realloc(r->port_info, n * sizeof(*r->port_info));
-		if (!a)
-			return -ENOMEM;
-		r->port_info = a;
-		a = realloc(r->port_info_ok, n);
-		if (!a)
-			return -ENOMEM;
-		r->port_info_ok = a;
-		memset(r->port_info_ok + old, 0, n - old);
-		a = realloc(r->link_own, n);
-		if (!a)
-			return -ENOMEM;
-		r->link_own = a;
-		memset(r->link_own + old, 0, n - old);
-		r->cap_ports = n;
+		memset(r->port_info_ok + was, 0, c - was);
+		memset(r->link_own + was, 0, c - was);
+		r->cap_ports = c;
 	}
 	return 0;
 }
@@ -237,20 +221,17 @@ static void report_dup(struct sweep *s, uint32_t n, const struct smp_path *other
 	struct sweep_result *r = s->r;
 
 	if (n >= s->dup_cap) {
-		uint32_t cap = r->fab.num_nodes + 64;
-		uint8_t *m = realloc(s->dup_mark, cap);
-		struct smp_path *o = realloc(s->dup_other, cap * sizeof(*o));
+		uint32_t c, was = s->dup_cap;
 
-		if (m)
-			s->dup_mark = m;
-		if (o)
-			s->dup_other = o;
-		if (!m || !o) {
+		if (grow_array_shared((void **)&s->dup_mark, was, &c, n + 1, 1,
+				      r->fab.num_nodes + 64) ||
+		    grow_array_shared((void **)&s->dup_other, was, &c, n + 1,
+				      sizeof(*s->dup_other), r->fab.num_nodes + 64)) {
 			s->nomem = 1;
 			return;
 		}
-		memset(m + s->dup_cap, 0, cap - s->dup_cap);
-		s->dup_cap = cap;
+		memset(s->dup_mark + was, 0, c - was);
+		s->dup_cap = c;
 	}
 	if (s->dup_mark[n])
 		return;

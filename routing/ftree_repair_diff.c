@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/grow.h"
 #include "ftree_repair.h"
 
 static uint32_t max_u32(uint32_t a, uint32_t b)
@@ -138,13 +139,9 @@ static int compare_ports(struct ft_repair *rp, char *why, size_t len)
 			}
 			if (q != FAB_NONE || !fab_is_switch(pf, pf->ports[pq].node))
 				continue;       /* same link, or a CA lost (by LID) */
-			if (rp->nlost == cap) {
-				cap = cap ? 2 * cap : 64;
-				struct ft_lost *v = realloc(rp->lost, cap * sizeof(*v));
-				if (!v)
-					return -ENOMEM;
-				rp->lost = v;
-			}
+			if (grow_array((void **)&rp->lost, &cap, rp->nlost + 1,
+				       sizeof(*rp->lost), 64))
+				return -ENOMEM;
 			rp->lost[rp->nlost++] = (struct ft_lost){ s, (uint8_t)p };
 		}
 	}

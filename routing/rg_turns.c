@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/grow.h"
 #include "rg_turns.h"
 
 int rg_turns_init(struct rg_turns *t, const struct route_graph *g,
@@ -112,18 +113,13 @@ int rg_turn_take(struct rg_turns *t, uint32_t a, uint32_t b)
 {
 	if (in_g0(t, a, b) || admitted(t, a, b))
 		return 0;
-	if (t->nturns == t->cap) {
-		uint32_t cap = t->cap ? t->cap * 2 : 256;
-		uint32_t *nx = realloc(t->next, cap * sizeof(uint32_t));
-		if (!nx)
-			return -ENOMEM;
-		t->next = nx;
-		uint32_t *to = realloc(t->to, cap * sizeof(uint32_t));
-		if (!to)
-			return -ENOMEM;
-		t->to = to;
-		t->cap = cap;
-	}
+	uint32_t c;
+	if (grow_array_shared((void **)&t->next, t->cap, &c, t->nturns + 1,
+			      sizeof(*t->next), 256) ||
+	    grow_array_shared((void **)&t->to, t->cap, &c, t->nturns + 1,
+			      sizeof(*t->to), 256))
+		return -ENOMEM;
+	t->cap = c;
 	t->to[t->nturns] = b;
 	t->next[t->nturns] = t->first[a];
 	t->first[a] = t->nturns++;

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <infiniband/mad.h>
 
+#include "../core/grow.h"
 #include "../core/log.h"
 #include "../mad/gmp.h"
 #include "../mad/smp.h"
@@ -20,7 +21,8 @@
 
 struct sa_answer {
 	uint8_t *buf;
-	size_t len, cap;
+	size_t len;
+	uint32_t cap;                   /* bytes, at most SA_MAX_ANSWER_BYTES */
 	size_t rec_len, padded;
 	size_t count;
 	int overflow;
@@ -32,16 +34,11 @@ int sa_answer_add(struct sa_answer *a, const uint8_t *rec)
 		a->overflow = 1;
 		return -ENOMEM;
 	}
-	if (a->len + a->padded > a->cap) {
-		size_t ncap = a->cap ? a->cap * 2 : 4096;
-		uint8_t *nb = realloc(a->buf, ncap);
-
-		if (!nb) {
-			a->overflow = 1;
-			return -ENOMEM;
-		}
-		a->buf = nb;
-		a->cap = ncap;
+	/* len + padded <= SA_MAX_ANSWER_BYTES here: 32 bits hold it */
+	if (grow_array((void **)&a->buf, &a->cap, (uint32_t)(a->len + a->padded),
+		       1, 4096)) {
+		a->overflow = 1;
+		return -ENOMEM;
 	}
 	memcpy(a->buf + a->len, rec, a->rec_len);
 	memset(a->buf + a->len + a->rec_len, 0, a->padded - a->rec_len);

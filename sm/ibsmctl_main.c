@@ -3,12 +3,15 @@
 #include <errno.h>
 #include <getopt.h>
 #include <poll.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
+
+#include "../core/grow.h"
 
 #define DEFAULT_SOCKET "/run/ibsm/ibsm.sock"
 
@@ -44,7 +47,8 @@ int main(int argc, char **argv)
 	const char *path = DEFAULT_SOCKET;
 	char line[600], *resp = NULL;
 	int json = 0, timeout_s = 30, opt, fd;
-	size_t used = 0, got = 0, cap = 0;
+	size_t used = 0, got = 0;
+	uint32_t cap = 0;
 	struct sockaddr_un a;
 	char *body;
 
@@ -100,14 +104,11 @@ int main(int argc, char **argv)
 			fprintf(stderr, "ibsmctl: no answer from %s in %d s\n", path, timeout_s);
 			return 2;
 		}
-		if (got + 4097 > cap) {
-			char *nr = realloc(resp, cap = cap ? cap * 2 : 65536);
-
-			if (!nr) {
-				fprintf(stderr, "ibsmctl: out of memory\n");
-				return 2;
-			}
-			resp = nr;
+		/* room for a 4 KB read and the final NUL */
+		if (got > UINT32_MAX - 4097 ||
+		    grow_array((void **)&resp, &cap, (uint32_t)got + 4097, 1, 65536)) {
+			fprintf(stderr, "ibsmctl: out of memory\n");
+			return 2;
 		}
 		n = read(fd, resp + got, cap - 1 - got);
 		if (n <= 0)

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/grow.h"
 #include "../core/log.h"
 #include "../mad/smp.h"
 #include "sm_state.h"
@@ -65,14 +66,9 @@ int sm_standby_discover(struct sm *sm, const struct sweep_result *r)
 	uint32_t asked = 0;
 
 	s->npeers = 0;
-	if (s->cap < f->num_ports) {
-		struct sm_peer *np = realloc(s->peers, (f->num_ports + 1) * sizeof(*np));
-
-		if (!np)
-			return -ENOMEM;
-		s->peers = np;
-		s->cap = f->num_ports;
-	}
+	if (grow_array((void **)&s->peers, &s->cap, f->num_ports,
+		       sizeof(*s->peers), 64))
+		return -ENOMEM;
 	for (uint32_t p = 0; p < f->num_ports; p++) {
 		const struct fab_node *nd = &f->nodes[f->ports[p].node];
 		uint32_t cap;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/grow.h"
 #include "../core/log.h"
 #include "../mad/smp.h"
 
@@ -127,18 +128,15 @@ int vlprog_program(struct mad_transport *t, const struct sweep_result *r,
 		   struct vlprog_stats *st)
 {
 	const struct fabric *f = &r->fab;
-	size_t cap = 64, n = 0, limit = (size_t)mt_window(t) * 8;
+	size_t limit = (size_t)mt_window(t) * 8;
+	uint32_t cap = 0, n = 0;
 	struct vp_ctx c = { .st = st, .known = known };
 	int rc = 0;
 
-	c.j = malloc(cap * sizeof(*c.j));
-	if (!c.j)
-		return -ENOMEM;
 #define ADD(PATH, ATTR, MOD, WANTFN, KEY) do { \
-		if (n == cap) { \
-			struct job *nj = realloc(c.j, cap * 2 * sizeof(*nj)); \
-			if (!nj) { rc = -ENOMEM; goto out; } \
-			c.j = nj; cap *= 2; \
+		if (grow_array((void **)&c.j, &cap, n + 1, sizeof(*c.j), 64)) { \
+			rc = -ENOMEM; \
+			goto out; \
 		} \
 		c.j[n].path = (PATH); c.j[n].attr = (ATTR); c.j[n].mod = (MOD); \
 		c.j[n].guid = node->guid; c.j[n].key = (KEY); \

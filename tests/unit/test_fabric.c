@@ -155,6 +155,43 @@ static void clone_is_deep(void **state)
 
 /* grow_array: doubles from `first`, keeps the contents, leaves a fitting
  * array alone and refuses a capacity past UINT32_MAX without touching it. */
+/* grow_array_shared: parallel arrays of one capacity grow to the same
+ * size, the shared capacity left to the caller; a refusal leaves the
+ * array alone. */
+static void grow_array_shared_grows_alike(void **state)
+{
+	(void)state;
+	uint8_t *a = NULL;
+	uint64_t *b = NULL;
+	uint32_t cap = 0, c = 0;
+	assert_int_equal(grow_array_shared((void **)&a, cap, &c, 5, 1, 4), 0);
+	assert_int_equal(c, 8);
+	assert_int_equal(grow_array_shared((void **)&b, cap, &c, 5, sizeof(*b), 4), 0);
+	assert_int_equal(c, 8);
+	cap = c;
+	memset(a, 1, 8);
+	for (int i = 0; i < 8; i++)
+		b[i] = (uint64_t)i << 40;
+	/* fits: nothing moves, *got is cap */
+	uint8_t *was = a;
+	assert_int_equal(grow_array_shared((void **)&a, cap, &c, 8, 1, 4), 0);
+	assert_ptr_equal(a, was);
+	assert_int_equal(c, 8);
+	assert_int_equal(grow_array_shared((void **)&a, cap, &c, 17, 1, 4), 0);
+	assert_int_equal(grow_array_shared((void **)&b, cap, &c, 17, sizeof(*b), 4), 0);
+	assert_int_equal(c, 32);
+	for (int i = 0; i < 8; i++) {
+		assert_int_equal(a[i], 1);
+		assert_int_equal(b[i], (uint64_t)i << 40);
+	}
+	was = a;
+	assert_int_equal(grow_array_shared((void **)&a, UINT32_MAX / 2 + 1, &c,
+					   UINT32_MAX, 1, 4), -ENOMEM);
+	assert_ptr_equal(a, was);
+	free(a);
+	free(b);
+}
+
 static void grow_array_doubles(void **state)
 {
 	(void)state;
@@ -191,6 +228,7 @@ int main(void)
 		cmocka_unit_test(endpoints_and_max_lid),
 		cmocka_unit_test(clone_is_deep),
 		cmocka_unit_test(grow_array_doubles),
+		cmocka_unit_test(grow_array_shared_grows_alike),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
