@@ -8,6 +8,7 @@
 
 #include "path_sl.h"
 
+#include "../core/grow.h"
 #include "../core/log.h"
 #include "route_graph.h"
 
@@ -154,19 +155,16 @@ int path_sl_check(const struct fabric *f, const struct lft_set *t,
 	if (rg_build(&g, f))
 		return -ENOMEM;
 	uint32_t nchan = g.adj_off[g.nsw];
-	size_t cap = 1024, n[16] = { 0 };
+	uint32_t n[16] = { 0 }, ecap[16] = { 0 };
 	uint64_t *edge[16] = { 0 };
 	uint32_t *chan = malloc(((size_t)g.nsw + 1) * sizeof(uint32_t));
 	uint32_t *indeg = malloc(((size_t)nchan + 1) * sizeof(uint32_t));
 	uint32_t *off = malloc(((size_t)nchan + 2) * sizeof(uint32_t));
 	uint32_t *queue = malloc(((size_t)nchan + 1) * sizeof(uint32_t));
-	size_t ecap[16];
 	if (!chan || !indeg || !off || !queue) {
 		rc = -ENOMEM;
 		goto out;
 	}
-	for (int l = 0; l < 16; l++)
-		ecap[l] = 0;
 	for (uint32_t s = 0; s < g.nsw && !rc; s++)
 		for (uint32_t lid = 1; g.cas[s] && lid <= p->max_lid && lid <= t->max_lid; lid++) {
 			if (p->sw_of_lid[lid] == UINT32_MAX || p->sw_of_lid[lid] == s)
@@ -178,15 +176,10 @@ int path_sl_check(const struct fabric *f, const struct lft_set *t,
 			if (sl + 1u > *vls_used)
 				*vls_used = sl + 1u;
 			for (uint32_t j = 0; j + 1 < k; j++) {
-				if (n[sl] == ecap[sl]) {
-					size_t nc = ecap[sl] ? ecap[sl] * 2 : cap;
-					uint64_t *ne = realloc(edge[sl], nc * sizeof(uint64_t));
-					if (!ne) {
-						rc = -ENOMEM;
-						goto out;
-					}
-					edge[sl] = ne;
-					ecap[sl] = nc;
+				if (grow_array((void **)&edge[sl], &ecap[sl], n[sl] + 1,
+					       sizeof(*edge[sl]), 1024)) {
+					rc = -ENOMEM;
+					goto out;
 				}
 				edge[sl][n[sl]++] = (uint64_t)chan[j] << 32 | chan[j + 1];
 			}
