@@ -49,7 +49,27 @@ void lft_clean(struct lft_set *t)
 		memset(t->port, LFT_NO_PATH, (size_t)t->num_switches * t->stride);
 	t->clean = 1;
 	t->copy_of = t->copying = NULL;     /* a copy no more */
+	t->copied = t->cleared = 0;
+}
+
+int lft_clean_step(struct lft_set *t, size_t max_bytes)
+{
+	if (t->clean)
+		return 1;
+	size_t bytes = t->port ? (size_t)t->num_switches * t->stride : 0;
+	size_t n = bytes - t->cleared;
+	if (max_bytes && n > max_bytes)
+		n = max_bytes;
+	t->copy_of = t->copying = NULL;     /* being overwritten */
 	t->copied = 0;
+	if (n)
+		memset(t->port + t->cleared, LFT_NO_PATH, n);
+	t->cleared += n;
+	if (t->cleared < bytes)
+		return 0;
+	t->clean = 1;
+	t->cleared = 0;
+	return 1;
 }
 
 int lft_alloc_reuse(struct lft_set *t, struct lft_set *spare,
@@ -78,7 +98,7 @@ int lft_copy_step(struct lft_set *dst, const struct lft_set *src,
 		/* Nothing copied of these tables yet: whatever dst held is
 		 * overwritten from the start. */
 		dst->copying = src->port;
-		dst->copied = 0;
+		dst->copied = dst->cleared = 0;
 		dst->copy_of = NULL;
 		dst->clean = 0;
 	}

@@ -34,6 +34,9 @@ struct lft_set {
 	 * nobody takes a partial copy for one. */
 	const uint8_t *copying;
 	size_t copied;
+	/* A clean under way in slices (lft_clean_step): its first `cleared`
+	 * bytes are LFT_NO_PATH. Not clean until complete. */
+	size_t cleared;
 };
 
 /* Allocate tables for num_switches switches covering LIDs 0..max_lid, all
@@ -44,6 +47,13 @@ void lft_free(struct lft_set *t);
 /* Every entry LFT_NO_PATH, and t->clean set (a copy, done or under way, is
  * one no more). */
 void lft_clean(struct lft_set *t);
+/* lft_clean in slices of up to max_bytes (0: the rest at once), resuming
+ * where the last call stopped; t->clean is set only once every byte is
+ * LFT_NO_PATH, and t is no copy from the first slice on (a copy started
+ * meanwhile, lft_copy_step, starts it over). Returns 1 when t is clean, 0
+ * while bytes remain. The daemon's spare of another layout than the
+ * tables held (a switch lost at 65,536 CAs: 345 MB) is cleared so. */
+int lft_clean_step(struct lft_set *t, size_t max_bytes);
 /* lft_alloc, taking spare's memory when it is large enough (spare is then
  * left empty; otherwise it is left as it was). A re-route at 65,536 CAs
  * writes 345 MB of tables: fresh pages cost 0.2-0.3 s of page faults and

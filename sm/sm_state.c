@@ -945,49 +945,54 @@ int sm_write_dumps(struct sm *sm, const char *dir)
 	return rc ? -EIO : 0;
 }
 
-/* After each heavy sweep as master: a fabric not fully up (answers lost
- * even after the sweep's own rounds, a port that did not go ACTIVE, a
- * switch that failed) is swept again soon, 0.2 s doubling up to the
- * light-sweep interval, instead of at the next light sweep; the sweep
- * sends only what differs, so a try costs what is still missing. When it
- * comes up, log what convergence took (issue 10). */
+/* A copy of the tables held: ftree's repair after a lost link starts
+ * from it (route_ctx.tables_prev) instead of copying 345 MB on the way to
+ * the new tables (65,536 CAs). A spare of another layout (a switch came
+ * or went): cleared instead, so the next route need not fill it. Either
+ * is 345 MB at 65k, 30-50 ms in one go, during which SA queries and traps
+ * would wait: done in slices of SPARE_SLICE (about 1 ms each), one per
+ * turn of the event loop, which polls without sleeping while one is under
+ * way, so the whole still takes about as long as in one go. New tables
+ * held restart a copy (lft_held_take); the repair only ever starts from a
+ * complete copy (lft_set.copy_of), a route only trusts a complete clean.
+ * Returns 1 while bytes remain. */
+#define SPARE_SLICE (8u << 20)
+static int spare_slice(struct sm *sm, const struct lft_set *h, double t0)
+{
+	struct lft_set *sp = &sm->spare;
+	int copy = sp->num_switches == h->num_switches && sp->stride == h->stride &&
+		   sp->max_lid == h->max_lid;
+
+	if (copy ? sp->copy_of == h->port : sp->clean)
+		return 0;
+	if (copy ? sp->copying != h->port : sp->cleared == 0) {
+		sm->spare_work_s = sm->spare_work_max_s = 0;
+		sm->spare_work_slices = 0;
+		sm->spare_work_t0 = t0;
+	}
+	int r = copy ? lft_copy_step(sp, h, SPARE_SLICE) : lft_clean_step(sp, SPARE_SLICE);
+	double dt = now_seconds() - t0;
+	sm->spare_work_s += dt;
+	if (dt > sm->spare_work_max_s)
+		sm->spare_work_max_s = dt;
+	sm->spare_work_slices++;
+	if (r != 1)
+		return r == 0;
+	log_debug("route tables: the spare set %s (%.1f MB) in %.3f s, %u slice%s of at most %u MB (the longest %.4f s), %.3f s from the first",
+		  copy ? "made a copy of the tables held" : "cleared",
+		  (double)sp->num_switches * sp->stride / 1048576.0, sm->spare_work_s,
+		  sm->spare_work_slices, sm->spare_work_slices == 1 ? "" : "s",
+		  SPARE_SLICE >> 20, sm->spare_work_max_s,
+		  now_seconds() - sm->spare_work_t0);
+	return 0;
+}
+
 /* Once the fabric is up and the loop idle, give the next route warm
  * memory for its tables: at 65,536 CAs faulting in 345 MB of fresh pages
  * takes 0.2-0.3 s, longer than a minimal-change repair after a lost link
  * (routing/ftree_repair.c), so the first re-route after start would pay
  * it. The memory is what the tables take anyway while being routed; it
  * stays reserved between routes instead. */
-/* One slice of the spare's copy of the tables held: at 65,536 CAs the
- * copy is 345 MB, 30-50 ms in one go, during which SA queries and traps
- * wait; a slice of SPARE_COPY_SLICE takes about 1 ms, and the loop polls
- * without sleeping while a copy is under way, so the whole copy still
- * takes about as long. New tables held restart it (lft_held_take); the
- * repair only ever starts from a complete copy (lft_set.copy_of). Returns
- * 1 while bytes remain. */
-#define SPARE_COPY_SLICE (8u << 20)
-static int spare_copy_slice(struct sm *sm, const struct lft_set *h, double t0)
-{
-	if (sm->spare.copying != h->port) {
-		sm->spare_copy_s = sm->spare_copy_max_s = 0;
-		sm->spare_copy_slices = 0;
-		sm->spare_copy_t0 = t0;
-	}
-	int r = lft_copy_step(&sm->spare, h, SPARE_COPY_SLICE);
-	double dt = now_seconds() - t0;
-	sm->spare_copy_s += dt;
-	if (dt > sm->spare_copy_max_s)
-		sm->spare_copy_max_s = dt;
-	sm->spare_copy_slices++;
-	if (r != 1)
-		return r == 0;
-	log_debug("route tables: the spare set made a copy of the tables held (%.1f MB) in %.3f s, %u slice%s of at most %u MB (the longest %.4f s), %.3f s from the first",
-		  (double)h->num_switches * h->stride / 1048576.0, sm->spare_copy_s,
-		  sm->spare_copy_slices, sm->spare_copy_slices == 1 ? "" : "s",
-		  SPARE_COPY_SLICE >> 20, sm->spare_copy_max_s,
-		  now_seconds() - sm->spare_copy_t0);
-	return 0;
-}
-
 static int spare_prefault(struct sm *sm)
 {
 	const struct lft_set *h = &sm->held.lft;
@@ -1008,22 +1013,15 @@ static int spare_prefault(struct sm *sm)
 			 (double)h->num_switches * h->stride / 1048576.0, now_seconds() - t0);
 		t0 = now_seconds();
 	}
-	if (sm->spare.copy_of == h->port)
-		return 0;
-	/* A copy of the tables held: ftree's repair after a lost link starts
-	 * from it (route_ctx.tables_prev) instead of copying 345 MB on the
-	 * way to the new tables (65,536 CAs). Another layout: cleared, so
-	 * the next route need not fill it. */
-	if (sm->spare.num_switches == h->num_switches && sm->spare.stride == h->stride &&
-	    sm->spare.max_lid == h->max_lid) {
-		return spare_copy_slice(sm, h, t0);
-	} else if (!sm->spare.clean) {
-		lft_clean(&sm->spare);
-		log_debug("route tables: spare set cleared in %.3f s", now_seconds() - t0);
-	}
-	return 0;
+	return spare_slice(sm, h, t0);
 }
 
+/* After each heavy sweep as master: a fabric not fully up (answers lost
+ * even after the sweep's own rounds, a port that did not go ACTIVE, a
+ * switch that failed) is swept again soon, 0.2 s doubling up to the
+ * light-sweep interval, instead of at the next light sweep; the sweep
+ * sends only what differs, so a try costs what is still missing. When it
+ * comes up, log what convergence took (issue 10). */
 static void note_convergence(struct sm *sm, int rc)
 {
 	const struct ibsm_config *cfg = sm->cfg;

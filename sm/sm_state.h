@@ -79,10 +79,10 @@ struct sm {
 	 * them once programmed. */
 	struct route_memo memo_next;
 	int spare_failed;               /* no memory for it: stop trying */
-	/* The spare's copy of the held tables under way (spare_prefault),
-	 * for the log line when it completes. */
-	double spare_copy_s, spare_copy_max_s, spare_copy_t0;
-	unsigned spare_copy_slices;
+	/* The spare's copy of the held tables, or its clean, under way in
+	 * slices (spare_slice), for the log line when it completes. */
+	double spare_work_s, spare_work_max_s, spare_work_t0;
+	unsigned spare_work_slices;
 	int fabric_up;                  /* last heavy sweep brought all up */
 	/* routing inputs */
 	uint64_t *root_guids, *cn_guids;

@@ -214,6 +214,61 @@ static void copy_step_restarts_and_is_never_taken_partial(void **state)
 	lft_free(&b);
 }
 
+static void assert_all_no_path(const struct lft_set *t)
+{
+	for (size_t i = 0; i < (size_t)t->num_switches * t->stride; i++)
+		assert_int_equal(t->port[i], LFT_NO_PATH);
+}
+
+/* The spare of another layout cleared in slices (lft_clean_step): clean
+ * only once every byte is LFT_NO_PATH, no copy from the first slice on; a
+ * copy started mid-clean, or the spare taken mid-clean, starts it over
+ * or leaves it to the taker (lft_alloc_reuse fills what is not clean). */
+static void clean_step_slices_cover_every_byte(void **state)
+{
+	(void)state;
+	struct lft_set src, t, u;
+	assert_int_equal(lft_alloc(&src, 3, 1000), 0);
+	assert_int_equal(lft_alloc(&t, 3, 1000), 0);
+	size_t bytes = (size_t)3 * t.stride;        /* 3072 */
+	fill_pattern(&src, 5);
+	assert_int_equal(lft_copy_step(&t, &src, 0), 1);
+	assert_ptr_equal(t.copy_of, src.port);
+	unsigned slices = 0;
+	int r;
+	while ((r = lft_clean_step(&t, 1000)) == 0) {
+		slices++;
+		assert_int_equal(t.clean, 0);
+		assert_null(t.copy_of);
+		assert_int_equal(t.cleared, slices * 1000);
+		assert_true(slices < 10);
+	}
+	assert_int_equal(slices + 1, 4);            /* 3 x 1000 + 72 */
+	assert_int_equal(t.clean, 1);
+	assert_int_equal(t.cleared, 0);
+	assert_all_no_path(&t);
+	assert_int_equal(lft_clean_step(&t, 1000), 1);      /* nothing to do */
+	/* a copy mid-clean: the clean starts over from byte 0 afterwards */
+	t.clean = 0;
+	t.port[0] = 1;
+	assert_int_equal(lft_clean_step(&t, 1000), 0);
+	assert_int_equal(lft_copy_step(&t, &src, 1000), 0);
+	assert_int_equal(t.cleared, 0);
+	while (lft_clean_step(&t, 1000) == 0)
+		;
+	assert_all_no_path(&t);
+	/* taken mid-clean: not clean, so filled by lft_alloc_reuse */
+	fill_pattern(&t, 9);
+	t.clean = 0;
+	assert_int_equal(lft_clean_step(&t, 1000), 0);
+	assert_int_equal(lft_alloc_reuse(&u, &t, 3, 1000), 1);
+	assert_int_equal(u.cleared, 0);
+	assert_all_no_path(&u);
+	assert_int_equal(bytes, 3072);
+	lft_free(&u);
+	lft_free(&src);
+}
+
 static void blocks_differ_counts_blocks(void **state)
 {
 	(void)state;
@@ -494,6 +549,7 @@ int main(void)
 		cmocka_unit_test(alloc_reuse_trusts_clean_spares),
 		cmocka_unit_test(copy_step_slices_cover_every_byte),
 		cmocka_unit_test(copy_step_restarts_and_is_never_taken_partial),
+		cmocka_unit_test(clean_step_slices_cover_every_byte),
 		cmocka_unit_test(blocks_differ_counts_blocks),
 		cmocka_unit_test(fill_local_sets_own_and_attached),
 		cmocka_unit_test(write_read_round_trip),
