@@ -1130,6 +1130,13 @@ static void test_wide_update(void **state)
 	wide_case(3, 8, 0.10, 2, 0);
 	wide_case(2, 16, 0.05, 5, 0);
 	wide_case(3, 12, 0.05, 1, 1);
+	/* Heavily degraded: the targets' good leaves and candidates differ
+	 * from one target to the next, so the per-target caches (gl_bits,
+	 * rc/cown; keyed by the target's switch) must be rebuilt for each;
+	 * kept from another target, these trees route otherwise. */
+	wide_case(3, 6, 0.15, 2, 0);
+	wide_case(3, 6, 0.15, 3, 0);
+	wide_case(3, 8, 0.35, 1, 0);
 }
 
 /* The spill passes stop once no entry's link is above the cap
