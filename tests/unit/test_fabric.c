@@ -153,8 +153,6 @@ static void clone_is_deep(void **state)
 	fab_free(&g);
 }
 
-/* grow_array: doubles from `first`, keeps the contents, leaves a fitting
- * array alone and refuses a capacity past UINT32_MAX without touching it. */
 /* grow_array_shared: parallel arrays of one capacity grow to the same
  * size, the shared capacity left to the caller; a refusal leaves the
  * array alone. */
@@ -192,6 +190,8 @@ static void grow_array_shared_grows_alike(void **state)
 	free(b);
 }
 
+/* grow_array: doubles from `first`, keeps the contents, leaves a fitting
+ * array alone and refuses a capacity past UINT32_MAX without touching it. */
 static void grow_array_doubles(void **state)
 {
 	(void)state;
