@@ -17,6 +17,7 @@
 #include "core/log.h"
 #include "routing/engine.h"
 #include "routing/lft.h"
+#include "sm/lft_program.h"
 #include "sim/topo_gen.h"
 
 static void alloc_rounds_and_clears(void **state)
@@ -267,6 +268,67 @@ static void clean_step_slices_cover_every_byte(void **state)
 	assert_int_equal(bytes, 3072);
 	lft_free(&u);
 	lft_free(&src);
+}
+
+/* The daemon's held tables replaced (lft_held_take) while its spare is
+ * a copy of them, complete or under way in slices: the spare is a copy
+ * of nothing and a copy under way starts over, so the next copy (of the
+ * new tables, which may land where the old ones were) never keeps bytes
+ * of the old ones; an empty spare takes the old tables as memory only. */
+static void held_take_restarts_the_spare_copy(void **state)
+{
+	(void)state;
+	struct fabric f;
+	struct lft_held h;
+	struct lft_set t, sp;
+	uint8_t ok[4] = { 1, 1, 1, 1 };
+	fab_init(&f);
+	lft_held_init(&h);
+	assert_int_equal(lft_alloc(&sp, 4, 500), 0);
+	size_t bytes = (size_t)4 * sp.stride;
+	assert_int_equal(lft_alloc(&t, 4, 500), 0);
+	fill_pattern(&t, 1);
+	assert_int_equal(lft_held_take(&h, &f, &t, NULL, ok, &sp), 0);
+	assert_null(t.port);
+	/* a complete copy, then new tables held: no copy any more */
+	assert_int_equal(lft_copy_step(&sp, &h.lft, 0), 1);
+	assert_ptr_equal(sp.copy_of, h.lft.port);
+	assert_int_equal(lft_alloc(&t, 4, 500), 0);
+	fill_pattern(&t, 2);
+	assert_int_equal(lft_held_take(&h, &f, &t, NULL, ok, &sp), 0);
+	assert_null(sp.copy_of);
+	assert_null(sp.copying);
+	/* a copy under way, then new tables held: it starts over */
+	assert_int_equal(lft_copy_step(&sp, &h.lft, 700), 0);
+	assert_int_equal(lft_copy_step(&sp, &h.lft, 700), 0);
+	assert_ptr_equal(sp.copying, h.lft.port);
+	assert_int_equal(lft_alloc(&t, 4, 500), 0);
+	fill_pattern(&t, 3);
+	assert_int_equal(lft_held_take(&h, &f, &t, NULL, ok, &sp), 0);
+	assert_null(sp.copy_of);
+	assert_null(sp.copying);
+	assert_int_equal(sp.copied, 0);
+	assert_int_equal(lft_copy_step(&sp, &h.lft, 700), 0);
+	assert_int_equal(sp.copied, 700);
+	while (lft_copy_step(&sp, &h.lft, 700) == 0)
+		;
+	assert_ptr_equal(sp.copy_of, h.lft.port);
+	assert_memory_equal(sp.port, h.lft.port, bytes);
+	/* the spare taken (a route): the tables held go to it, a copy of
+	 * nothing, nothing under way */
+	uint8_t *old = h.lft.port;
+	assert_int_equal(lft_take_spare(&t, &sp, 4, 500), 1);
+	assert_null(sp.port);
+	fill_pattern(&t, 4);
+	t.copy_of = NULL;
+	assert_int_equal(lft_held_take(&h, &f, &t, NULL, ok, &sp), 0);
+	assert_ptr_equal(sp.port, old);
+	assert_null(sp.copy_of);
+	assert_null(sp.copying);
+	assert_int_equal(sp.copied, 0);
+	lft_held_free(&h);
+	lft_free(&sp);
+	fab_free(&f);
 }
 
 static void blocks_differ_counts_blocks(void **state)
@@ -550,6 +612,7 @@ int main(void)
 		cmocka_unit_test(copy_step_slices_cover_every_byte),
 		cmocka_unit_test(copy_step_restarts_and_is_never_taken_partial),
 		cmocka_unit_test(clean_step_slices_cover_every_byte),
+		cmocka_unit_test(held_take_restarts_the_spare_copy),
 		cmocka_unit_test(blocks_differ_counts_blocks),
 		cmocka_unit_test(fill_local_sets_own_and_attached),
 		cmocka_unit_test(write_read_round_trip),
