@@ -1,6 +1,7 @@
-/* LFT tables: allocation, block comparison, local entries, and the
- * dump_fts text format (write/read round trip, a real capture from
- * infiniband-diags 44 under ibsim, malformed input). */
+/* LFT tables: allocation, the daemon's spare (copied or cleared in
+ * slices, and no copy once the held tables change), block comparison,
+ * local entries, and the dump_fts text format (write/read round trip, a
+ * real capture from infiniband-diags 44 under ibsim, malformed input). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
