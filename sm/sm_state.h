@@ -72,8 +72,9 @@ struct sm {
 	const char *engine_used;
 	struct lft_held held;           /* the tables programmed, their fabric */
 	/* Memory for the next route's tables (the tables held before the
-	 * last ones, or pre-faulted once the fabric is up): a re-route then
-	 * writes warm pages instead of faulting in fresh ones. */
+	 * last ones, or allocated once the fabric is up and faulted in by
+	 * its sliced copy of the held tables, spare_prefault): a re-route
+	 * then writes warm pages instead of faulting in fresh ones. */
 	struct lft_set spare;
 	/* The memo (routing/engine.h) of the tables being routed, held with
 	 * them once programmed. */
