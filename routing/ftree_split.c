@@ -171,9 +171,9 @@ static void early_undo(struct ft_work *w, uint32_t x, uint64_t *L)
 	if (!w->cm_stamp || w->cm_stamp[x] != w->epoch_dst)
 		return;         /* (no splitting on this tree, or not committed) */
 	uint32_t e = t->fport[x] + w->nh[x];
-	uint64_t f = t->weight[x], *le = ft_ld(w, L, e);
-	w->early_over -= *le > t->cap;
-	*le -= f;
+	uint64_t f = t->weight[x];
+	w->early_over -= ft_ldv(w, L, e) > t->cap;
+	ft_ld_add(w, L, e, f, 1);
 	w->flow[t->peer_sw[e]] -= f;    /* its queue entry may stay: empty */
 	w->cm_stamp[x] = 0;
 }
@@ -205,7 +205,7 @@ static int leaves_bulk(struct ft_work *w, struct ft_split *sp, uint32_t i,
 		sum += f;
 	}
 	if (bad || a == b || (int64_t)sum > m ||
-	    w->ul[w->br_up[r]] + w->br_flow[r] + sum > cap)
+	    (uint64_t)w->ul[w->br_up[r]] + w->br_flow[r] + sum > cap)
 		return 0;
 	for (uint32_t k = a; k < b; k++) {
 		uint32_t x = w->dn_peer[k];
@@ -316,7 +316,7 @@ static void below_chain(struct ft_work *w, struct ft_split *sp,
 					uint64_t v = w->ul[k];
 					if (f &&
 					    ((int64_t)f > m || v + f > cap ||
-					     (r != x && w->ul[w->br_up[r]] +
+					     (r != x && (uint64_t)w->ul[w->br_up[r]] +
 					      w->br_flow[r] + f > cap) ||
 					     (sp->extra && w->tight[x] &&
 					      !least_up(w, x, v, L)))) {
@@ -587,6 +587,7 @@ static int wide_update(struct ft_work *w, const uint32_t *cand_off,
  * paths updated (wide_update, counted in ft_wide_updates) and the
  * waiting leaves kept from the target's good ones (pend_start). */
 int ft_split_ref;
+unsigned ft_ul32_max_weight = FT_UL32_MAX_WEIGHT;
 uint64_t ft_wide_updates;
 
 /* The next chain of a split destination: the path down from an ancestor
@@ -710,13 +711,15 @@ int ft_split_init(struct ft_work *w)
 		w->dn_peer[k] = t->dn[k].peer;
 		w->dn_rport[k] = t->dn[k].rport;
 	}
-	w->split_on = t->cap != UINT64_MAX && !degrees_even(t);
+	/* (loads in 32 bits: see upl; never off for that with 16-bit LIDs) */
+	w->split_on = t->cap != UINT64_MAX && !degrees_even(t) &&
+		t->total_weight <= ft_ul32_max_weight;
 	if (!w->split_on)
 		return 0;
 	w->ndn = (uint32_t)ndn;
 	w->ul_stride = (uint32_t)ndn + t->up_off[t->nsw];
 	w->upl = calloc((size_t)(w->planes ? w->planes : 1) * w->ul_stride + 1,
-			sizeof(uint64_t));
+			sizeof(uint32_t));
 	w->up_dn = malloc((w->num_ports + 1) * sizeof(uint32_t));
 	if (!w->upl || !w->up_dn)
 		return -ENOMEM;
