@@ -259,17 +259,21 @@ static void below_chain(struct ft_work *w, struct ft_split *sp,
 			int by_bits = waiting_only && w->kid_seq[s];
 			uint64_t wb = by_bits ? waiting_bits(w, s) : 0;
 			for (uint32_t k = t->dn_off[s]; k < end; k++) {
+				uint32_t x;
 				if (by_bits) {
 					if (!wb)
 						break;
+					/* (the bit is x's ordinal - kid_base:
+					 * no read of dn_peer) */
 					uint64_t low = (wb & -wb) - 1;
 					k = t->dn_off[s] + ones64(w->kid_mask[s] & low);
+					x = w->kid_base[s] + ones64(low);
 					wb &= wb - 1;
-				} else if (waiting_only &&
-					   !pend_bit(w, w->dn_peer[k])) {
-					continue;
+				} else {
+					x = w->dn_peer[k];
+					if (waiting_only && !pend_bit(w, x))
+						continue;
 				}
-				uint32_t x = w->dn_peer[k];
 				if (w->anc_mark[x] == grp)
 					continue;
 				if (w->assigned[x] == dst) {
