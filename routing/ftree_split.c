@@ -258,6 +258,10 @@ static void below_chain(struct ft_work *w, struct ft_split *sp,
 			 * waiting ones' bits give their links in order. */
 			int by_bits = waiting_only && w->kid_seq[s];
 			uint64_t wb = by_bits ? waiting_bits(w, s) : 0;
+			/* dense: the lower ends are kid_base + 0, 1, ...: a
+			 * bit's position is its link's offset too */
+			uint64_t km = by_bits ? w->kid_mask[s] : 0;
+			int dense = !(km & (km + 1));
 			for (uint32_t k = t->dn_off[s]; k < end; k++) {
 				uint32_t x;
 				if (by_bits) {
@@ -265,9 +269,10 @@ static void below_chain(struct ft_work *w, struct ft_split *sp,
 						break;
 					/* (the bit is x's ordinal - kid_base:
 					 * no read of dn_peer) */
-					uint64_t low = (wb & -wb) - 1;
-					k = t->dn_off[s] + ones64(w->kid_mask[s] & low);
-					x = w->kid_base[s] + ones64(low);
+					uint32_t b = (uint32_t)__builtin_ctzll(wb);
+					k = t->dn_off[s] + (dense ? b :
+						ones64(km & ((wb & -wb) - 1)));
+					x = w->kid_base[s] + b;
 					wb &= wb - 1;
 				} else {
 					x = w->dn_peer[k];
