@@ -307,6 +307,9 @@ struct ft_work {
 	uint32_t early_over;    /* early-committed links above the cap */
 	uint32_t *up_rev;       /* per up-link (t->up): the same link's index
 				 * in t->dn (ftree_route.c; shared, read-only) */
+	uint32_t *up_peer;      /* per up-link: t->up[k].peer, compact (the
+				 * scans of a switch's up-links read 4 bytes
+				 * a link, not the 16-byte ft_link; shared) */
 	uint32_t *anc_pos;      /* per ancestor: its anc_list index */
 	uint64_t *xtra;         /* per port: flow admitted this destination */
 	uint32_t *xtra_stamp;   /* per port: epoch_dst of xtra */

@@ -87,7 +87,7 @@ static int least_up(const struct ft_work *w, uint32_t x, uint64_t v,
 	(void)L;        /* up-link loads: in ul (ft_ld) */
 	for (uint32_t k = t->up_off[x]; k < t->up_off[x + 1]; k++)
 		if (w->ul[w->up_rev[k]] < v &&
-		    w->good_mark[t->up[k].peer] == w->epoch_grp)
+		    w->good_mark[w->up_peer[k]] == w->epoch_grp)
 			return 0;
 	return 1;
 }
