@@ -207,11 +207,21 @@ static int leaves_bulk(struct ft_work *w, struct ft_split *sp, uint32_t i,
 	if (bad || a == b || (int64_t)sum > m ||
 	    (uint64_t)w->ul[w->br_up[r]] + w->br_flow[r] + sum > cap)
 		return 0;
+	/* s's lower ends within 64 ordinals (kid_mask: all of them): their
+	 * waiting bits cleared at once, not one by one */
+	uint64_t km = w->kid_mask[s];
+	if (km) {
+		uint32_t b0 = w->kid_base[s], q = b0 >> 6, sh = b0 & 63;
+		w->pend_bits[q] &= ~(km << sh);
+		if (sh)
+			w->pend_bits[q + 1] &= ~(km >> (64 - sh));
+	}
 	for (uint32_t k = a; k < b; k++) {
 		uint32_t x = w->dn_peer[k];
 		w->ul[k] += t->weight[x];      /* early commit: within cap */
 		w->assigned[x] = dst;
-		pend_clear(w, x);
+		if (!km)
+			pend_clear(w, x);
 		w->cm_stamp[x] = dst;
 		w->nh[x] = w->dn_rport[k];
 	}
