@@ -251,6 +251,10 @@ static void below_chain(struct ft_work *w, struct ft_split *sp,
 	for (uint32_t i = 0; i < nchain; i++) {
 		uint32_t head = 0, tail = 0;
 		int split = sp->on && i > 0;
+		/* the least room on the chain's links below chain[i]: each
+		 * booking takes the same flow off all of them, so it goes
+		 * down by that flow (kept, not scanned again per switch) */
+		int64_t mi = split ? split_min(sp, i) : 0;
 		w->queue[tail++] = chain[i];
 		while (head < tail) {
 			uint32_t s = w->queue[head++], end = t->dn_off[s + 1];
@@ -262,8 +266,10 @@ static void below_chain(struct ft_work *w, struct ft_split *sp,
 				t->level[s] == 1;
 			if (split && !sp->extra && w->all_weighted &&
 			    s != chain[i] && t->level[s] == 1 &&
-			    leaves_bulk(w, sp, i, s, split_min(sp, i)))
+			    leaves_bulk(w, sp, i, s, mi)) {
+				mi = split_min(sp, i);
 				continue;
+			}
 			/* Lower ends in ascending ordinals, once each: the
 			 * waiting ones' bits give their links in order. */
 			int by_bits = waiting_only && w->kid_seq[s];
@@ -315,7 +321,7 @@ static void below_chain(struct ft_work *w, struct ft_split *sp,
 				}
 				if (split) {
 					uint64_t f = t->weight[x];
-					int64_t m = split_min(sp, i);
+					int64_t m = mi;
 					uint32_t r = s == chain[i] ? x : w->br_root[s];
 					if (s == chain[i]) {
 						if (m <= 0) {
@@ -347,6 +353,7 @@ static void below_chain(struct ft_work *w, struct ft_split *sp,
 						w->br_up[x] = k;
 					if (f) {
 						split_book(w, sp, i, f);
+						mi -= (int64_t)f;
 						w->br_flow[r] += (uint32_t)f;
 					}
 				}
