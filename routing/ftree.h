@@ -230,6 +230,15 @@ struct ft_detour {
 int ft_detour_init(struct ft_detour *d, const struct ftree *t);
 void ft_detour_free(struct ft_detour *d);
 
+/* Split trees keep the switch links' loads in 32 bits (ft_work.upl). A
+ * link's load (per plane) counts the (source, destination) pairs of
+ * compute-node ports whose route crosses it: each destination LID adds
+ * the flow of the sources routed through the link, once each (a route
+ * crosses a link once), and a port's traffic to itself crosses no switch
+ * link; so it stays at most W * (W - 1) < 2^32 for W (total_weight) up
+ * to 65,536. Bigger trees do not split (ft_split_init). */
+#define FT_UL32_MAX_WEIGHT 65536u
+
 /* Per-destination routing scratch, shared by ftree_route.c and helpers. */
 struct ft_work {
 	const struct ftree *t;
@@ -298,6 +307,9 @@ struct ft_work {
 	uint32_t early_over;    /* early-committed links above the cap */
 	uint32_t *up_rev;       /* per up-link (t->up): the same link's index
 				 * in t->dn (ftree_route.c; shared, read-only) */
+	uint32_t *up_peer;      /* per up-link: t->up[k].peer, compact (the
+				 * scans of a switch's up-links read 4 bytes
+				 * a link, not the 16-byte ft_link; shared) */
 	uint32_t *anc_pos;      /* per ancestor: its anc_list index */
 	uint64_t *xtra;         /* per port: flow admitted this destination */
 	uint32_t *xtra_stamp;   /* per port: epoch_dst of xtra */
@@ -309,8 +321,11 @@ struct ft_work {
 	 * index (seen from below), so the links down into one switch (a
 	 * chain's, the ancestors' candidates) are read in sequence. ft_ld
 	 * finds a port's slot. */
-	uint64_t *upl;          /* [plane * ul_stride + slot] */
-	uint64_t *ul;           /* upl of the plane being routed */
+	uint32_t *upl;          /* [plane * ul_stride + slot]; 32 bits (half
+				 * the bytes the passes below the chains
+				 * stream through; in range: see
+				 * FT_UL32_MAX_WEIGHT) */
+	uint32_t *ul;           /* upl of the plane being routed */
 	uint32_t ndn;           /* t->dn_off[nsw]: where down slots start */
 	uint32_t ul_stride;     /* slots per plane */
 	uint32_t *up_dn;        /* per fabric port: its slot if it is a
@@ -326,12 +341,17 @@ struct ft_work {
 	uint64_t spilled_dests, spilled_sources;
 };
 
-/* The load counter of fabric port e (L: load[] of the plane routed):
- * in upl for an up-port on split trees, else L[e]. */
-static inline uint64_t *ft_ld(const struct ft_work *w, uint64_t *L, uint32_t e)
+/* Add f to (sub: take f from) the load counter of fabric port e (L:
+ * load[] of the plane routed): in ul for an up-port on split trees, else
+ * L[e]. Returns the new load. */
+static inline uint64_t ft_ld_add(const struct ft_work *w, uint64_t *L,
+				 uint32_t e, uint64_t f, int sub)
 {
 	uint32_t k = w->up_dn ? w->up_dn[e] : UINT32_MAX;
-	return k == UINT32_MAX ? &L[e] : &w->ul[k];
+	if (k == UINT32_MAX)
+		return L[e] = sub ? L[e] - f : L[e] + f;
+	/* (in range: see FT_UL32_MAX_WEIGHT) */
+	return w->ul[k] = (uint32_t)(sub ? w->ul[k] - f : w->ul[k] + f);
 }
 
 static inline uint64_t ft_ldv(const struct ft_work *w, const uint64_t *L,
@@ -509,6 +529,9 @@ int ft_memo_usable(const struct route_memo *m, const struct fabric *prev_fab);
  * (default FT_THREAD_MIN_ENTRIES; the unit test lowers it). */
 extern uint64_t ft_interleave_min;
 extern int ft_split_ref;       /* ftree_split.c: reference (tests) */
+/* ftree_split.c: trees with more compute nodes than this do not split
+ * (FT_UL32_MAX_WEIGHT; the unit test lowers it). */
+extern unsigned ft_ul32_max_weight;
 extern uint64_t ft_wide_updates;
 /* Targets whose setups are prepared ahead on the second thread (1 to
  * FT_SIDE_MAX; default 12, the unit test varies it). */

@@ -69,7 +69,10 @@ static inline void ld_prefetch(const struct ft_work *w, const uint64_t *L,
 			       uint32_t e)
 {
 	uint32_t k = w->up_dn ? w->up_dn[e] : UINT32_MAX;
-	__builtin_prefetch(k == UINT32_MAX ? &L[e] : &w->ul[k]);
+	if (k == UINT32_MAX)
+		__builtin_prefetch(&L[e]);
+	else
+		__builtin_prefetch(&w->ul[k]);
 }
 
 /* Path cost: the highest load + f along the path, then the sum of the
@@ -182,16 +185,12 @@ static int path_add(struct ft_work *w, uint32_t x, uint8_t p,
 	int crossed = 0;
 	for (unsigned hops = 0; hops < 2 * FT_MAX_LEVELS + 2; hops++) {
 		uint32_t e = fport(t, x) + p;
-		uint64_t *le = ft_ld(w, L, e);
-		int was = *le > t->cap;
-		if (sub)
-			*le -= f;
-		else
-			*le += f;
-		crossed |= was != (*le > t->cap);
+		int was = ft_ldv(w, L, e) > t->cap;
+		uint64_t le = ft_ld_add(w, L, e, f, sub);
+		crossed |= was != (le > t->cap);
 		if (p == w->nh[x]) {
-			w->nover += (*le > t->cap) - (w->ld[x] > t->cap);
-			w->ld[x] = *le;
+			w->nover += (le > t->cap) - (w->ld[x] > t->cap);
+			w->ld[x] = le;
 		}
 		x = t->peer_sw[e];
 		if (x == FAB_NONE || x == tg)
@@ -306,15 +305,14 @@ static int commit_flow(struct ft_work *w, uint32_t x, uint64_t *L, uint32_t *n,
 	if (!f)
 		return 0;
 	uint32_t e = fport(t, x) + w->nh[x], o = t->peer_sw[e];
-	uint64_t *le = ft_ld(w, L, e);
-	*le += f;
+	uint64_t le = ft_ld_add(w, L, e, f, 0);
 	if (o == FAB_NONE)
-		return *le > t->cap;
+		return le > t->cap;
 	if (!w->flow[o] && w->anc_mark[o] != w->epoch_grp &&
 	    w->good_mark[o] == w->epoch_grp)
 		w->queue[(*n)++] = o;
 	w->flow[o] += f;
-	return *le > t->cap;
+	return le > t->cap;
 }
 
 /* Add the default assignment's flows to L (what everything below a

@@ -73,7 +73,7 @@ static void group_defaults(struct ft_work *w, struct ft_group *g)
 			p = w->ng_nh[x];
 		} else if (w->anc_mark[x] != grp) {
 			for (uint32_t k = t->up_off[x]; k < t->up_off[x + 1]; k++)
-				if (w->good_mark[t->up[k].peer] == grp) {
+				if (w->good_mark[w->up_peer[k]] == grp) {
 					p = t->up[k].port;
 					break;
 				}
@@ -321,7 +321,7 @@ static int group_marks(struct ft_work *w, struct ft_group *g, uint32_t tg)
 			uint32_t s = t->by_level[i];
 			int good = w->anc_mark[s] == grp;
 			for (uint32_t k = t->up_off[s]; !good && k < t->up_off[s + 1]; k++)
-				good = w->good_mark[t->up[k].peer] == grp;
+				good = w->good_mark[w->up_peer[k]] == grp;
 			if (!good)
 				continue;
 			if (w->anc_mark[s] != grp)
@@ -523,8 +523,8 @@ static uint32_t least_up(const struct ft_work *w, uint32_t x,
 	uint32_t grp = w->epoch_grp, best = FAB_NONE;
 	uint64_t bv = 0;
 	for (uint32_t k = t->up_off[x]; k < t->up_off[x + 1]; k++) {
-		const struct ft_link *l = &t->up[k];
-		if (w->good_mark[l->peer] != grp)
+		uint32_t u = w->up_peer[k];
+		if (w->good_mark[u] != grp)
 			continue;
 		if (best == FAB_NONE) {
 			best = k;
@@ -535,7 +535,7 @@ static uint32_t least_up(const struct ft_work *w, uint32_t x,
 		}
 		uint64_t lv = up_load(w, L, k);
 		if (lv < bv || (lv == bv &&
-				t->order[l->peer] < t->order[t->up[best].peer])) {
+				t->order[u] < t->order[w->up_peer[best]])) {
 			best = k;
 			bv = lv;
 		}
@@ -672,6 +672,7 @@ static void work_free(struct ft_work *w)
 	free(w->weighted);
 	free(w->anc_pos);
 	free(w->up_rev);
+	free(w->up_peer);
 	ft_split_free(w);
 	ft_reroute_free(w);
 }
@@ -716,6 +717,9 @@ static int work_init(struct ft_work *w, const struct ftree *t, uint32_t planes)
 	w->weighted = calloc(n, sizeof(uint32_t));
 	w->anc_pos = calloc(n, sizeof(uint32_t));
 	w->up_rev = up_rev_build(t);
+	w->up_peer = malloc((t->up_off[t->nsw] + 1) * sizeof(uint32_t));
+	for (uint32_t k = 0; w->up_peer && k < t->up_off[t->nsw]; k++)
+		w->up_peer[k] = t->up[k].peer;
 	w->nweighted = 0;
 	for (uint32_t i = 0; w->weighted && i < t->nsw; i++)
 		if (t->weight[t->by_level[i]]) {
@@ -726,7 +730,8 @@ static int work_init(struct ft_work *w, const struct ftree *t, uint32_t planes)
 	    !w->good_mark || !w->assigned ||
 	    !w->ng_dist || !w->nh || !w->ng_nh || !w->flow || !w->queue ||
 	    !w->ov || !w->ov_stamp || !w->nx || !w->ld ||
-	    !w->anc_list || !w->used_sw || !w->anc_pos || !w->up_rev) {
+	    !w->anc_list || !w->used_sw || !w->anc_pos || !w->up_rev ||
+	    !w->up_peer) {
 		work_free(w);
 		return -ENOMEM;
 	}
@@ -863,6 +868,7 @@ static int ahead_init(struct ft_ahead *a, const struct ftree *t,
 	for (; a->depth < depth; a->depth++) {
 		int r = next_init(&a->c[a->depth], t);
 		a->c[a->depth].w.up_rev = w->up_rev;    /* shared, read-only */
+		a->c[a->depth].w.up_peer = w->up_peer;
 		if (r) {
 			a->depth++;
 			return r;

@@ -87,7 +87,7 @@ static int least_up(const struct ft_work *w, uint32_t x, uint64_t v,
 	(void)L;        /* up-link loads: in ul (ft_ld) */
 	for (uint32_t k = t->up_off[x]; k < t->up_off[x + 1]; k++)
 		if (w->ul[w->up_rev[k]] < v &&
-		    w->good_mark[t->up[k].peer] == w->epoch_grp)
+		    w->good_mark[w->up_peer[k]] == w->epoch_grp)
 			return 0;
 	return 1;
 }
@@ -171,9 +171,9 @@ static void early_undo(struct ft_work *w, uint32_t x, uint64_t *L)
 	if (!w->cm_stamp || w->cm_stamp[x] != w->epoch_dst)
 		return;         /* (no splitting on this tree, or not committed) */
 	uint32_t e = t->fport[x] + w->nh[x];
-	uint64_t f = t->weight[x], *le = ft_ld(w, L, e);
-	w->early_over -= *le > t->cap;
-	*le -= f;
+	uint64_t f = t->weight[x];
+	w->early_over -= ft_ldv(w, L, e) > t->cap;
+	ft_ld_add(w, L, e, f, 1);
 	w->flow[t->peer_sw[e]] -= f;    /* its queue entry may stay: empty */
 	w->cm_stamp[x] = 0;
 }
@@ -205,13 +205,23 @@ static int leaves_bulk(struct ft_work *w, struct ft_split *sp, uint32_t i,
 		sum += f;
 	}
 	if (bad || a == b || (int64_t)sum > m ||
-	    w->ul[w->br_up[r]] + w->br_flow[r] + sum > cap)
+	    (uint64_t)w->ul[w->br_up[r]] + w->br_flow[r] + sum > cap)
 		return 0;
+	/* s's lower ends within 64 ordinals (kid_mask: all of them): their
+	 * waiting bits cleared at once, not one by one */
+	uint64_t km = w->kid_mask[s];
+	if (km) {
+		uint32_t b0 = w->kid_base[s], q = b0 >> 6, sh = b0 & 63;
+		w->pend_bits[q] &= ~(km << sh);
+		if (sh)
+			w->pend_bits[q + 1] &= ~(km >> (64 - sh));
+	}
 	for (uint32_t k = a; k < b; k++) {
 		uint32_t x = w->dn_peer[k];
 		w->ul[k] += t->weight[x];      /* early commit: within cap */
 		w->assigned[x] = dst;
-		pend_clear(w, x);
+		if (!km)
+			pend_clear(w, x);
 		w->cm_stamp[x] = dst;
 		w->nh[x] = w->dn_rport[k];
 	}
@@ -241,6 +251,10 @@ static void below_chain(struct ft_work *w, struct ft_split *sp,
 	for (uint32_t i = 0; i < nchain; i++) {
 		uint32_t head = 0, tail = 0;
 		int split = sp->on && i > 0;
+		/* the least room on the chain's links below chain[i]: each
+		 * booking takes the same flow off all of them, so it goes
+		 * down by that flow (kept, not scanned again per switch) */
+		int64_t mi = split ? split_min(sp, i) : 0;
 		w->queue[tail++] = chain[i];
 		while (head < tail) {
 			uint32_t s = w->queue[head++], end = t->dn_off[s + 1];
@@ -252,24 +266,35 @@ static void below_chain(struct ft_work *w, struct ft_split *sp,
 				t->level[s] == 1;
 			if (split && !sp->extra && w->all_weighted &&
 			    s != chain[i] && t->level[s] == 1 &&
-			    leaves_bulk(w, sp, i, s, split_min(sp, i)))
+			    leaves_bulk(w, sp, i, s, mi)) {
+				mi = split_min(sp, i);
 				continue;
+			}
 			/* Lower ends in ascending ordinals, once each: the
 			 * waiting ones' bits give their links in order. */
 			int by_bits = waiting_only && w->kid_seq[s];
 			uint64_t wb = by_bits ? waiting_bits(w, s) : 0;
+			/* dense: the lower ends are kid_base + 0, 1, ...: a
+			 * bit's position is its link's offset too */
+			uint64_t km = by_bits ? w->kid_mask[s] : 0;
+			int dense = !(km & (km + 1));
 			for (uint32_t k = t->dn_off[s]; k < end; k++) {
+				uint32_t x;
 				if (by_bits) {
 					if (!wb)
 						break;
-					uint64_t low = (wb & -wb) - 1;
-					k = t->dn_off[s] + ones64(w->kid_mask[s] & low);
+					/* (the bit is x's ordinal - kid_base:
+					 * no read of dn_peer) */
+					uint32_t b = (uint32_t)__builtin_ctzll(wb);
+					k = t->dn_off[s] + (dense ? b :
+						ones64(km & ((wb & -wb) - 1)));
+					x = w->kid_base[s] + b;
 					wb &= wb - 1;
-				} else if (waiting_only &&
-					   !pend_bit(w, w->dn_peer[k])) {
-					continue;
+				} else {
+					x = w->dn_peer[k];
+					if (waiting_only && !pend_bit(w, x))
+						continue;
 				}
-				uint32_t x = w->dn_peer[k];
 				if (w->anc_mark[x] == grp)
 					continue;
 				if (w->assigned[x] == dst) {
@@ -296,7 +321,7 @@ static void below_chain(struct ft_work *w, struct ft_split *sp,
 				}
 				if (split) {
 					uint64_t f = t->weight[x];
-					int64_t m = split_min(sp, i);
+					int64_t m = mi;
 					uint32_t r = s == chain[i] ? x : w->br_root[s];
 					if (s == chain[i]) {
 						if (m <= 0) {
@@ -316,7 +341,7 @@ static void below_chain(struct ft_work *w, struct ft_split *sp,
 					uint64_t v = w->ul[k];
 					if (f &&
 					    ((int64_t)f > m || v + f > cap ||
-					     (r != x && w->ul[w->br_up[r]] +
+					     (r != x && (uint64_t)w->ul[w->br_up[r]] +
 					      w->br_flow[r] + f > cap) ||
 					     (sp->extra && w->tight[x] &&
 					      !least_up(w, x, v, L)))) {
@@ -328,6 +353,7 @@ static void below_chain(struct ft_work *w, struct ft_split *sp,
 						w->br_up[x] = k;
 					if (f) {
 						split_book(w, sp, i, f);
+						mi -= (int64_t)f;
 						w->br_flow[r] += (uint32_t)f;
 					}
 				}
@@ -587,6 +613,7 @@ static int wide_update(struct ft_work *w, const uint32_t *cand_off,
  * paths updated (wide_update, counted in ft_wide_updates) and the
  * waiting leaves kept from the target's good ones (pend_start). */
 int ft_split_ref;
+unsigned ft_ul32_max_weight = FT_UL32_MAX_WEIGHT;
 uint64_t ft_wide_updates;
 
 /* The next chain of a split destination: the path down from an ancestor
@@ -710,13 +737,15 @@ int ft_split_init(struct ft_work *w)
 		w->dn_peer[k] = t->dn[k].peer;
 		w->dn_rport[k] = t->dn[k].rport;
 	}
-	w->split_on = t->cap != UINT64_MAX && !degrees_even(t);
+	/* (loads in 32 bits: see upl; never off for that with 16-bit LIDs) */
+	w->split_on = t->cap != UINT64_MAX && !degrees_even(t) &&
+		t->total_weight <= ft_ul32_max_weight;
 	if (!w->split_on)
 		return 0;
 	w->ndn = (uint32_t)ndn;
 	w->ul_stride = (uint32_t)ndn + t->up_off[t->nsw];
 	w->upl = calloc((size_t)(w->planes ? w->planes : 1) * w->ul_stride + 1,
-			sizeof(uint64_t));
+			sizeof(uint32_t));
 	w->up_dn = malloc((w->num_ports + 1) * sizeof(uint32_t));
 	if (!w->upl || !w->up_dn)
 		return -ENOMEM;

@@ -1139,6 +1139,37 @@ static void test_wide_update(void **state)
 	wide_case(3, 8, 0.35, 1, 0);
 }
 
+/* Split trees keep link loads in 32 bits, in range up to
+ * FT_UL32_MAX_WEIGHT compute nodes (ftree.h); a bigger tree does not
+ * split. Lowered below this tree's weight, the fallback routes it
+ * without split chains: other tables (so it was taken), still complete,
+ * loop- and credit-loop-free and within the balance bound; set back, the
+ * split tables again. */
+static void test_ul32_fallback(void **state)
+{
+	(void)state;
+	struct fabric f;
+	struct lft_set split, off, again;
+	make_tree(&f, 3, 12, 1, 0.05, 7, 0);
+	assert_int_equal(route_ftree_on(&f, NULL, &split, NULL), 0);
+	unsigned was = ft_ul32_max_weight;
+	assert_int_equal(was, FT_UL32_MAX_WEIGHT);
+	ft_ul32_max_weight = 1;
+	assert_int_equal(route_ftree_on(&f, NULL, &off, NULL), 0);
+	degraded_case(3, 12, 0.05, 7, 1.1);
+	ft_ul32_max_weight = was;
+	assert_int_equal(route_ftree_on(&f, NULL, &again, NULL), 0);
+	assert_int_equal(off.stride, split.stride);
+	assert_true(memcmp(off.port, split.port,
+			   (size_t)split.stride * split.num_switches) != 0);
+	assert_memory_equal(again.port, split.port,
+			    (size_t)split.stride * split.num_switches);
+	lft_free(&split);
+	lft_free(&off);
+	lft_free(&again);
+	fab_free(&f);
+}
+
 /* The spill passes stop once no entry's link is above the cap
  * (ftree_degraded.c): the same bytes as whole passes, on degraded trees
  * where the stop is taken (3 levels: the pass above the leaves too). */
@@ -1251,6 +1282,7 @@ int main(void)
 		cmocka_unit_test(test_wide_update),
 		cmocka_unit_test(test_closed_form),
 		cmocka_unit_test(test_spill_stop),
+		cmocka_unit_test(test_ul32_fallback),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
