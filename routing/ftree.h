@@ -423,9 +423,13 @@ extern int ft_repair_enabled, ft_repair_taken;
 extern unsigned ft_repair_idle_min_hits;
 int ft_repair(struct ft_work *w, const struct route_options *opt,
 	      struct lft_set *lft, unsigned threads, int holds_prev);
-/* lft back to empty tables with the local entries (what route_run gives
- * an engine that did not set route_ctx.tables_any). */
+/* lft as route_run gives an engine that did not set route_ctx.tables_any
+ * (empty tables with the local entries), as far as a route in full can
+ * tell: the LIDs it routes are left as they are (it writes all of their
+ * entries), every other LID is reset. */
 void ft_repair_reset(const struct ftree *t, struct lft_set *lft);
+/* How many resets wrote the unrouted LIDs only (test hook). */
+extern unsigned ft_reset_by_holes;
 
 /* ftree_write.c: decided LIDs into the tables, and the next target's
  * setup, on a second thread when threads (route_options.threads) is 0 on

@@ -292,9 +292,41 @@ static void clear_gone(struct ft_repair *rp)
 		}
 }
 
+/* Before a route in full: the route writes every switch's entry for
+ * every LID it routes (t->dest: the rows of each LID, in windows or in
+ * closed form), so only the other LIDs -- 0, gaps, the last block's
+ * tail -- need LFT_NO_PATH, then the local entries as route_run sets
+ * them (the route overwrites those it routes, identically). That skips
+ * filling the whole set first: 345 MB at 65,536 CAs, ~0.25 s on the
+ * routing thread, most of it faulting fresh pages in, which the rows'
+ * writers now do as they write (the second thread has the slack). When
+ * the holes are many (sparse LIDs), the whole fill is the cheaper way. */
+unsigned ft_reset_by_holes;
+
 void ft_repair_reset(const struct ftree *t, struct lft_set *lft)
 {
-	memset(lft->port, LFT_NO_PATH, (size_t)lft->stride * lft->num_switches);
+	uint32_t n = lft->stride, nhole = 0;
+	uint8_t *routed = n ? calloc(n, 1) : NULL;
+	uint32_t *hole = n ? malloc(n * sizeof(uint32_t)) : NULL;
+	for (uint32_t i = 0; routed && i < t->ndest; i++)
+		for (uint32_t j = 0; j < t->dest[i].nlids; j++)
+			if (t->dest[i].lid + j < n)
+				routed[t->dest[i].lid + j] = 1;
+	for (uint32_t l = 0; routed && hole && l < n; l++)
+		if (!routed[l])
+			hole[nhole++] = l;
+	if (!routed || !hole || (uint64_t)nhole * 16 > n) {
+		memset(lft->port, LFT_NO_PATH, (size_t)n * lft->num_switches);
+	} else {
+		ft_reset_by_holes++;
+		for (uint32_t s = 0; s < lft->num_switches; s++) {
+			uint8_t *row = lft_row(lft, s);
+			for (uint32_t k = 0; k < nhole; k++)
+				row[hole[k]] = LFT_NO_PATH;
+		}
+	}
+	free(routed);
+	free(hole);
 	lft_fill_local(t->fab, lft);
 }
 

@@ -1051,9 +1051,10 @@ static int ft_prepare(struct route_ctx *ctx)
 		return r;
 	}
 	ctx->priv = t;
-	/* With previous tables the repair copies them over every entry, or
-	 * the route below starts from empty tables (ft_repair_reset). */
-	ctx->tables_any = ctx->opt && ctx->opt->prev && ctx->opt->prev_fab;
+	/* With previous tables the repair copies them over every entry;
+	 * otherwise the route below writes every entry of the LIDs it routes
+	 * and ft_repair_reset the rest: whatever the memory holds. */
+	ctx->tables_any = 1;
 	log_info("ftree: %u levels, %u switches, %u CA LIDs + %u switch LIDs, "
 		 "load cap %llu, shape in %.3f s", t->height + 1, t->nsw,
 		 t->nca_dest, t->ndest - t->nca_dest,
@@ -1113,8 +1114,7 @@ static int ft_route(struct route_ctx *ctx, struct lft_set *lft)
 		r = r < 0 ? r : 0;
 		goto out;
 	}
-	if (ctx->tables_any)
-		ft_repair_reset(t, lft);
+	ft_repair_reset(t, lft);
 	/* The destinations the general assignment routes: all of them, or,
 	 * on an intact tree, the switch LIDs above the leaves (the rest are
 	 * written in closed form by ftree_closed.c). */

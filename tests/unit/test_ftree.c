@@ -1213,6 +1213,66 @@ static void test_spill_stop(void **state)
 /* Closed form (ftree_closed.c) against the load-aware assignment: on an
  * intact tree the same bytes, whatever the thread count; elsewhere it
  * stands aside. */
+/* ftree takes its tables as they come (route_ctx.tables_any): it writes
+ * every entry of the LIDs it routes and resets the rest (ft_repair_reset),
+ * so a spare full of garbage gives the same bytes as tables filled with
+ * LFT_NO_PATH and the local entries first (what route_run did before).
+ * The trees have LIDs ftree does not route: 0, the last block's tail,
+ * and with LMC the gaps its alignment leaves after switch LIDs. */
+static void tables_any_case(unsigned levels, unsigned radix, double remove,
+			    uint8_t lmc, int by_holes)
+{
+	struct fabric f;
+	make_tree(&f, levels, radix, 1, remove, 3, lmc);
+	struct lft_set ref, spare, out;
+	struct route_options o = { .lmc = lmc, .threads = 2 };
+	assert_int_equal(lft_alloc(&ref, f.num_switches, fab_max_lid(&f)), 0);
+	lft_fill_local(&f, &ref);
+	struct route_ctx ctx = { .fab = &f, .opt = &o };
+	assert_int_equal(route_ftree.prepare(&ctx), 0);
+	assert_true(ctx.tables_any);
+	assert_int_equal(route_ftree.route(&ctx, &ref), 0);
+	route_ftree.release(&ctx);
+	/* LIDs no entry of any row leads anywhere: ftree routed none of them */
+	uint32_t unrouted = 0;
+	for (uint32_t l = 0; l < ref.stride; l++) {
+		int any = 0;
+		for (uint32_t s = 0; !any && s < ref.num_switches; s++)
+			any = lft_row(&ref, s)[l] != LFT_NO_PATH;
+		unrouted += !any;
+	}
+	assert_true(unrouted > (lmc ? 8u : 1u));
+	assert_int_equal(lft_alloc(&spare, f.num_switches, fab_max_lid(&f)), 0);
+	memset(spare.port, 0x5a, (size_t)spare.stride * spare.num_switches);
+	spare.clean = 0;
+	o.spare = &spare;
+	char why[256];
+	unsigned holes0 = ft_reset_by_holes;
+	assert_int_equal(route_run(&route_ftree, &f, &o, &out, why), 0);
+	/* few unrouted LIDs: those alone are written (else the whole fill) */
+	assert_int_equal(ft_reset_by_holes - holes0, (unsigned)by_holes);
+	assert_null(spare.port);        /* taken */
+	assert_int_equal(out.stride, ref.stride);
+	assert_memory_equal(out.port, ref.port, (size_t)ref.stride * ref.num_switches);
+	fprintf(stderr, "  ft%u radix %u %.0f%% removed LMC %u: %u LIDs unrouted, "
+		"same bytes from a garbage spare\n", levels, radix, remove * 100,
+		lmc, unrouted);
+	lft_free(&out);
+	lft_free(&ref);
+	fab_free(&f);
+}
+
+static void test_tables_any(void **state)
+{
+	(void)state;
+	tables_any_case(2, 8, 0, 0, 0);
+	tables_any_case(3, 8, 0.05, 0, 0);
+	tables_any_case(3, 16, 0, 0, 1);
+	tables_any_case(3, 16, 0.05, 0, 1);
+	tables_any_case(3, 16, 0.05, 1, 1);
+	tables_any_case(2, 16, 0, 2, 0);
+}
+
 static void closed_case(unsigned levels, unsigned radix, unsigned oversub,
 			unsigned hcas, int shuffle, double remove, uint8_t lmc,
 			int expect_taken)
@@ -1283,6 +1343,7 @@ int main(void)
 		cmocka_unit_test(test_closed_form),
 		cmocka_unit_test(test_spill_stop),
 		cmocka_unit_test(test_ul32_fallback),
+		cmocka_unit_test(test_tables_any),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
