@@ -289,7 +289,7 @@ struct ft_work {
 	int split_on;           /* degraded tree: split chains (ftree_route.c) */
 	uint64_t *gl_bits;      /* the target's good compute-node leaves, a bit
 				 * per ordinal (ftree_split.c) */
-	uint32_t gl_tg, gl_grp; /* ... for target switch gl_tg - 1, epoch_grp */
+	uint32_t gl_tg;         /* ... of target switch gl_tg - 1 (0: none) */
 	uint32_t *pend_memo;    /* per switch above the leaves: == epoch_dst
 				 * once pend_has is known */
 	uint8_t *pend_has;      /* ... whether a waiting leaf is below it */
@@ -536,6 +536,8 @@ extern int ft_split_ref;       /* ftree_split.c: reference (tests) */
 /* ftree_split.c: trees with more compute nodes than this do not split
  * (FT_UL32_MAX_WEIGHT; the unit test lowers it). */
 extern unsigned ft_ul32_max_weight;
+/* Test counters (ft_wide_updates, ft_spill_cut below): plain globals, not
+ * atomic; one route runs at a time and only its router thread counts. */
 extern uint64_t ft_wide_updates;
 /* Targets whose setups are prepared ahead on the second thread (1 to
  * FT_SIDE_MAX; default 12, the unit test varies it). */

@@ -404,7 +404,9 @@ static void pend_start(struct ft_work *w)
 	const struct ftree *t = w->t;
 	uint32_t grp = w->epoch_grp, tg = w->anc_list[0];
 	size_t nw = (t->nsw >> 6) + 2;
-	if (w->gl_tg != tg + 1 || w->gl_grp != grp) {
+	/* (keyed by the target alone: with the setups' ring each context
+	 * counts its own epochs, so epoch_grp does not name a setup) */
+	if (w->gl_tg != tg + 1) {
 		memset(w->gl_bits, 0, nw * sizeof(uint64_t));
 		for (uint32_t i = 0; i < w->nweighted; i++) {
 			uint32_t x = w->weighted[i];
@@ -412,7 +414,6 @@ static void pend_start(struct ft_work *w)
 				w->gl_bits[x >> 6] |= 1ull << (x & 63);
 		}
 		w->gl_tg = tg + 1;
-		w->gl_grp = grp;
 	}
 	memcpy(w->pend_bits, w->gl_bits, nw * sizeof(uint64_t));
 	pend_clear(w, tg);

@@ -24,6 +24,19 @@
 
 #include "ftree.h"
 
+/* mu held, j pending: run it with mu dropped (on whichever thread
+ * claims it first); returns with mu held and j done. */
+static void run_job_locked(struct ft_writer *wr, struct ft_side *j)
+{
+	j->state = FT_SIDE_RUNNING;
+	__atomic_fetch_sub(&wr->side_pending, 1, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&wr->mu);
+	j->fn(j->arg);
+	pthread_mutex_lock(&wr->mu);
+	j->state = FT_SIDE_DONE;
+	pthread_cond_broadcast(&wr->cv);
+}
+
 /* Writer thread, mu held: run the oldest side job nobody has started,
  * if any; returns with mu held. */
 static void run_side_locked(struct ft_writer *wr)
@@ -34,15 +47,8 @@ static void run_side_locked(struct ft_writer *wr)
 		if (c->state == FT_SIDE_PENDING)
 			j = c;
 	}
-	if (!j)
-		return;
-	j->state = FT_SIDE_RUNNING;
-	__atomic_fetch_sub(&wr->side_pending, 1, __ATOMIC_RELAXED);
-	pthread_mutex_unlock(&wr->mu);
-	j->fn(j->arg);
-	pthread_mutex_lock(&wr->mu);
-	j->state = FT_SIDE_DONE;
-	pthread_cond_broadcast(&wr->cv);
+	if (j)
+		run_job_locked(wr, j);
 }
 
 /* Between the rows of a window: the router waits for the side jobs (the
@@ -73,8 +79,9 @@ static void write_window(struct ft_writer *wr, const struct ft_window *win)
 	}
 }
 
-/* The side job first (the router waits for it), then the oldest window
- * handed over; when stopped, the windows left, then out. */
+/* The side jobs first, oldest first (the router takes them in order),
+ * then the oldest window handed over; when stopped, the windows left,
+ * then out. */
 static void *writer_main(void *arg)
 {
 	struct ft_writer *wr = arg;
@@ -211,15 +218,8 @@ void ft_writer_side_wait(struct ft_writer *wr)
 		return;
 	}
 	struct ft_side *j = &wr->side[wr->side_head];
-	if (j->state == FT_SIDE_PENDING) {
-		/* Not started yet: the router runs it rather than wait. */
-		j->state = FT_SIDE_RUNNING;
-		__atomic_fetch_sub(&wr->side_pending, 1, __ATOMIC_RELAXED);
-		pthread_mutex_unlock(&wr->mu);
-		j->fn(j->arg);
-		pthread_mutex_lock(&wr->mu);
-		j->state = FT_SIDE_DONE;
-	}
+	if (j->state == FT_SIDE_PENDING)
+		run_job_locked(wr, j);  /* not started: the router runs it */
 	while (j->state != FT_SIDE_DONE)
 		pthread_cond_wait(&wr->cv, &wr->mu);
 	j->state = 0;
