@@ -414,7 +414,8 @@ void ft_reroute_report(const struct ft_work *w, const struct fabric *f,
  * holds_prev: lft already holds a copy of the previous tables
  * (route_ctx.tables_prev), used as it is when the switches are in the same
  * order. Returns 1 when lft holds the repaired tables, 0 when it does not apply
- * or gave up (logged why; lft as route_run allocated it), or -ENOMEM.
+ * or gave up (logged why; lft then holds anything: the caller resets it,
+ * ft_repair_reset, before routing in full), or -ENOMEM.
  * ft_repair_enabled = 0 turns it off (tests compare both); ft_repair_taken
  * says whether the last route took it. */
 extern int ft_repair_enabled, ft_repair_taken;

@@ -494,8 +494,8 @@ int ft_repair(struct ft_work *w, const struct route_options *opt,
 	ft_repair_taken = 1;
 	return 1;
 fail:
-	/* Back to freshly allocated tables for the full route. */
-	ft_repair_reset(t, lft);
+	/* (lft may hold part of a repair: ft_route resets it, as it does
+	 * before every route in full) */
 	if (r > 0)
 		log_info("ftree: repair abandoned: routing in full");
 	repair_free(&rp);

@@ -1114,6 +1114,8 @@ static int ft_route(struct route_ctx *ctx, struct lft_set *lft)
 		r = r < 0 ? r : 0;
 		goto out;
 	}
+	/* Not repaired (no previous tables, or the repair gave up part way):
+	 * route in full over whatever lft holds. */
 	ft_repair_reset(t, lft);
 	/* The destinations the general assignment routes: all of them, or,
 	 * on an intact tree, the switch LIDs above the leaves (the rest are
