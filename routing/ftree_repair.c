@@ -334,9 +334,7 @@ void ft_repair_reset(const struct ftree *t, struct lft_set *lft)
  * beforehand, same layout, switches in the same order. */
 static int copy_made(const struct ft_repair *rp, int holds_prev)
 {
-	if (!holds_prev || rp->lft->stride != rp->prev->stride ||
-	    rp->lft->max_lid != rp->prev->max_lid ||
-	    rp->lft->num_switches != rp->prev->num_switches)
+	if (!holds_prev || !lft_same_layout(rp->lft, rp->prev))
 		return 0;
 	for (uint32_t s = 0; s < rp->t->nsw; s++)
 		if (rp->prev_sw[s] != s)

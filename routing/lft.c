@@ -27,19 +27,19 @@ int lft_take_spare(struct lft_set *t, struct lft_set *spare,
 	size_t bytes = (size_t)num_switches * stride;
 	int taken = spare && spare->port && bytes &&
 		(size_t)spare->num_switches * spare->stride >= bytes;
-	if (taken) {
-		t->port = spare->port;
-		t->clean = spare->clean;
-		if (spare->num_switches == num_switches && spare->stride == stride &&
-		    spare->max_lid == max_lid)
-			t->copy_of = spare->copy_of;
-		memset(spare, 0, sizeof(*spare));
-	} else if (!(t->port = malloc(bytes ? bytes : 1))) {
-		return -ENOMEM;
-	}
 	t->num_switches = num_switches;
 	t->stride = stride;
 	t->max_lid = max_lid;
+	if (taken) {
+		t->port = spare->port;
+		t->clean = spare->clean;
+		if (lft_same_layout(spare, t))
+			t->copy_of = spare->copy_of;
+		memset(spare, 0, sizeof(*spare));
+	} else if (!(t->port = malloc(bytes ? bytes : 1))) {
+		memset(t, 0, sizeof(*t));
+		return -ENOMEM;
+	}
 	return taken;
 }
 
@@ -88,8 +88,7 @@ int lft_alloc_reuse(struct lft_set *t, struct lft_set *spare,
 int lft_copy_step(struct lft_set *dst, const struct lft_set *src,
 		  size_t max_bytes)
 {
-	if (!dst->port || !src->port || dst->num_switches != src->num_switches ||
-	    dst->stride != src->stride || dst->max_lid != src->max_lid)
+	if (!dst->port || !src->port || !lft_same_layout(dst, src))
 		return -EINVAL;
 	if (dst->copy_of == src->port)
 		return 1;

@@ -79,6 +79,15 @@ int lft_take_spare(struct lft_set *t, struct lft_set *spare,
 int lft_copy_step(struct lft_set *dst, const struct lft_set *src,
 		  size_t max_bytes);
 
+/* Do a and b lay their tables out alike (switches, row stride, LIDs)?
+ * Then one can be a copy of the other, byte for byte. */
+static inline int lft_same_layout(const struct lft_set *a,
+				  const struct lft_set *b)
+{
+	return a->num_switches == b->num_switches && a->stride == b->stride &&
+	       a->max_lid == b->max_lid;
+}
+
 static inline uint8_t *lft_row(const struct lft_set *t, uint32_t sw)
 {
 	return t->port + (size_t)sw * t->stride;

@@ -960,8 +960,7 @@ int sm_write_dumps(struct sm *sm, const char *dir)
 static int spare_slice(struct sm *sm, const struct lft_set *h, double t0)
 {
 	struct lft_set *sp = &sm->spare;
-	int copy = sp->num_switches == h->num_switches && sp->stride == h->stride &&
-		   sp->max_lid == h->max_lid;
+	int copy = lft_same_layout(sp, h);
 
 	if (copy ? sp->copy_of == h->port : sp->clean)
 		return 0;
