@@ -440,10 +440,18 @@ static inline void wide_one(struct ft_work *w, const uint32_t *cand_off,
 	w->wide_via[i] = via;
 }
 
+/* The order of tops (a path with room each): as high as any, then the
+ * widest, then column order. Does (level lv, width v, column order o)
+ * come before (bl, bw, bo)? */
+static inline int top_key_before(uint32_t lv, int64_t v, uint32_t o,
+				 uint32_t bl, int64_t bw, uint32_t bo)
+{
+	return lv > bl || (lv == bl && (v > bw || (v == bw && o < bo)));
+}
+
 /* The best top among anc_list indices [a, b) (after computing their
- * widest paths when asked): a path with room, as high as any, then the
- * widest, then column order; the first of the best, as one pass over
- * all ancestors in order finds. FAB_NONE if none has room. */
+ * widest paths when asked): the first in top_key_before's order, as one
+ * pass over all ancestors in order finds. FAB_NONE if none has room. */
 static inline uint32_t scan_tops(struct ft_work *w, uint32_t a, uint32_t b,
 				 const uint32_t *cand_off,
 				 const uint32_t *cand_lo, int compute)
@@ -457,9 +465,7 @@ static inline uint32_t scan_tops(struct ft_work *w, uint32_t a, uint32_t b,
 		if (v <= 0 || w->wide_via[i] == FAB_NONE)
 			continue;
 		uint32_t lv = w->alvl[i];
-		if (top != FAB_NONE && (lv < bl || (lv == bl && v < bw)))
-			continue;
-		if (top != FAB_NONE && lv == bl && v == bw && w->aord[i] >= bo)
+		if (top != FAB_NONE && !top_key_before(lv, v, w->aord[i], bl, bw, bo))
 			continue;
 		top = i;
 		bl = lv;
@@ -485,15 +491,9 @@ static void block_top(struct ft_work *w, uint32_t q,
  * with room? As scan_tops. */
 static int top_better(const struct ft_work *w, uint32_t a, uint32_t b)
 {
-	const struct ftree *t = w->t;
-	if (b == FAB_NONE)
-		return 1;
-	uint32_t x = w->anc_list[a], y = w->anc_list[b];
-	if (t->level[x] != t->level[y])
-		return t->level[x] > t->level[y];
-	if (w->wide[a] != w->wide[b])
-		return w->wide[a] > w->wide[b];
-	return t->order[x] < t->order[y];
+	return b == FAB_NONE ||
+		top_key_before(w->alvl[a], w->wide[a], w->aord[a],
+			       w->alvl[b], w->wide[b], w->aord[b]);
 }
 
 /* Per ancestor, the candidates whose lower end it is (rc), and each
