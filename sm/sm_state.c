@@ -399,9 +399,13 @@ static int route_and_verify(struct sm *sm, const struct fabric *f,
 	snprintf(sm->route_preferred, sizeof(sm->route_preferred), "%s", c->preferred);
 	sm->route_reason = (uint8_t)c->reason;
 	sm->route_grade = (uint8_t)c->grade;
-	if (c->reason != ROUTE_PASS_NONE)
+	if (c->reason != ROUTE_PASS_NONE && strcmp(c->engine->name, c->preferred))
 		log_warn("routing: using %s, not %s (first in \"%s\"): %s (%s)",
 			 c->engine->name, c->preferred, sm->cfg->routing_engine,
+			 route_pass_name(c->reason), c->reason_why);
+	else if (c->reason != ROUTE_PASS_NONE)
+		log_warn("routing: using %s (first in \"%s\") as the last resort: %s (%s)",
+			 c->engine->name, sm->cfg->routing_engine,
 			 route_pass_name(c->reason), c->reason_why);
 	const struct verify_result *vr = &c->vr;
 	switch (c->grade) {
