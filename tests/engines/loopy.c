@@ -13,7 +13,11 @@
  *   loop              a forwarding loop: two neighbouring switches send
  *                     every LID not on them to each other
  *   missing           CA LIDs routed only by the switch they hang off
- * Anything else refuses the fabric. */
+ *   good              shortest paths, nothing wrong (on a fat-tree they
+ *                     are up/down, so they verify)
+ * Anything else refuses the fabric. IBSM_TEST_LOOPY_MODE_FILE names a file
+ * whose first word is read at every route instead, so a test can make a
+ * running daemon's next re-route fail. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -155,20 +159,32 @@ static int loopy_route(struct route_ctx *ctx, struct lft_set *t)
 {
 	const struct fabric *f = ctx->fab;
 	const char *mode = getenv("IBSM_TEST_LOOPY_MODE");
+	const char *mode_file = getenv("IBSM_TEST_LOOPY_MODE_FILE");
+	char word[32] = "";
 	uint32_t ns = f->num_switches, cyc[512], clen = 0;
 	uint8_t *next = malloc(ns ? ns : 1), *seen = malloc(ns ? ns : 1);
 	uint32_t *queue = malloc((ns ? ns : 1) * sizeof(*queue));
 	uint32_t *on_cycle = malloc((ns ? ns : 1) * sizeof(*on_cycle));
 	int r = 0;
 
+	if (mode_file && *mode_file) {
+		FILE *mf = fopen(mode_file, "r");
+
+		if (!mf || fscanf(mf, "%31s", word) != 1)
+			word[0] = 0;
+		if (mf)
+			fclose(mf);
+		mode = word;
+	}
 	if (!mode || !*mode)
 		mode = "credit";
 	if (!next || !seen || !queue || !on_cycle) {
 		r = -ENOMEM;
 		goto out;
 	}
-	if (strcmp(mode, "credit") && strcmp(mode, "loop") && strcmp(mode, "missing")) {
-		snprintf(ctx->why, sizeof(ctx->why), "IBSM_TEST_LOOPY_MODE=%s: want credit, loop or missing", mode);
+	if (strcmp(mode, "credit") && strcmp(mode, "loop") && strcmp(mode, "missing") &&
+	    strcmp(mode, "good")) {
+		snprintf(ctx->why, sizeof(ctx->why), "mode '%s': want credit, loop, missing or good", mode);
 		r = -ENOTSUP;
 		goto out;
 	}

@@ -11,7 +11,10 @@
 #     /metrics and ibsmctl say which engine and why. Then a link dies: the
 #     re-route passes loopy over again, and no switch entry routes into the
 #     dead port (dump_fts), and the fallback counter moved.
-#  3. The shared reproducers (3-level radix-12 trees, 2% and 5% of the
+#  3. An engine good at start that fails at the re-route after a link loss:
+#     the next engine's tables are programmed, none into the dead link
+#     (before issue 24 the old tables were kept).
+#  4. The shared reproducers (3-level radix-12 trees, 2% and 5% of the
 #     links removed, random GUIDs) with the default engine list come up
 #     with --once: complete and loop-free; with a credit loop only if no
 #     engine of the list gave tables without one, and then loudly.
@@ -92,7 +95,36 @@ grep -q '^ibsm_routing_engine_info{engine="updn",preferred="loopy",reason="credi
 echo "ok unlink: re-routed on updn, no entry into leaf-1[5] - $pguid[$pport], fallbacks $n1 -> $n2"
 sim_cleanup
 
-# 3. The shared reproducers, default engine list.
+# 3. A running daemon whose engine fails only at the re-route: loopy's
+# good tables are programmed at start; then a link dies and loopy's next
+# tables loop. The re-route must not keep tables that lead into the dead
+# link: updn's are programmed.
+echo good >"$W/mode"
+ibsim_start "$W/ft.net" || fail "ibsim did not start"
+IBSM_TEST_LOOPY_MODE_FILE=$W/mode sm_daemon "$W/rt.log" -R loopy,updn \
+	--set engine_paths="$LOOPY" --cache-dir "$W/cache" --sweep 1 --dump "$W/rt.dump"
+grep -q "routed with loopy: .*verified, credit-loop-free" "$W/rt.log" || fail "runtime: loopy's good tables not taken at start"
+sm_check_fabric rt
+fts_entries "$W/rt.fts" | awk -v g="$leaf" '$1 == g && $3 == 5' | grep -q . ||
+	fail "runtime: no entry of leaf-1 uses port 5 before (the test would prove nothing)"
+echo loop >"$W/mode"
+ups=$(grep -c "fabric UP" "$W/rt.log")
+ibsim_cmd 'Unlink "leaf-1"[5]'
+i=0
+until [ "$(grep -c "fabric UP" "$W/rt.log")" -gt "$ups" ]; do
+	i=$((i + 1)); [ $i -gt 200 ] && { grep -E "routing|tables from|sweep [0-9]*: (route|activate)" "$W/rt.log" | tail -8; fail "runtime: no re-route brought the fabric up within 20 s"; }
+	sleep 0.1
+done
+sleep 0.5
+grep -q "routing: using updn, not loopy .*: loop" "$W/rt.log" || fail "runtime: loopy not passed over at the re-route"
+sm_check_fabric rt
+dead=$(awk -v g="$leaf" -v pg="$pguid" -v pp="$pport" \
+	'($1 == g && $3 == 5) || ($1 == pg && $3 == pp)' "$W/rt.fts.e" | wc -l)
+[ "$dead" -eq 0 ] || fail "runtime: $dead switch entries still route into the dead link"
+echo "ok runtime: loopy's re-route looped, updn's tables programmed, no entry into the dead link"
+sim_cleanup
+
+# 4. The shared reproducers, default engine list.
 for net in ft3-r12-deg2-rguid-s1 ft3-r12-deg5-rguid-s1; do
 	f=$top/../shared/fabrics/$net.net
 	[ -f "$f" ] || f=/work/shared/fabrics/$net.net
