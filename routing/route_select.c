@@ -278,10 +278,10 @@ int route_select(const char *names, const struct fabric *f,
 	if (!taken && best.e)
 		taken = 1;
 	if (!taken) {
+		/* Every engine passed over was logged; the caller says what
+		 * it does without tables. */
 		if (!runs)
 			log_err("no known routing engine in \"%s\"", names);
-		else
-			log_err("no engine of \"%s\" gave tables that may be programmed", names);
 		r = 0;
 		goto out;
 	}
