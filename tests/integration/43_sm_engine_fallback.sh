@@ -13,7 +13,7 @@
 #     dead port (dump_fts), and the fallback counter moved.
 #  3. An engine good at start that fails at the re-route after a link loss:
 #     the next engine's tables are programmed, none into the dead link
-#     (before issue 24 the old tables were kept).
+#     (before issue 24 the old tables were kept); then a whole switch goes.
 #  4. The shared reproducers (3-level radix-12 trees, 2% and 5% of the
 #     links removed, random GUIDs) with the default engine list come up
 #     with --once: complete and loop-free; with a credit loop only if no
@@ -122,6 +122,21 @@ dead=$(awk -v g="$leaf" -v pg="$pguid" -v pp="$pport" \
 	'($1 == g && $3 == 5) || ($1 == pg && $3 == pp)' "$W/rt.fts.e" | wc -l)
 [ "$dead" -eq 0 ] || fail "runtime: $dead switch entries still route into the dead link"
 echo "ok runtime: loopy's re-route looped, updn's tables programmed, no entry into the dead link"
+# A switch gone: every link of spine-3 dies; loopy still loops. No leaf
+# may keep an entry towards spine-3 (each leaf's port 8).
+ups=$(grep -c "fabric UP" "$W/rt.log")
+ibsim_cmd 'Unlink "spine-3"'
+i=0
+until [ "$(grep -c "fabric UP" "$W/rt.log")" -gt "$ups" ]; do
+	i=$((i + 1)); [ $i -gt 200 ] && { grep -E "routing|tables from|sweep [0-9]*: (route|activate)" "$W/rt.log" | tail -8; fail "switch gone: no re-route brought the fabric up within 20 s"; }
+	sleep 0.1
+done
+sleep 0.5
+sm_check_fabric rt
+grep -q '"spine-3"' "$W/rt.ibnd" && fail "switch gone: spine-3 still discovered"
+dead=$(awk '/^Unicast lids/ { leaf = /leaf-/; next } leaf && /^0x/ && $2 + 0 == 8' "$W/rt.fts" | wc -l)
+[ "$dead" -eq 0 ] || fail "switch gone: $dead leaf entries still route towards spine-3"
+echo "ok switch gone: spine-3 unlinked, re-routed on updn, no entry towards it"
 sim_cleanup
 
 # 4. The shared reproducers, default engine list.

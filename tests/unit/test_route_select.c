@@ -307,6 +307,31 @@ static void failed_repair_routes_in_full(void **state)
 	fab_free(&f);
 }
 
+/* A layered engine: its SL layers are judged (not the one-VL graph) and
+ * its path SLs come back with its tables. */
+static void layered_tables_judged_per_layer(void **state)
+{
+	(void)state;
+	struct fabric f;
+	struct lft_set t;
+	struct route_choice c;
+	struct path_sl sl = { 0 };
+
+	ring(&f, 6, 2);
+	assert_int_equal(pick(&f, "dfsp", NULL, &t, &c, &sl), 1);
+	assert_string_equal(c.engine->name, "dfsp");
+	assert_int_equal(c.grade, ROUTE_GRADE_VERIFIED);
+	assert_true(c.sl_layers > 1);
+	assert_int_equal(sl.vls_used, c.sl_layers);
+	lft_free(&t);
+	/* The next choice, not layered, leaves no stale SLs behind. */
+	assert_int_equal(pick(&f, "t-loop,updn", NULL, &t, &c, &sl), 1);
+	assert_true(sl.vls_used <= 1);
+	lft_free(&t);
+	path_sl_free(&sl);
+	fab_free(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -316,6 +341,7 @@ int main(void)
 		cmocka_unit_test(falls_back_past_bad_tables),
 		cmocka_unit_test(last_resorts),
 		cmocka_unit_test(failed_repair_routes_in_full),
+		cmocka_unit_test(layered_tables_judged_per_layer),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }
