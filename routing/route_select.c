@@ -107,18 +107,18 @@ static int cand_run(struct cand *c, const struct route_engine *e,
 	if (!use_spare)
 		o.spare = NULL;
 	o.memo_out = &c->memo;
-	o.sl_out = NULL;
-	if (opt && opt->sl_out) {
-		if (path_sl_alloc(&c->sl, f) < 0)
-			return -ENOMEM;
-		o.sl_out = &c->sl;
-	}
+	/* A layered engine allocates the SLs it fills (dfsp: path_sl_alloc
+	 * on sl_out, which would leak memory given to it); for the others
+	 * the caller still gets a table, every SL 0. */
+	o.sl_out = opt && opt->sl_out ? &c->sl : NULL;
 	r = route_run(e, f, &o, &c->t, c->why);
 	if (r < 0) {
 		c->refused = 1;
 		c->grade = ROUTE_GRADE_UNUSABLE;
 		return 0;
 	}
+	if (o.sl_out && !c->sl.sl && path_sl_alloc(&c->sl, f) < 0)
+		return -ENOMEM;
 	r = verify_routes(f, &c->t, vo, &c->vr);
 	if (r < 0)
 		return r;
