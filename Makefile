@@ -34,6 +34,10 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 TEST_HELPER_SRCS := $(filter-out tests/unit/test_%.c,$(wildcard tests/unit/*.c))
 ENGINE_SRCS := $(wildcard plugins/engines/*.c)
 ENGINE_SOS := $(patsubst plugins/engines/%.c,$(BUILD)/lib/libibsm-engine-%.so,$(ENGINE_SRCS))
+# Engines for tests only (tests/engines/X.c -> build/tests/libibsm-engine-X.so):
+# built with the tests, never installed.
+TEST_ENGINE_SRCS := $(wildcard tests/engines/*.c)
+TEST_ENGINE_SOS := $(patsubst tests/engines/%.c,$(BUILD)/tests/libibsm-engine-%.so,$(TEST_ENGINE_SRCS))
 OSM_PLUGIN_SRCS := $(wildcard plugins/opensm/*.c)
 OSM_PLUGIN := $(if $(OSM_PLUGIN_SRCS),$(BUILD)/lib/libibsm-opensm.so)
 
@@ -78,6 +82,10 @@ $(BUILD)/lib/libibsm-engine-%.so: $(BUILD)/obj/plugins/engines/%.o $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -shared -o $@ $< $(LIB) -lm
 
+$(BUILD)/tests/libibsm-engine-%.so: $(BUILD)/obj/tests/engines/%.o $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -shared -o $@ $< $(LIB) -lm
+
 $(OSM_PLUGIN): $(call obj,$(OSM_PLUGIN_SRCS)) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -shared -o $@ $(call obj,$(OSM_PLUGIN_SRCS)) $(LIB) -lm -lpthread
@@ -89,7 +97,7 @@ $(BUILD)/tests/%: tests/unit/%.c $(call obj,$(TEST_HELPER_SRCS)) $(SMLIB) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(call obj,$(TEST_HELPER_SRCS)) $(SMLIB) $(LIB) -lcmocka $(LDLIBS)
 
-tests: $(UNIT_BINS)
+tests: $(UNIT_BINS) $(TEST_ENGINE_SOS)
 
 # make check: both builds, then every test against the sanitized one.
 check: deps

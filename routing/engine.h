@@ -96,6 +96,27 @@ struct route_engine {
 	void (*release)(struct route_ctx *ctx);
 };
 
+/* What an engine promises about the tables it makes, declared (never
+ * guessed from its name) so the daemon's verification policy
+ * (routing/route_select.h) reads one bit:
+ *   ROUTE_ENGINE_DEADLOCK_FREE  tables are credit-loop-free on one VL by
+ *       construction, switch-LID routes included (ftree, updn): a credit
+ *       loop in them is a bug, and is logged as one.
+ *   ROUTE_ENGINE_USES_PREV      route() follows route_options.prev (a repair
+ *       or a sticky re-route, ftree): when the result fails verification the
+ *       engine is run once more without the previous tables.
+ * Built-ins declare theirs in the registry. A loadable engine may export
+ *     uint32_t ibsm_engine_flags(uint32_t abi_version);
+ * (ROUTE_ENGINE_FLAGS_ENTRY); an object without it promises nothing. The
+ * symbol is optional so that ABI 1 objects built before it load unchanged
+ * (it moves into struct route_engine at the next ABI bump, issue 27). */
+#define ROUTE_ENGINE_DEADLOCK_FREE (1u << 0)
+#define ROUTE_ENGINE_USES_PREV     (1u << 1)
+#define ROUTE_ENGINE_FLAGS_ENTRY "ibsm_engine_flags"
+
+/* The flags of e (0 for an engine not in the registry). */
+uint32_t route_engine_flags(const struct route_engine *e);
+
 /* Built-in engines, NULL-terminated. */
 const struct route_engine *const *route_builtin_engines(void);
 

@@ -11,6 +11,7 @@
 #include "engine_internal.h"
 
 typedef const struct route_engine *(*engine_entry_fn)(uint32_t abi_version);
+typedef uint32_t (*engine_flags_fn)(uint32_t abi_version);
 
 const struct route_engine *route_engine_load_abi(const char *path, uint32_t abi)
 {
@@ -58,7 +59,13 @@ const struct route_engine *route_engine_load_abi(const char *path, uint32_t abi)
 		dlclose(h);
 		return e;
 	}
-	int r = route_engine_register(e, h);
+	/* Optional (engine.h): what the engine promises. */
+	engine_flags_fn flags_of;
+	uint32_t flags = 0;
+	*(void **)&flags_of = dlsym(h, ROUTE_ENGINE_FLAGS_ENTRY);
+	if (flags_of)
+		flags = flags_of(abi);
+	int r = route_engine_register_flags(e, h, flags);
 	if (r == -EEXIST) {
 		log_err("routing engine %s: an engine named '%s' already exists",
 			path, e->name);
@@ -71,7 +78,8 @@ const struct route_engine *route_engine_load_abi(const char *path, uint32_t abi)
 		dlclose(h);
 		return NULL;
 	}
-	log_info("routing engine '%s' loaded from %s", e->name, path);
+	log_info("routing engine '%s' loaded from %s%s", e->name, path,
+		 flags & ROUTE_ENGINE_DEADLOCK_FREE ? " (declares deadlock-free tables)" : "");
 	return e;
 }
 

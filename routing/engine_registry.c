@@ -22,9 +22,23 @@ static const struct route_engine *const builtin[] = {
 	NULL,
 };
 
+/* What each built-in promises (engine.h): ftree and updn route on one VL
+ * without credit loops (up/down turns only; ftree's detours are checked
+ * against its channel dependency graph), ftree repairs from the previous
+ * tables. minhop promises nothing; dfsp's promise is per SL layer, checked
+ * by path_sl_check, not on one VL. */
+static const struct {
+	const struct route_engine *engine;
+	uint32_t flags;
+} builtin_flags[] = {
+	{ &route_updn, ROUTE_ENGINE_DEADLOCK_FREE },
+	{ &route_ftree, ROUTE_ENGINE_DEADLOCK_FREE | ROUTE_ENGINE_USES_PREV },
+};
+
 static struct {
 	const struct route_engine *engine[ROUTE_MAX_LOADED];
 	void *handle[ROUTE_MAX_LOADED];
+	uint32_t flags[ROUTE_MAX_LOADED];
 	unsigned count;
 } loaded;
 
@@ -46,7 +60,19 @@ const struct route_engine *route_engine_find(const char *name)
 	return NULL;
 }
 
-int route_engine_register(const struct route_engine *e, void *handle)
+uint32_t route_engine_flags(const struct route_engine *e)
+{
+	for (size_t i = 0; i < sizeof(builtin_flags) / sizeof(builtin_flags[0]); i++)
+		if (builtin_flags[i].engine == e)
+			return builtin_flags[i].flags;
+	for (unsigned i = 0; i < loaded.count; i++)
+		if (loaded.engine[i] == e)
+			return loaded.flags[i];
+	return 0;
+}
+
+int route_engine_register_flags(const struct route_engine *e, void *handle,
+				uint32_t flags)
 {
 	const struct route_engine *old = route_engine_find(e->name);
 	if (old)
@@ -55,8 +81,14 @@ int route_engine_register(const struct route_engine *e, void *handle)
 		return -ENOSPC;
 	loaded.engine[loaded.count] = e;
 	loaded.handle[loaded.count] = handle;
+	loaded.flags[loaded.count] = flags;
 	loaded.count++;
 	return 0;
+}
+
+int route_engine_register(const struct route_engine *e, void *handle)
+{
+	return route_engine_register_flags(e, handle, 0);
 }
 
 void route_memo_free(struct route_memo *m)

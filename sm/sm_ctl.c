@@ -145,6 +145,11 @@ static void cmd_status(struct sm *sm, FILE *f, int json)
 			sm->last_heavy_s, fab->num_switches, fab->num_cas,
 			fab->num_routers, linked, active);
 		json_str(f, sm->engine_used ? sm->engine_used : "");
+		fputs(",\"engine_preferred\":", f);
+		json_str(f, sm->route_preferred);
+		fprintf(f, ",\"engine_passed_over\":\"%s\",\"tables\":\"%s\"",
+			route_pass_name((enum route_pass)sm->route_reason),
+			route_grade_name((enum route_grade)sm->route_grade));
 		fprintf(f, ",\"perf_cycles\":%llu,\"perf_ports\":%u,\"avoided_links\":%u}\n",
 			(unsigned long long)sm->perf.pm.st.cycles, sm->perf.pm.num_ports,
 			sm->hold.n);
@@ -157,7 +162,13 @@ static void cmd_status(struct sm *sm, FILE *f, int json)
 		fab->num_routers, active, linked);
 	fprintf(f, "sweeps:    %u heavy (last %.3f s), %u light\n", sm->sweeps,
 		sm->last_heavy_s, sm->light_sweeps);
-	fprintf(f, "routing:   %s\n", sm->engine_used ? sm->engine_used : "(none yet)");
+	fprintf(f, "routing:   %s", sm->engine_used ? sm->engine_used : "(none yet)");
+	if (sm->route_reason != ROUTE_PASS_NONE)
+		fprintf(f, " (%s passed over: %s)", sm->route_preferred,
+			route_pass_name((enum route_pass)sm->route_reason));
+	if (sm->engine_used && sm->route_grade != ROUTE_GRADE_VERIFIED)
+		fprintf(f, "; tables %s", route_grade_name((enum route_grade)sm->route_grade));
+	fputc('\n', f);
 	fprintf(f, "perfmgr:   %s; %llu cycles, %u ports, last cycle %.3f s\n",
 		sm->cfg->perf_interval_s ? "on" : "off",
 		(unsigned long long)sm->perf.pm.st.cycles, sm->perf.pm.num_ports,

@@ -82,10 +82,22 @@ static void inventory(FILE *f, const struct sm *sm)
 	fprintf(f, "ibsm_sm_state %u\n", sm->state);
 	head(f, "ibsm_fabric_up", "gauge", "1 when the last heavy sweep brought every port up.");
 	fprintf(f, "ibsm_fabric_up %d\n", sm->fabric_up);
-	head(f, "ibsm_routing_engine_info", "gauge", "The routing engine that made the programmed tables.");
+	head(f, "ibsm_routing_engine_info", "gauge",
+	     "The routing engine that made the programmed tables, the first engine of the list, why it was passed over, and what the tables are (verified, credit_loop, partial).");
 	fputs("ibsm_routing_engine_info{engine=", f);
 	label(f, sm->engine_used ? sm->engine_used : "none");
-	fputs("} 1\n", f);
+	fputs(",preferred=", f);
+	label(f, sm->route_preferred[0] ? sm->route_preferred :
+		 sm->engine_used ? sm->engine_used : "none");
+	fprintf(f, ",reason=\"%s\",tables=\"%s\"} 1\n",
+		route_pass_name((enum route_pass)sm->route_reason),
+		route_grade_name((enum route_grade)sm->route_grade));
+	head(f, "ibsm_routing_fallbacks_total", "counter",
+	     "Routing engines passed over since start (the next engine of the list was tried), by reason.");
+	for (int p = 1; p < ROUTE_PASS_N; p++)
+		fprintf(f, "ibsm_routing_fallbacks_total{reason=\"%s\"} %llu\n",
+			route_pass_name((enum route_pass)p),
+			(unsigned long long)sm->route_fallbacks[p]);
 }
 
 static void activity(FILE *f, const struct sm *sm)

@@ -15,6 +15,7 @@
 #include "../discovery/topo_read.h"
 #include "../routing/engine.h"
 #include "../routing/verify.h"
+#include "../routing/route_select.h"
 #include "lid_manager.h"
 #include "port_config.h"
 #include "sm_metrics.h"
@@ -267,12 +268,6 @@ static uint32_t count_links(const struct fabric *f)
 	return n;
 }
 
-/* Engines whose tables are deadlock-free on one VL by construction. */
-static int engine_promises_no_credit_loop(const char *name)
-{
-	return name && (!strcmp(name, "ftree") || !strcmp(name, "updn"));
-}
-
 /* Congestion-aware multipath (key congestion_aware): with hot ports
  * measured, move at most congestion_max_moves entries of the verified
  * tables t onto equally short, less loaded ports (routing/cong_rebalance.h)
@@ -327,8 +322,23 @@ out:
 	free(hot);
 }
 
-/* Route and verify. Returns 1 with t filled when the tables may be
- * programmed, 0 when not (logged), negative errno on failure. */
+/* The pairs the tables taken leave unreachable: how many, and the
+ * verifier's first few (it keeps up to VERIFY_MAX_ERRORS). */
+static void log_unreachable(const struct verify_result *vr)
+{
+	uint32_t n = vr->num_errors < 3 ? vr->num_errors : 3;
+
+	for (uint32_t i = 0; i < n; i++)
+		log_err("  unreachable: %s", vr->errors[i]);
+	if (vr->num_errors > n)
+		log_err("  ... and more (%llu unreachable pairs, %llu missing entries in all)",
+			(unsigned long long)vr->pairs_unreachable,
+			(unsigned long long)vr->missing_entries);
+}
+
+/* Route and verify (routing/route_select.h decides which engine's tables
+ * are taken). Returns 1 with t filled when the tables may be programmed,
+ * 0 when no engine gave any (logged), negative errno on failure. */
 static int route_and_verify(struct sm *sm, const struct fabric *f,
 			    struct lft_set *t)
 {
@@ -344,100 +354,92 @@ static int route_and_verify(struct sm *sm, const struct fabric *f,
 		.memo_out = &sm->memo_next,
 		.prev_memo = sm->held.valid ? &sm->held.memo : NULL,
 	};
-	/* Credit loops are checked (switch-LID routes included) and logged,
-	 * but do not stop programming: an operator who lists minhop has
-	 * chosen routes that are not deadlock-free. */
+	/* Credit loops are checked with switch-LID routes included: CA to
+	 * switch routes (SMPs by LID, PerfMgr, SA to switches) share VL0. */
 	struct verify_opts vo = { .check_credit_loops = 1, .cdg_switch_lids = 1 };
-	struct verify_result vr;
-	const struct route_engine *used = NULL;
+	struct route_choice *c = calloc(1, sizeof(*c));
 	uint32_t *rank = NULL;
 	int rc;
 
+	if (!c)
+		return -ENOMEM;
 	/* Compute-node rank order (core/cn_rank.h, key cn_order): host-name
 	 * order unless a file gives one; "port" keeps port order. A file
 	 * that cannot be read was refused at start; if it went away since,
 	 * route in host-name order and say so. */
 	if (strcmp(sm->cfg->cn_order, "port")) {
 		rc = cn_rank_build(f, sm->cfg->cn_order, &rank);
-		if (rc == -ENOMEM)
+		if (rc == -ENOMEM) {
+			free(c);
 			return rc;
+		}
 		if (rc && cn_rank_build(f, NULL, &rank) == 0)
 			log_warn("cn_order %s unreadable: routing in host-name order",
 				 sm->cfg->cn_order);
 	}
 	ro.cn_rank = rank;
 	/* Path SLs for layered engines (dfsp): the budget is what every
-	 * link's VLCap allows, at most max_vls. */
+	 * link's VLCap allows, at most max_vls. route_select replaces
+	 * sl_next with the SLs of the tables it takes. */
 	path_sl_free(&sm->sl_next);
-	if (path_sl_alloc(&sm->sl_next, f) < 0) {
-		free(rank);
-		return -ENOMEM;
-	}
 	ro.sl_out = &sm->sl_next;
 	ro.max_vls = (uint8_t)sm->route_vls;
-	rc = route_run_list(sm->cfg->routing_engine, f, &ro, t, &used);
+	rc = route_select(sm->cfg->routing_engine, f, &ro, &vo, t, c);
 	free(rank);
-	if (rc < 0) {
-		log_err("routing failed with every engine of \"%s\": keeping the old tables",
-			sm->cfg->routing_engine);
-		return 0;
-	}
-	sm->engine_used = used ? used->name : "?";
-	rc = verify_routes(f, t, &vo, &vr);
-	if (rc < 0) {
-		lft_free(t);
+	for (int p = 1; p < ROUTE_PASS_N; p++)
+		sm->route_fallbacks[p] += c->passed[p];
+	if (rc <= 0) {
+		if (rc == 0)
+			log_err("routing: no engine of \"%s\" gave tables that may be programmed: keeping the old tables",
+				sm->cfg->routing_engine);
+		free(c);
 		return rc;
 	}
-	if (sm->sl_next.vls_used > 1) {
-		/* Layered tables: one channel dependency graph per SL must
-		 * be acyclic (the one-VL verdict above does not apply). */
-		uint32_t vls = 0;
-		char why[160];
-		int loop = path_sl_check(f, t, &sm->sl_next, &vls, why, sizeof(why));
-
-		if (loop < 0) {
-			lft_free(t);
-			return loop;
-		}
-		if (loop || !verify_usable(&vr)) {
-			log_err("tables from %s on %u SL layers fail verification (%s): not programmed, keeping the old tables",
-				sm->engine_used, vls, loop ? why : vr.first_error);
-			lft_free(t);
-			return 0;
-		}
-		log_info("routed with %s: %llu LIDs, max hops %u, avg hops %.2f, verified, %u SL layers each credit-loop-free (budget %u VLs)",
-			 sm->engine_used, (unsigned long long)vr.lids_total, vr.max_hops,
-			 vr.avg_hops, vls, sm->route_vls);
-		return 1;
+	sm->engine_used = c->engine->name;
+	snprintf(sm->route_preferred, sizeof(sm->route_preferred), "%s", c->preferred);
+	sm->route_reason = (uint8_t)c->reason;
+	sm->route_grade = (uint8_t)c->grade;
+	if (c->reason != ROUTE_PASS_NONE && strcmp(c->engine->name, c->preferred))
+		log_warn("routing: using %s, not %s (first in \"%s\"): %s (%s)",
+			 c->engine->name, c->preferred, sm->cfg->routing_engine,
+			 route_pass_name(c->reason), c->reason_why);
+	else if (c->reason != ROUTE_PASS_NONE)
+		log_warn("routing: using %s (first in \"%s\") as the last resort: %s (%s)",
+			 c->engine->name, sm->cfg->routing_engine,
+			 route_pass_name(c->reason), c->reason_why);
+	const struct verify_result *vr = &c->vr;
+	switch (c->grade) {
+	case ROUTE_GRADE_VERIFIED:
+		if (c->sl_layers > 1)
+			log_info("routed with %s: %llu LIDs, max hops %u, avg hops %.2f, verified, %u SL layers each credit-loop-free (budget %u VLs)",
+				 c->engine->name, (unsigned long long)vr->lids_total,
+				 vr->max_hops, vr->avg_hops, c->sl_layers, sm->route_vls);
+		else
+			log_info("routed with %s: %llu LIDs, max hops %u, avg hops %.2f, verified, credit-loop-free",
+				 c->engine->name, (unsigned long long)vr->lids_total,
+				 vr->max_hops, vr->avg_hops);
+		break;
+	case ROUTE_GRADE_CREDIT_LOOP:
+		log_warn("tables from %s have a credit loop (%s): NOT DEADLOCK-FREE; programming them anyway, no engine of \"%s\" gave verified credit-loop-free tables (a deadlock-free engine, ftree or updn, avoids this)",
+			 c->engine->name, c->sl_layers > 1 ? c->layer_why : vr->cdg_cycle,
+			 sm->cfg->routing_engine);
+		log_info("routed with %s: %llu LIDs, max hops %u, avg hops %.2f, verified",
+			 c->engine->name, (unsigned long long)vr->lids_total,
+			 vr->max_hops, vr->avg_hops);
+		break;
+	default:
+		log_err("routing: no engine of \"%s\" routes every pair; programming the best tables there are, from %s (%llu unreachable pairs, %llu missing entries%s) rather than keep tables that may lead into dead links",
+			sm->cfg->routing_engine, c->engine->name,
+			(unsigned long long)vr->pairs_unreachable,
+			(unsigned long long)vr->missing_entries,
+			vr->credit_loop ? ", credit loop" : "");
+		log_unreachable(vr);
+		break;
 	}
-	if (!vr.ok && vr.credit_loop && engine_promises_no_credit_loop(sm->engine_used)) {
-		/* ftree and updn are deadlock-free on one VL by construction:
-		 * a cycle here is a bug, and tables with it are never
-		 * programmed (the switches keep the last good ones). */
-		log_err("tables from %s have a credit loop (%s): this engine promises none, this is a bug; not programmed, keeping the old tables",
-			sm->engine_used, vr.cdg_cycle);
-		lft_free(t);
-		return 0;
-	}
-	if (!vr.ok && vr.credit_loop && verify_usable(&vr)) {
-		log_warn("tables from %s have a credit loop on one VL (%s): "
-			 "programming them anyway (the engine list chose it); a "
-			 "deadlock-free engine (ftree, updn) avoids this",
-			 sm->engine_used, vr.cdg_cycle);
-	} else if (!vr.ok) {
-		log_err("tables from %s fail verification (%s; %llu missing entries, %llu unreachable pairs, %llu looping): not programmed, keeping the old tables",
-			sm->engine_used, vr.first_error,
-			(unsigned long long)vr.missing_entries,
-			(unsigned long long)vr.pairs_unreachable,
-			(unsigned long long)vr.pairs_looping);
-		lft_free(t);
-		return 0;
-	}
-	log_info("routed with %s: %llu LIDs, max hops %u, avg hops %.2f, verified%s",
-		 sm->engine_used, (unsigned long long)vr.lids_total, vr.max_hops,
-		 vr.avg_hops, vr.credit_loop ? "" : ", credit-loop-free");
-	if (sm->perf.cong_on && sm->perf.cong_hot && !vr.credit_loop)
+	if (sm->perf.cong_on && sm->perf.cong_hot && c->grade == ROUTE_GRADE_VERIFIED &&
+	    c->sl_layers <= 1)
 		cong_apply(sm, f, t);
+	free(c);
 	return 1;
 }
 
@@ -490,6 +492,9 @@ static int keep_switch_tables(struct sm *sm, const struct sweep_result *r,
 		 (unsigned long long)st.blocks_read, vr->max_hops,
 		 (unsigned long long)vr->missing_to_switches);
 	sm->engine_used = "kept (takeover)";
+	sm->route_preferred[0] = 0;
+	sm->route_reason = ROUTE_PASS_NONE;
+	sm->route_grade = ROUTE_GRADE_VERIFIED;
 	free(vr);
 	path_sl_free(&sm->sl_next);
 	return 1;

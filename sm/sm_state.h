@@ -31,6 +31,7 @@
 #include "sm_report.h"
 #include "sm_standby.h"
 #include "../routing/path_sl.h"
+#include "../routing/route_select.h"
 #include "sl2vl_read.h"
 
 struct sm_signals {
@@ -70,6 +71,13 @@ struct sm {
 	/* the fabric as last routed */
 	struct sweep_result cur;
 	const char *engine_used;
+	/* How the programmed tables were chosen (routing/route_select.h):
+	 * the list's first engine, why it was passed over (enum route_pass),
+	 * what the tables are (enum route_grade); and every engine passed
+	 * over since start, by reason. */
+	char route_preferred[32];
+	uint8_t route_reason, route_grade;
+	uint64_t route_fallbacks[ROUTE_PASS_N];
 	struct lft_held held;           /* the tables programmed, their fabric */
 	/* Memory for the next route's tables (the tables held before the
 	 * last ones, or allocated once the fabric is up and faulted in by
