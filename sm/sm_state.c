@@ -644,7 +644,7 @@ int sm_heavy_sweep(struct sm *sm)
 			goto out;
 		}
 		if (v == SWEEP_PROGRAM)
-			unreach_clear(&sm->unreach);
+			unreach_clear(&sm->unreach, &nr);
 	}
 
 	/* Other SMs (IBA 14.4): follow a master, or a better SM, as

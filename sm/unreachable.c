@@ -94,10 +94,22 @@ static void fill(struct unreach_entry *e, const struct sweep_lost *l,
 	}
 }
 
-static void log_back(const struct unreach_entry *e)
+/* Entry e is not lost in view r: say who answers there now (the port
+ * behind at_guid[at_port], for a node never seen). */
+static void log_back(const struct unreach_entry *e, const struct sweep_result *r)
 {
-	log_info("unreachable: node 0x%016llx \"%s\" behind 0x%016llx[%u] \"%s\" answers again, after %.1f s",
-		 (unsigned long long)e->guid, e->desc,
+	uint64_t guid = e->guid;
+	const char *desc = e->desc;
+	uint32_t p = port_of(r, e->at_guid, e->at_port), q;
+
+	if (p != FAB_NONE && (q = r->fab.ports[p].peer) != FAB_NONE) {
+		const struct fab_node *n = &r->fab.nodes[r->fab.ports[q].node];
+
+		guid = n->guid;
+		desc = n->desc;
+	}
+	log_info("unreachable: node 0x%016llx \"%s\" behind 0x%016llx[%u] \"%s\" answers again, after %.1f s silent",
+		 (unsigned long long)guid, desc,
 		 (unsigned long long)e->at_guid, e->at_port, e->at_desc,
 		 e->since ? now_seconds() - e->since : 0.0);
 }
@@ -141,16 +153,16 @@ int unreach_update(struct unreach *u, struct sweep_result *r,
 	}
 	for (uint32_t i = 0; i < u->n; i++)
 		if (!find(&next, &u->e[i]))
-			log_back(&u->e[i]);
+			log_back(&u->e[i], r);
 	next.left_out_sweeps = u->left_out_sweeps + 1;
 	free(u->e);
 	*u = next;
 	return (int)u->n;
 }
 
-void unreach_clear(struct unreach *u)
+void unreach_clear(struct unreach *u, const struct sweep_result *r)
 {
 	for (uint32_t i = 0; i < u->n; i++)
-		log_back(&u->e[i]);
+		log_back(&u->e[i], r);
 	u->n = 0;
 }

@@ -48,7 +48,8 @@ void unreach_free(struct unreach *u);
  * number of entries (>= 0) or -ENOMEM. */
 int unreach_update(struct unreach *u, struct sweep_result *r,
 		   const struct sweep_result *prev, const struct sweep_guard *g);
-/* A complete view: log every entry that answers again, forget them. */
-void unreach_clear(struct unreach *u);
+/* A complete view r: log every entry that answers again (named as r
+ * sees it now), forget them. */
+void unreach_clear(struct unreach *u, const struct sweep_result *r);
 
 #endif
