@@ -87,8 +87,6 @@ enum sweep_verdict sweep_guard_judge(struct sweep_guard *g,
 
 		if (bound < SWEEP_SILENT_MIN)
 			bound = SWEEP_SILENT_MIN;
-		if (!g->missing_since)
-			g->missing_since = now;
 		if (!all || g->silent_ripe < g->num_silent) {
 			snprintf(why, len, "discovery incomplete: %u NodeInfo and %u other answers lost after retries (%u of them lost in every sweep for %.0f s)",
 				 r->lost_probes, r->lost_attrs, g->silent_ripe,
@@ -106,8 +104,15 @@ enum sweep_verdict sweep_guard_judge(struct sweep_guard *g,
 			 g->num_silent, g->num_silent == 1 ? "" : "s", g->grace_s);
 		v = SWEEP_PROGRAM_UNREACHABLE;
 	}
-	if (g->have_good && !g->trap_seen &&
-	    (f->num_switches < g->good_switches || f->num_cas < g->good_cas)) {
+	uint32_t deficit = (f->num_switches < g->good_switches ?
+			    g->good_switches - f->num_switches : 0) +
+			   (f->num_cas < g->good_cas ? g->good_cas - f->num_cas : 0);
+
+	/* Silent nodes, each silent for the grace, account for as many
+	 * missing nodes: not held a second grace for them. */
+	if (v == SWEEP_PROGRAM_UNREACHABLE && deficit <= g->num_silent)
+		deficit = 0;
+	if (g->have_good && !g->trap_seen && deficit) {
 		size_t k = strlen(why);
 
 		if (!g->missing_since)

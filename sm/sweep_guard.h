@@ -30,9 +30,10 @@
  * every lost request has been lost in every sweep for `missing_grace` s
  * is the view programmed without those nodes (PROGRAM_UNREACHABLE); the
  * caller leaves them out, keeps their LIDs reserved and sweeps again now
- * and then to pick them up. Time since anything went missing is one clock
- * (`missing_since`): a silent node that also makes the view smaller is
- * not held twice. With a programmed view at stake, at most
+ * and then to pick them up. A view smaller by no more nodes than there
+ * are silent requests is not held a second grace for it (each was silent
+ * the whole grace); a view smaller by more is held as any smaller view.
+ * With a programmed view at stake, at most
  * max(SWEEP_SILENT_MIN, SWEEP_SILENT_SHARE of the nodes seen) silent
  * requests are left out: many nodes silent at once for the whole grace is
  * more likely the SM's own problem (an M_Key it no longer has, a broken
@@ -70,8 +71,7 @@ struct sweep_guard {
 	int have_good;
 	uint32_t good_switches, good_cas;   /* the last programmed view */
 	int trap_seen;              /* a topology trap since then */
-	double missing_since;       /* first view smaller than it, or
-	                             * incomplete, 0 = none */
+	double missing_since;       /* first view smaller than it, 0 = none */
 	double grace_s;             /* missing_grace */
 	unsigned held;              /* sweeps held in a row */
 	struct sweep_silent silent[SWEEP_SILENT_TRACK];
