@@ -146,7 +146,7 @@ int unreach_update(struct unreach *u, struct sweep_result *r,
 				 (unsigned long long)e->guid, e->desc);
 		else
 			snprintf(who, sizeof(who), "the node (never seen)");
-		log_warn("unreachable: %s behind 0x%016llx[%u] \"%s\" (DR path %s) has not answered %s since %.1f s ago, in every sweep: left out of routing, its LID kept reserved; swept for again",
+		log_warn("unreachable: %s behind 0x%016llx[%u] \"%s\" (DR path %s) has not answered %s for %.1f s, in every sweep: left out of routing, its LID kept reserved; swept for again",
 			 who, (unsigned long long)e->at_guid, e->at_port,
 			 e->at_desc, smp_path_str(&e->path, path, sizeof(path)),
 			 attr_name(e->attr), e->since ? now_seconds() - e->since : 0.0);
