@@ -154,7 +154,6 @@ int unreach_update(struct unreach *u, struct sweep_result *r,
 	for (uint32_t i = 0; i < u->n; i++)
 		if (!find(&next, &u->e[i]))
 			log_back(&u->e[i], r);
-	next.left_out_sweeps = u->left_out_sweeps + 1;
 	free(u->e);
 	*u = next;
 	return (int)u->n;

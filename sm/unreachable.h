@@ -9,8 +9,10 @@
  * A node half discovered (NodeInfo answered, PortInfo of its port not)
  * cannot be given a LID or set ACTIVE: its link is cut from the view, so
  * it is not routed and the switch port facing it is left as it is, never
- * armed. OpenSM 3.3.23 leaves that switch port in INIT too (measured under
- * ibsim); IBA 14.2.5.6 makes the SM set a port's LID before it arms it. */
+ * armed. OpenSM 3.3.23 does the same (measured under ibsim: its drop
+ * manager removes the port, the switch port stays INIT; likewise for a
+ * node that never answers NodeInfo); IBA 14.2.5.6 makes the SM set a
+ * port's LID before it arms it. */
 #ifndef IBSM_SM_UNREACHABLE_H
 #define IBSM_SM_UNREACHABLE_H
 
@@ -35,7 +37,6 @@ struct unreach_entry {
 struct unreach {
 	struct unreach_entry *e;
 	uint32_t n, cap;
-	uint64_t left_out_sweeps;   /* sweeps programmed without them */
 };
 
 void unreach_init(struct unreach *u);
