@@ -154,6 +154,7 @@ void sweep_result_free(struct sweep_result *r)
 	free(r->port_info);
 	free(r->port_info_ok);
 	free(r->link_own);
+	free(r->lost);
 	sweep_result_init(r);
 }
 
@@ -418,6 +419,23 @@ static void got_portinfo(struct sweep *s, uint32_t n, uint8_t num,
 	}
 }
 
+/* Keep what was lost by GUID and port (node indices are renumbered
+ * before the sweep returns). A probe out of the root has no node. */
+static void note_lost(struct sweep_result *r, uint32_t node, uint8_t port,
+		      uint16_t attr, const struct smp_path *path)
+{
+	struct sweep_lost *l;
+
+	if (grow_array((void **)&r->lost, &r->cap_lost, r->num_lost + 1,
+		       sizeof(*r->lost), 16))
+		return;  /* counted all the same: the guard then holds */
+	l = &r->lost[r->num_lost++];
+	l->guid = node < r->fab.num_nodes ? r->fab.nodes[node].guid : 0;
+	l->attr = attr;
+	l->port = port;
+	l->path = *path;
+}
+
 static void on_answer(void *ctx, uint64_t cookie, const uint8_t *req,
 		      const uint8_t *resp)
 {
@@ -446,6 +464,7 @@ static void on_answer(void *ctx, uint64_t cookie, const uint8_t *req,
 	}
 	if (!resp || smp_status(resp)) {
 		req_path(req, &path);
+		note_lost(r, node, port, smp_attr(req), &path);
 		if (k == K_NODEINFO) {
 			r->lost_probes++;
 			log_warn("sweep: no NodeInfo at path %s%s: left out",
@@ -556,6 +575,10 @@ static int canonicalize(struct sweep_result *r)
 	c.sm_port = port_map[r->sm_port];
 	c.lost_probes = r->lost_probes;
 	c.lost_attrs = r->lost_attrs;
+	c.lost = r->lost;
+	c.num_lost = r->num_lost;
+	c.cap_lost = r->cap_lost;
+	r->lost = NULL;
 	c.redo_rounds = r->redo_rounds;
 	c.redone = r->redone;
 	c.dup_guids = r->dup_guids;

@@ -20,6 +20,17 @@
 #include "../mad/smp.h"
 #include "../mad/mad_transport.h"
 
+/* A request discovery gave up on after every try and every round: the
+ * node it asked (an attribute) or the node a NodeInfo probe went out of,
+ * and by which port; with the DR path it was sent on. The same key lost
+ * sweep after sweep is a silent node, not loss (sm/sweep_guard.h). */
+struct sweep_lost {
+	uint64_t guid;          /* node asked, or node the probe left */
+	uint16_t attr;          /* IB_ATTR_NODE_INFO for a probe */
+	uint8_t port;           /* port probed out of, or attribute's port */
+	struct smp_path path;
+};
+
 struct sweep_result {
 	struct fabric fab;
 	/* Indexed like fab.nodes: the DR path that reached each node. */
@@ -38,6 +49,10 @@ struct sweep_result {
 	uint32_t sm_port;               /* our port (index into fab.ports) */
 	uint32_t lost_probes;           /* NodeInfo probes that never answered */
 	uint32_t lost_attrs;            /* other attributes that never answered */
+	struct sweep_lost *lost;        /* what lost_probes and lost_attrs
+	                                 * count (num_lost of them; fewer
+	                                 * only when memory ran out) */
+	uint32_t num_lost, cap_lost;
 	uint32_t redo_rounds;           /* rounds of asking failures again */
 	uint32_t redone;                /* requests asked again, all rounds */
 	/* NodeGUIDs answered by two different nodes (IBA 14.2.5.3 makes them

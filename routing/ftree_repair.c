@@ -140,7 +140,8 @@ static int find_hits(struct ft_repair *rp)
 			rp->hits[rp->nhits++] = (struct ft_hit){ l, rp->lost[i].sw };
 		}
 	}
-	qsort(rp->hits, rp->nhits, sizeof(*rp->hits), cmp_hit);
+	if (rp->nhits)  /* hits is NULL then: qsort must not see it */
+		qsort(rp->hits, rp->nhits, sizeof(*rp->hits), cmp_hit);
 	return 0;
 }
 

@@ -150,9 +150,9 @@ static void cmd_status(struct sm *sm, FILE *f, int json)
 		fprintf(f, ",\"engine_passed_over\":\"%s\",\"tables\":\"%s\"",
 			route_pass_name((enum route_pass)sm->route_reason),
 			route_grade_name((enum route_grade)sm->route_grade));
-		fprintf(f, ",\"perf_cycles\":%llu,\"perf_ports\":%u,\"avoided_links\":%u}\n",
+		fprintf(f, ",\"perf_cycles\":%llu,\"perf_ports\":%u,\"avoided_links\":%u,\"unreachable_nodes\":%u}\n",
 			(unsigned long long)sm->perf.pm.st.cycles, sm->perf.pm.num_ports,
-			sm->hold.n);
+			sm->hold.n, sm->unreach.n);
 		return;
 	}
 	fprintf(f, "SM:        %s, port GUID 0x%016llx, LID %u\n", state_name(sm->state),
@@ -174,6 +174,15 @@ static void cmd_status(struct sm *sm, FILE *f, int json)
 		(unsigned long long)sm->perf.pm.st.cycles, sm->perf.pm.num_ports,
 		sm->perf.pm.st.last_cycle_s);
 	fprintf(f, "avoided:   %u links\n", sm->hold.n);
+	fprintf(f, "unreachable: %u silent node%s left out of routing\n", sm->unreach.n,
+		sm->unreach.n == 1 ? "" : "s");
+	for (uint32_t i = 0; i < sm->unreach.n; i++) {
+		const struct unreach_entry *e = &sm->unreach.e[i];
+
+		fprintf(f, "  node 0x%016llx \"%s\" behind 0x%016llx[%u] \"%s\"\n",
+			(unsigned long long)e->guid, e->desc,
+			(unsigned long long)e->at_guid, e->at_port, e->at_desc);
+	}
 }
 
 static double error_score(const struct pm_port *p)

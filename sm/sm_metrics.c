@@ -217,6 +217,32 @@ static void holds(FILE *f, const struct sm *sm)
 		 "ibsm_link_end_disabled", "A link end kept Down/Disabled, with the reason.");
 }
 
+/* Silent nodes left out of routing (unreachable.h): how many, and one
+ * series per node, its value the seconds it has been silent. */
+static void unreachable(FILE *f, const struct sm *sm, double now)
+{
+	const struct unreach *u = &sm->unreach;
+	char path[200];
+
+	head(f, "ibsm_unreachable_nodes", "gauge",
+	     "Nodes left out of routing because they never answer (silent for missing_grace s in every sweep).");
+	fprintf(f, "ibsm_unreachable_nodes %u\n", u->n);
+	head(f, "ibsm_unreachable_node_seconds", "gauge",
+	     "A silent node left out of routing, by the port it hangs off and the DR path; its GUID when ever seen; seconds silent.");
+	for (uint32_t i = 0; i < u->n; i++) {
+		const struct unreach_entry *e = &u->e[i];
+
+		fprintf(f, "ibsm_unreachable_node_seconds{node_guid=\"0x%016llx\",node_desc=",
+			(unsigned long long)e->guid);
+		label(f, e->desc);
+		fprintf(f, ",at_guid=\"0x%016llx\",at_desc=", (unsigned long long)e->at_guid);
+		label(f, e->at_desc);
+		fprintf(f, ",at_port=\"%u\",dr_path=", e->at_port);
+		label(f, smp_path_str(&e->path, path, sizeof(path)));
+		fprintf(f, "} %.1f\n", e->since ? now - e->since : 0.0);
+	}
+}
+
 void sm_metrics_tick(struct sm *sm, double now)
 {
 	char *buf = NULL;
@@ -241,6 +267,7 @@ void sm_metrics_tick(struct sm *sm, double now)
 	activity(f, sm);
 	perf(f, sm);
 	holds(f, sm);
+	unreachable(f, sm, now);
 	if (fclose(f) == 0)
 		metrics_http_publish(sm->metrics, buf, len);
 	free(buf);

@@ -194,6 +194,7 @@ int sm_init(struct sm *sm, const struct ibsm_config *cfg,
 	    config_dump_path(cfg, sm->dump_dir, sizeof(sm->dump_dir)) < 0)
 		return -ENAMETOOLONG;
 	sweep_guard_init(&sm->guard, cfg->missing_grace_s);
+	unreach_init(&sm->unreach);
 	sm->retries = cfg->mad_retries;
 	sa_server_init(&sm->sa, t);
 	sm->sa.rmpp_resend_s = cfg->sa_rmpp_timeout_ms / 1000.0;
@@ -241,6 +242,7 @@ void sm_free(struct sm *sm)
 	part_tables_free(&sm->parts);
 	pkeyprog_cache_free(&sm->pkeys);
 	sweep_result_free(&sm->cur);
+	unreach_free(&sm->unreach);
 	lft_free(&sm->spare);
 	route_memo_free(&sm->memo_next);
 	lft_held_free(&sm->held);
@@ -600,8 +602,15 @@ int sm_heavy_sweep(struct sm *sm)
 							 sizeof(why));
 
 		/* Loss seen: more tries per MAD from now on; a whole
-		 * sweep brings them back to the configured number. */
-		if (nr.lost_probes || nr.lost_attrs || nr.redone) {
+		 * sweep brings them back to the configured number. The
+		 * same requests lost sweep after sweep, and nothing else
+		 * failed even once, is a silent node, not loss: more tries
+		 * would only make each sweep wait longer for it. */
+		uint32_t lost = nr.lost_probes + nr.lost_attrs;
+		int lossy = lost > sm->guard.silent_again ||
+			    nr.redone > (uint64_t)lost * nr.redo_rounds;
+
+		if (lossy) {
 			/* Enough tries that a MAD fails all of them with
 			 * p < 0.1% at the loss this discovery saw (75% lost
 			 * tries -> 24), at least double the last count. */
@@ -619,7 +628,7 @@ int sm_heavy_sweep(struct sm *sm)
 			sm->retries = cfg->mad_retries;
 		}
 		mt_set_retries(sm->t, sm->retries);
-		if (v != SWEEP_PROGRAM) {
+		if (v != SWEEP_PROGRAM && v != SWEEP_PROGRAM_UNREACHABLE) {
 			double wait = sweep_guard_backoff(&sm->guard);
 
 			log_warn("sweep %u: %s: keeping the programmed tables and LIDs; sweeping again in %.1f s with %u retries per MAD",
@@ -631,6 +640,16 @@ int sm_heavy_sweep(struct sm *sm)
 		}
 		if (why[0])
 			log_warn("sweep %u: %s", n, why);
+		/* Silent nodes: the rest is programmed; they are named,
+		 * cut off if half seen, and swept for again. */
+		if (v == SWEEP_PROGRAM_UNREACHABLE &&
+		    unreach_update(&sm->unreach, &nr, sm->cur.fab.num_nodes ?
+				   &sm->cur : NULL, &sm->guard) < 0) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		if (v == SWEEP_PROGRAM)
+			unreach_clear(&sm->unreach, &nr);
 	}
 
 	/* Other SMs (IBA 14.4): follow a master, or a better SM, as
@@ -801,7 +820,7 @@ int sm_heavy_sweep(struct sm *sm)
 			 ps.disabled, ps.disabled == 1 ? "" : "s");
 
 	up = routed && !ps.failed && !ps.not_active && !ls.switches_failed &&
-	     !nr.lost_probes && !nr.dup_guids;
+	     (!nr.lost_probes || sm->unreach.n) && !nr.dup_guids;
 	sm->dup_guids = nr.dup_guids;
 	if (nr.dup_guids)
 		log_err("sweep %u: %u duplicate GUID%s (named above): the second node of each is left out of routing; the fabric is not up until they are fixed",
@@ -845,9 +864,11 @@ out:
 	mt_stats_diff(&ds, &s0, mt_get_stats(sm->t));
 	if (rc < 0)
 		log_err("sweep %u failed: %s", n, strerror(-rc));
-	log_info("sweep %u: heavy sweep %.3f s, fabric %s; MADs sent %llu, received %llu, timed out %llu, retried %llu, failed %llu",
+	log_info("sweep %u: heavy sweep %.3f s, fabric %s%s; MADs sent %llu, received %llu, timed out %llu, retried %llu, failed %llu",
 		 n, now_seconds() - t0, rc == 0 ? "UP" :
 		 rc == SM_SWEEP_STANDBY ? "left to the master SM" : "NOT up",
+		 rc == 0 && sm->unreach.n ?
+		 " without its silent nodes (unreachable, see above)" : "",
 		 (unsigned long long)ds.sent, (unsigned long long)ds.received,
 		 (unsigned long long)ds.timed_out, (unsigned long long)ds.retried,
 		 (unsigned long long)ds.failed);
@@ -909,7 +930,9 @@ int sm_light_sweep(struct sm *sm, int *changed)
 			return rc;
 	}
 	rc = mt_drain(sm->t);
-	*changed = c.changed || !sm->fabric_up;
+	/* Silent nodes left out are swept for again, once a light-sweep
+	 * interval, to pick them up when they answer (unreachable.h). */
+	*changed = c.changed || !sm->fabric_up || sm->unreach.n;
 	return rc;
 }
 

@@ -33,6 +33,7 @@
 #include "../routing/path_sl.h"
 #include "../routing/route_select.h"
 #include "sl2vl_read.h"
+#include "unreachable.h"
 
 struct sm_signals {
 	volatile sig_atomic_t *stop;    /* SIGTERM / SIGINT */
@@ -54,6 +55,7 @@ struct sm {
 	uint16_t lid;                   /* our LID once assigned */
 	int heavy_wanted;               /* set by traps */
 	struct sweep_guard guard;       /* may a sweep's view be programmed */
+	struct unreach unreach;         /* silent nodes left out (unreachable.h) */
 	double next_heavy_at;           /* after a hold or in a trap storm */
 	double last_heavy_end;          /* when the last heavy sweep ended */
 	/* Convergence: heavy sweeps that did not bring the fabric up (loss,
@@ -132,7 +134,8 @@ int sm_init(struct sm *sm, const struct ibsm_config *cfg,
 void sm_free(struct sm *sm);
 
 /* One heavy sweep. Returns 0 when the fabric is fully up (every linked
- * port ACTIVE with a LID, verified tables programmed), 1 when the sweep ran
+ * port ACTIVE with a LID, verified tables programmed; silent nodes left
+ * out after the grace do not count, see unreachable.h), 1 when the sweep ran
  * but something is not up, SM_SWEEP_STANDBY when another SM leads (nothing
  * was programmed; we are STANDBY), or a negative errno. */
 #define SM_SWEEP_STANDBY 3

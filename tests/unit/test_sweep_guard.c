@@ -3,6 +3,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -100,11 +101,146 @@ static void test_switchless_fabric(void **state)
 	sweep_result_free(&r);
 }
 
+/* r loses the requests keyed guid[0..n) (NodeInfo probes out of port 2). */
+static void lose(struct sweep_result *r, const uint64_t *guid, unsigned n)
+{
+	free(r->lost);
+	r->lost = calloc(n + 1, sizeof(*r->lost));
+	assert_non_null(r->lost);
+	for (unsigned i = 0; i < n; i++)
+		r->lost[i] = (struct sweep_lost){ .guid = guid[i], .attr = 0x11, .port = 2 };
+	r->num_lost = r->cap_lost = n;
+	r->lost_probes = n;
+	r->lost_attrs = 0;
+}
+
+/* A silent node (the same request lost in every sweep) is held for the
+ * grace, then left out; a burst (other requests each sweep) is held for
+ * as long as it lasts; a request answered once starts over. */
+static void test_silent_node(void **state)
+{
+	struct sweep_guard g;
+	struct sweep_result r;
+	char why[256];
+	const uint64_t one[] = { 0x100 }, other[] = { 0x101 };
+	double t;
+
+	(void)state;
+	sweep_guard_init(&g, 10);
+	view(&r, 4, 8, 1);
+	/* Cold start: held until the same request has been lost for 10 s. */
+	lose(&r, one, 1);
+	for (t = 0; t < 10; t += 0.5)
+		assert_int_equal(sweep_guard_judge(&g, &r, t, why, sizeof(why)),
+				 SWEEP_HOLD_INCOMPLETE);
+	assert_non_null(strstr(why, "0 of them lost in every sweep"));
+	assert_int_equal(g.silent_again, 1);
+	assert_int_equal(sweep_guard_judge(&g, &r, 10.0, why, sizeof(why)),
+			 SWEEP_PROGRAM_UNREACHABLE);
+	assert_non_null(strstr(why, "1 request lost in every sweep for 10 s"));
+	assert_int_equal(sweep_guard_backoff(&g) <= 0.2 + 1e-9, 1);
+	assert_non_null(sweep_guard_silent(&g, &r.lost[0]));
+	assert_true(sweep_guard_silent(&g, &r.lost[0])->since == 0);
+	sweep_guard_programmed(&g, &r);
+	/* Still silent: programmed without it, sweep after sweep. */
+	assert_int_equal(sweep_guard_judge(&g, &r, 11, why, sizeof(why)),
+			 SWEEP_PROGRAM_UNREACHABLE);
+	sweep_guard_programmed(&g, &r);
+	/* A second request lost beside it: a new one, held. */
+	{
+		const uint64_t both[] = { 0x100, 0x101 };
+
+		lose(&r, both, 2);
+		assert_int_equal(sweep_guard_judge(&g, &r, 12, why, sizeof(why)),
+				 SWEEP_HOLD_INCOMPLETE);
+		assert_int_equal(g.silent_ripe, 1);
+		assert_int_equal(g.silent_again, 1);
+	}
+	/* A burst: another request each sweep, never ripe. */
+	for (t = 13; t < 40; t += 1) {
+		const uint64_t k[] = { 0x100, 0x200 + (uint64_t)t };
+
+		lose(&r, k, 2);
+		assert_int_equal(sweep_guard_judge(&g, &r, t, why, sizeof(why)),
+				 SWEEP_HOLD_INCOMPLETE);
+	}
+	/* The silent one answered once: it starts over. */
+	lose(&r, other, 1);
+	assert_int_equal(sweep_guard_judge(&g, &r, 40, why, sizeof(why)),
+			 SWEEP_HOLD_INCOMPLETE);
+	lose(&r, one, 1);
+	assert_int_equal(sweep_guard_judge(&g, &r, 41, why, sizeof(why)),
+			 SWEEP_HOLD_INCOMPLETE);
+	assert_int_equal(sweep_guard_judge(&g, &r, 50.9, why, sizeof(why)),
+			 SWEEP_HOLD_INCOMPLETE);
+	assert_int_equal(sweep_guard_judge(&g, &r, 51, why, sizeof(why)),
+			 SWEEP_PROGRAM_UNREACHABLE);
+	/* Counts without the list (memory ran out): never taken as silence. */
+	r.lost_attrs = 1;
+	assert_int_equal(sweep_guard_judge(&g, &r, 100, why, sizeof(why)),
+			 SWEEP_HOLD_INCOMPLETE);
+	sweep_result_free(&r);
+}
+
+/* With a programmed view at stake, at most max(4, 2% of the nodes) silent
+ * requests are left out; at a cold start any number. A silent node that
+ * also makes the view smaller is not held a second grace. */
+static void test_silent_bound(void **state)
+{
+	struct sweep_guard g;
+	struct sweep_result big, r;
+	char why[256];
+	uint64_t k[8];
+
+	(void)state;
+	for (unsigned i = 0; i < 8; i++)
+		k[i] = 0x100 + i;
+	/* Cold start: 8 silent of 13 nodes, programmed after the grace. */
+	sweep_guard_init(&g, 10);
+	view(&r, 4, 8, 1);
+	lose(&r, k, 8);
+	assert_int_equal(sweep_guard_judge(&g, &r, 0, why, sizeof(why)), SWEEP_HOLD_INCOMPLETE);
+	assert_int_equal(sweep_guard_judge(&g, &r, 10, why, sizeof(why)),
+			 SWEEP_PROGRAM_UNREACHABLE);
+	/* Programmed fabric: 5 silent at once is more than the bound of 4. */
+	sweep_guard_init(&g, 10);
+	view(&big, 4, 8, 1);
+	assert_int_equal(sweep_guard_judge(&g, &big, 0, why, sizeof(why)), SWEEP_PROGRAM);
+	sweep_guard_programmed(&g, &big);
+	lose(&r, k, 5);
+	assert_int_equal(sweep_guard_judge(&g, &r, 1, why, sizeof(why)), SWEEP_HOLD_INCOMPLETE);
+	assert_int_equal(sweep_guard_judge(&g, &r, 100, why, sizeof(why)), SWEEP_HOLD_INCOMPLETE);
+	assert_non_null(strstr(why, "more than the 4 silent nodes"));
+	/* 4 are within it. CAs gone silent make the view smaller too: not
+	 * held a second grace for as many missing nodes as are silent. */
+	sweep_result_free(&r);
+	view(&r, 4, 5, 1);
+	lose(&r, k + 4, 4);
+	assert_int_equal(sweep_guard_judge(&g, &r, 200, why, sizeof(why)), SWEEP_HOLD_INCOMPLETE);
+	assert_int_equal(sweep_guard_judge(&g, &r, 205, why, sizeof(why)), SWEEP_HOLD_INCOMPLETE);
+	assert_int_equal(sweep_guard_judge(&g, &r, 210, why, sizeof(why)),
+			 SWEEP_PROGRAM_UNREACHABLE);
+	assert_null(strstr(why, "smaller"));
+	/* Smaller by more than the silent ones: held as any smaller view. */
+	sweep_result_free(&r);
+	view(&r, 3, 5, 1);
+	lose(&r, k + 4, 3);
+	assert_int_equal(sweep_guard_judge(&g, &r, 211, why, sizeof(why)), SWEEP_HOLD_SMALLER);
+	assert_int_equal(sweep_guard_judge(&g, &r, 220.9, why, sizeof(why)), SWEEP_HOLD_SMALLER);
+	assert_int_equal(sweep_guard_judge(&g, &r, 221, why, sizeof(why)),
+			 SWEEP_PROGRAM_UNREACHABLE);
+	assert_non_null(strstr(why, "taking the smaller view"));
+	sweep_result_free(&r);
+	sweep_result_free(&big);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rules),
 		cmocka_unit_test(test_switchless_fabric),
+		cmocka_unit_test(test_silent_node),
+		cmocka_unit_test(test_silent_bound),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
