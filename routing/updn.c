@@ -61,6 +61,7 @@ static void updn_free(struct updn *u)
 	free(u->pos);
 	free(u->order);
 	free(u->comp);
+	free(u->by_guid);
 	free(u->D);
 	free(u->C);
 	free(u->queue);
@@ -98,20 +99,25 @@ static void bfs_from_set(const struct route_graph *g, uint32_t *dist,
 }
 
 /* The middle of a longest shortest path found by two BFS sweeps from
- * switch `start`: about the centre of its component. */
+ * switch `start`: about the centre of its component. Ties go to the
+ * lower GUID. */
 static uint32_t centre_of(struct updn *u, uint32_t start)
 {
 	const struct route_graph *g = &u->g;
 	uint32_t *dist = u->D;
 	uint32_t a = start, b = start;
 	rg_bfs(g, start, dist, u->queue);
-	for (uint32_t s = 0; s < g->nsw; s++)
+	for (uint32_t k = 0; k < g->nsw; k++) {
+		uint32_t s = u->by_guid[k];
 		if (dist[s] != INF && dist[s] > dist[a])
 			a = s;
+	}
 	rg_bfs(g, a, dist, u->queue);
-	for (uint32_t s = 0; s < g->nsw; s++)
+	for (uint32_t k = 0; k < g->nsw; k++) {
+		uint32_t s = u->by_guid[k];
 		if (dist[s] != INF && dist[s] > dist[b])
 			b = s;
+	}
 	uint32_t half = dist[b] / 2;
 	while (dist[b] > half) {
 		for (uint32_t i = g->adj_off[b]; i < g->adj_off[b + 1]; i++)
@@ -179,7 +185,7 @@ static uint32_t pick_roots(struct updn *u, const struct route_options *opt,
 		}
 	}
 	if (root == INF)
-		root = centre_of(u, 0);
+		root = centre_of(u, u->by_guid[0]);
 	for (uint32_t s = 0; s < g->nsw; s++)
 		u->rank[s] = INF;
 	u->rank[root] = 0;
@@ -205,7 +211,8 @@ static void rank_switches(struct updn *u)
 {
 	const struct route_graph *g = &u->g;
 	bfs_from_set(g, u->rank, u->queue);
-	for (uint32_t s = 0; s < g->nsw; s++) {
+	for (uint32_t k = 0; k < g->nsw; k++) {
+		uint32_t s = u->by_guid[k];
 		if (u->rank[s] != INF)
 			continue;
 		/* Only the new root is at 0 among unranked: BFS from it. */
@@ -220,6 +227,16 @@ static void rank_switches(struct updn *u)
 	qsort_r(u->order, g->nsw, sizeof(uint32_t), key_cmp, u);
 	for (uint32_t k = 0; k < g->nsw; k++)
 		u->pos[u->order[k]] = k;
+}
+
+static int guid_cmp(const void *pa, const void *pb, void *ctx)
+{
+	const struct updn *u = ctx;
+	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+	uint64_t ga = sw_guid(u, a), gb = sw_guid(u, b);
+	if (ga != gb)
+		return ga < gb ? -1 : 1;
+	return a < b ? -1 : a > b;
 }
 
 static void components(struct updn *u)
@@ -304,17 +321,22 @@ static int updn_alloc(struct updn *u, const struct fabric *f)
 	u->pos = malloc(n * sizeof(uint32_t));
 	u->order = malloc(n * sizeof(uint32_t));
 	u->comp = malloc(n * sizeof(uint32_t));
+	u->by_guid = malloc(n * sizeof(uint32_t));
 	u->D = malloc(n * sizeof(uint32_t));
 	u->C = malloc(n * sizeof(uint32_t));
 	u->queue = malloc(n * sizeof(uint32_t));
 	u->load = malloc(((size_t)f->num_ports + 1) * sizeof(uint32_t));
 	u->cand = malloc((size_t)u->g.adj_off[u->g.nsw] + 1);
-	if (!u->rank || !u->pos || !u->order || !u->comp || !u->D || !u->C ||
+	if (!u->rank || !u->pos || !u->order || !u->comp || !u->by_guid ||
+	    !u->D || !u->C ||
 	    !u->queue || !u->load || !u->cand ||
 	    rg_turns_init(&u->turns, &u->g, u->pos)) {
 		updn_free(u);
 		return -ENOMEM;
 	}
+	for (uint32_t s = 0; s < u->g.nsw; s++)
+		u->by_guid[s] = s;
+	qsort_r(u->by_guid, u->g.nsw, sizeof(uint32_t), guid_cmp, u);
 	return 0;
 }
 
@@ -332,7 +354,12 @@ static int updn_pass(struct updn *u, const struct route_options *opt,
 	memset(u->load, 0, ((size_t)u->g.fab->num_ports + 1) * sizeof(uint32_t));
 	u->connected = u->detoured = u->unsafe = 0;
 	rg_turns_reset(&u->turns);
-	for (uint32_t d = 0; d < u->g.nsw; d++) {
+	/* Destinations in GUID order: port loads and admitted turns build
+	 * up in this order, so the tables depend on the fabric, not on the
+	 * order its switches were listed (a file) or discovered (the
+	 * daemon). */
+	for (uint32_t k = 0; k < u->g.nsw; k++) {
+		uint32_t d = u->by_guid[k];
 		if (u->g.ep_off[d] == u->g.ep_off[d + 1])
 			continue;
 		uint32_t stuck = dest_candidates(u, d);

@@ -15,6 +15,10 @@ struct updn {
 	uint32_t *pos;          /* position in key order: smaller = more "up" */
 	uint32_t *order;        /* switch ordinals in key order */
 	uint32_t *comp;         /* connected component id */
+	uint32_t *by_guid;      /* switch ordinals in GUID order: every loop
+				 * whose order shows in the tables runs in it,
+				 * so they do not depend on the order the
+				 * fabric was read or discovered in */
 	uint32_t *D, *C, *queue;
 	uint32_t *load;
 	uint8_t *cand;
