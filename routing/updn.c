@@ -62,11 +62,13 @@ static void updn_free(struct updn *u)
 	free(u->order);
 	free(u->comp);
 	free(u->by_guid);
+	free(u->early);
 	free(u->D);
 	free(u->C);
 	free(u->queue);
 	free(u->load);
 	free(u->cand);
+	updn_detour_free(u);
 	rg_turns_free(&u->turns);
 	rg_free(&u->g);
 	memset(u, 0, sizeof(*u));
@@ -322,12 +324,13 @@ static int updn_alloc(struct updn *u, const struct fabric *f)
 	u->order = malloc(n * sizeof(uint32_t));
 	u->comp = malloc(n * sizeof(uint32_t));
 	u->by_guid = malloc(n * sizeof(uint32_t));
+	u->early = calloc(n, 1);
 	u->D = malloc(n * sizeof(uint32_t));
 	u->C = malloc(n * sizeof(uint32_t));
 	u->queue = malloc(n * sizeof(uint32_t));
 	u->load = malloc(((size_t)f->num_ports + 1) * sizeof(uint32_t));
 	u->cand = malloc((size_t)u->g.adj_off[u->g.nsw] + 1);
-	if (!u->rank || !u->pos || !u->order || !u->comp || !u->by_guid ||
+	if (!u->rank || !u->pos || !u->order || !u->comp || !u->by_guid || !u->early ||
 	    !u->D || !u->C ||
 	    !u->queue || !u->load || !u->cand ||
 	    rg_turns_init(&u->turns, &u->g, u->pos)) {
@@ -354,13 +357,16 @@ static int updn_pass(struct updn *u, const struct route_options *opt,
 	memset(u->load, 0, ((size_t)u->g.fab->num_ports + 1) * sizeof(uint32_t));
 	u->connected = u->detoured = u->unsafe = 0;
 	rg_turns_reset(&u->turns);
-	/* Destinations in GUID order: port loads and admitted turns build
-	 * up in this order, so the tables depend on the fabric, not on the
-	 * order its switches were listed (a file) or discovered (the
-	 * daemon). */
-	for (uint32_t k = 0; k < u->g.nsw; k++) {
-		uint32_t d = u->by_guid[k];
-		if (u->g.ep_off[d] == u->g.ep_off[d + 1])
+	updn_detour_reset(u);
+	/* Destinations in GUID order, those marked early first: port loads
+	 * and admitted turns build up in this order, so the tables depend
+	 * on the fabric, not on the order its switches were listed (a file)
+	 * or discovered (the daemon). */
+	for (uint32_t k = 0; k < 2 * u->g.nsw; k++) {
+		uint32_t d = u->by_guid[k % u->g.nsw];
+		uint64_t unsafe = u->unsafe;
+		if (u->early[d] != (k < u->g.nsw) ||
+		    u->g.ep_off[d] == u->g.ep_off[d + 1])
 			continue;
 		uint32_t stuck = dest_candidates(u, d);
 		if (!stuck || !u->g.cas[d]) {
@@ -375,6 +381,8 @@ static int updn_pass(struct updn *u, const struct route_options *opt,
 			return -EAGAIN;
 		}
 		rg_route_dest(&u->g, d, u->cand, u->load, t);
+		if (u->unsafe != unsafe)
+			u->early[d] = 1;
 	}
 	return 0;
 }
@@ -402,6 +410,20 @@ static int updn_route(struct route_ctx *ctx, struct lft_set *t)
 	components(&u);
 	lft_fill_local(ctx->fab, t);
 	r = updn_pass(&u, ctx->opt, 0, t);
+	/* Turns admitted for earlier destinations can leave a later one's
+	 * stuck switch without a loop-safe detour: route those destinations
+	 * first and try again, then take one root (always a legal path). */
+	for (int round = 0; r == 0 && u.unsafe && u.nroots > 1 &&
+			    round < UPDN_EARLY_ROUNDS; round++) {
+		log_info("updn: %llu (switch with CAs, destination) pairs found "
+			 "no loop-safe detour: routing those destinations first",
+			 (unsigned long long)u.unsafe);
+		memset(t->port, LFT_NO_PATH, (size_t)t->num_switches * t->stride);
+		lft_fill_local(ctx->fab, t);
+		r = updn_pass(&u, ctx->opt, 0, t);
+	}
+	if (r == 0 && u.unsafe && u.nroots > 1)
+		r = -EAGAIN;
 	if (r == -EAGAIN && u.nroots > 1) {
 		log_warn("updn: falling back to a single root");
 		memset(t->port, LFT_NO_PATH, (size_t)t->num_switches * t->stride);
