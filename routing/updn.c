@@ -231,16 +231,6 @@ static void rank_switches(struct updn *u)
 		u->pos[u->order[k]] = k;
 }
 
-static int guid_cmp(const void *pa, const void *pb, void *ctx)
-{
-	const struct updn *u = ctx;
-	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
-	uint64_t ga = sw_guid(u, a), gb = sw_guid(u, b);
-	if (ga != gb)
-		return ga < gb ? -1 : 1;
-	return a < b ? -1 : a > b;
-}
-
 static void components(struct updn *u)
 {
 	const struct route_graph *g = &u->g;
@@ -337,9 +327,7 @@ static int updn_alloc(struct updn *u, const struct fabric *f)
 		updn_free(u);
 		return -ENOMEM;
 	}
-	for (uint32_t s = 0; s < u->g.nsw; s++)
-		u->by_guid[s] = s;
-	qsort_r(u->by_guid, u->g.nsw, sizeof(uint32_t), guid_cmp, u);
+	rg_guid_order(&u->g, u->by_guid);
 	return 0;
 }
 
