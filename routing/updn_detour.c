@@ -29,9 +29,16 @@
 #define NONE UINT32_MAX
 #define TURN_COST (1u << 16)    /* one new turn outweighs any hop count */
 #define MAX_RETRIES 16          /* banned dependencies per stuck switch */
+#define MEMO_LEN 16             /* channels of a switch's last detour kept */
+#define MEMO_SLACK 2            /* hops a replayed detour may add to the shortest */
+#define SEARCH_SLACK 4          /* ... a detour may add in the first search */
 
+/* Heap order: key, then complete paths first, then deeper ones (the
+ * usual A* tie-break: among equally promising paths, the one closest to
+ * its end), then push order -- a deterministic order that does not
+ * depend on how switches are numbered. */
 struct heap_ent {
-	uint64_t order;         /* (key << 32) | push count: FIFO among equal keys */
+	uint64_t order;         /* key << 32 | !end << 31 | (255 - hops) << 23 | push count */
 	uint32_t node;
 };
 
@@ -41,6 +48,8 @@ struct detour_search {
 	struct heap_ent *heap;
 	uint32_t nheap, cap, pushes;
 	uint64_t *bad;          /* (a, b - first adj of b's switch) bits: closes a cycle */
+	uint32_t *memo;         /* per switch: its last detour, MEMO_LEN channels */
+	uint8_t *memo_len;
 	uint32_t ban_a[MAX_RETRIES], ban_b[MAX_RETRIES], nban;
 };
 
@@ -55,6 +64,8 @@ void updn_detour_free(struct updn *u)
 	free(ds->stamp);
 	free(ds->heap);
 	free(ds->bad);
+	free(ds->memo);
+	free(ds->memo_len);
 	free(ds);
 	u->ds = NULL;
 }
@@ -63,9 +74,11 @@ void updn_detour_reset(struct updn *u)
 {
 	struct detour_search *ds = u->ds;
 
-	if (ds)
+	if (ds) {
 		memset(ds->bad, 0, ((size_t)ds->nch * ds->maxdeg + 64) / 64 *
 		       sizeof(uint64_t));
+		memset(ds->memo_len, 0, (size_t)u->g.nsw + 1);
+	}
 }
 
 static int ds_init(struct updn *u)
@@ -87,7 +100,10 @@ static int ds_init(struct updn *u)
 	ds->parent = malloc(n * sizeof(uint32_t));
 	ds->stamp = calloc(n, sizeof(uint32_t));
 	ds->bad = calloc(((size_t)ds->nch * ds->maxdeg + 64) / 64, sizeof(uint64_t));
-	if (!ds->key || !ds->parent || !ds->stamp || !ds->bad) {
+	ds->memo = malloc(((size_t)u->g.nsw + 1) * MEMO_LEN * sizeof(uint32_t));
+	ds->memo_len = calloc((size_t)u->g.nsw + 1, 1);
+	if (!ds->key || !ds->parent || !ds->stamp || !ds->bad || !ds->memo ||
+	    !ds->memo_len) {
 		updn_detour_free(u);
 		return -ENOMEM;
 	}
@@ -103,7 +119,7 @@ static int banned(const struct detour_search *ds, uint32_t a, uint32_t b)
 }
 
 static int ds_push(struct detour_search *ds, uint32_t node, uint32_t key,
-		   uint32_t parent)
+		   uint32_t hops, uint32_t parent)
 {
 	if (ds->stamp[node] == ds->epoch && ds->key[node] <= key)
 		return 0;
@@ -113,7 +129,9 @@ static int ds_push(struct detour_search *ds, uint32_t node, uint32_t key,
 	ds->stamp[node] = ds->epoch;
 	ds->key[node] = key;
 	ds->parent[node] = parent;
-	struct heap_ent e = { (uint64_t)key << 32 | ds->pushes++, node };
+	uint64_t deep = 255 - (hops < 255 ? hops : 255);
+	struct heap_ent e = { (uint64_t)key << 32 | (uint64_t)(node < ds->nch) << 31 |
+			      deep << 23 | (ds->pushes++ & 0x7fffff), node };
 	uint32_t i = ds->nheap++;
 	while (i && ds->heap[(i - 1) / 2].order > e.order) {
 		ds->heap[i] = ds->heap[(i - 1) / 2];
@@ -196,10 +214,14 @@ static uint32_t end_cost(const struct updn *u, uint32_t c, int new_turns)
 	return cost;
 }
 
-/* Cheapest path from stuck switch s to a routed switch, over known
- * dependencies only or (new_turns) with new turns too. Returns its last
- * channel, or NONE when there is none or memory ran out (*err). */
-static uint32_t search(struct updn *u, uint32_t s, int new_turns, int *err)
+/* Cheapest path from stuck switch s to d through a routed switch (whose
+ * route it then follows), at most `limit` hops long: A* over channels, the key of a channel into y being
+ * new turns x TURN_COST + hops so far + dist[y] (hops from y to d, a
+ * lower bound of what remains), so only channels that can lie on a path
+ * as short as the best one are looked at. Returns its last channel, or
+ * NONE when there is none or memory ran out (*err). */
+static uint32_t search(struct updn *u, uint32_t s, const uint32_t *dist,
+		       uint32_t limit, int *err)
 {
 	const struct route_graph *g = &u->g;
 	struct detour_search *ds = u->ds;
@@ -211,7 +233,8 @@ static uint32_t search(struct updn *u, uint32_t s, int new_turns, int *err)
 	ds->nheap = 0;
 	ds->pushes = 0;
 	for (uint32_t i = g->adj_off[s]; i < g->adj_off[s + 1]; i++)
-		if (ds_push(ds, i, 1, NONE))
+		if (1 + dist[g->adj[i].peer] <= limit &&
+		    ds_push(ds, i, 1 + dist[g->adj[i].peer], 1, NONE))
 			goto nomem;
 	while (ds->nheap) {
 		struct heap_ent e = ds_pop(ds);
@@ -220,19 +243,21 @@ static uint32_t search(struct updn *u, uint32_t s, int new_turns, int *err)
 			continue;               /* stale entry */
 		if (node >= ds->nch)
 			return node - ds->nch;  /* cheapest complete path */
-		uint32_t c = node, v = g->adj[c].peer;
+		uint32_t c = node, v = g->adj[c].peer, at = key - dist[v];
+		uint32_t hops = 255 - (uint32_t)(e.order >> 23 & 255);
 		if (u->C[v] != INF) {
-			uint32_t cost = end_cost(u, c, new_turns);
-			if (cost != NONE && ds_push(ds, ds->nch + c, key + cost, c))
+			uint32_t cost = end_cost(u, c, 1);
+			if (cost != NONE && ((at + u->C[v]) & (TURN_COST - 1)) <= limit &&
+			    ds_push(ds, ds->nch + c, at + u->C[v] + cost, hops, c))
 				goto nomem;
 			continue;
 		}
 		for (uint32_t j = g->adj_off[v]; j < g->adj_off[v + 1]; j++) {
-			uint32_t w = g->adj[j].peer, k = key + 1;
-			if (w == u->turns.tail[c] || on_path(u, c, w) ||
-			    !dep_usable(u, c, j, new_turns, &k))
+			uint32_t w = g->adj[j].peer, k = at + 1 + dist[w];
+			if (w == u->turns.tail[c] || (k & (TURN_COST - 1)) > limit ||
+			    on_path(u, c, w) || !dep_usable(u, c, j, 1, &k))
 				continue;
-			if (ds_push(ds, j, k, c))
+			if (ds_push(ds, j, k, hops + 1, c))
 				goto nomem;
 		}
 	}
@@ -291,32 +316,87 @@ static int commit(struct updn *u, uint32_t last)
 		rg_turns_rollback(&u->turns, mark);
 		return r;
 	}
-	for (uint32_t c = last, k = 1; c != NONE; c = ds->parent[c], k++) {
+	uint32_t k = 0;
+	for (uint32_t c = last; c != NONE; c = ds->parent[c]) {
 		u->cand[c] = 1;
-		u->C[u->turns.tail[c]] = u->C[v] + k;
+		u->C[u->turns.tail[c]] = u->C[v] + ++k;
+	}
+	if (k <= MEMO_LEN) {    /* kept for the next destination (memo_replay) */
+		uint32_t s = u->turns.tail[last], *m;
+		for (uint32_t c = last; c != NONE; c = ds->parent[c])
+			s = u->turns.tail[c];
+		m = ds->memo + (size_t)s * MEMO_LEN;
+		ds->memo_len[s] = (uint8_t)k;
+		for (uint32_t c = last; c != NONE; c = ds->parent[c])
+			m[--k] = c;
 	}
 	return 1;
 }
 
+/* The detour s took to an earlier destination, followed again: it serves
+ * d too when it meets a routed switch over known dependencies only, at
+ * most MEMO_SLACK hops longer than the shortest path (a leaf that lost
+ * its link to one column goes round the same way to every switch of that
+ * column; searching again would look at every equally short path first).
+ * Returns its last channel with parent[] set, or NONE. */
+static uint32_t memo_replay(struct updn *u, uint32_t s, const uint32_t *dist)
+{
+	const struct route_graph *g = &u->g;
+	struct detour_search *ds = u->ds;
+	const uint32_t *m = ds->memo + (size_t)s * MEMO_LEN;
+	uint32_t prev = NONE;
+
+	for (uint32_t k = 0; k < ds->memo_len[s]; k++) {
+		uint32_t c = m[k], v = g->adj[c].peer;
+		if (prev != NONE && !rg_turn_known(&u->turns, prev, c))
+			return NONE;
+		ds->parent[c] = prev;
+		if (u->C[v] != INF)
+			return end_cost(u, c, 0) == 0 &&
+			       k + 1 + u->C[v] <= dist[s] + MEMO_SLACK ? c : NONE;
+		prev = c;
+	}
+	return NONE;
+}
+
 /* Join stuck switch s: 1 placed, 0 no loop-safe path, -ENOMEM. Every
  * refused path remembers or bans one more dependency, so this ends. */
-static int detour_one(struct updn *u, uint32_t s)
+static int detour_one(struct updn *u, uint32_t s, const uint32_t *dist)
 {
+	const struct route_graph *g = &u->g;
 	int err = 0, r;
 
 	u->ds->nban = 0;
-	/* Known dependencies first: most stuck switches join through
-	 * turns admitted for an earlier one, with no cycle search. */
-	uint32_t last = search(u, s, 0, &err);
-	if (err)
-		return err;
+	/* A routed neighbour joined over known dependencies only: most
+	 * stuck switches join next to an earlier detour like this, and a
+	 * search would first look at every equally short path. */
+	uint32_t last = NONE;
+	for (uint32_t i = g->adj_off[s]; i < g->adj_off[s + 1]; i++) {
+		uint32_t v = g->adj[i].peer;
+		if (u->C[v] != INF && end_cost(u, i, 0) == 0 &&
+		    (last == NONE || u->C[v] < u->C[g->adj[last].peer]))
+			last = i;
+	}
+	if (last != NONE) {
+		u->ds->parent[last] = NONE;
+		return commit(u, last);
+	}
+	last = memo_replay(u, s, dist);
 	if (last != NONE)
 		return commit(u, last);
+	/* Paths at most SEARCH_SLACK hops longer than the shortest first:
+	 * otherwise a path that needs a new turn is found only after every
+	 * path that needs none, of any length, was looked at. */
+	uint32_t limit = dist[s] + SEARCH_SLACK;
 	do {
 		uint32_t before = u->ds->nban;
-		last = search(u, s, 1, &err);
+		last = search(u, s, dist, limit, &err);
 		if (err)
 			return err;
+		if (last == NONE && limit != INF) {
+			limit = INF;
+			continue;
+		}
 		if (last == NONE)
 			return 0;
 		r = commit(u, last);
@@ -357,7 +437,7 @@ int updn_connect_stuck(struct updn *u, uint32_t d)
 			continue;
 		if (ds_init(u))
 			return -ENOMEM;
-		int r = detour_one(u, s);
+		int r = detour_one(u, s, dist);
 		if (r < 0)
 			return r;
 		u->detoured += (uint64_t)r;
