@@ -34,15 +34,21 @@
  * reach d going down has no legal path. For a destination with CAs that is
  * detected and routing restarts with a single root, for which the BFS tree
  * alone guarantees a legal path between any two switches. Otherwise, and
- * for destinations that are only a switch's own LID, stuck switches are
- * connected by detours with down->up turns admitted only where they close
- * no credit loop (rg_turns.h; see updn_detour.c), so every LID is routed.
- * Guarantee: everything CAs send, to CA and switch LIDs alike, is
- * credit-loop-free on one VL (a warning counts any exception, none seen on
- * the tested trees); only what a switch without CAs originates itself may
- * take plain min-hop entries. Two spines of a fat-tree, for instance, are
- * joined by no up*\/down* path at all; neither is a leaf that lost its
- * link to the middle switch of one column and that switch. */
+ * for destinations that are only a switch's own LID, a stuck switch with
+ * CAs gets a detour: the cheapest path into the routed set whose down->up
+ * turns close no credit loop (rg_turns.h; see updn_detour.c). If some
+ * switch with CAs finds none, the destinations concerned are routed first
+ * in up to UPDN_EARLY_ROUNDS more passes, then one root is taken. So
+ * everything CAs send, to CA and switch LIDs alike, is credit-loop-free on
+ * one VL; only what a switch without CAs originates itself takes plain
+ * min-hop entries. Two spines of a fat-tree, for instance, are joined by
+ * no up*\/down* path at all; neither is a leaf that lost its link to the
+ * middle switch of one column and that switch.
+ *
+ * Order. Destinations are routed in GUID order (port loads and admitted
+ * turns build up in it) and every tie is broken by GUID or port number,
+ * so the tables depend on the fabric and its LIDs only, not on the order
+ * the switches were listed (ibsm-route) or discovered (the daemon). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
