@@ -3,8 +3,8 @@
  *
  * A stuck switch s with CAs is joined to the routed set (switches with C
  * finite) by the cheapest path of channels s -> x1 -> ... -> v, v routed:
- * fewest new down->up turns first, then fewest hops (Dijkstra over
- * channels). Every dependency on it -- each hop into the next, and the
+ * fewest new down->up turns first, then fewest hops to d (A* over
+ * channels; see search()). Every dependency on it -- each hop into the next, and the
  * last hop into every candidate v already has towards d -- must be in G0,
  * an admitted turn, or a turn rg_turn_ok admits (rg_turns.h): then CA
  * traffic stays credit-loop-free. The switches of the path are placed on
@@ -23,7 +23,6 @@
 #include <string.h>
 
 #include "../core/grow.h"
-#include "../core/log.h"
 #include "updn_internal.h"
 
 #define NONE UINT32_MAX
