@@ -41,14 +41,19 @@ static int minhop_route(struct route_ctx *ctx, struct lft_set *t)
 	uint32_t *queue = malloc(((size_t)g.nsw + 1) * sizeof(uint32_t));
 	uint32_t *load = calloc((size_t)ctx->fab->num_ports + 1, sizeof(uint32_t));
 	uint8_t *cand = malloc((size_t)g.adj_off[g.nsw] + 1);
-	if (!dist || !queue || !load || !cand) {
+	uint32_t *by_guid = malloc(((size_t)g.nsw + 1) * sizeof(uint32_t));
+	if (!dist || !queue || !load || !cand || !by_guid) {
 		snprintf(ctx->why, sizeof(ctx->why), "out of memory");
 		r = -ENOMEM;
 		goto out;
 	}
 	lft_fill_local(ctx->fab, t);
 	uint64_t unreachable = 0;
-	for (uint32_t d = 0; d < g.nsw; d++) {
+	/* Destinations in GUID order: loads build up in it, and it does not
+	 * depend on the order switches were listed or discovered in. */
+	rg_guid_order(&g, by_guid);
+	for (uint32_t k = 0; k < g.nsw; k++) {
+		uint32_t d = by_guid[k];
 		if (g.ep_off[d] == g.ep_off[d + 1])
 			continue; /* no LID here (switch without a LID yet) */
 		rg_bfs(&g, d, dist, queue);
@@ -71,6 +76,7 @@ out:
 	free(queue);
 	free(load);
 	free(cand);
+	free(by_guid);
 	rg_free(&g);
 	return r;
 }

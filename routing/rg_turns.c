@@ -35,6 +35,7 @@ void rg_turns_free(struct rg_turns *t)
 	free(t->first);
 	free(t->next);
 	free(t->to);
+	free(t->from);
 	free(t->seen);
 	free(t->stack);
 	memset(t, 0, sizeof(*t));
@@ -117,11 +118,23 @@ int rg_turn_take(struct rg_turns *t, uint32_t a, uint32_t b)
 	if (grow_array_shared((void **)&t->next, t->cap, &c, t->nturns + 1,
 			      sizeof(*t->next), 256) ||
 	    grow_array_shared((void **)&t->to, t->cap, &c, t->nturns + 1,
-			      sizeof(*t->to), 256))
+			      sizeof(*t->to), 256) ||
+	    grow_array_shared((void **)&t->from, t->cap, &c, t->nturns + 1,
+			      sizeof(*t->from), 256))
 		return -ENOMEM;
 	t->cap = c;
 	t->to[t->nturns] = b;
+	t->from[t->nturns] = a;
 	t->next[t->nturns] = t->first[a];
 	t->first[a] = t->nturns++;
 	return 0;
+}
+
+void rg_turns_rollback(struct rg_turns *t, uint32_t mark)
+{
+	/* Each list is newest first: undo newest first. */
+	while (t->nturns > mark) {
+		uint32_t k = --t->nturns;
+		t->first[t->from[k]] = t->next[k];
+	}
 }

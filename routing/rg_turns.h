@@ -24,6 +24,7 @@ struct rg_turns {
 	uint32_t *tail;         /* per channel: its switch */
 	uint32_t *first;        /* per channel: first admitted turn out of it */
 	uint32_t *next, *to;    /* turn list: next turn of the same channel, target */
+	uint32_t *from;         /* per turn: its first channel (for rollback) */
 	uint32_t nturns, cap;
 	uint32_t *seen, epoch;  /* DFS marks */
 	uint32_t *stack;
@@ -45,5 +46,8 @@ int rg_turn_known(const struct rg_turns *t, uint32_t a, uint32_t b);
 /* Admit a dependency rg_turn_ok accepted (no-op for G0 or known ones).
  * Returns 0 or -ENOMEM. */
 int rg_turn_take(struct rg_turns *t, uint32_t a, uint32_t b);
+/* Forget the turns admitted after the first `mark` (nturns then): a
+ * path refused half way gives back what it took. */
+void rg_turns_rollback(struct rg_turns *t, uint32_t mark);
 
 #endif

@@ -118,6 +118,25 @@ void rg_bfs(const struct route_graph *g, uint32_t src, uint32_t *dist,
 	}
 }
 
+static int guid_cmp(const void *pa, const void *pb, void *ctx)
+{
+	const struct fabric *f = ctx;
+	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+	uint64_t ga = f->nodes[f->switches[a]].guid;
+	uint64_t gb = f->nodes[f->switches[b]].guid;
+
+	if (ga != gb)
+		return ga < gb ? -1 : 1;
+	return a < b ? -1 : a > b;
+}
+
+void rg_guid_order(const struct route_graph *g, uint32_t *order)
+{
+	for (uint32_t s = 0; s < g->nsw; s++)
+		order[s] = s;
+	qsort_r(order, g->nsw, sizeof(uint32_t), guid_cmp, (void *)g->fab);
+}
+
 /* Index (into cidx) of the least loaded candidate; ties go to the first
  * one at or after `start` (cyclically). */
 static uint32_t least_loaded(const uint32_t *cload, uint32_t n, uint32_t start)

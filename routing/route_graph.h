@@ -48,6 +48,12 @@ void rg_free(struct route_graph *g);
 void rg_bfs(const struct route_graph *g, uint32_t src, uint32_t *dist,
 	    uint32_t *queue);
 
+/* Switch ordinals sorted by node GUID (ties by ordinal) into order[nsw]:
+ * engines whose tables depend on the order destinations are routed in
+ * (port loads build up in it) use it, so the same fabric gets the same
+ * tables whether it was read from a file or discovered by the daemon. */
+void rg_guid_order(const struct route_graph *g, uint32_t *order);
+
 /* Route every LID attached to switch d from every other switch s that has
  * at least one candidate link (cand[i] != 0 for adj index i of s).
  * Among the candidates of s, each LID takes the least loaded port (load is

@@ -34,15 +34,21 @@
  * reach d going down has no legal path. For a destination with CAs that is
  * detected and routing restarts with a single root, for which the BFS tree
  * alone guarantees a legal path between any two switches. Otherwise, and
- * for destinations that are only a switch's own LID, stuck switches are
- * connected by detours with down->up turns admitted only where they close
- * no credit loop (rg_turns.h; see updn_detour.c), so every LID is routed.
- * Guarantee: everything CAs send, to CA and switch LIDs alike, is
- * credit-loop-free on one VL (a warning counts any exception, none seen on
- * the tested trees); only what a switch without CAs originates itself may
- * take plain min-hop entries. Two spines of a fat-tree, for instance, are
- * joined by no up*\/down* path at all; neither is a leaf that lost its
- * link to the middle switch of one column and that switch. */
+ * for destinations that are only a switch's own LID, a stuck switch with
+ * CAs gets a detour: the cheapest path into the routed set whose down->up
+ * turns close no credit loop (rg_turns.h; see updn_detour.c). If some
+ * switch with CAs finds none, the destinations concerned are routed first
+ * in up to UPDN_EARLY_ROUNDS more passes, then one root is taken. So
+ * everything CAs send, to CA and switch LIDs alike, is credit-loop-free on
+ * one VL; only what a switch without CAs originates itself takes plain
+ * min-hop entries. Two spines of a fat-tree, for instance, are joined by
+ * no up*\/down* path at all; neither is a leaf that lost its link to the
+ * middle switch of one column and that switch.
+ *
+ * Order. Destinations are routed in GUID order (port loads and admitted
+ * turns build up in it) and every tie is broken by GUID or port number,
+ * so the tables depend on the fabric and its LIDs only, not on the order
+ * the switches were listed (ibsm-route) or discovered (the daemon). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -61,11 +67,14 @@ static void updn_free(struct updn *u)
 	free(u->pos);
 	free(u->order);
 	free(u->comp);
+	free(u->by_guid);
+	free(u->early);
 	free(u->D);
 	free(u->C);
 	free(u->queue);
 	free(u->load);
 	free(u->cand);
+	updn_detour_free(u);
 	rg_turns_free(&u->turns);
 	rg_free(&u->g);
 	memset(u, 0, sizeof(*u));
@@ -98,20 +107,25 @@ static void bfs_from_set(const struct route_graph *g, uint32_t *dist,
 }
 
 /* The middle of a longest shortest path found by two BFS sweeps from
- * switch `start`: about the centre of its component. */
+ * switch `start`: about the centre of its component. Ties go to the
+ * lower GUID. */
 static uint32_t centre_of(struct updn *u, uint32_t start)
 {
 	const struct route_graph *g = &u->g;
 	uint32_t *dist = u->D;
 	uint32_t a = start, b = start;
 	rg_bfs(g, start, dist, u->queue);
-	for (uint32_t s = 0; s < g->nsw; s++)
+	for (uint32_t k = 0; k < g->nsw; k++) {
+		uint32_t s = u->by_guid[k];
 		if (dist[s] != INF && dist[s] > dist[a])
 			a = s;
+	}
 	rg_bfs(g, a, dist, u->queue);
-	for (uint32_t s = 0; s < g->nsw; s++)
+	for (uint32_t k = 0; k < g->nsw; k++) {
+		uint32_t s = u->by_guid[k];
 		if (dist[s] != INF && dist[s] > dist[b])
 			b = s;
+	}
 	uint32_t half = dist[b] / 2;
 	while (dist[b] > half) {
 		for (uint32_t i = g->adj_off[b]; i < g->adj_off[b + 1]; i++)
@@ -179,7 +193,7 @@ static uint32_t pick_roots(struct updn *u, const struct route_options *opt,
 		}
 	}
 	if (root == INF)
-		root = centre_of(u, 0);
+		root = centre_of(u, u->by_guid[0]);
 	for (uint32_t s = 0; s < g->nsw; s++)
 		u->rank[s] = INF;
 	u->rank[root] = 0;
@@ -205,7 +219,8 @@ static void rank_switches(struct updn *u)
 {
 	const struct route_graph *g = &u->g;
 	bfs_from_set(g, u->rank, u->queue);
-	for (uint32_t s = 0; s < g->nsw; s++) {
+	for (uint32_t k = 0; k < g->nsw; k++) {
+		uint32_t s = u->by_guid[k];
 		if (u->rank[s] != INF)
 			continue;
 		/* Only the new root is at 0 among unranked: BFS from it. */
@@ -304,17 +319,21 @@ static int updn_alloc(struct updn *u, const struct fabric *f)
 	u->pos = malloc(n * sizeof(uint32_t));
 	u->order = malloc(n * sizeof(uint32_t));
 	u->comp = malloc(n * sizeof(uint32_t));
+	u->by_guid = malloc(n * sizeof(uint32_t));
+	u->early = calloc(n, 1);
 	u->D = malloc(n * sizeof(uint32_t));
 	u->C = malloc(n * sizeof(uint32_t));
 	u->queue = malloc(n * sizeof(uint32_t));
 	u->load = malloc(((size_t)f->num_ports + 1) * sizeof(uint32_t));
 	u->cand = malloc((size_t)u->g.adj_off[u->g.nsw] + 1);
-	if (!u->rank || !u->pos || !u->order || !u->comp || !u->D || !u->C ||
+	if (!u->rank || !u->pos || !u->order || !u->comp || !u->by_guid || !u->early ||
+	    !u->D || !u->C ||
 	    !u->queue || !u->load || !u->cand ||
 	    rg_turns_init(&u->turns, &u->g, u->pos)) {
 		updn_free(u);
 		return -ENOMEM;
 	}
+	rg_guid_order(&u->g, u->by_guid);
 	return 0;
 }
 
@@ -332,8 +351,16 @@ static int updn_pass(struct updn *u, const struct route_options *opt,
 	memset(u->load, 0, ((size_t)u->g.fab->num_ports + 1) * sizeof(uint32_t));
 	u->connected = u->detoured = u->unsafe = 0;
 	rg_turns_reset(&u->turns);
-	for (uint32_t d = 0; d < u->g.nsw; d++) {
-		if (u->g.ep_off[d] == u->g.ep_off[d + 1])
+	updn_detour_reset(u);
+	/* Destinations in GUID order, those marked early first: port loads
+	 * and admitted turns build up in this order, so the tables depend
+	 * on the fabric, not on the order its switches were listed (a file)
+	 * or discovered (the daemon). */
+	for (uint32_t k = 0; k < 2 * u->g.nsw; k++) {
+		uint32_t d = u->by_guid[k % u->g.nsw];
+		uint64_t unsafe = u->unsafe;
+		if (u->early[d] != (k < u->g.nsw) ||
+		    u->g.ep_off[d] == u->g.ep_off[d + 1])
 			continue;
 		uint32_t stuck = dest_candidates(u, d);
 		if (!stuck || !u->g.cas[d]) {
@@ -348,6 +375,8 @@ static int updn_pass(struct updn *u, const struct route_options *opt,
 			return -EAGAIN;
 		}
 		rg_route_dest(&u->g, d, u->cand, u->load, t);
+		if (u->unsafe != unsafe)
+			u->early[d] = 1;
 	}
 	return 0;
 }
@@ -375,6 +404,20 @@ static int updn_route(struct route_ctx *ctx, struct lft_set *t)
 	components(&u);
 	lft_fill_local(ctx->fab, t);
 	r = updn_pass(&u, ctx->opt, 0, t);
+	/* Turns admitted for earlier destinations can leave a later one's
+	 * stuck switch without a loop-safe detour: route those destinations
+	 * first and try again, then take one root (always a legal path). */
+	for (int round = 0; r == 0 && u.unsafe && u.nroots > 1 &&
+			    round < UPDN_EARLY_ROUNDS; round++) {
+		log_info("updn: %llu (switch with CAs, destination) pairs found "
+			 "no loop-safe detour: routing those destinations first",
+			 (unsigned long long)u.unsafe);
+		memset(t->port, LFT_NO_PATH, (size_t)t->num_switches * t->stride);
+		lft_fill_local(ctx->fab, t);
+		r = updn_pass(&u, ctx->opt, 0, t);
+	}
+	if (r == 0 && u.unsafe && u.nroots > 1)
+		r = -EAGAIN;
 	if (r == -EAGAIN && u.nroots > 1) {
 		log_warn("updn: falling back to a single root");
 		memset(t->port, LFT_NO_PATH, (size_t)t->num_switches * t->stride);

@@ -467,6 +467,93 @@ static void updn_degraded_fattree(void **state)
 	}
 }
 
+/* Random node GUIDs, as on real fabrics (ibsm-topo numbers them in
+ * cabling order): a switch's ports share its GUID, a CA port's is the
+ * node's + port. */
+static void random_guids(struct fabric *f, uint64_t seed)
+{
+	uint64_t x = seed * 0x9e3779b97f4a7c15ull + 1;
+	for (uint32_t n = 0; n < f->num_nodes; n++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		f->nodes[n].guid = 0x0002c90000000000ull | (x & 0xfffffffffeull);
+		for (unsigned i = 0; i <= f->nodes[n].num_ports; i++)
+			f->ports[f->nodes[n].first_port + i].guid =
+				f->nodes[n].guid + (fab_is_switch(f, n) ? 0 : i);
+	}
+}
+
+/* Renumber the switches (switch ordinals) in a seeded random order, as
+ * another discovery order would: the daemon numbers switches as it finds
+ * them, ibsm-route as its file lists them. */
+static void shuffle_switches(struct fabric *f, uint64_t seed)
+{
+	uint64_t x = seed * 0xbf58476d1ce4e5b9ull + 7;
+	for (uint32_t i = f->num_switches; i > 1; i--) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		uint32_t j = (uint32_t)(x % i), tmp = f->switches[i - 1];
+		f->switches[i - 1] = f->switches[j];
+		f->switches[j] = tmp;
+	}
+	for (uint32_t i = 0; i < f->num_switches; i++)
+		f->nodes[f->switches[i]].sw_index = i;
+}
+
+/* Issue 24: degraded 3-level trees with random GUIDs. updn's greedy
+ * detours depended on the switch numbering: in some orders they left
+ * leaves on min-hop entries towards spines and cores that closed a credit
+ * loop (the daemon refused its own tables), and the daemon and ibsm-route
+ * made different tables for one fabric. Now every route CAs send, to
+ * switch LIDs too, is free of credit loops and every LID reached, in any
+ * numbering; and updn and minhop give every switch the same table row
+ * whatever the numbering. */
+static void updn_random_guids_any_order(void **state)
+{
+	(void)state;
+	struct fabric f;
+	struct lft_set t, t2;
+	char err[256];
+	for (uint64_t seed = 1; seed <= 6; seed++) {
+		struct fattree_params p = { .levels = 3, .radix = 12, .oversub = 1,
+					    .remove_frac = seed <= 3 ? 0.05 : 0.1,
+					    .seed = seed };
+		assert_int_equal(gen_fattree(&f, &p, err), 0);
+		random_guids(&f, seed);
+		assign(&f, 0);
+		static const char *const engines[] = { "updn", "minhop" };
+		for (int k = 0; k < 2; k++) {
+			route_ok(engines[k], &f, &t, 0);
+			for (uint64_t order = 1; order <= 2; order++) {
+				uint32_t *was = malloc(f.num_nodes * sizeof(uint32_t));
+				for (uint32_t n = 0; n < f.num_nodes; n++)
+					was[n] = f.nodes[n].sw_index;
+				shuffle_switches(&f, seed * 10 + order);
+				route_ok(engines[k], &f, &t2, 0);
+				if (k == 0) {
+					assert_int_equal(check_reach(&f, &t2, NULL, NULL), 0);
+					assert_false(credit_loop(&f, &t2, 0));
+				}
+				/* Every switch has the same row in both
+				 * numberings. */
+				assert_int_equal(t.max_lid, t2.max_lid);
+				for (uint32_t n = 0; n < f.num_nodes; n++)
+					if (fab_is_switch(&f, n))
+						assert_memory_equal(lft_row(&t, was[n]),
+								    lft_row(&t2, f.nodes[n].sw_index),
+								    t.max_lid + 1);
+				free(was);
+				lft_free(&t);
+				t = t2;
+			}
+			lft_free(&t);
+		}
+		fab_free(&f);
+	}
+}
+
 static void lmc_aliases_take_different_ports(void **state)
 {
 	(void)state;
@@ -781,6 +868,7 @@ int main(void)
 		cmocka_unit_test(updn_ring_torus_random_no_credit_loops),
 		cmocka_unit_test(fattree_both_engines_minimal_and_balanced),
 		cmocka_unit_test(updn_degraded_fattree),
+		cmocka_unit_test(updn_random_guids_any_order),
 		cmocka_unit_test(lmc_aliases_take_different_ports),
 		cmocka_unit_test(switch_lids_routed_and_disconnected_tolerated),
 		cmocka_unit_test(updn_honours_root_guids),
