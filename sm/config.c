@@ -69,6 +69,11 @@ static const struct key_desc keys[] = {
 	{ "max_vls",        NUM(K_UNSIGNED, max_vls, 0, 15) },
 	{ "subnet_prefix",  NUM(K_U64, subnet_prefix, 0, 0) },
 	{ "subnet_timeout", NUM(K_U8, subnet_timeout, 0, 31) },
+	{ "client_reregister", NUM(K_BOOL, client_reregister, 0, 1) },
+	{ "head_of_queue_lifetime", NUM(K_U8, hoq_life, 0, 31) },
+	{ "leaf_head_of_queue_lifetime", NUM(K_U8, leaf_hoq_life, 0, 31) },
+	{ "vl_stall_count", NUM(K_U8, vl_stall, 1, 7) },
+	{ "leaf_vl_stall_count", NUM(K_U8, leaf_vl_stall, 1, 7) },
 	{ "sweep_interval", NUM(K_UNSIGNED, sweep_interval_s, 0, 86400) },
 	{ "once",           NUM(K_BOOL, once, 0, 1) },
 	{ "once_timeout",   NUM(K_UNSIGNED, once_timeout_s, 1, 86400) },
@@ -149,6 +154,17 @@ void config_defaults(struct ibsm_config *c)
 	c->subnet_prefix = 0xfe80000000000000ull;  /* default GID prefix */
 	/* 18: 4.096 us * 2^18 = ~1 s, OpenSM's default subnet timeout. */
 	c->subnet_timeout = 18;
+	/* As OpenSM (no_clients_rereg FALSE): a new master tells every end
+	 * port to re-register, since the SA state it holds may be stale. */
+	c->client_reregister = 1;
+	/* OpenSM's defaults: a packet waits at most 4.096 us * 2^18 (~1 s) at
+	 * the head of a switch port's queue, 2^16 (~0.27 s) on a port facing
+	 * a CA (a dead host must not block the fabric for long), and a VL
+	 * stalls after 7 such discards in a row (IBA 18.2.5.4). */
+	c->hoq_life = 0x12;
+	c->leaf_hoq_life = 0x10;
+	c->vl_stall = 7;
+	c->leaf_vl_stall = 7;
 	c->sweep_interval_s = 10;
 	/* --once on a lossy fabric keeps sweeping for minutes, not one try. */
 	c->once_timeout_s = 120;

@@ -568,6 +568,8 @@ int sm_heavy_sweep(struct sm *sm)
 	sm->heavy_wanted = 0;
 	sm->act_count++;
 	sm->sweep_mads0 = s0.sent;
+	if (sm->state != SMP_SM_MASTER)
+		sm->rereg_done = 0;     /* not master now: rereg when we become it */
 	sweep_result_init(&nr);
 	part_tables_init(&npt);
 
@@ -724,10 +726,25 @@ int sm_heavy_sweep(struct sm *sm)
 		.mkey_not_kept = &sm->mkey_not_kept,
 		.down = &sm->down,
 		.wake = &sm->wake,
+		/* IBA 14.4.11: the first sweep as master (at start, after a
+		 * takeover or a handover) asks every end port's clients to
+		 * re-register; until one such sweep reached every port. */
+		.client_rereg = cfg->client_reregister && !sm->rereg_done,
+		.set_timers = 1,
+		.hoq_life = cfg->hoq_life,
+		.leaf_hoq_life = cfg->leaf_hoq_life,
+		.vl_stall = cfg->vl_stall,
+		.leaf_vl_stall = cfg->leaf_vl_stall,
 	};
 	rc = portcfg_configure(sm->t, &nr, &po, &ps);
 	if (rc < 0)
 		goto out;
+	if (po.client_rereg) {
+		log_info("sweep %u: ClientReregister set on %u end ports (first sweep as master; %u advertise IsClientReregistrationSupported)%s",
+			 n, ps.rereg, ps.rereg_capable,
+			 ps.failed ? "; some Sets failed: again next sweep" : "");
+		sm->rereg_done = !ps.failed;
+	}
 	/* The SA's SL2VL tables follow this view of the fabric (by GUID):
 	 * before programming, so the tables written below are kept. */
 	if (cfg->sa_enabled) {
@@ -787,7 +804,9 @@ int sm_heavy_sweep(struct sm *sm)
 			rc = -ENOMEM;
 			goto out;
 		}
-		rc = lftprog_program(sm->t, &nr, &nl, &sm->held, sw_ok, &ls);
+		rc = lftprog_program(sm->t, &nr, &nl, &sm->held, sw_ok,
+				     cfg->packet_life_time > 31 ? 31 : cfg->packet_life_time,
+				     &ls);
 		if (rc < 0)
 			goto out;
 		/* The path SLs the SA answers are now the tables'. */
@@ -804,6 +823,9 @@ int sm_heavy_sweep(struct sm *sm)
 		 (unsigned long long)ls.blocks_unchanged,
 		 (unsigned long long)ls.blocks_read, ls.swinfo_sets,
 		 ls.switches_failed);
+	if (ps.timer_ports || ls.life_time_sets)
+		log_info("sweep %u: timers: HOQLife/VLStallCount set on %u switch ports, LifeTimeValue on %u switches",
+			 n, ps.timer_ports, ls.life_time_sets);
 
 	if (routed) {
 		rc = portcfg_activate(sm->t, &nr, &po, &ps);

@@ -46,6 +46,9 @@ struct sm {
 	struct mad_transport *t;
 	uint8_t state;                  /* enum smp_sm_state */
 	uint32_t act_count;             /* SMInfo.ActCount */
+	/* ClientReregister sent to every end port since we became master
+	 * (reset whenever we are not master; port_config.h) */
+	int rereg_done;
 	int mkey_not_kept;              /* the SMAs drop M_Key (port_config.h) */
 /* SMInfo.ActCount: SMPs we sent (retries included) plus sweeps, so a
  * master at work moves it by many per light sweep and a standby can tell
