@@ -1,5 +1,6 @@
 /* The SM state machine, sweeps, and the SMInfo / trap responder. */
 #include "sm_state.h"
+#include "sm_sa_state.h"
 
 #include <errno.h>
 #include <math.h>
@@ -207,6 +208,7 @@ int sm_init(struct sm *sm, const struct ibsm_config *cfg,
 	}
 	part_tables_init(&sm->parts);
 	pkeyprog_cache_init(&sm->pkeys);
+	sm_sa_state_load(sm);
 	sm->sa.ctx.parts = &sm->parts;
 	sm->sa.ctx.mcast = &sm->mcast.db;
 	sm->sa.ctx.mft = &sm->mcast.held;
@@ -1196,6 +1198,7 @@ int sm_run(struct sm *sm, const struct sm_signals *sig)
 		if (sm->fabric_up && sm_mcast_dirty(&sm->mcast) &&
 		    !sm->heavy_wanted)
 			sm_mcast_update(&sm->mcast, sm->t, &sm->cur);
+		sm_sa_state_tick(sm, 0);
 		sm_metrics_tick(sm, now_seconds());
 		sm_ctl_tick(sm);
 		if (sm_perf_tick(&sm->perf, now_seconds()) && !sm->heavy_wanted) {
@@ -1233,6 +1236,7 @@ int sm_run(struct sm *sm, const struct sm_signals *sig)
 			next_light = now_seconds() + cfg->sweep_interval_s;
 		}
 	}
+	sm_sa_state_tick(sm, 1);
 	log_info("stopping: %u sweeps", sm->sweeps);
 	return 0;
 }

@@ -103,6 +103,11 @@ struct sm {
 	uint32_t num_root_guids, num_cn_guids;
 	char guid2lid[1024];
 	char dump_dir[1024];
+	/* the SA's client state file (sm_sa_state.h) */
+	char sa_state_path[1100];
+	uint32_t sa_state_gen[3];       /* generations last written */
+	double sa_state_at;             /* last write, monotonic s */
+	int sa_state_failed;            /* the last write failed */
 	struct sa_server sa;            /* Subnet Administration (sa/) */
 	struct sl2vl_reader sl2vl_rd;   /* SL2VL tables for the SA, in the background */
 	struct sm_mcast mcast;          /* multicast groups and MFTs */
