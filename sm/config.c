@@ -451,6 +451,88 @@ static void print_quoted(FILE *out, const char *s)
 	fputc('"', out);
 }
 
+/* Keys the daemon reads where it uses them (each sweep, each loop), so a
+ * new value takes effect at the next sweep; every other key is read once
+ * at start (ports, sockets, transport, engines loaded, groups made,
+ * PerfMgr set up) and needs a restart. */
+static const char *const live_keys[] = {
+	"routing_engine", "subnet_timeout", "client_reregister",
+	"head_of_queue_lifetime", "leaf_head_of_queue_lifetime",
+	"vl_stall_count", "leaf_vl_stall_count", "packet_life_time",
+	"sweep_interval", "flap_max_delay", "log_level", "log_file",
+};
+
+int config_key_live(const char *key)
+{
+	for (size_t i = 0; i < sizeof(live_keys) / sizeof(live_keys[0]); i++)
+		if (!strcmp(live_keys[i], key))
+			return 1;
+	return 0;
+}
+
+static size_t key_size(const struct key_desc *k)
+{
+	switch (k->kind) {
+	case K_STR: case K_LIST: return k->size;
+	case K_INT: case K_BOOL: case K_LOG_LEVEL: return sizeof(int);
+	case K_UNSIGNED: return sizeof(unsigned);
+	case K_U8: return 1;
+	case K_U64: return sizeof(uint64_t);
+	case K_DOUBLE: return sizeof(double);
+	case K_PARTITIONS: return 0;
+	}
+	return 0;
+}
+
+/* Partitions compare by what they print as. */
+static int partitions_differ(const struct part_conf *a, const struct part_conf *b)
+{
+	char *ta = NULL, *tb = NULL;
+	size_t la = 0, lb = 0;
+	FILE *fa = open_memstream(&ta, &la), *fb = open_memstream(&tb, &lb);
+	int differ = 1;
+
+	if (fa && fb) {
+		config_print_partitions(a, fa);
+		config_print_partitions(b, fb);
+		fflush(fa);
+		fflush(fb);
+		differ = la != lb || memcmp(ta, tb, la);
+	}
+	if (fa)
+		fclose(fa);
+	if (fb)
+		fclose(fb);
+	free(ta);
+	free(tb);
+	return differ;
+}
+
+unsigned config_reload(struct ibsm_config *cur, const struct ibsm_config *next,
+		       config_changed_fn changed, void *ctx)
+{
+	unsigned n = 0;
+
+	for (size_t i = 0; i < NUM_KEYS; i++) {
+		const struct key_desc *k = &keys[i];
+		char *a = (char *)cur + k->offset;
+		const char *b = (const char *)next + k->offset;
+		int live;
+
+		if (k->kind == K_PARTITIONS ?
+		    !partitions_differ(cur->partitions, next->partitions) :
+		    k->kind == K_STR || k->kind == K_LIST ? !strcmp(a, b) :
+		    !memcmp(a, b, key_size(k)))
+			continue;
+		live = config_key_live(k->name) && k->kind != K_PARTITIONS;
+		changed(ctx, k->name, live);
+		if (live)
+			memcpy(a, b, key_size(k));
+		n++;
+	}
+	return n;
+}
+
 void config_print(const struct ibsm_config *c, FILE *out)
 {
 	static const char *const levels[] = { "error", "warn", "info", "debug" };

@@ -126,6 +126,15 @@ int config_validate(const struct ibsm_config *c);
  * dump directory (dump_dir, or <cache_dir>/dump). 0 or -ENAMETOOLONG. */
 int config_guid2lid_path(const struct ibsm_config *c, char *buf, size_t len);
 int config_dump_path(const struct ibsm_config *c, char *buf, size_t len);
+/* SIGHUP (ibsm.8): what a running daemon takes from a re-read file.
+ * config_key_live says whether a key takes effect without a restart;
+ * config_reload calls changed(ctx, key, live) for every key whose value
+ * differs between cur and next, copies the live ones into cur and leaves
+ * the others as they run. Returns how many keys changed. */
+int config_key_live(const char *key);
+typedef void (*config_changed_fn)(void *ctx, const char *key, int live);
+unsigned config_reload(struct ibsm_config *cur, const struct ibsm_config *next,
+		       config_changed_fn changed, void *ctx);
 /* Print the effective configuration as YAML (ibsm --dump-config). */
 void config_print(const struct ibsm_config *c, FILE *out);
 

@@ -75,6 +75,7 @@ int sm_sa_state_tick(struct sm *sm, int force)
 	sm->sa_state_at = now;
 	view(sm, &v);
 	rc = sa_persist_save(sm->sa_state_path, &v, now);
+	sm_persist_note(sm, SM_PERSIST_SA_STATE, rc == 0);
 	if (rc < 0) {
 		sm->sa_state_failed = 1;
 		return rc;
