@@ -105,8 +105,11 @@ struct mcast_group *mcast_restore(struct mcast_db *db, const struct mcast_group 
 			!mcast_find_mlid(db, g->mlid);
 
 	if (!n) {
+		/* Predefined are only the groups configured now (made
+		 * before this): one dropped from the configuration goes
+		 * with its last full member. */
 		n = mcast_create(db, g->mgid, g->pkey, g->qkey, g->mtu, g->rate,
-				 g->predefined);
+				 false);
 		if (!n)
 			return NULL;
 		n->sl = g->sl;

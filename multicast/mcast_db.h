@@ -55,7 +55,8 @@ struct mcast_group *mcast_create(struct mcast_db *db, const uint8_t *mgid,
 				 uint8_t rate, bool predefined);
 /* A group as a previous run of the SM kept it (sa/sa_persist.h): merged
  * into the group with its MGID if there is one (a predefined group keeps
- * its parameters), else created with g's parameters; either takes g's
+ * its parameters), else created with g's parameters, not predefined
+ * (whatever g says: the configuration says what is); either takes g's
  * MLID when no other group holds it. Members are not copied. Returns the
  * group, or NULL when out of MLIDs or memory. */
 struct mcast_group *mcast_restore(struct mcast_db *db, const struct mcast_group *g);

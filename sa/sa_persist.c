@@ -321,6 +321,9 @@ static int apply(struct parsed *p, struct sa_persist_view *v, double mono_now,
 		struct mcast_group *g;
 		uint16_t mlid;
 
+		/* a group no one is in and no one configured: gone */
+		if (!pg->n && !mcast_find_mgid(v->mcast, pg->g.mgid))
+			continue;
 		g = mcast_restore(v->mcast, &pg->g);
 		if (!g)
 			return -ENOMEM;

@@ -269,11 +269,14 @@ int portcfg_configure(struct mad_transport *t, struct sweep_result *r,
 			char buf[160];
 
 			describe(r, p, buf, sizeof(buf));
-			log_debug("PortInfo of %s: lid %u->%u smlid %u->%u lmc %u->%u timeout %u->%u mtu %u->%u vls %u->%u prefix %s",
+			log_debug("PortInfo of %s: lid %u->%u smlid %u->%u lmc %u->%u timeout %u->%u mtu %u->%u vls %u->%u prefix %s hoq %u->%u stall %u->%u rereg %u",
 				  buf, cur.lid, s.lid, cur.sm_lid, s.sm_lid, cur.lmc,
 				  s.lmc, cur.subnet_timeout, s.subnet_timeout,
 				  cur.neighbor_mtu, s.neighbor_mtu, cur.oper_vls,
-				  s.oper_vls, cur.gid_prefix == s.gid_prefix ? "same" : "differs");
+				  s.oper_vls, cur.gid_prefix == s.gid_prefix ? "same" : "differs",
+				  cur.hoq_life, s.set_timers ? s.hoq_life : cur.hoq_life,
+				  cur.vl_stall, s.set_timers ? s.vl_stall : cur.vl_stall,
+				  s.client_rereg);
 		}
 		if (s.client_rereg) {
 			st->rereg++;
