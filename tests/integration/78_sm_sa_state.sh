@@ -9,7 +9,9 @@
 #     so the count of Sets in B's log is the check); B's next heavy sweep
 #     sends none (diff-free).
 #  3. A restarted alone on its cache dir: saquery -g lists the same MGIDs
-#     with the same MLIDs, saquery SR the service, IIR the subscription.
+#     with the same MLIDs, saquery -m the same members, a join to the
+#     host-made group gets its old MLID, saquery SR lists the service, IIR
+#     the subscription.
 #  4. a corrupt state file is named (file:line, field) and ignored; the
 #     fabric comes up.
 #  5. client_reregister=0: no ClientReregister Set.
@@ -29,6 +31,13 @@ groups() {
 	SIM_HOST=$c2 sim_run timeout 10 saquery -g 2>/dev/null |
 		awk '/MGID/ { g = $NF } /Mlid/ { sub(/.*\./, "", $0); print g, $0 }' | sort
 }
+# "MGID MLID PortGID ScopeState" of every member saquery -m lists, sorted
+members() {
+	SIM_HOST=$c2 sim_run timeout 10 saquery --smkey 1 -m 2>/dev/null |
+		awk '/MGID/ { g = $NF } /Mlid/ { l = $NF; sub(/.*\./, "", l) }
+		     /PortGid/ { p = $NF; sub(/.*\./, "", p) }
+		     /ScopeState/ { j = $NF; sub(/.*\./, "", j); print g, l, p, j }' | sort
+}
 ENDPORTS=14     # 8 CAs and 6 switches (port 0)
 
 # --- 1. master, standby, clients ---------------------------------------------------
@@ -47,7 +56,8 @@ echo "join: $(sac "$c3" mc-join --mgid ff12:601b:ffff::78:1)"
 echo "service: $(sac "$c2" sr-set --id 0x78 --gid own --name svc78 --lease 600)"
 echo "subscribe: $(sac "$c3" ii-set --trap 128)"
 groups >"$W/g.1"
-cat "$W/g.1"
+members >"$W/m.1"
+cat "$W/g.1" "$W/m.1"
 [ "$(wc -l <"$W/g.1")" -ge 2 ] || fail "fewer than two groups listed"
 sleep 1.5
 [ -f "$W/ca/sa-state" ] || fail "A wrote no $W/ca/sa-state"
@@ -71,6 +81,9 @@ sm_daemon "$W/a2.log" --cache-dir "$W/ca" --sweep 1
 grep "SA state:" "$W/a2.log" || fail "no SA state line at restart"
 groups >"$W/g.2"
 diff "$W/g.1" "$W/g.2" || fail "saquery -g differs after the restart"
+members >"$W/m.2"
+diff "$W/m.1" "$W/m.2" || fail "saquery -m differs after the restart"
+grep -q "fe80::" "$W/m.1" || fail "saquery -m listed no member"
 # saquery shows the first MAD's groups only (IBSIM-NOTES): a join to the
 # host-made group answers its MLID
 out=$(sac "$c2" mc-join --mgid ff12:601b:ffff::78:1)
