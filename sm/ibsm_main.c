@@ -213,8 +213,10 @@ static int open_log(struct ibsm_main *m)
 	}
 	f = fopen(m->cfg.log_file, "a");
 	if (!f) {
-		log_err("cannot open log file %s: %s", m->cfg.log_file, strerror(errno));
-		return -errno;
+		int err = errno;
+
+		log_err("cannot open log file %s: %s", m->cfg.log_file, strerror(err));
+		return -err;
 	}
 	setvbuf(f, NULL, _IOLBF, 0);
 	log_set_stream(f);
