@@ -139,6 +139,7 @@ install: build-all
 	install -m 0644 docs/ibsm-route.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	test -e $(DESTDIR)/etc/ibsm/ibsm.yaml || install -m 0644 contrib/ibsm.yaml $(DESTDIR)/etc/ibsm/
 	install -m 0644 contrib/ibsm.service $(DESTDIR)/lib/systemd/system/
+	test -e $(DESTDIR)/etc/logrotate.d/ibsm || install -D -m 0644 contrib/ibsm.logrotate $(DESTDIR)/etc/logrotate.d/ibsm
 
 clean:
 	rm -rf build build-asan

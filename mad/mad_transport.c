@@ -82,6 +82,30 @@ static void copy_name(char *dst, const char *src)
 	dst[n] = 0;
 }
 
+/* No usable umad port: say what an operator checks, in the order things
+ * go wrong on a host (module, device, permission, port). */
+static void explain_no_port(void)
+{
+	char names[32][UMAD_CA_NAME_LEN];
+	int n;
+
+	if (access("/sys/class/infiniband_mad", F_OK) < 0) {
+		log_err("no umad device: /sys/class/infiniband_mad is missing. Check that the ib_umad kernel module is loaded (modprobe ib_umad; lsmod | grep ib_umad) and the HCA's driver too (e.g. mlx5_ib); `ibstat` lists the CAs the kernel sees");
+		return;
+	}
+	n = umad_get_cas_names(names, 32);
+	if (n <= 0) {
+		log_err("no umad device: no CA is registered. Check the HCA's driver is loaded (e.g. mlx5_ib) and `ibstat` lists a CA");
+		return;
+	}
+	if (access("/dev/infiniband/umad0", R_OK | W_OK) < 0 && errno == EACCES) {
+		log_err("no umad device we may open: /dev/infiniband/umad* need read and write permission (run ibsm as root, or give its user access with a udev rule); `ls -l /dev/infiniband`, `ibstat`");
+		return;
+	}
+	log_err("check ca_name / port_num / port_guid against `ibstat` (%d CA%s found, the first %s); the port must be a physical port of the CA, not 0",
+		n, n == 1 ? "" : "s", names[0]);
+}
+
 static int find_port_by_guid(uint64_t guid, char *ca, int *port)
 {
 	char names[32][UMAD_CA_NAME_LEN];
@@ -229,13 +253,15 @@ int mt_open(struct mad_transport **out, const struct mt_port_sel *sel,
 	if (opts->window < 1 || opts->window > MAX_WINDOW)
 		return -EINVAL;
 	if (umad_init() < 0) {
-		log_err("umad_init failed: is the ib_umad module loaded?");
+		log_err("umad_init failed");
+		explain_no_port();
 		return -ENODEV;
 	}
 	if (sel->guid) {
 		if (find_port_by_guid(sel->guid, guid_ca, &portnum) < 0) {
 			log_err("no local port has GUID 0x%016llx",
 				(unsigned long long)sel->guid);
+			explain_no_port();
 			return -ENODEV;
 		}
 		ca = guid_ca;
@@ -243,6 +269,7 @@ int mt_open(struct mad_transport **out, const struct mt_port_sel *sel,
 	if (umad_get_port(ca, portnum, &port) < 0) {
 		log_err("no local port %s%s%d", ca ? ca : "(default CA)",
 			" port ", portnum);
+		explain_no_port();
 		return -ENODEV;
 	}
 	t = calloc(1, sizeof(*t));
@@ -264,6 +291,10 @@ int mt_open(struct mad_transport **out, const struct mt_port_sel *sel,
 	if (t->portid < 0) {
 		log_err("cannot open %s port %d: %s", t->ca, t->port_num,
 			strerror(-t->portid));
+		if (t->portid == -EACCES || t->portid == -EPERM)
+			log_err("/dev/infiniband/umad* need read and write permission: run ibsm as root, or give its user access with a udev rule");
+		else
+			explain_no_port();
 		free(t);
 		return -ENODEV;
 	}

@@ -155,6 +155,8 @@ void smp_get_portinfo(const uint8_t *data, struct smp_portinfo *pi)
 	pi->m_key = mad_get_field64(d, 0, IB_PORT_MKEY_F);
 	pi->mkey_prot = (uint8_t)mad_get_field(d, 0, IB_PORT_MKEY_PROT_BITS_F);
 	pi->mkey_lease = (uint16_t)mad_get_field(d, 0, IB_PORT_MKEY_LEASE_F);
+	pi->hoq_life = (uint8_t)mad_get_field(d, 0, IB_PORT_HOQ_LIFE_F);
+	pi->vl_stall = (uint8_t)mad_get_field(d, 0, IB_PORT_VL_STALL_COUNT_F);
 }
 
 void smp_get_switchinfo(const uint8_t *data, struct smp_switchinfo *si)
@@ -232,15 +234,22 @@ void smp_build_portinfo_set(uint8_t *data, const uint8_t *current,
 		mad_set_field(data, 0, IB_PORT_MKEY_PROT_BITS_F, s->mkey_prot);
 		mad_set_field(data, 0, IB_PORT_MKEY_LEASE_F, s->mkey_lease);
 	}
+	if (s->set_timers) {
+		mad_set_field(data, 0, IB_PORT_HOQ_LIFE_F, s->hoq_life);
+		mad_set_field(data, 0, IB_PORT_VL_STALL_COUNT_F, s->vl_stall);
+	}
+	mad_set_field(data, 0, IB_PORT_CLIENT_REREG_F, s->client_rereg ? 1 : 0);
 	mad_set_field(data, 0, IB_PORT_PHYS_STATE_F, s->phys_state);
 	mad_set_field(data, 0, IB_PORT_LINK_SPEED_ENABLED_F, 0);
 	mad_set_field(data, 0, IB_PORT_LINK_WIDTH_ENABLED_F, 0);
 }
 
 void smp_build_switchinfo_set(uint8_t *data, const uint8_t *current,
-			      uint16_t lft_top, int clear_change)
+			      uint16_t lft_top, int clear_change, int life_time)
 {
 	memcpy(data, current, 64);
+	if (life_time >= 0)
+		mad_set_field(data, 0, IB_SW_LIFE_TIME_F, (uint32_t)life_time);
 	mad_set_field(data, 0, IB_SW_LINEAR_FDB_TOP_F, lft_top);
 	mad_set_field(data, 0, IB_SW_STATE_CHANGE_F, clear_change ? 1 : 0);
 }

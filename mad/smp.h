@@ -78,6 +78,7 @@ struct smp_portinfo {
 	uint64_t m_key;                 /* 0 when the SMA hides it (IBA 14.2.4.1) */
 	uint8_t mkey_prot;              /* M_KeyProtectBits */
 	uint16_t mkey_lease;            /* M_KeyLeasePeriod, seconds */
+	uint8_t hoq_life, vl_stall;     /* HOQLife, VLStallCount */
 };
 
 struct smp_switchinfo {
@@ -132,14 +133,24 @@ struct smp_port_set {
 	uint64_t m_key;
 	uint8_t mkey_prot;
 	uint16_t mkey_lease;
+	/* Switch external ports (IBA 14.2.5.6, 18.2.5.4): HOQLife (5 bits,
+	 * 4.096 us * 2^n, >= 20 infinite) and VLStallCount (3 bits), written
+	 * when set_timers is set. */
+	int set_timers;
+	uint8_t hoq_life, vl_stall;
+	/* ClientReregister (IBA 14.4.11): the port's clients re-register
+	 * their SA state (multicast joins, services, subscriptions). */
+	uint8_t client_rereg;
 };
 void smp_build_portinfo_set(uint8_t *data, const uint8_t *current,
 			    const struct smp_port_set *s);
 
 /* SwitchInfo Set from the current data: LinearFDBTop, and clear the
- * PortStateChange bit (writing 1 clears it, IBA 14.2.5.4). */
+ * PortStateChange bit (writing 1 clears it, IBA 14.2.5.4); LifeTimeValue
+ * (5 bits, 4.096 us * 2^n a packet may live in the switch) when
+ * life_time >= 0. */
 void smp_build_switchinfo_set(uint8_t *data, const uint8_t *current,
-			      uint16_t lft_top, int clear_change);
+			      uint16_t lft_top, int clear_change, int life_time);
 
 /* Link properties from raw PortInfo: the rate enum (IBA Table 224) of the
  * active width x lane speed (extended speeds included), and the MTU the

@@ -98,6 +98,32 @@ struct mcast_group *mcast_create(struct mcast_db *db, const uint8_t *mgid,
 	return g;
 }
 
+struct mcast_group *mcast_restore(struct mcast_db *db, const struct mcast_group *g)
+{
+	struct mcast_group *n = mcast_find_mgid(db, g->mgid);
+	int mlid_free = g->mlid >= MCAST_MLID_BASE && g->mlid <= MCAST_MLID_TOP &&
+			!mcast_find_mlid(db, g->mlid);
+
+	if (!n) {
+		/* Predefined are only the groups configured now (made
+		 * before this): one dropped from the configuration goes
+		 * with its last full member. */
+		n = mcast_create(db, g->mgid, g->pkey, g->qkey, g->mtu, g->rate,
+				 false);
+		if (!n)
+			return NULL;
+		n->sl = g->sl;
+		n->tclass = g->tclass;
+		n->hop_limit = g->hop_limit;
+		n->flow_label = g->flow_label;
+	}
+	if (mlid_free && n->mlid != g->mlid) {
+		n->mlid = g->mlid;
+		db->generation++;
+	}
+	return n;
+}
+
 struct mcast_member *mcast_member_find(struct mcast_group *g, uint64_t port_guid)
 {
 	for (uint32_t i = 0; i < g->num_members; i++)

@@ -53,6 +53,13 @@ struct mcast_group *mcast_find_mlid(struct mcast_db *db, uint16_t mlid);
 struct mcast_group *mcast_create(struct mcast_db *db, const uint8_t *mgid,
 				 uint16_t pkey, uint32_t qkey, uint8_t mtu,
 				 uint8_t rate, bool predefined);
+/* A group as a previous run of the SM kept it (sa/sa_persist.h): merged
+ * into the group with its MGID if there is one (a predefined group keeps
+ * its parameters), else created with g's parameters, not predefined
+ * (whatever g says: the configuration says what is); either takes g's
+ * MLID when no other group holds it. Members are not copied. Returns the
+ * group, or NULL when out of MLIDs or memory. */
+struct mcast_group *mcast_restore(struct mcast_db *db, const struct mcast_group *g);
 struct mcast_member *mcast_member_find(struct mcast_group *g, uint64_t port_guid);
 /* Add join-state bits for a port (created if new). 0 or -ENOMEM. */
 int mcast_join(struct mcast_db *db, struct mcast_group *g, uint64_t port_guid,

@@ -111,6 +111,7 @@ static int iis_set(struct sa_ctx *c, const struct sa_query *q,
 			return SA_STATUS_REQ_INVALID;
 		log_info("SA: LID %u unsubscribed (trap %u)", q->slid, trap);
 		db->s[i] = db->s[--db->n];
+		db->generation++;
 	} else {
 		struct sa_subscription *s;
 
@@ -133,6 +134,7 @@ static int iis_set(struct sa_ctx *c, const struct sa_query *q,
 		s->lid = q->slid;
 		s->qpn = q->sqp;
 		s->trusted = q->trusted;
+		db->generation++;
 	}
 	/* The answer is the request's InformInfo (OpenSM's clients compare). */
 	memcpy(ii, q->record, SA_INFORM_LEN);
@@ -223,6 +225,8 @@ uint32_t sa_inform_prune(struct sa_inform_db *db,
 			db->s[k++] = db->s[i];
 	gone = db->n - k;
 	db->n = k;
+	if (gone)
+		db->generation++;
 	return gone;
 }
 

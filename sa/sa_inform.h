@@ -23,6 +23,7 @@ struct sa_subscription {
 struct sa_inform_db {
 	struct sa_subscription *s;
 	uint32_t n, cap;
+	uint32_t generation;        /* bumped on every change */
 };
 
 #define SA_NOTICE_LEN 80        /* a trap SMP's 64 bytes, then IssuerGID */

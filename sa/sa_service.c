@@ -63,6 +63,8 @@ uint32_t sa_service_expire(struct sa_service_db *db, double now)
 	gone = db->n - k;
 	db->n = k;
 	db->expired += gone;
+	if (gone)
+		db->generation++;
 	return gone;
 }
 
@@ -152,6 +154,7 @@ static int sr_set(struct sa_ctx *c, const struct sa_query *q,
 		db->n++;
 	}
 	memcpy(db->s[i].rec, rec, SA_SERVICE_REC_LEN);
+	db->generation++;
 	lease = (uint32_t)sa_get(L, rec, SR_LEASE);
 	db->s[i].expires = lease == LEASE_INFINITE ? 0 : now + (lease ? lease : 1);
 	log_debug("SA: ServiceRecord 0x%016llx registered, lease %u s, trusted %d",
@@ -175,6 +178,7 @@ static int sr_del(struct sa_ctx *c, const struct sa_query *q,
 			continue;
 		answer_copy(q, db->s[i].rec, out);
 		db->s[i] = db->s[--db->n];
+		db->generation++;
 		return sa_answer_add(a, out) < 0 ? SA_STATUS_NO_RESOURCES : 0;
 	}
 	return SA_STATUS_NO_RECORDS;

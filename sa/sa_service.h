@@ -19,6 +19,7 @@ struct sa_service_db {
 	struct sa_service *s;
 	uint32_t n, cap;
 	uint64_t expired;                   /* leases that ran out */
+	uint32_t generation;                /* bumped on every change */
 };
 
 void sa_service_db_free(struct sa_service_db *db);

@@ -69,6 +69,11 @@ static const struct key_desc keys[] = {
 	{ "max_vls",        NUM(K_UNSIGNED, max_vls, 0, 15) },
 	{ "subnet_prefix",  NUM(K_U64, subnet_prefix, 0, 0) },
 	{ "subnet_timeout", NUM(K_U8, subnet_timeout, 0, 31) },
+	{ "client_reregister", NUM(K_BOOL, client_reregister, 0, 1) },
+	{ "head_of_queue_lifetime", NUM(K_U8, hoq_life, 0, 31) },
+	{ "leaf_head_of_queue_lifetime", NUM(K_U8, leaf_hoq_life, 0, 31) },
+	{ "vl_stall_count", NUM(K_U8, vl_stall, 1, 7) },
+	{ "leaf_vl_stall_count", NUM(K_U8, leaf_vl_stall, 1, 7) },
 	{ "sweep_interval", NUM(K_UNSIGNED, sweep_interval_s, 0, 86400) },
 	{ "once",           NUM(K_BOOL, once, 0, 1) },
 	{ "once_timeout",   NUM(K_UNSIGNED, once_timeout_s, 1, 86400) },
@@ -149,6 +154,17 @@ void config_defaults(struct ibsm_config *c)
 	c->subnet_prefix = 0xfe80000000000000ull;  /* default GID prefix */
 	/* 18: 4.096 us * 2^18 = ~1 s, OpenSM's default subnet timeout. */
 	c->subnet_timeout = 18;
+	/* As OpenSM (no_clients_rereg FALSE): a new master tells every end
+	 * port to re-register, since the SA state it holds may be stale. */
+	c->client_reregister = 1;
+	/* OpenSM's defaults: a packet waits at most 4.096 us * 2^18 (~1 s) at
+	 * the head of a switch port's queue, 2^16 (~0.27 s) on a port facing
+	 * a CA (a dead host must not block the fabric for long), and a VL
+	 * stalls after 7 such discards in a row (IBA 18.2.5.4). */
+	c->hoq_life = 0x12;
+	c->leaf_hoq_life = 0x10;
+	c->vl_stall = 7;
+	c->leaf_vl_stall = 7;
 	c->sweep_interval_s = 10;
 	/* --once on a lossy fabric keeps sweeping for minutes, not one try. */
 	c->once_timeout_s = 120;
@@ -433,6 +449,88 @@ static void print_quoted(FILE *out, const char *s)
 		fputc(*s, out);
 	}
 	fputc('"', out);
+}
+
+/* Keys the daemon reads where it uses them (each sweep, each loop), so a
+ * new value takes effect at the next sweep; every other key is read once
+ * at start (ports, sockets, transport, engines loaded, groups made,
+ * PerfMgr set up) and needs a restart. */
+static const char *const live_keys[] = {
+	"routing_engine", "subnet_timeout", "client_reregister",
+	"head_of_queue_lifetime", "leaf_head_of_queue_lifetime",
+	"vl_stall_count", "leaf_vl_stall_count", "packet_life_time",
+	"sweep_interval", "flap_max_delay", "log_level", "log_file",
+};
+
+int config_key_live(const char *key)
+{
+	for (size_t i = 0; i < sizeof(live_keys) / sizeof(live_keys[0]); i++)
+		if (!strcmp(live_keys[i], key))
+			return 1;
+	return 0;
+}
+
+static size_t key_size(const struct key_desc *k)
+{
+	switch (k->kind) {
+	case K_STR: case K_LIST: return k->size;
+	case K_INT: case K_BOOL: case K_LOG_LEVEL: return sizeof(int);
+	case K_UNSIGNED: return sizeof(unsigned);
+	case K_U8: return 1;
+	case K_U64: return sizeof(uint64_t);
+	case K_DOUBLE: return sizeof(double);
+	case K_PARTITIONS: return 0;
+	}
+	return 0;
+}
+
+/* Partitions compare by what they print as. */
+static int partitions_differ(const struct part_conf *a, const struct part_conf *b)
+{
+	char *ta = NULL, *tb = NULL;
+	size_t la = 0, lb = 0;
+	FILE *fa = open_memstream(&ta, &la), *fb = open_memstream(&tb, &lb);
+	int differ = 1;
+
+	if (fa && fb) {
+		config_print_partitions(a, fa);
+		config_print_partitions(b, fb);
+		fflush(fa);
+		fflush(fb);
+		differ = la != lb || memcmp(ta, tb, la);
+	}
+	if (fa)
+		fclose(fa);
+	if (fb)
+		fclose(fb);
+	free(ta);
+	free(tb);
+	return differ;
+}
+
+unsigned config_reload(struct ibsm_config *cur, const struct ibsm_config *next,
+		       config_changed_fn changed, void *ctx)
+{
+	unsigned n = 0;
+
+	for (size_t i = 0; i < NUM_KEYS; i++) {
+		const struct key_desc *k = &keys[i];
+		char *a = (char *)cur + k->offset;
+		const char *b = (const char *)next + k->offset;
+		int live;
+
+		if (k->kind == K_PARTITIONS ?
+		    !partitions_differ(cur->partitions, next->partitions) :
+		    k->kind == K_STR || k->kind == K_LIST ? !strcmp(a, b) :
+		    !memcmp(a, b, key_size(k)))
+			continue;
+		live = config_key_live(k->name) && k->kind != K_PARTITIONS;
+		changed(ctx, k->name, live);
+		if (live)
+			memcpy(a, b, key_size(k));
+		n++;
+	}
+	return n;
 }
 
 void config_print(const struct ibsm_config *c, FILE *out)

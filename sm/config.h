@@ -34,6 +34,9 @@ struct ibsm_config {
 	unsigned max_vls;           /* layers for layered engines, 0 = fabric's */
 	uint64_t subnet_prefix;     /* default 0xfe80000000000000 */
 	uint8_t subnet_timeout;     /* PortInfo.SubnetTimeOut, 0..31 */
+	int client_reregister;      /* PortInfo.ClientReregister on becoming master */
+	uint8_t hoq_life, leaf_hoq_life;   /* PortInfo.HOQLife of switch ports, 0..31 */
+	uint8_t vl_stall, leaf_vl_stall;   /* PortInfo.VLStallCount, 0..7 */
 	unsigned sweep_interval_s;  /* light sweep period, 0 = no periodic sweep */
 	int once;                   /* exit after the fabric is up */
 	unsigned once_timeout_s;    /* --once: keep sweeping this long */
@@ -50,7 +53,8 @@ struct ibsm_config {
 				     * SMP (IBA 14.2.4); 0 = none */
 	unsigned m_key_protect_bits; /* M_KeyProtectBits 0..3 */
 	unsigned m_key_lease_period; /* M_KeyLeasePeriod, s (0 = no lease) */
-	uint8_t packet_life_time;   /* PathRecord PacketLifeTime, 0..63 */
+	uint8_t packet_life_time;   /* PathRecord PacketLifeTime, 0..63, and
+				     * SwitchInfo.LifeTimeValue (at most 31) */
 	int sl2vl_read;             /* read SL2VL tables for the SA in the background */
 	unsigned sl2vl_read_rate;   /* tables (SMPs) a second */
 	unsigned sa_rmpp_timeout_ms; /* RMPP answer: silence before a resend */
@@ -122,6 +126,15 @@ int config_validate(const struct ibsm_config *c);
  * dump directory (dump_dir, or <cache_dir>/dump). 0 or -ENAMETOOLONG. */
 int config_guid2lid_path(const struct ibsm_config *c, char *buf, size_t len);
 int config_dump_path(const struct ibsm_config *c, char *buf, size_t len);
+/* SIGHUP (ibsm.8): what a running daemon takes from a re-read file.
+ * config_key_live says whether a key takes effect without a restart;
+ * config_reload calls changed(ctx, key, live) for every key whose value
+ * differs between cur and next, copies the live ones into cur and leaves
+ * the others as they run. Returns how many keys changed. */
+int config_key_live(const char *key);
+typedef void (*config_changed_fn)(void *ctx, const char *key, int live);
+unsigned config_reload(struct ibsm_config *cur, const struct ibsm_config *next,
+		       config_changed_fn changed, void *ctx);
 /* Print the effective configuration as YAML (ibsm --dump-config). */
 void config_print(const struct ibsm_config *c, FILE *out);
 

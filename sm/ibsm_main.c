@@ -64,9 +64,12 @@ static void usage(FILE *out)
 "  -q, --quiet              less log (repeat for errors only)\n"
 "  -h, --help               this text\n"
 "\n"
-"Signals: SIGUSR1 writes dumps, SIGHUP starts a heavy sweep, SIGTERM/SIGINT stop.\n"
+"Signals: SIGUSR1 writes dumps; SIGHUP re-reads the configuration (keys that\n"
+"need a restart are logged), reopens the log file and starts a heavy sweep;\n"
+"SIGTERM/SIGINT stop.\n"
 "Exit status: 0 ok, 1 bad configuration / port / engine, 2 --once could not\n"
-"bring the fabric up.\n"
+"bring the fabric up, 3 --once found another master SM, 4 --once brought the\n"
+"fabric up but could not save its state (cache_dir / dump_dir not writable).\n"
 "\nRouting engines:\n");
 	for (e = route_builtin_engines(); e && *e; e++)
 		fprintf(out, "  %-10s %s\n", (*e)->name, (*e)->summary ? (*e)->summary : "");
@@ -127,16 +130,12 @@ static const char *key_of(int opt)
 }
 
 /* Every engine named in the list must exist before we touch the fabric. */
-static int check_engines(const struct ibsm_config *cfg)
+static int check_engine_names(const struct ibsm_config *cfg)
 {
-	char list[sizeof(cfg->routing_engine)], paths[sizeof(cfg->engine_paths)];
+	char list[sizeof(cfg->routing_engine)];
 	char *save = NULL, *name;
 	int bad = 0;
 
-	snprintf(paths, sizeof(paths), "%s", cfg->engine_paths);
-	for (name = strtok_r(paths, ":", &save); name; name = strtok_r(NULL, ":", &save))
-		if (!route_engine_load(name))
-			bad++;
 	snprintf(list, sizeof(list), "%s", cfg->routing_engine);
 	for (name = strtok_r(list, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
 		name += strspn(name, " ");
@@ -146,6 +145,131 @@ static int check_engines(const struct ibsm_config *cfg)
 		}
 	}
 	return bad ? -EINVAL : 0;
+}
+
+static int check_engines(const struct ibsm_config *cfg)
+{
+	char paths[sizeof(cfg->engine_paths)];
+	char *save = NULL, *name;
+	int bad = 0;
+
+	snprintf(paths, sizeof(paths), "%s", cfg->engine_paths);
+	for (name = strtok_r(paths, ":", &save); name; name = strtok_r(NULL, ":", &save))
+		if (!route_engine_load(name))
+			bad++;
+	return check_engine_names(cfg) < 0 || bad ? -EINVAL : 0;
+}
+
+/* What main keeps to build the configuration again on SIGHUP. */
+struct ibsm_main {
+	struct ibsm_config cfg;
+	struct cli_set *sets;
+	int nsets, verbose;
+	const char *config_file;
+	FILE *logf;
+};
+
+/* Defaults, the file, then the command line, checked: 0 or -EINVAL
+ * (logged). out is freed with config_free either way. */
+static int load_config(const struct ibsm_main *m, struct ibsm_config *out)
+{
+	int rc;
+
+	config_defaults(out);
+	rc = config_load_yaml(out, m->config_file ? m->config_file : IBSM_DEFAULT_CONFIG);
+	if (rc == -ENOENT && m->config_file) {
+		log_err("%s: no such configuration file", m->config_file);
+		return -EINVAL;
+	}
+	if (rc < 0 && rc != -ENOENT)
+		return -EINVAL;
+	for (int i = 0; i < m->nsets; i++) {
+		char origin[64];
+
+		snprintf(origin, sizeof(origin), "command line (%s)", m->sets[i].key);
+		if (config_set(out, m->sets[i].key, m->sets[i].value, origin) < 0)
+			return -EINVAL;
+	}
+	out->log_level += m->verbose;
+	if (out->log_level < LOG_ERR)
+		out->log_level = LOG_ERR;
+	if (out->log_level > LOG_DEBUG)
+		out->log_level = LOG_DEBUG;
+	return config_validate(out) < 0 ? -EINVAL : 0;
+}
+
+/* (Re)open log_file: the new stream replaces the old only once open, so
+ * a rotated-away file is let go and a failure keeps logging somewhere. */
+static int open_log(struct ibsm_main *m)
+{
+	FILE *f;
+
+	if (!m->cfg.log_file[0]) {
+		log_set_stream(NULL);
+		if (m->logf)
+			fclose(m->logf);
+		m->logf = NULL;
+		return 0;
+	}
+	f = fopen(m->cfg.log_file, "a");
+	if (!f) {
+		int err = errno;
+
+		log_err("cannot open log file %s: %s", m->cfg.log_file, strerror(err));
+		return -err;
+	}
+	setvbuf(f, NULL, _IOLBF, 0);
+	log_set_stream(f);
+	if (m->logf)
+		fclose(m->logf);
+	m->logf = f;
+	return 0;
+}
+
+static void on_key_changed(void *ctx, const char *key, int live)
+{
+	const char *file = ctx;
+
+	if (live)
+		log_info("SIGHUP: %s: %s changed: applied from the next sweep", file, key);
+	else
+		log_warn("SIGHUP: %s: %s changed: needs a restart (the running value stays until then)",
+			 file, key);
+}
+
+/* SIGHUP: reopen the log (logrotate), re-read the file, apply what can
+ * change live and name what cannot. A bad file changes nothing. */
+static int reload(void *arg)
+{
+	struct ibsm_main *m = arg;
+	struct ibsm_config next;
+	const char *file = m->config_file ? m->config_file : IBSM_DEFAULT_CONFIG;
+	char log_file[sizeof(m->cfg.log_file)];
+	unsigned n;
+
+	open_log(m);
+	if (load_config(m, &next) < 0) {
+		log_err("SIGHUP: %s not reloaded (errors above): the running configuration stays",
+			file);
+		config_free(&next);
+		return -EINVAL;
+	}
+	if (strcmp(next.routing_engine, m->cfg.routing_engine) &&
+	    check_engine_names(&next) < 0) {
+		log_err("SIGHUP: %s: routing_engine not changed (engines load at start: engine_paths needs a restart)",
+			file);
+		snprintf(next.routing_engine, sizeof(next.routing_engine), "%s",
+			 m->cfg.routing_engine);
+	}
+	snprintf(log_file, sizeof(log_file), "%s", m->cfg.log_file);
+	n = config_reload(&m->cfg, &next, on_key_changed, (void *)file);
+	config_free(&next);
+	log_set_level((enum log_level)m->cfg.log_level);
+	if (strcmp(log_file, m->cfg.log_file))
+		open_log(m);
+	log_info("SIGHUP: %s re-read, %u key%s changed; log file reopened", file, n,
+		 n == 1 ? "" : "s");
+	return 0;
 }
 
 static int mkdir_p(const char *dir)
@@ -171,16 +295,15 @@ static int mkdir_p(const char *dir)
 
 int main(int argc, char **argv)
 {
-	struct ibsm_config cfg;
+	static struct ibsm_main m;     /* reload() reaches it from the loop */
 	struct cli_set *sets = calloc((size_t)argc + 1, sizeof(*sets));
 	const char *config_file = NULL;
 	int nsets = 0, verbose = 0, dump_config = 0, opt, rc;
-	FILE *logf = NULL;
 
 	log_set_prog("ibsm");
 	if (!sets)
 		return 1;
-	config_defaults(&cfg);
+	config_defaults(&m.cfg);
 	while ((opt = getopt_long(argc, argv, "c:C:P:g:R:vqh", long_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
@@ -228,84 +351,58 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
-	rc = config_load_yaml(&cfg, config_file ? config_file : IBSM_DEFAULT_CONFIG);
-	if (rc == -ENOENT && config_file) {
-		log_err("%s: no such configuration file", config_file);
+	m.sets = sets;
+	m.nsets = nsets;
+	m.verbose = verbose;
+	m.config_file = config_file;
+	if (load_config(&m, &m.cfg) < 0) {
 		free(sets);
 		return 1;
 	}
-	if (rc < 0 && rc != -ENOENT) {
-		free(sets);
-		return 1;
-	}
-	for (int i = 0; i < nsets; i++) {
-		char origin[64];
-
-		snprintf(origin, sizeof(origin), "command line (%s)", sets[i].key);
-		if (config_set(&cfg, sets[i].key, sets[i].value, origin) < 0) {
-			free(sets);
-			return 1;
-		}
-	}
-	free(sets);
-	cfg.log_level += verbose;
-	if (cfg.log_level < LOG_ERR)
-		cfg.log_level = LOG_ERR;
-	if (cfg.log_level > LOG_DEBUG)
-		cfg.log_level = LOG_DEBUG;
-	if (config_validate(&cfg) < 0)
-		return 1;
 	if (dump_config) {
-		config_print(&cfg, stdout);
+		config_print(&m.cfg, stdout);
 		return 0;
 	}
-	log_set_level((enum log_level)cfg.log_level);
-	if (cfg.log_file[0]) {
-		logf = fopen(cfg.log_file, "a");
-		if (!logf) {
-			log_err("cannot open log file %s: %s", cfg.log_file, strerror(errno));
-			return 1;
-		}
-		setvbuf(logf, NULL, _IOLBF, 0);
-		log_set_stream(logf);
-	}
-	if (check_engines(&cfg) < 0)
+	log_set_level((enum log_level)m.cfg.log_level);
+	if (open_log(&m) < 0)
+		return 1;
+	if (check_engines(&m.cfg) < 0)
 		return 1;
 
 	struct sm sm;
 	struct mad_transport *t = NULL;
-	struct mt_port_sel sel = { .ca = cfg.ca_name, .port = cfg.port_num,
-				   .guid = cfg.port_guid };
-	struct mt_opts mo = { .window = cfg.mad_window,
-			      .timeout_ms = cfg.mad_timeout_ms,
-			      .retries = cfg.mad_retries };
-	struct sm_signals sig = { &sig_stop, &sig_dump, &sig_hup };
+	struct mt_port_sel sel = { .ca = m.cfg.ca_name, .port = m.cfg.port_num,
+				   .guid = m.cfg.port_guid };
+	struct mt_opts mo = { .window = m.cfg.mad_window,
+			      .timeout_ms = m.cfg.mad_timeout_ms,
+			      .retries = m.cfg.mad_retries };
+	struct sm_signals sig = { &sig_stop, &sig_dump, &sig_hup, reload, &m };
 	struct sigaction sa;
 	int status;
 
-	if (cfg.cache_dir[0] && mkdir_p(cfg.cache_dir) < 0)
-		log_warn("cannot create cache directory %s: %s", cfg.cache_dir,
+	if (m.cfg.cache_dir[0] && mkdir_p(m.cfg.cache_dir) < 0)
+		log_warn("cannot create cache directory %s: %s", m.cfg.cache_dir,
 			 strerror(errno));
 	if (mt_open(&t, &sel, &mo) < 0)
 		return 1;
 	log_info("attached to %s port %d, port GUID 0x%016llx; engines \"%s\", window %u, timeout %u ms, %u retries",
 		 mt_ca_name(t), mt_port_num(t), (unsigned long long)mt_port_guid(t),
-		 cfg.routing_engine, cfg.mad_window, cfg.mad_timeout_ms, cfg.mad_retries);
-	mt_set_mkey(t, cfg.m_key);
-	if (cfg.m_key)
+		 m.cfg.routing_engine, m.cfg.mad_window, m.cfg.mad_timeout_ms, m.cfg.mad_retries);
+	mt_set_mkey(t, m.cfg.m_key);
+	if (m.cfg.m_key)
 		log_info("M_Key 0x%016llx: set on every CA port and switch port 0 (protect bits %u, lease %u s) and sent in every SMP",
-			 (unsigned long long)cfg.m_key, cfg.m_key_protect_bits,
-			 cfg.m_key_lease_period);
-	if ((rc = sm_init(&sm, &cfg, t)) < 0) {
+			 (unsigned long long)m.cfg.m_key, m.cfg.m_key_protect_bits,
+			 m.cfg.m_key_lease_period);
+	if ((rc = sm_init(&sm, &m.cfg, t)) < 0) {
 		if (rc == -ENAMETOOLONG)
 			log_err("paths in the configuration are too long");
 		mt_close(t);
 		return 1;
 	}
-	if ((cfg.root_guid_file[0] &&
-	     guid_list_read(cfg.root_guid_file, &sm.root_guids, &sm.num_root_guids) < 0) ||
-	    (cfg.cn_guid_file[0] &&
-	     guid_list_read(cfg.cn_guid_file, &sm.cn_guids, &sm.num_cn_guids) < 0)) {
+	if ((m.cfg.root_guid_file[0] &&
+	     guid_list_read(m.cfg.root_guid_file, &sm.root_guids, &sm.num_root_guids) < 0) ||
+	    (m.cfg.cn_guid_file[0] &&
+	     guid_list_read(m.cfg.cn_guid_file, &sm.cn_guids, &sm.num_cn_guids) < 0)) {
 		sm_free(&sm);
 		mt_close(t);
 		return 1;
@@ -322,10 +419,11 @@ int main(int argc, char **argv)
 	status = sm_run(&sm, &sig);
 	sm_free(&sm);
 	mt_close(t);
-	config_free(&cfg);
-	if (logf) {
+	config_free(&m.cfg);
+	free(sets);
+	if (m.logf) {
 		log_set_stream(NULL);
-		fclose(logf);
+		fclose(m.logf);
 	}
 	if (mt_simulated()) {
 		/* libumad2sim's exit handler joins its receiver thread, which

@@ -136,7 +136,7 @@ static int from_held(struct lp_ctx *c, struct lft_held *held, uint32_t sw,
 
 int lftprog_program(struct mad_transport *t, const struct sweep_result *r,
 		    const struct lft_set *want, struct lft_held *held,
-		    uint8_t *sw_ok, struct lftprog_stats *st)
+		    uint8_t *sw_ok, int life_time, struct lftprog_stats *st)
 {
 	const struct fabric *f = &r->fab;
 	struct lp_ctx c = { .r = r, .sw_ok = sw_ok, .st = st };
@@ -187,11 +187,15 @@ int lftprog_program(struct mad_transport *t, const struct sweep_result *r,
 			sw_ok[sw] = 0;
 			continue;
 		}
-		if (si.lft_top != want->max_lid || si.port_state_change) {
+		int lt_differs = life_time >= 0 && si.life_time != life_time;
+
+		if (si.lft_top != want->max_lid || si.port_state_change || lt_differs) {
 			uint8_t data[64];
 
+			if (lt_differs)
+				st->life_time_sets++;
 			smp_build_switchinfo_set(data, r->sw_info[n],
-						 (uint16_t)want->max_lid, 1);
+						 (uint16_t)want->max_lid, 1, life_time);
 			rc = mt_submit_dr(t, &r->node_path[n], IB_MAD_METHOD_SET,
 					  IB_ATTR_SWITCH_INFO, 0, data, on_answer,
 					  &c, ck(K_SWINFO, sw, 0));

@@ -30,6 +30,7 @@ struct lftprog_stats {
 	uint64_t blocks_unchanged;
 	uint64_t blocks_read;
 	uint32_t swinfo_sets;
+	uint32_t life_time_sets;    /* of them, changing LifeTimeValue */
 	uint32_t failed;            /* MADs refused or unanswered */
 	uint32_t switches_failed;
 };
@@ -46,10 +47,12 @@ int lft_held_take(struct lft_held *h, const struct fabric *f,
 		  struct lft_set *spare);
 
 /* Program `want` (tables for r->fab) into the switches. sw_ok (one per
- * switch ordinal of r->fab) says which switches took everything. */
+ * switch ordinal of r->fab) says which switches took everything.
+ * life_time >= 0: SwitchInfo.LifeTimeValue too (packet_life_time), in the
+ * same Set, only where the switch holds another value. */
 int lftprog_program(struct mad_transport *t, const struct sweep_result *r,
 		    const struct lft_set *want, struct lft_held *held,
-		    uint8_t *sw_ok, struct lftprog_stats *st);
+		    uint8_t *sw_ok, int life_time, struct lftprog_stats *st);
 
 /* Read the tables the switches hold now (every block up to each switch's
  * LinearFDBTop; unread entries stay LFT_NO_PATH) into out, allocated for

@@ -7,7 +7,8 @@
 #include "../core/lid_assign.h"
 #include "../core/log.h"
 
-int lidmgr_assign(struct fabric *f, uint8_t lmc, const char *guid2lid)
+int lidmgr_assign(struct fabric *f, uint8_t lmc, const char *guid2lid,
+		  int *save_failed)
 {
 	struct lid_map in, out;
 	struct lid_assign_opts o = { .lmc = lmc, .keep_existing = 1 };
@@ -31,8 +32,10 @@ int lidmgr_assign(struct fabric *f, uint8_t lmc, const char *guid2lid)
 	if (changed >= 0 && use_file) {
 		rc = lid_map_save(&out, guid2lid);
 		if (rc < 0)
-			log_warn("cannot save %s: %s (LIDs may change on restart)",
-				 guid2lid, strerror(-rc));
+			log_err("cannot save %s: %s (LIDs may change on restart)",
+				guid2lid, strerror(-rc));
+		if (save_failed)
+			*save_failed = rc < 0;
 	}
 	if (changed == -ENOSPC)
 		log_err("out of LIDs: the fabric needs more than the unicast range holds");

@@ -60,6 +60,18 @@ static void desired(const struct sweep_result *r, uint32_t p,
 			s->mkey_lease = o->mkey_lease;
 		}
 	}
+	/* Every end port: a port without IsClientReregistrationSupported
+	 * (CapabilityMask bit 25) ignores the bit (IBA 14.2.5.6), and some
+	 * SMAs report no capabilities at all (ibsim's CapabilityMask is 0). */
+	if (o->client_rereg && (!sw || port->num == 0))
+		s->client_rereg = 1;
+	if (o->set_timers && sw && port->num != 0 && port->peer != FAB_NONE) {
+		int leaf = !fab_is_switch(f, f->ports[port->peer].node);
+
+		s->set_timers = 1;
+		s->hoq_life = leaf ? o->leaf_hoq_life : o->hoq_life;
+		s->vl_stall = leaf ? o->leaf_vl_stall : o->vl_stall;
+	}
 	if (port->num != 0 && port->peer != FAB_NONE && port_valid(r, port->peer)) {
 		struct smp_portinfo peer;
 
@@ -82,6 +94,10 @@ static int same_config(const struct smp_portinfo *c, const struct smp_port_set *
 	if (s->set_mkey && !(o->mkey_not_kept && *o->mkey_not_kept) &&
 	    (c->m_key != s->m_key || c->mkey_prot != s->mkey_prot ||
 	     c->mkey_lease != s->mkey_lease))
+		return 0;
+	if (s->client_rereg)
+		return 0;
+	if (s->set_timers && (c->hoq_life != s->hoq_life || c->vl_stall != s->vl_stall))
 		return 0;
 	return c->gid_prefix == s->gid_prefix && c->lid == s->lid &&
 	       c->sm_lid == s->sm_lid && c->lmc == s->lmc &&
@@ -253,12 +269,23 @@ int portcfg_configure(struct mad_transport *t, struct sweep_result *r,
 			char buf[160];
 
 			describe(r, p, buf, sizeof(buf));
-			log_debug("PortInfo of %s: lid %u->%u smlid %u->%u lmc %u->%u timeout %u->%u mtu %u->%u vls %u->%u prefix %s",
+			log_debug("PortInfo of %s: lid %u->%u smlid %u->%u lmc %u->%u timeout %u->%u mtu %u->%u vls %u->%u prefix %s hoq %u->%u stall %u->%u rereg %u",
 				  buf, cur.lid, s.lid, cur.sm_lid, s.sm_lid, cur.lmc,
 				  s.lmc, cur.subnet_timeout, s.subnet_timeout,
 				  cur.neighbor_mtu, s.neighbor_mtu, cur.oper_vls,
-				  s.oper_vls, cur.gid_prefix == s.gid_prefix ? "same" : "differs");
+				  s.oper_vls, cur.gid_prefix == s.gid_prefix ? "same" : "differs",
+				  cur.hoq_life, s.set_timers ? s.hoq_life : cur.hoq_life,
+				  cur.vl_stall, s.set_timers ? s.vl_stall : cur.vl_stall,
+				  s.client_rereg);
 		}
+		if (s.client_rereg) {
+			st->rereg++;
+			if (mad_get_field((void *)(uintptr_t)r->port_info[p], 0,
+					  IB_PORT_CAPMASK_F) & (1u << 25))
+				st->rereg_capable++;
+		}
+		if (s.set_timers && (cur.hoq_life != s.hoq_life || cur.vl_stall != s.vl_stall))
+			st->timer_ports++;
 		rc = send_set(t, &c, p, &s, on_set);
 		if (rc < 0)
 			return rc;

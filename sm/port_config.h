@@ -32,6 +32,15 @@ struct portcfg_opts {
 	 * dropped from `wake`. NULL: none. */
 	const struct link_hold *down;
 	struct link_hold *wake;
+	/* ClientReregister (IBA 14.4.11): set on every end port (CA ports,
+	 * switch port 0) in the sweep that makes us master; the port's
+	 * clients then re-join their groups and re-register services and
+	 * subscriptions. */
+	int client_rereg;
+	/* Switch external ports: HOQLife and VLStallCount, the leaf_ values
+	 * on ports facing a CA or router (OpenSM's defaults: 0x12/0x10, 7/7). */
+	int set_timers;
+	uint8_t hoq_life, leaf_hoq_life, vl_stall, leaf_vl_stall;
 };
 
 struct portcfg_stats {
@@ -42,6 +51,9 @@ struct portcfg_stats {
 	uint32_t not_active;        /* linked ports that are not */
 	uint32_t disabled;          /* link ends taken down this sweep */
 	uint32_t woken;             /* ends set to Polling this sweep */
+	uint32_t rereg;             /* Sets carrying ClientReregister */
+	uint32_t rereg_capable;     /* of them, to ports advertising it */
+	uint32_t timer_ports;       /* switch ports whose timers were changed */
 };
 
 /* Pass 1: configuration, and INIT ports to ARMED. The raw PortInfo in r is

@@ -105,6 +105,10 @@ static void activity(FILE *f, const struct sm *sm)
 	const struct mt_stats *m = mt_get_stats(sm->t);
 	const struct sa_stats *sa = &sm->sa.st;
 
+	head(f, "ibsm_persistence_ok", "gauge", "1 when guid2lid, the SA state and dumps were last written fine, 0 when one could not be (cache_dir or dump_dir not writable).");
+	fprintf(f, "ibsm_persistence_ok %d\n", sm->persist_lost ? 0 : 1);
+	head(f, "ibsm_persistence_failures_total", "counter", "Writes of persistent state (guid2lid, SA state, dumps) that failed.");
+	fprintf(f, "ibsm_persistence_failures_total %llu\n", (unsigned long long)sm->persist_failures);
 	head(f, "ibsm_heavy_sweeps_total", "counter", "Heavy sweeps (discover, route, program).");
 	fprintf(f, "ibsm_heavy_sweeps_total %u\n", sm->sweeps);
 	head(f, "ibsm_light_sweeps_total", "counter", "Light sweeps (SwitchInfo poll).");

@@ -1,5 +1,6 @@
 /* The SM state machine, sweeps, and the SMInfo / trap responder. */
 #include "sm_state.h"
+#include "sm_sa_state.h"
 
 #include <errno.h>
 #include <math.h>
@@ -207,6 +208,7 @@ int sm_init(struct sm *sm, const struct ibsm_config *cfg,
 	}
 	part_tables_init(&sm->parts);
 	pkeyprog_cache_init(&sm->pkeys);
+	sm_sa_state_load(sm);
 	sm->sa.ctx.parts = &sm->parts;
 	sm->sa.ctx.mcast = &sm->mcast.db;
 	sm->sa.ctx.mft = &sm->mcast.held;
@@ -568,6 +570,10 @@ int sm_heavy_sweep(struct sm *sm)
 	sm->heavy_wanted = 0;
 	sm->act_count++;
 	sm->sweep_mads0 = s0.sent;
+	if (sm->state != SMP_SM_MASTER) {
+		sm->rereg_done = 0;     /* not master now: rereg when we become it */
+		sm->rereg_tries = 0;
+	}
 	sweep_result_init(&nr);
 	part_tables_init(&npt);
 
@@ -676,7 +682,13 @@ int sm_heavy_sweep(struct sm *sm)
 		}
 	}
 
-	changed = lidmgr_assign(&nr.fab, cfg->lmc, sm->guid2lid);
+	{
+		int save_failed = 0;
+
+		changed = lidmgr_assign(&nr.fab, cfg->lmc, sm->guid2lid, &save_failed);
+		if (changed >= 0 && sm->guid2lid[0])
+			sm_persist_note(sm, SM_PERSIST_GUID2LID, !save_failed);
+	}
 	if (changed < 0) {
 		rc = changed;
 		goto out;
@@ -724,10 +736,28 @@ int sm_heavy_sweep(struct sm *sm)
 		.mkey_not_kept = &sm->mkey_not_kept,
 		.down = &sm->down,
 		.wake = &sm->wake,
+		/* IBA 14.4.11: the first sweep as master (at start, after a
+		 * takeover or a handover) asks every end port's clients to
+		 * re-register; until one such sweep reached every port. */
+		.client_rereg = cfg->client_reregister && !sm->rereg_done,
+		.set_timers = 1,
+		.hoq_life = cfg->hoq_life,
+		.leaf_hoq_life = cfg->leaf_hoq_life,
+		.vl_stall = cfg->vl_stall,
+		.leaf_vl_stall = cfg->leaf_vl_stall,
 	};
 	rc = portcfg_configure(sm->t, &nr, &po, &ps);
 	if (rc < 0)
 		goto out;
+	if (po.client_rereg) {
+		/* Sets lost to MAD loss: again next sweep, three times at
+		 * most (a port that never answers must not make every host
+		 * re-register on every sweep). */
+		sm->rereg_done = !ps.failed || ++sm->rereg_tries >= 3;
+		log_info("sweep %u: ClientReregister set on %u end ports (first sweep as master; %u advertise IsClientReregistrationSupported)%s",
+			 n, ps.rereg, ps.rereg_capable,
+			 sm->rereg_done ? "" : "; some Sets failed: again next sweep");
+	}
 	/* The SA's SL2VL tables follow this view of the fabric (by GUID):
 	 * before programming, so the tables written below are kept. */
 	if (cfg->sa_enabled) {
@@ -787,7 +817,9 @@ int sm_heavy_sweep(struct sm *sm)
 			rc = -ENOMEM;
 			goto out;
 		}
-		rc = lftprog_program(sm->t, &nr, &nl, &sm->held, sw_ok, &ls);
+		rc = lftprog_program(sm->t, &nr, &nl, &sm->held, sw_ok,
+				     cfg->packet_life_time > 31 ? 31 : cfg->packet_life_time,
+				     &ls);
 		if (rc < 0)
 			goto out;
 		/* The path SLs the SA answers are now the tables'. */
@@ -804,6 +836,9 @@ int sm_heavy_sweep(struct sm *sm)
 		 (unsigned long long)ls.blocks_unchanged,
 		 (unsigned long long)ls.blocks_read, ls.swinfo_sets,
 		 ls.switches_failed);
+	if (ps.timer_ports || ls.life_time_sets)
+		log_info("sweep %u: timers: HOQLife/VLStallCount set on %u switch ports, LifeTimeValue on %u switches",
+			 n, ps.timer_ports, ls.life_time_sets);
 
 	if (routed) {
 		rc = portcfg_activate(sm->t, &nr, &po, &ps);
@@ -943,14 +978,34 @@ static int join(char *buf, size_t len, const char *dir, const char *name)
 	return (size_t)snprintf(buf, len, "%s/%s", dir, name) >= len ? -ENAMETOOLONG : 0;
 }
 
+void sm_persist_note(struct sm *sm, unsigned what, int ok)
+{
+	static const char *const names[] = { "guid2lid", "SA state", "dumps" };
+	unsigned i = what == SM_PERSIST_GUID2LID ? 0 : what == SM_PERSIST_SA_STATE ? 1 : 2;
+
+	if (ok) {
+		if (sm->persist_lost & what)
+			log_info("persistence: %s written again", names[i]);
+		sm->persist_lost &= ~what;
+		return;
+	}
+	sm->persist_failures++;
+	if (!(sm->persist_lost & what))
+		log_err("persistence lost: %s could not be written (is %s writable?); the SM keeps running, /metrics shows ibsm_persistence_ok 0",
+			names[i], what == SM_PERSIST_DUMPS ? "dump_dir" : "cache_dir");
+	sm->persist_lost |= what;
+}
+
 int sm_write_dumps(struct sm *sm, const char *dir)
 {
 	char path[1200];
 	int rc = 0;
 
 	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+		rc = -errno;
 		log_err("cannot create dump directory %s: %s", dir, strerror(errno));
-		return -errno;
+		sm_persist_note(sm, SM_PERSIST_DUMPS, 0);
+		return rc;
 	}
 	if (!join(path, sizeof(path), dir, "ibnetdiscover.txt"))
 		rc |= topo_write_ibnetdiscover(&sm->cur.fab, path);
@@ -970,6 +1025,7 @@ int sm_write_dumps(struct sm *sm, const char *dir)
 		log_err("could not write every dump into %s", dir);
 	else
 		log_info("dumps written to %s", dir);
+	sm_persist_note(sm, SM_PERSIST_DUMPS, !rc);
 	return rc ? -EIO : 0;
 }
 
@@ -1121,6 +1177,10 @@ int sm_run(struct sm *sm, const struct sm_signals *sig)
 			now_seconds() - t0);
 	if (rc == 0 && cfg->dump_dir[0])
 		sm_write_dumps(sm, sm->dump_dir);
+	if (cfg->once && rc == 0 && sm->persist_lost) {
+		log_err("--once: the fabric is up, but its state was not saved (see \"persistence lost\" above): exit 4");
+		return 4;
+	}
 	if (cfg->once)
 		return rc == 0 ? 0 : 2;
 	next_light = now_seconds() + cfg->sweep_interval_s;
@@ -1142,6 +1202,11 @@ int sm_run(struct sm *sm, const struct sm_signals *sig)
 		}
 		if (*sig->resweep) {
 			*sig->resweep = 0;
+			if (sig->reload && sig->reload(sig->reload_arg) == 0) {
+				/* the SA's copies of live keys */
+				sm->sa.ctx.packet_life_time = cfg->packet_life_time;
+				sm->sa.ctx.subnet_timeout = cfg->subnet_timeout;
+			}
 			log_info("SIGHUP: heavy sweep");
 			sm->heavy_wanted = 1;
 		}
@@ -1174,6 +1239,7 @@ int sm_run(struct sm *sm, const struct sm_signals *sig)
 		if (sm->fabric_up && sm_mcast_dirty(&sm->mcast) &&
 		    !sm->heavy_wanted)
 			sm_mcast_update(&sm->mcast, sm->t, &sm->cur);
+		sm_sa_state_tick(sm, 0);
 		sm_metrics_tick(sm, now_seconds());
 		sm_ctl_tick(sm);
 		if (sm_perf_tick(&sm->perf, now_seconds()) && !sm->heavy_wanted) {
@@ -1211,6 +1277,7 @@ int sm_run(struct sm *sm, const struct sm_signals *sig)
 			next_light = now_seconds() + cfg->sweep_interval_s;
 		}
 	}
+	sm_sa_state_tick(sm, 1);
 	log_info("stopping: %u sweeps", sm->sweeps);
 	return 0;
 }

@@ -39,6 +39,10 @@ struct sm_signals {
 	volatile sig_atomic_t *stop;    /* SIGTERM / SIGINT */
 	volatile sig_atomic_t *dump;    /* SIGUSR1 */
 	volatile sig_atomic_t *resweep; /* SIGHUP */
+	/* SIGHUP: re-read the configuration into the one sm->cfg points to
+	 * (its live keys, config.h) and reopen the log; NULL: none. */
+	int (*reload)(void *arg);
+	void *reload_arg;
 };
 
 struct sm {
@@ -46,6 +50,10 @@ struct sm {
 	struct mad_transport *t;
 	uint8_t state;                  /* enum smp_sm_state */
 	uint32_t act_count;             /* SMInfo.ActCount */
+	/* ClientReregister sent to every end port since we became master
+	 * (reset whenever we are not master; port_config.h) */
+	int rereg_done;
+	unsigned rereg_tries;           /* sweeps whose rereg Sets partly failed */
 	int mkey_not_kept;              /* the SMAs drop M_Key (port_config.h) */
 /* SMInfo.ActCount: SMPs we sent (retries included) plus sweeps, so a
  * master at work moves it by many per light sweep and a standby can tell
@@ -100,6 +108,19 @@ struct sm {
 	uint32_t num_root_guids, num_cn_guids;
 	char guid2lid[1024];
 	char dump_dir[1024];
+	/* the SA's client state file (sm_sa_state.h) */
+	char sa_state_path[1100];
+	uint32_t sa_state_gen[3];       /* generations last written */
+	double sa_state_at;             /* last write, monotonic s */
+	int sa_state_failed;            /* the last write failed */
+	/* Persistence (guid2lid, SA state, dumps): what failed at its last
+	 * write (SM_PERSIST_* bits), and failures since start. --once exits
+	 * 4 when the fabric is up but something is lost; /metrics shows it. */
+#define SM_PERSIST_GUID2LID 1u
+#define SM_PERSIST_SA_STATE 2u
+#define SM_PERSIST_DUMPS 4u
+	unsigned persist_lost;
+	uint64_t persist_failures;
 	struct sa_server sa;            /* Subnet Administration (sa/) */
 	struct sl2vl_reader sl2vl_rd;   /* SL2VL tables for the SA, in the background */
 	struct sm_mcast mcast;          /* multicast groups and MFTs */
@@ -147,6 +168,9 @@ int sm_light_sweep(struct sm *sm, int *changed);
  * With cfg->once, returns after the first heavy sweep. Returns the exit
  * status (0 ok, 2 fabric not up in --once mode). */
 int sm_run(struct sm *sm, const struct sm_signals *sig);
+/* A write of persistent state (SM_PERSIST_*) succeeded (ok) or failed:
+ * logged when the state of that file changes. */
+void sm_persist_note(struct sm *sm, unsigned what, int ok);
 /* Write ibnetdiscover.txt, lfts.txt and fabric.dot into dir. */
 int sm_write_dumps(struct sm *sm, const char *dir);
 

@@ -144,6 +144,22 @@ static void test_portinfo_set(void **state)
 	smp_build_portinfo_set(out, cur, &s);
 	smp_get_portinfo(out, &pi);
 	assert_int_equal(pi.oper_vls, 2);
+	/* timers only when asked; ClientReregister as asked, never kept */
+	mad_set_field(cur, 0, IB_PORT_HOQ_LIFE_F, 5);
+	mad_set_field(cur, 0, IB_PORT_CLIENT_REREG_F, 1);
+	smp_build_portinfo_set(out, cur, &s);
+	smp_get_portinfo(out, &pi);
+	assert_int_equal(pi.hoq_life, 5);
+	assert_int_equal(mad_get_field(out, 0, IB_PORT_CLIENT_REREG_F), 0);
+	s.set_timers = 1;
+	s.hoq_life = 0x12;
+	s.vl_stall = 7;
+	s.client_rereg = 1;
+	smp_build_portinfo_set(out, cur, &s);
+	smp_get_portinfo(out, &pi);
+	assert_int_equal(pi.hoq_life, 0x12);
+	assert_int_equal(pi.vl_stall, 7);
+	assert_int_equal(mad_get_field(out, 0, IB_PORT_CLIENT_REREG_F), 1);
 }
 
 static void test_switchinfo_and_lft(void **state)
@@ -156,7 +172,13 @@ static void test_switchinfo_and_lft(void **state)
 	mad_set_field(cur, 0, IB_SW_STATE_CHANGE_F, 1);
 	smp_get_switchinfo(cur, &si);
 	assert_int_equal(si.port_state_change, 1);
-	smp_build_switchinfo_set(out, cur, 300, 1);
+	smp_build_switchinfo_set(out, cur, 300, 1, -1);
+	smp_get_switchinfo(out, &si);
+	assert_int_equal(si.life_time, 0);
+	smp_build_switchinfo_set(out, cur, 300, 1, 0x12);
+	smp_get_switchinfo(out, &si);
+	assert_int_equal(si.life_time, 0x12);
+	smp_build_switchinfo_set(out, cur, 300, 1, -1);
 	smp_get_switchinfo(out, &si);
 	assert_int_equal(si.lft_top, 300);
 	assert_int_equal(si.lft_cap, 49152);
