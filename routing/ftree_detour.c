@@ -67,6 +67,15 @@ static int is_final(const struct ft_detour *d, const struct ft_work *w,
 	return w->good_mark[x] == w->epoch_grp || d->done[x] == d->stamp;
 }
 
+/* May this search take the new turn at y (in from above, out upward)?
+ * allow_new 2: any turn the check passes; 1: hub turns only. */
+static int new_ok(const struct ft_detour *d, const struct ftree *t,
+		  uint32_t y, uint8_t in, uint8_t out)
+{
+	return d->allow_new == 2 ||
+	       (d->allow_new == 1 && ft_hub_turn(t, y, in, out));
+}
+
 /* Try link l out of x during the search; returns 1 when it joins a final
  * switch through allowed turns (the path then ends at l->peer). Only a
  * down->up turn needs the check: at x when l goes up and x was entered
@@ -75,15 +84,18 @@ static int try_link(struct ft_detour *d, struct ft_work *w, uint32_t x,
 		    const struct ft_link *l, int down, int from_above,
 		    uint32_t *tail)
 {
+	const struct ftree *t = w->t;
 	uint32_t y = l->peer;
 	if (d->seen[y] == d->search)
 		return 0;
 	if (!down && from_above &&
-	    !ft_turn_ok(&d->turns, x, d->in_port[x], l->port, d->allow_new))
+	    !ft_turn_ok(&d->turns, x, d->in_port[x], l->port,
+			new_ok(d, t, x, d->in_port[x], l->port)))
 		return 0;
 	if (is_final(d, w, y)) {
 		if (down &&
-		    !ft_turn_ok(&d->turns, y, l->rport, w->nh[y], d->allow_new))
+		    !ft_turn_ok(&d->turns, y, l->rport, w->nh[y],
+				new_ok(d, t, y, l->rport, w->nh[y])))
 			return 0;
 		d->pred[y] = x;
 		d->in_port[y] = l->rport;
@@ -114,7 +126,9 @@ static uint32_t search(struct ft_detour *d, struct ft_work *w, uint32_t s)
 		/* Entered from above with no turn taken there: every up-link
 		 * would be a new down->up turn, refused in this pass. */
 		int from_above = x != s && t->level[d->pred[x]] > t->level[x];
-		int up_ok = d->allow_new || !from_above ||
+		int up_ok = d->allow_new == 2 || !from_above ||
+			    (d->allow_new == 1 && (t->hub_role[x] &
+				(FT_HUB_LEAF | FT_HUB_UP | FT_HUB_RESCUE))) ||
 			    (d->turns.port_flag[t->fport[x] + d->in_port[x]] &
 			     FT_PORT_TURN_IN);
 		for (int pass = up_ok ? 0 : 1; pass < 4; pass += up_ok ? 1 : 2) {
@@ -217,11 +231,11 @@ static void route_source(struct ft_detour *d, struct ft_work *w, uint32_t s)
 	/* Each refused take adds turns to the graph, so this ends; the
 	 * bound only guards against a bug. */
 	for (int tries = 0; tries < 64; tries++) {
-		/* Turns already taken first, new ones only if needed. */
-		d->allow_new = 0;
-		uint32_t y = search(d, w, s);
-		if (y == FAB_NONE) {
-			d->allow_new = 1;
+		/* Turns already taken first, then new ones at the hub
+		 * (ftree_hub.c), then anywhere, only if needed. */
+		uint32_t y = FAB_NONE;
+		for (int pass = 0; y == FAB_NONE && pass <= 2; pass++) {
+			d->allow_new = pass;
 			y = search(d, w, s);
 		}
 		if (y == FAB_NONE)
