@@ -94,6 +94,8 @@ struct ftree {
 	uint8_t *hub_role;      /* per switch: FT_HUB_* bits */
 	uint8_t *hub_des;       /* per up-link of the hub: the port to the
 				 * designated switch of its piece */
+	uint8_t *hub_port;      /* per switch: its step toward the hub (0:
+				 * none; ftree_hub.c) */
 	uint32_t *hub_e;        /* per top without FT_HUB_DOWN: its rescue
 				 * switch (ftree_hub.c), else FAB_NONE */
 	uint32_t max_lid;

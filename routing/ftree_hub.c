@@ -179,13 +179,70 @@ static void orphans(struct ftree *t, const uint32_t *piece, uint32_t *cand)
 	}
 }
 
+/* One step of x toward the hub: the port to the neighbour at the least
+ * distance (dist[], FAB_NONE: none) among those `ok` allows. */
+static void step_to(struct ftree *t, uint32_t *dist, uint32_t x, int down)
+{
+	const struct ft_link *L = down ? t->dn : t->up;
+	const uint32_t *off = down ? t->dn_off : t->up_off;
+	for (uint32_t k = off[x]; k < off[x + 1]; k++) {
+		uint32_t y = L[k].peer;
+		/* into the hub only from a designated switch (the turn there) */
+		if (dist[y] == FAB_NONE ||
+		    (y == t->hub && !(t->hub_role[x] & FT_HUB_UP)))
+			continue;
+		if (dist[x] == FAB_NONE || dist[y] + 1 < dist[x]) {
+			dist[x] = dist[y] + 1;
+			t->hub_port[x] = L[k].port;
+		}
+	}
+}
+
+/* hub_port: each switch's first step on a shortest path to the hub
+ * that needs no turn but the hub's own (down only, through a designated
+ * switch; else up to a switch that has one), or for an orphan top, down
+ * to its rescue switch. The detours try it before any search. */
+static int hub_ports(struct ftree *t)
+{
+	uint32_t n = t->nsw, *dist = malloc(n * sizeof(uint32_t));
+	if (!dist)
+		return -ENOMEM;
+	for (uint32_t s = 0; s < n; s++)
+		dist[s] = FAB_NONE;
+	dist[t->hub] = 0;
+	for (int round = 0; round < 2; round++) {
+		/* down paths, from the levels above the hub's upward */
+		for (uint32_t i = t->lvl_off[1]; i < t->lvl_off[t->height + 1]; i++)
+			step_to(t, dist, t->by_level[i], 1);
+		/* then up to them, from the top down */
+		for (uint32_t i = t->lvl_off[t->height + 1]; i-- > 0;)
+			if (dist[t->by_level[i]] == FAB_NONE)
+				step_to(t, dist, t->by_level[i], 0);
+		/* orphan tops: down to their rescue switch, then as above */
+		for (uint32_t o = 0; o < n; o++) {
+			uint32_t e = t->hub_e[o];
+			if (e == FAB_NONE || dist[o] != FAB_NONE || dist[e] == FAB_NONE)
+				continue;
+			for (uint32_t k = t->dn_off[o]; k < t->dn_off[o + 1]; k++)
+				if (t->dn[k].peer == e) {
+					dist[o] = dist[e] + 1;
+					t->hub_port[o] = t->dn[k].port;
+					break;
+				}
+		}
+	}
+	free(dist);
+	return 0;
+}
+
 int ft_find_hub(struct ftree *t)
 {
 	uint32_t n = t->nsw;
 	t->hub = FAB_NONE;
 	t->hub_role = calloc(n ? n : 1, 1);
 	t->hub_e = malloc((n ? n : 1) * sizeof(uint32_t));
-	if (!t->hub_role || !t->hub_e)
+	t->hub_port = calloc(n ? n : 1, 1);
+	if (!t->hub_role || !t->hub_e || !t->hub_port)
 		return -ENOMEM;
 	for (uint32_t s = 0; s < n; s++)
 		t->hub_e[s] = FAB_NONE;
@@ -246,6 +303,12 @@ int ft_find_hub(struct ftree *t)
 				}
 		}
 		orphans(t, piece, touched);
+		if (hub_ports(t)) {
+			free(piece);
+			free(best);
+			free(touched);
+			return -ENOMEM;
+		}
 		uint32_t nor = 0;
 		for (uint32_t s = 0; s < n; s++)
 			nor += t->level[s] == t->height &&
