@@ -129,15 +129,16 @@ int ft_chassis_desc(const char *desc, char *name, size_t len, char *kind,
 		    unsigned *card, unsigned *unit);
 
 /* ftree_hub.c: the hub leaf and its designated up-neighbours, where
- * detours take their new down->up turns first (see there why): fills hub
- * and hub_role (needs levels, links and weights). 0 or -ENOMEM.
+ * detours take their new down->up turns first (see there why): fills the
+ * hub_* fields (needs levels, links, weights and by_level; opt: the
+ * previous tables' memo, whose hub is kept). 0 or -ENOMEM.
  * ft_hub_turn: may a detour take the new turn at y, in on port `in`
  * (from above), out on port `out` (upward), as a hub turn? */
 #define FT_HUB_LEAF 1           /* the hub leaf */
 #define FT_HUB_UP 2             /* a designated up-neighbour of it */
 #define FT_HUB_DOWN 4           /* a top with a path down to it */
 #define FT_HUB_RESCUE 8         /* the rescue switch of a top without */
-int ft_find_hub(struct ftree *t);
+int ft_find_hub(struct ftree *t, const struct route_options *opt);
 int ft_hub_turn(const struct ftree *t, uint32_t y, uint8_t in, uint8_t out);
 /* A LID that carries no load (a switch's, or a CA's that is no compute
  * node): the hub's entry, if it goes up, goes up to a designated switch

@@ -235,7 +235,60 @@ static int hub_ports(struct ftree *t)
 	return 0;
 }
 
-int ft_find_hub(struct ftree *t)
+struct guid_count {
+	uint64_t guid;
+	uint32_t n;
+};
+
+static int cmp_gc(const void *a, const void *b)
+{
+	const struct guid_count *x = a, *y = b;
+	return x->guid < y->guid ? -1 : x->guid > y->guid;
+}
+
+/* The hub of the previous tables: the leaf (of this tree) where their
+ * memo (ftree_memo.c) has the most turns, or FAB_NONE. Kept while no
+ * leaf covers more pieces, so a re-route (a link lost or back) keeps
+ * its detours where they were instead of moving every switch LID's
+ * detours to another leaf that won a tie. */
+static uint32_t prev_hub(const struct ftree *t, const struct route_options *opt)
+{
+	if (!opt || !ft_memo_usable(opt->prev_memo, opt->prev_fab))
+		return FAB_NONE;
+	const struct route_memo *m = opt->prev_memo;
+	const struct fabric *pf = opt->prev_fab;
+	uint32_t np = pf->num_switches, k = 0, best = FAB_NONE, best_n = 0;
+	uint32_t *cnt = calloc(np ? np : 1, sizeof(uint32_t));
+	struct guid_count *v = malloc((np ? np : 1) * sizeof(*v));
+	if (!cnt || !v) {
+		free(cnt);
+		free(v);
+		return FAB_NONE;
+	}
+	for (uint32_t i = 0; i < m->n; i++)
+		if (m->sw[i] < np)
+			cnt[m->sw[i]]++;
+	for (uint32_t s = 0; s < np; s++)
+		if (cnt[s])
+			v[k++] = (struct guid_count){ pf->nodes[pf->switches[s]].guid,
+						      cnt[s] };
+	qsort(v, k, sizeof(*v), cmp_gc);
+	for (uint32_t s = 0; k && s < t->nsw; s++) {
+		if (t->level[s] != 0 || !t->weight[s])
+			continue;
+		struct guid_count key = { t->fab->nodes[t->fab->switches[s]].guid, 0 };
+		const struct guid_count *hit = bsearch(&key, v, k, sizeof(*v), cmp_gc);
+		if (hit && hit->n > best_n) {
+			best = s;
+			best_n = hit->n;
+		}
+	}
+	free(cnt);
+	free(v);
+	return best;
+}
+
+int ft_find_hub(struct ftree *t, const struct route_options *opt)
 {
 	uint32_t n = t->nsw;
 	t->hub = FAB_NONE;
@@ -277,6 +330,15 @@ int ft_find_hub(struct ftree *t)
 			hub_tops = tops;
 			hub_up = nup(t, h);
 		}
+	}
+	uint32_t prev = prev_hub(t, opt);
+	if (prev != FAB_NONE && prev != hub) {
+		uint64_t tops;
+		uint32_t np = designate(t, piece, prev, best, touched, &tops);
+		for (uint32_t i = 0; i < np; i++)
+			best[touched[i]] = FAB_NONE;
+		if (np >= hub_np)
+			hub = prev;
 	}
 	if (hub != FAB_NONE) {
 		uint64_t tops;

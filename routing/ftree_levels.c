@@ -613,7 +613,7 @@ int ft_build(struct ftree *t, const struct fabric *f,
 		goto fail;
 	if ((r = build_links(t)) || (r = build_neighbours(t)) ||
 	    (r = ft_find_chassis(t)) || (r = build_order(t)) ||
-	    (r = ft_find_hub(t)) || (r = build_dests(t, opt)))
+	    (r = ft_find_hub(t, opt)) || (r = build_dests(t, opt)))
 		goto fail;
 	t->max_lid = fab_max_lid(f);
 	t->cap = ft_load_cap(t);
