@@ -11,6 +11,8 @@
 #  - a torus with "ftree,updn": ftree refuses with a reason, updn routes.
 # Skips (77) until ibsm-topo / ibsm-route exist and ftree is registered.
 set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/tests/integration/sm_lib.sh"    # ibnd_sorted (its fail: replaced below)
 B=${IBSM_BUILD:-build}
 ROUTE=$B/bin/ibsm-route
 TOPO=$B/bin/ibsm-topo
@@ -21,7 +23,6 @@ W=$(mktemp -d "${TMPDIR:-/tmp}/ibsm-ftree.XXXXXX")
 trap 'rm -rf "$W"' EXIT
 fail() { echo "FAIL: $*"; for f in "$W"/*.log; do echo "--- $f"; tail -5 "$f"; done; exit 1; }
 field() { sed -n "s/.*\"$1\"[[:space:]]*:[[:space:]]*\"\{0,1\}\([^,}\"]*\).*/\1/p" "$2" | head -1; }
-top=$(cd "$(dirname "$0")/../.." && pwd)
 
 # Node GUIDs at random (real fabrics' GUIDs are in no cabling order).
 guids_random() { # seed net > out
@@ -31,28 +32,6 @@ guids_random() { # seed net > out
 		    int(rand() * 1048576), int(rand() * 1048576)))
 	}
 	{ print }' "$2"
-}
-# The records of a net file in GUID order: the order the daemon numbers
-# the nodes it discovered in (discovery/sweep.c), which ftree's choices
-# follow; ibsm-route keeps the file's order.
-guid_order() { # net > out
-	awk 'BEGIN { RS = ""; ORS = "\n\n" }
-	{
-		k = ""
-		if (match($0, /(ca|switch)guid=0x[0-9a-fA-F]+/))
-			k = tolower(substr($0, RSTART + index(substr($0, RSTART, RLENGTH), "=") + 2, 16))
-		rec[NR] = $0; key[NR] = k
-	}
-	END {
-		for (i = 2; i <= NR; i++) {
-			r = rec[i]; kk = key[i]
-			for (j = i - 1; j >= 1 && key[j] > kk; j--) {
-				rec[j + 1] = rec[j]; key[j + 1] = key[j]
-			}
-			rec[j + 1] = r; key[j + 1] = kk
-		}
-		for (i = 1; i <= NR; i++) print rec[i]
-	}' "$1"
 }
 # ftree with switch LIDs in the credit-loop check: ok, no loop, no
 # switch without an acyclic detour, a2a within the bound given.
@@ -96,14 +75,17 @@ done
 
 for f in ft3-r12-deg2-rguid-s1 ft3-r12-deg5-rguid-s1; do
 	rguid_case "$f" "$top/tests/data/$f.net" 1.05
-	guid_order "$top/tests/data/$f.net" >"$W/$f.net"
+	# the records in GUID order, the order the daemon numbers the
+	# nodes it discovers in (discovery/sweep.c); ibsm-route keeps the
+	# file's order, and ftree's choices follow it
+	ibnd_sorted "$top/tests/data/$f.net" >"$W/$f.net"
 	rguid_case "$f, nodes in GUID order" "$W/$f.net" 1.05
 done
 for pct in 5 10; do
 	"$TOPO" fattree --levels 3 --radix 12 --remove 0.$(printf %02d $pct) --seed 2 \
 		-o "$W/g.net" >"$W/topo4.log" 2>&1 || fail "ibsm-topo degraded $pct%"
 	guids_random 2 "$W/g.net" >"$W/gr.net"
-	guid_order "$W/gr.net" >"$W/g.net"
+	ibnd_sorted "$W/gr.net" >"$W/g.net"
 	rguid_case "radix 12 ($pct%), random GUIDs" "$W/g.net" 1.4
 done
 
