@@ -235,56 +235,96 @@ static int hub_ports(struct ftree *t)
 	return 0;
 }
 
-struct guid_count {
+struct guid_ord {
 	uint64_t guid;
-	uint32_t n;
+	uint32_t ord;
 };
 
-static int cmp_gc(const void *a, const void *b)
+static int cmp_go(const void *a, const void *b)
 {
-	const struct guid_count *x = a, *y = b;
+	const struct guid_ord *x = a, *y = b;
 	return x->guid < y->guid ? -1 : x->guid > y->guid;
 }
 
-/* The hub of the previous tables: the leaf (of this tree) where their
- * memo (ftree_memo.c) has the most turns, or FAB_NONE. Kept while no
- * leaf covers more pieces, so a re-route (a link lost or back) keeps
- * its detours where they were instead of moving every switch LID's
- * detours to another leaf that won a tie. */
-static uint32_t prev_hub(const struct ftree *t, const struct route_options *opt)
+#define HUB_PROBES 8            /* top switches' LIDs probed, ... */
+#define HUB_SOURCES 8           /* ... from this many tops each */
+
+/* The hub of the previous tables, found from the tables themselves (so
+ * the same whether or not their memo comes along): routes between top
+ * switches of different pieces turn at the hub leaf, so a few of them
+ * are walked in the previous tables and the leaf where most turn from
+ * down to up wins; FAB_NONE when none does (or it is no leaf now).
+ * Kept while no leaf covers more pieces, so a re-route (a link lost or
+ * back) keeps its detours where they were instead of moving every
+ * switch LID's detours to another leaf that won a tie. */
+static uint32_t prev_hub(const struct ftree *t, const struct route_options *opt,
+			 uint32_t *votes)
 {
-	if (!opt || !ft_memo_usable(opt->prev_memo, opt->prev_fab))
+	if (!opt || !opt->prev || !opt->prev_fab ||
+	    opt->prev->num_switches != opt->prev_fab->num_switches)
 		return FAB_NONE;
-	const struct route_memo *m = opt->prev_memo;
-	const struct fabric *pf = opt->prev_fab;
-	uint32_t np = pf->num_switches, k = 0, best = FAB_NONE, best_n = 0;
-	uint32_t *cnt = calloc(np ? np : 1, sizeof(uint32_t));
-	struct guid_count *v = malloc((np ? np : 1) * sizeof(*v));
-	if (!cnt || !v) {
-		free(cnt);
+	const struct fabric *pf = opt->prev_fab, *f = t->fab;
+	uint32_t n = t->nsw, ntop = t->lvl_off[t->height + 1] - t->lvl_off[t->height];
+	uint32_t pn_sw = pf->num_switches;
+	/* switches by GUID: v in this fabric, pv in the previous one */
+	struct guid_ord *v = malloc((n ? n : 1) * sizeof(*v));
+	struct guid_ord *pv = malloc((pn_sw ? pn_sw : 1) * sizeof(*pv));
+	if (!v || !pv || ntop < 2 || !pn_sw) {
 		free(v);
+		free(pv);
 		return FAB_NONE;
 	}
-	for (uint32_t i = 0; i < m->n; i++)
-		if (m->sw[i] < np)
-			cnt[m->sw[i]]++;
-	for (uint32_t s = 0; s < np; s++)
-		if (cnt[s])
-			v[k++] = (struct guid_count){ pf->nodes[pf->switches[s]].guid,
-						      cnt[s] };
-	qsort(v, k, sizeof(*v), cmp_gc);
-	for (uint32_t s = 0; k && s < t->nsw; s++) {
-		if (t->level[s] != 0 || !t->weight[s])
-			continue;
-		struct guid_count key = { t->fab->nodes[t->fab->switches[s]].guid, 0 };
-		const struct guid_count *hit = bsearch(&key, v, k, sizeof(*v), cmp_gc);
-		if (hit && hit->n > best_n) {
-			best = s;
-			best_n = hit->n;
+	for (uint32_t s = 0; s < n; s++) {
+		v[s] = (struct guid_ord){ f->nodes[f->switches[s]].guid, s };
+		votes[s] = 0;
+	}
+	for (uint32_t s = 0; s < pn_sw; s++)
+		pv[s] = (struct guid_ord){ pf->nodes[pf->switches[s]].guid,
+					   pf->switches[s] };
+	qsort(v, n, sizeof(*v), cmp_go);
+	qsort(pv, pn_sw, sizeof(*pv), cmp_go);
+	const uint32_t *tops = t->by_level + t->lvl_off[t->height];
+	for (uint32_t i = 0; i < HUB_PROBES && i < ntop; i++) {
+		uint32_t d = tops[(uint64_t)i * ntop / HUB_PROBES];
+		uint32_t lid = f->ports[f->nodes[f->switches[d]].first_port].lid;
+		for (uint32_t j = 1; j <= HUB_SOURCES && j < ntop; j++) {
+			uint32_t s = tops[((uint64_t)i * ntop / HUB_PROBES +
+					   (uint64_t)j * ntop / (HUB_SOURCES + 1)) % ntop];
+			/* s's route to d in the previous tables, switch by
+			 * switch (GUIDs name them in both fabrics) */
+			uint32_t x = s, went_down = 0;
+			for (unsigned hops = 0; hops < 4 * FT_MAX_LEVELS && x != d; hops++) {
+				struct guid_ord key = { f->nodes[f->switches[x]].guid, 0 };
+				const struct guid_ord *ph = bsearch(&key, pv, pn_sw,
+								    sizeof(*pv), cmp_go);
+				if (!ph || !lid || lid > opt->prev->max_lid)
+					break;
+				uint32_t pn = ph->ord;
+				uint8_t p = lft_get(opt->prev, pf->nodes[pn].sw_index, lid);
+				if (!p || p > pf->nodes[pn].num_ports)
+					break;
+				uint32_t q = pf->ports[pf->nodes[pn].first_port + p].peer;
+				if (q == FAB_NONE)
+					break;
+				key.guid = pf->nodes[pf->ports[q].node].guid;
+				const struct guid_ord *hit = bsearch(&key, v, n, sizeof(*v), cmp_go);
+				if (!hit)
+					break;
+				uint32_t y = hit->ord;
+				if (t->level[y] > t->level[x] && went_down && t->level[x] == 0)
+					votes[x]++;
+				went_down = t->level[y] < t->level[x];
+				x = y;
+			}
 		}
 	}
-	free(cnt);
 	free(v);
+	free(pv);
+	uint32_t best = FAB_NONE;
+	for (uint32_t s = 0; s < n; s++)
+		if (votes[s] && t->level[s] == 0 && t->weight[s] &&
+		    (best == FAB_NONE || votes[s] > votes[best]))
+			best = s;
 	return best;
 }
 
@@ -331,7 +371,7 @@ int ft_find_hub(struct ftree *t, const struct route_options *opt)
 			hub_up = nup(t, h);
 		}
 	}
-	uint32_t prev = prev_hub(t, opt);
+	uint32_t prev = prev_hub(t, opt, touched);
 	if (prev != FAB_NONE && prev != hub) {
 		uint64_t tops;
 		uint32_t np = designate(t, piece, prev, best, touched, &tops);
