@@ -111,7 +111,7 @@ static uint32_t designate(const struct ftree *t, const uint32_t *piece,
  * then to the most tops with FT_HUB_DOWN; each of those orphans takes
  * it as its hub_e. The fewer rescue switches, the more orphan-to-orphan
  * routes find their turn at one of them (see ft_hub_turn). */
-static void orphans(struct ftree *t, const uint32_t *piece, uint32_t *cand)
+static int orphans(struct ftree *t, const uint32_t *piece, uint32_t *cand)
 {
 	uint32_t h = t->height, n = t->nsw, left = 0;
 	for (uint32_t d = 0; d < n; d++) {
@@ -126,15 +126,22 @@ static void orphans(struct ftree *t, const uint32_t *piece, uint32_t *cand)
 	for (uint32_t o = 0; o < n; o++)
 		left += t->level[o] == h && !(t->hub_role[o] & FT_HUB_DOWN) &&
 			t->dn_off[o + 1] > t->dn_off[o];
+	uint32_t *seen = calloc(n ? n : 1, sizeof(uint32_t)), round = 0;
+	if (!seen)
+		return -ENOMEM;
 	while (left) {
 		uint32_t best = FAB_NONE, best_c = 0, best_d = 0, nc = 0;
-		/* candidates: the switches below orphans still waiting */
-		for (uint32_t o = 0; o < n; o++) {
-			if (t->level[o] != h || (t->hub_role[o] & FT_HUB_DOWN) ||
-			    t->hub_e[o] != FAB_NONE)
+		/* candidates: the switches below orphans still waiting, once */
+		round++;
+		for (uint32_t o = t->lvl_off[h]; o < t->lvl_off[h + 1]; o++) {
+			uint32_t u = t->by_level[o];
+			if ((t->hub_role[u] & FT_HUB_DOWN) || t->hub_e[u] != FAB_NONE)
 				continue;
-			for (uint32_t k = t->dn_off[o]; k < t->dn_off[o + 1]; k++)
-				cand[nc++] = t->dn[k].peer;
+			for (uint32_t k = t->dn_off[u]; k < t->dn_off[u + 1]; k++)
+				if (seen[t->dn[k].peer] != round) {
+					seen[t->dn[k].peer] = round;
+					cand[nc++] = t->dn[k].peer;
+				}
 		}
 		for (uint32_t i = 0; i < nc; i++) {
 			uint32_t x = cand[i], c = 0, dn = 0;
@@ -177,6 +184,8 @@ static void orphans(struct ftree *t, const uint32_t *piece, uint32_t *cand)
 				  sw_name(t, best));
 		}
 	}
+	free(seen);
+	return 0;
 }
 
 /* One step of x toward the hub: the port to the neighbour at the least
@@ -330,6 +339,7 @@ static uint32_t prev_hub(const struct ftree *t, const struct route_options *opt,
 
 int ft_find_hub(struct ftree *t, const struct route_options *opt)
 {
+	double t0 = now_seconds();
 	uint32_t n = t->nsw;
 	t->hub = FAB_NONE;
 	t->hub_role = calloc(n ? n : 1, 1);
@@ -404,8 +414,7 @@ int ft_find_hub(struct ftree *t, const struct route_options *opt)
 					break;
 				}
 		}
-		orphans(t, piece, touched);
-		if (hub_ports(t)) {
+		if (orphans(t, piece, touched) || hub_ports(t)) {
 			free(piece);
 			free(best);
 			free(touched);
@@ -415,9 +424,10 @@ int ft_find_hub(struct ftree *t, const struct route_options *opt)
 		for (uint32_t s = 0; s < n; s++)
 			nor += t->level[s] == t->height &&
 			       !(t->hub_role[s] & FT_HUB_DOWN);
-		log_debug("ftree: hub leaf \"%s\", %u designated up-neighbours, "
-			  "%u tops without a path down to it", sw_name(t, hub),
-			  np, nor);
+		log_debug("ftree: hub leaf \"%s\"%s, %u designated up-neighbours, "
+			  "%u tops without a path down to it; %.3f s", sw_name(t, hub),
+			  hub == prev ? " (the previous tables')" : "", np, nor,
+			  now_seconds() - t0);
 	}
 	free(piece);
 	free(best);
