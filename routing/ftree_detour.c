@@ -268,6 +268,8 @@ static void route_source(struct ft_detour *d, struct ft_work *w, uint32_t s)
 	}
 	uint32_t y = hub_walk(d, w, s);
 	if (y != FAB_NONE && take_turns(d, w, s, y)) {
+		if (d->pred[y] == s)
+			d->memo[s] = d->via[y];
 		set_path(d, w, s, y);
 		d->paths++;
 		return;
