@@ -21,7 +21,8 @@
  * path: detours whose down->up turns keep the CDG acyclic), ftree_turns.c
  * (the turn set and its cycle check), ftree_order.c (the topological order
  * that bounds that check, and the search itself), ftree_witness.c (short
- * cycles found from the taken turns, before any search), ftree_write.c
+ * cycles found from the taken turns, before any search), ftree_hub.c (the
+ * hub leaf where detours take their new turns first), ftree_write.c
  * (the detours and the tables, on a second thread), ftree_closed.c (closed-form
  * routes for the CA LIDs of intact trees, rows written in parallel). */
 #ifndef IBSM_ROUTING_FTREE_H
