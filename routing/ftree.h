@@ -21,7 +21,8 @@
  * path: detours whose down->up turns keep the CDG acyclic), ftree_turns.c
  * (the turn set and its cycle check), ftree_order.c (the topological order
  * that bounds that check, and the search itself), ftree_witness.c (short
- * cycles found from the taken turns, before any search), ftree_write.c
+ * cycles found from the taken turns, before any search), ftree_hub.c (the
+ * hub leaf where detours take their new turns first), ftree_write.c
  * (the detours and the tables, on a second thread), ftree_closed.c (closed-form
  * routes for the CA LIDs of intact trees, rows written in parallel). */
 #ifndef IBSM_ROUTING_FTREE_H
@@ -90,6 +91,14 @@ struct ftree {
 	uint32_t nchassis;      /* director chassis found */
 	uint32_t *chassis;      /* per switch: chassis id or FAB_NONE (NULL: none) */
 	uint32_t *chassis_pos;  /* per switch: cabled position inside it */
+	uint32_t hub;           /* the leaf where detours turn (FAB_NONE: none) */
+	uint8_t *hub_role;      /* per switch: FT_HUB_* bits */
+	uint8_t *hub_des;       /* per up-link of the hub: the port to the
+				 * designated switch of its piece */
+	uint8_t *hub_port;      /* per switch: its step toward the hub (0:
+				 * none; ftree_hub.c) */
+	uint32_t *hub_e;        /* per top without FT_HUB_DOWN: its rescue
+				 * switch (ftree_hub.c), else FAB_NONE */
 	uint32_t max_lid;
 };
 
@@ -119,6 +128,28 @@ int ft_find_chassis(struct ftree *t);
  * or 0 if desc has another shape. */
 int ft_chassis_desc(const char *desc, char *name, size_t len, char *kind,
 		    unsigned *card, unsigned *unit);
+
+/* ftree_hub.c: the hub leaf and its designated up-neighbours, where
+ * detours take their new down->up turns first (see there why): fills the
+ * hub_* fields (needs levels, links, weights and by_level; opt: the
+ * previous tables' memo, whose hub is kept). 0 or -ENOMEM.
+ * ft_hub_turn: may a detour take the new turn at y, in on port `in`
+ * (from above), out on port `out` (upward), as a hub turn? */
+#define FT_HUB_LEAF 1           /* the hub leaf */
+#define FT_HUB_UP 2             /* a designated up-neighbour of it */
+#define FT_HUB_DOWN 4           /* a top with a path down to it */
+#define FT_HUB_RESCUE 8         /* the rescue switch of a top without */
+int ft_find_hub(struct ftree *t, const struct route_options *opt);
+int ft_hub_turn(const struct ftree *t, uint32_t y, uint8_t in, uint8_t out);
+/* A LID that carries no load (a switch's, or a CA's that is no compute
+ * node): the hub's entry, if it goes up, goes up to a designated switch
+ * (of the same piece if that one is good: good[x] == grp), so detours
+ * turn there. */
+void ft_hub_entry(const struct ftree *t, uint8_t *nh, const uint32_t *good,
+		  uint32_t grp);
+/* Does a designated switch lack an up-then-down path to the target (its
+ * piece may have to leave through the hub)? */
+int ft_hub_needed(const struct ftree *t, const uint32_t *good, uint32_t grp);
 
 /* ftree_degraded.c: the load cap, the largest per-link all-to-all lower
  * bound over leaves (traffic into a leaf over its up-links). */
@@ -221,7 +252,8 @@ struct ft_detour {
 		uint8_t port, rport, down;
 	} *pcache;
 	uint32_t stamp, search;
-	int allow_new;          /* this search may take new turns */
+	int allow_new;          /* new turns this search may take: 0 none,
+				 * 1 at the hub (ftree_hub.c), 2 any */
 	uint64_t paths, failed;
 	int timed;              /* debug log: time the detours */
 	double cpu;             /* CPU seconds of the thread making them */

@@ -7,13 +7,17 @@
  * gets a checked path, for CA and switch LIDs alike: the tables as a
  * whole, switch-to-switch entries included, keep an acyclic CDG.
  *
- * Sources are taken nearest to the good set first. Each searches breadth
- * first for a switch whose entry is final (good, or given a path earlier)
+ * Sources are taken nearest to the good set first. Each keeps its entry,
+ * or the port of its last one-hop detour, when that leads straight to a
+ * final switch (good, or given a path earlier) through a turn already
+ * taken; else it follows its steps toward the hub (ftree_hub.c), where
+ * new turns are safe; else it searches breadth first for a final switch
  * such that every down->up turn on the way, and the one where the path
- * joins, keeps the CDG acyclic (ftree_turns.c); first with turns already
- * taken only, then allowing new ones. The path's turns are recorded and
- * its switches get their entries. If no such path exists the source keeps
- * its shortest path; that is counted and logged, never silent. */
+ * joins, keeps the CDG acyclic (ftree_turns.c): with turns already taken
+ * only, then new ones at the hub, then any new one. The path's turns are
+ * recorded and its switches get their entries. If no such path exists
+ * the source keeps its shortest path; that is counted and logged, never
+ * silent. */
 #include <errno.h>
 #include <stdlib.h>
 
@@ -67,6 +71,15 @@ static int is_final(const struct ft_detour *d, const struct ft_work *w,
 	return w->good_mark[x] == w->epoch_grp || d->done[x] == d->stamp;
 }
 
+/* May this search take the new turn at y (in from above, out upward)?
+ * allow_new 2: any turn the check passes; 1: hub turns only. */
+static int new_ok(const struct ft_detour *d, const struct ftree *t,
+		  uint32_t y, uint8_t in, uint8_t out)
+{
+	return d->allow_new == 2 ||
+	       (d->allow_new == 1 && ft_hub_turn(t, y, in, out));
+}
+
 /* Try link l out of x during the search; returns 1 when it joins a final
  * switch through allowed turns (the path then ends at l->peer). Only a
  * down->up turn needs the check: at x when l goes up and x was entered
@@ -75,15 +88,18 @@ static int try_link(struct ft_detour *d, struct ft_work *w, uint32_t x,
 		    const struct ft_link *l, int down, int from_above,
 		    uint32_t *tail)
 {
+	const struct ftree *t = w->t;
 	uint32_t y = l->peer;
 	if (d->seen[y] == d->search)
 		return 0;
 	if (!down && from_above &&
-	    !ft_turn_ok(&d->turns, x, d->in_port[x], l->port, d->allow_new))
+	    !ft_turn_ok(&d->turns, x, d->in_port[x], l->port,
+			new_ok(d, t, x, d->in_port[x], l->port)))
 		return 0;
 	if (is_final(d, w, y)) {
 		if (down &&
-		    !ft_turn_ok(&d->turns, y, l->rport, w->nh[y], d->allow_new))
+		    !ft_turn_ok(&d->turns, y, l->rport, w->nh[y],
+				new_ok(d, t, y, l->rport, w->nh[y])))
 			return 0;
 		d->pred[y] = x;
 		d->in_port[y] = l->rport;
@@ -114,7 +130,9 @@ static uint32_t search(struct ft_detour *d, struct ft_work *w, uint32_t s)
 		/* Entered from above with no turn taken there: every up-link
 		 * would be a new down->up turn, refused in this pass. */
 		int from_above = x != s && t->level[d->pred[x]] > t->level[x];
-		int up_ok = d->allow_new || !from_above ||
+		int up_ok = d->allow_new == 2 || !from_above ||
+			    (d->allow_new == 1 && (t->hub_role[x] &
+				(FT_HUB_LEAF | FT_HUB_UP | FT_HUB_RESCUE))) ||
 			    (d->turns.port_flag[t->fport[x] + d->in_port[x]] &
 			     FT_PORT_TURN_IN);
 		for (int pass = up_ok ? 0 : 1; pass < 4; pass += up_ok ? 1 : 2) {
@@ -202,6 +220,40 @@ static int one_hop_fine(struct ft_detour *d, struct ft_work *w, uint32_t s,
 	return 1;
 }
 
+/* The path toward the hub (ftree_hub.c, hub_port): each step checked
+ * as the search checks it, new turns only at the hub; returns the final
+ * switch it joins, or FAB_NONE. Most sources take it with no search. */
+static uint32_t hub_walk(struct ft_detour *d, struct ft_work *w, uint32_t s)
+{
+	const struct ftree *t = w->t;
+	uint32_t x = s;
+	d->search++;
+	d->seen[s] = d->search;
+	d->in_port[s] = 0;
+	d->allow_new = 1;
+	for (unsigned hops = 0; hops < 4 * FT_MAX_LEVELS; hops++) {
+		uint8_t p = t->hub_port[x];
+		uint32_t y = ft_far_sw(t, x, p);
+		if (y == FAB_NONE || d->seen[y] == d->search)
+			return FAB_NONE;
+		int down = t->level[y] < t->level[x];
+		if (!down && x != s && t->level[d->pred[x]] > t->level[x] &&
+		    !ft_turn_ok(&d->turns, x, d->in_port[x], p,
+				new_ok(d, t, x, d->in_port[x], p)))
+			return FAB_NONE;
+		d->pred[y] = x;
+		d->in_port[y] = t->peer_num[t->fport[x] + p];
+		d->via[y] = p;
+		if (is_final(d, w, y))
+			return !down || ft_turn_ok(&d->turns, y, d->in_port[y], w->nh[y],
+					new_ok(d, t, y, d->in_port[y], w->nh[y])) ?
+				y : FAB_NONE;
+		d->seen[y] = d->search;
+		x = y;
+	}
+	return FAB_NONE;
+}
+
 static void route_source(struct ft_detour *d, struct ft_work *w, uint32_t s)
 {
 	/* The current entry, else the port that last gave s a one-hop path
@@ -214,14 +266,22 @@ static void route_source(struct ft_detour *d, struct ft_work *w, uint32_t s)
 		d->paths++;
 		return;
 	}
+	uint32_t y = hub_walk(d, w, s);
+	if (y != FAB_NONE && take_turns(d, w, s, y)) {
+		if (d->pred[y] == s)
+			d->memo[s] = d->via[y];
+		set_path(d, w, s, y);
+		d->paths++;
+		return;
+	}
 	/* Each refused take adds turns to the graph, so this ends; the
 	 * bound only guards against a bug. */
 	for (int tries = 0; tries < 64; tries++) {
-		/* Turns already taken first, new ones only if needed. */
-		d->allow_new = 0;
-		uint32_t y = search(d, w, s);
-		if (y == FAB_NONE) {
-			d->allow_new = 1;
+		/* Turns already taken first, then new ones at the hub
+		 * (ftree_hub.c), then anywhere, only if needed. */
+		y = FAB_NONE;
+		for (int pass = 0; y == FAB_NONE && pass <= 2; pass++) {
+			d->allow_new = pass;
 			y = search(d, w, s);
 		}
 		if (y == FAB_NONE)

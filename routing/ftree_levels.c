@@ -584,6 +584,10 @@ void ft_free(struct ftree *t)
 	free(t->dest);
 	free(t->chassis);
 	free(t->chassis_pos);
+	free(t->hub_role);
+	free(t->hub_e);
+	free(t->hub_des);
+	free(t->hub_port);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -608,8 +612,8 @@ int ft_build(struct ftree *t, const struct fabric *f,
 	if (r)
 		goto fail;
 	if ((r = build_links(t)) || (r = build_neighbours(t)) ||
-	    (r = ft_find_chassis(t)) ||
-	    (r = build_order(t)) || (r = build_dests(t, opt)))
+	    (r = ft_find_chassis(t)) || (r = build_order(t)) ||
+	    (r = ft_find_hub(t, opt)) || (r = build_dests(t, opt)))
 		goto fail;
 	t->max_lid = fab_max_lid(f);
 	t->cap = ft_load_cap(t);

@@ -280,10 +280,18 @@ void rp_decide_up(struct ft_repair *rp, uint32_t x, uint32_t tg,
 	rp->state[x] = RS_UP;
 }
 
+/* May the search take the new turn at y (in from above, out upward)?
+ * allow_new 2: any the check passes; 1: hub turns only (ftree_hub.c). */
+static int new_ok(const struct ftree *t, int allow_new, uint32_t y,
+		  uint8_t in, uint8_t out)
+{
+	return allow_new == 2 || (allow_new == 1 && ft_hub_turn(t, y, in, out));
+}
+
 /* Step c, as ftree_detour.c's search: breadth first from s through
  * undecided switches of R to a settled one, every down->up turn on the
- * way and at the join one already taken (allow_new 0) or one that closes
- * no cycle with them (allow_new 1). */
+ * way and at the join one already taken (allow_new 0), a new one at the
+ * hub (1) or any new one that closes no cycle with them (2). */
 static uint32_t detour_search(struct ft_repair *rp, uint32_t s, uint32_t tg,
 			      uint32_t lid, int allow_new)
 {
@@ -305,13 +313,16 @@ static uint32_t detour_search(struct ft_repair *rp, uint32_t s, uint32_t tg,
 				if ((l->port == cur) != (pass < 2) ||
 				    rp->seen[y] == rp->search ||
 				    !ft_turn_ok(&rp->tu, x, rp->in_port[x], l->port,
-						allow_new))
+						new_ok(t, allow_new, x,
+						       rp->in_port[x], l->port)))
 					continue;
 				if (rp_is_final(rp, y)) {
 					/* settled, and not through s (a loop) */
 					if (rp_walk(rp, y, tg, lid) == W_BAD ||
 					    !ft_turn_ok(&rp->tu, y, l->rport,
-							rp_entry(rp, y, lid), allow_new))
+							rp_entry(rp, y, lid),
+							new_ok(t, allow_new, y, l->rport,
+							       rp_entry(rp, y, lid))))
 						continue;
 					rp->pred[y] = x;
 					rp->in_port[y] = l->rport;
@@ -359,9 +370,10 @@ int rp_decide_detour(struct ft_repair *rp, uint32_t s, uint32_t tg,
 	/* Each refused take adds to the graph, so this ends; the bound only
 	 * guards against a bug. */
 	for (int tries = 0; tries < 64; tries++) {
-		y = detour_search(rp, s, tg, lid, 0);
-		if (y == FAB_NONE)
-			y = detour_search(rp, s, tg, lid, 1);
+		/* taken turns, then new ones at the hub, then any */
+		y = FAB_NONE;
+		for (int pass = 0; y == FAB_NONE && pass <= 2; pass++)
+			y = detour_search(rp, s, tg, lid, pass);
 		if (y == FAB_NONE)
 			return -1;
 		if (!take_turns(rp, s, y, lid))

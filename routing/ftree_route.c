@@ -1165,6 +1165,9 @@ static int ft_route(struct route_ctx *ctx, struct lft_set *lft)
 		w.nused = 0;
 		for (uint32_t j = 0; j < d->nlids; j++) {
 			route_lid(&w, &g, d, d->lid + j, d->weighted ? j : 0);
+			if (!d->weighted || (g.has_nongood &&
+			    ft_hub_needed(t, w.good_mark, w.epoch_grp)))
+				ft_hub_entry(t, w.nh, w.good_mark, w.epoch_grp);
 			ft_writer_add(&wr, w.nh, d->lid + j, dctx);
 		}
 	}

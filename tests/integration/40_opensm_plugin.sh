@@ -6,7 +6,10 @@
 #    the subnet comes UP, and the real diag tools judge the result
 #    (sm_lib.sh: ports ACTIVE, unique LIDs, complete dump_fts tables that
 #    equal what the plugin computed, ibtracert between sampled CA pairs,
-#    `ibsm-route --lfts-in --check` on the dumped tables);
+#    `ibsm-route --lfts-in --check` on the dumped tables, with the routes
+#    to switch LIDs in the credit-loop check);
+#  - ibsm-ftree on issue 24's reproducer (random GUIDs, 5% of the links
+#    removed, tests/data): the same, no credit loop with switch LIDs;
 #  - offline: ibsm-route on ibnetdiscover's view of the same fabric (same
 #    LIDs, nodes sorted by GUID as the plugin orders them) gives the very
 #    tables the switches hold;
@@ -159,12 +162,27 @@ check_lmc() { # NAME LMC
 routed() {
 	_name=$1 _eng=$2; shift 2
 	"$TOPO" "$@" -o "$W/$_name.net" >/dev/null 2>&1 || fail "$_name: ibsm-topo $*"
-	ibsim_start "$W/$_name.net" || fail "$_name: ibsim did not start"
+	routed_net "$_name" "$_eng" "$W/$_name.net"
+}
+
+# routed_net NAME ENGINE NET: the same on a net file. With LMC 0 the
+# verifier also puts the routes to switch LIDs in its credit-loop check
+# (--cdg-switch-lids, as the daemon's own verification does): SMPs, PerfMgr
+# GMPs and SA traffic to switches share VL0 with the data.
+routed_net() {
+	_name=$1 _eng=$2
+	ibsim_start "$3" || fail "$_name: ibsim did not start"
 	osm_run "$_name" "ibsm-$_eng"
 	osm_expect_ours "$_name" "ibsm-$_eng"
 	_lmc=$(sed -n 's/^lmc \([0-9]\).*/\1/p' "$W/$_name.conf")
 	if [ "${_lmc:-0}" -eq 0 ]; then
 		sm_check_fabric "$_name"
+		if [ -x "$ROUTE" ]; then
+			"$ROUTE" --topo "$W/$_name.ibnd" --lfts-in "$W/$_name.fts" --check \
+				--cdg-switch-lids >"$W/$_name.swcdg" 2>&1 ||
+				{ tail -3 "$W/$_name.swcdg"; fail "$_name: the switches' tables fail --cdg-switch-lids"; }
+			echo "  $_name: no credit loop with the routes to switch LIDs"
+		fi
 	else
 		check_lmc "$_name" "$_lmc"
 	fi
@@ -182,6 +200,10 @@ routed deg-updn updn $DEG
 if [ $have_ftree -eq 1 ]; then
 	routed ft3-ftree ftree $FT
 	routed deg-ftree ftree $DEG
+	# Issue 24: random GUIDs (OpenSM orders the nodes by GUID, as the
+	# daemon does), 5% of the links removed: the switch-LID routes kept
+	# a credit loop before the detours turned at a hub.
+	routed_net rguid-ftree ftree "$top/tests/data/ft3-r12-deg5-rguid-s1.net"
 	# LMC 1: two LIDs per port, the engine spreads them over paths.
 	OSM_CONF_EXTRA="lmc 1" routed lmc1-ftree ftree $FT
 	grep -q "ibsm: ibsm-ftree routed .*(LMC 1)" "$W/lmc1-ftree.osm.log" ||

@@ -206,15 +206,16 @@ osm_daemon() {
 	wait_log "$_log" "SUBNET UP" 60 || fail "OpenSM not up in 60 s"
 }
 
-# ibnetdiscover text with its node records sorted by node GUID (the order
-# the OpenSM plugin builds its graph in), so ibsm-route sees the same
-# graph (tests 40 and 42).
+# ibnetdiscover text (or an ibsim net file) with its node records sorted
+# by node GUID, each followed by a blank line: the order the OpenSM
+# plugin builds its graph in and the daemon numbers the nodes it
+# discovers in, so ibsm-route sees the same graph (tests 20, 40, 42).
 ibnd_sorted() {
-	awk 'BEGIN { RS = ""; ORS = "\n\n" }
+	awk 'BEGIN { RS = "" }
 	     { k = "0"; if (match($0, /(switch|ca|rt)guid=0x[0-9a-fA-F]+/)) {
 		 g = substr($0, RSTART, RLENGTH); sub(/.*=0x/, "", g)
 		 k = sprintf("1%016s", tolower(g)); gsub(/ /, "0", k) }
-	       gsub(/\n/, "\001"); print k "\t" $0 }' "$1" |
+	       gsub(/\n/, "\001"); print k "\t" $0 "\001" }' "$1" |
 		LC_ALL=C sort -t "$(printf '\t')" -k1,1 | cut -f2- | tr '\001' '\n'
 }
 

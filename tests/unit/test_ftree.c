@@ -31,6 +31,7 @@
 #include "core/fabric.h"
 #include "core/lid_assign.h"
 #include "core/log.h"
+#include "discovery/topo_read.h"
 #include "routing/engine.h"
 #include "routing/ftree.h"
 #include "routing/lft.h"
@@ -429,22 +430,21 @@ static void test_intact_3level(void **state)
 /* ---- degraded trees ---- */
 
 /* Routes from CAs to every LID, switch LIDs included, and from every
- * switch to every LID must be credit-loop free on one VL. */
-static double degraded_case(unsigned levels, unsigned radix, double remove,
-			    uint64_t seed, double max_ratio)
+ * switch to every LID must be credit-loop free on one VL. f (with LIDs)
+ * is routed, judged and freed; updown: every CA -> CA path must be
+ * up*-then-down*. */
+static double judge_tree(struct fabric *f, const char *name, int updown,
+			 double max_ratio)
 {
-	struct fabric f;
 	struct lft_set t;
 	struct eval e;
-	make_tree(&f, levels, radix, 1, remove, seed, 0);
-	assert_int_equal(route_ftree_on(&f, NULL, &t, NULL), 0);
-	eval_init(&e, &f);
-	evaluate(&f, &t, &e, 1, 0);
+	assert_int_equal(route_ftree_on(f, NULL, &t, NULL), 0);
+	eval_init(&e, f);
+	evaluate(f, &t, &e, 1, 0);
 	double ratio = (double)e.a2a_max / (double)e.bound;
-	fprintf(stderr, "  ft%u radix %u %.0f%% removed seed %llu: a2a %llu bound "
-		"%llu = %.3fx; %llu CA-to-switch-LID paths turn down-up; CDG with "
-		"switch LIDs %s, with switch sources %s, whole tables %s\n",
-		levels, radix, remove * 100, (unsigned long long)seed,
+	fprintf(stderr, "  %s: a2a %llu bound %llu = %.3fx; %llu CA-to-switch-LID "
+		"paths turn down-up; CDG with switch LIDs %s, with switch sources "
+		"%s, whole tables %s\n", name,
 		(unsigned long long)e.a2a_max, (unsigned long long)e.bound, ratio,
 		(unsigned long long)e.sw_not_updown,
 		e.credit_loop_sw ? "CYCLE" : "acyclic",
@@ -457,18 +457,29 @@ static double degraded_case(unsigned levels, unsigned radix, double remove,
 	if (e.not_updown)
 		fprintf(stderr, "  (%llu CA-to-CA paths turn down-up)\n",
 			(unsigned long long)e.not_updown);
-	if (remove <= 0.05)
+	if (updown)
 		assert_int_equal(e.not_updown, 0);
 	assert_int_equal(e.credit_loop, 0);
 	assert_int_equal(e.credit_loop_sw, 0);
 	assert_int_equal(e.credit_loop_swsrc, 0);
 	assert_int_equal(e.credit_loop_full, 0);
 	assert_true(ratio <= max_ratio);
-	check_verifier(&f, &t, max_ratio);
+	check_verifier(f, &t, max_ratio);
 	eval_free(&e);
 	lft_free(&t);
-	fab_free(&f);
+	fab_free(f);
 	return ratio;
+}
+
+static double degraded_case(unsigned levels, unsigned radix, double remove,
+			    uint64_t seed, double max_ratio)
+{
+	struct fabric f;
+	char name[96];
+	make_tree(&f, levels, radix, 1, remove, seed, 0);
+	snprintf(name, sizeof(name), "ft%u radix %u %.0f%% removed seed %llu",
+		 levels, radix, remove * 100, (unsigned long long)seed);
+	return judge_tree(&f, name, remove <= 0.05, max_ratio);
 }
 
 /* Issue target: 1.25x. Measured: 1.05x at worst, 1.012x on average (were
@@ -509,6 +520,189 @@ static void test_degraded_10(void **state)
 		degraded_case(3, 8, 0.10, seed, 1.15);
 		degraded_case(3, 12, 0.10, seed, 1.15);
 	}
+}
+
+/* ---- GUIDs not in cabling order ---- */
+
+static uint64_t mix64(uint64_t x)
+{
+	x += 0x9E3779B97F4A7C15ULL;
+	x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+	x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+	return x ^ (x >> 31);
+}
+
+static uint64_t *sort_guids;
+
+static int cmp_by_guid(const void *a, const void *b)
+{
+	uint64_t x = sort_guids[*(const uint32_t *)a];
+	uint64_t y = sort_guids[*(const uint32_t *)b];
+	return x < y ? -1 : x > y;
+}
+
+/* f renumbered as the daemon numbers a fabric it discovered (nodes in
+ * GUID order, discovery/sweep.c), with new random GUIDs first when seed
+ * is not 0 (generators number GUIDs in cabling order; real fabrics'
+ * GUIDs are in no such order), then LIDs assigned in that order. */
+static void guid_order(struct fabric *f, uint64_t seed)
+{
+	uint32_t n = f->num_nodes;
+	uint64_t *guid = malloc(n * sizeof(uint64_t));
+	uint32_t *ord = malloc(n * sizeof(uint32_t));
+	uint32_t *new_of = malloc(n * sizeof(uint32_t));
+	for (uint32_t i = 0; i < n; i++) {
+		guid[i] = seed ? 0x0002c90000000000ULL |
+			(mix64(seed * 1000003 + i) & 0xffffffffffULL) << 2 :
+			f->nodes[i].guid;
+		ord[i] = i;
+	}
+	sort_guids = guid;
+	qsort(ord, n, sizeof(uint32_t), cmp_by_guid);
+	struct fabric g;
+	fab_init(&g);
+	for (uint32_t k = 0; k < n; k++) {
+		const struct fab_node *o = &f->nodes[ord[k]];
+		if (k)
+			assert_true(guid[ord[k]] != guid[ord[k - 1]]);
+		new_of[ord[k]] = fab_add_node(&g, (enum fab_node_type)o->type,
+					      o->num_ports, guid[ord[k]], o->desc);
+		assert_true(new_of[ord[k]] != FAB_NONE);
+		if (o->type != FAB_SWITCH)
+			for (unsigned p = 1; p <= o->num_ports; p++)
+				fab_port(&g, new_of[ord[k]], p)->guid = guid[ord[k]] + p;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		for (unsigned p = 1; p <= f->nodes[i].num_ports; p++) {
+			uint32_t a = fab_port_idx(f, i, p), b = f->ports[a].peer;
+			if (b == FAB_NONE || b < a)
+				continue;
+			uint32_t bn = f->ports[b].node;
+			assert_int_equal(fab_link(&g, fab_port_idx(&g, new_of[i], p),
+						  fab_port_idx(&g, new_of[bn],
+							       f->ports[b].num)), 0);
+		}
+	free(guid);
+	free(ord);
+	free(new_of);
+	fab_free(f);
+	*f = g;
+	struct lid_assign_opts lo = { 0 };
+	assert_true(lid_assign(f, &lo, NULL) >= 0);
+}
+
+/* Issue 24: with random GUIDs (in the daemon's GUID order) the detours
+ * of switch LIDs took their first turns wherever the search met a leaf;
+ * on degraded trees later switches found no acyclic detour (66 on
+ * tests/data/ft3-r12-deg2-rguid-s1.net) and the tables had a credit loop
+ * through CA -> switch-LID routes. Turns are now taken at the hub first
+ * (routing/ftree_hub.c): every table acyclic as a whole. */
+static void test_random_guids(void **state)
+{
+	(void)state;
+	static const struct { unsigned radix; double remove; uint64_t seed; }
+	trees[] = {
+		{ 8, 0.05, 3 }, { 8, 0.10, 1 }, { 8, 0.10, 3 },
+		{ 12, 0.00, 1 }, { 12, 0.02, 1 }, { 12, 0.02, 3 },
+		{ 12, 0.05, 3 }, { 12, 0.10, 2 }, { 16, 0.02, 2 },
+		{ 16, 0.05, 1 },
+	};
+	char name[128];
+	for (size_t i = 0; i < sizeof(trees) / sizeof(trees[0]); i++) {
+		struct fabric f;
+		make_tree(&f, 3, trees[i].radix, 1, trees[i].remove,
+			  trees[i].seed, 0);
+		guid_order(&f, trees[i].seed);
+		snprintf(name, sizeof(name), "ft3 radix %u %.0f%% removed seed "
+			 "%llu, random GUIDs", trees[i].radix,
+			 trees[i].remove * 100, (unsigned long long)trees[i].seed);
+		judge_tree(&f, name, trees[i].remove <= 0.05,
+			   trees[i].remove <= 0.05 ? 1.1 : 1.15);
+	}
+	/* Director fabrics: a chassis reaches another only through a leaf,
+	 * so every switch-to-switch route between chassis turns there; with
+	 * the turns at the hub and its one designated line ASIC per chassis
+	 * the whole tables stay acyclic (before: 2-54 switches without an
+	 * acyclic detour). */
+	static const struct { unsigned d, r; double remove; } dirs[] = {
+		{ 2, 12, 0 }, { 2, 12, 0.05 }, { 3, 12, 0.05 },
+	};
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		struct fabric f;
+		struct director_params p = { .directors = dirs[i].d,
+			.radix = dirs[i].r, .remove_frac = dirs[i].remove,
+			.seed = 1 };
+		char err[256];
+		assert_int_equal(gen_director(&f, &p, err), 0);
+		guid_order(&f, 7 + i);
+		snprintf(name, sizeof(name), "%u directors radix %u, %.0f%% "
+			 "removed, random GUIDs", dirs[i].d, dirs[i].r,
+			 dirs[i].remove * 100);
+		judge_tree(&f, name, 1, 1.1);
+	}
+	/* The reproducers of issue 24 (ibsim net files, as the daemon would
+	 * number their nodes). */
+	static const char *files[] = {
+		"tests/data/ft3-r12-deg2-rguid-s1.net",
+		"tests/data/ft3-r12-deg5-rguid-s1.net",
+	};
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		struct fabric f;
+		fab_init(&f);
+		assert_int_equal(topo_read(&f, files[i], TOPO_IBSIM_NET), 0);
+		guid_order(&f, 0);
+		judge_tree(&f, files[i], 1, 1.1);
+	}
+}
+
+/* A re-route keeps the hub of the previous tables: the hub loses an
+ * up-link (another leaf becomes the hub), the link comes back, and the
+ * route with the previous tables keeps that other leaf instead of going
+ * back (every switch LID's detours would move). Found from the previous
+ * tables alone: the same with and without their memo. */
+static void test_hub_kept(void **state)
+{
+	(void)state;
+	struct fabric a, b;
+	struct ftree t;
+	char why[256];
+	make_tree(&a, 3, 12, 1, 0, 0, 0);
+	guid_order(&a, 5);
+	assert_int_equal(ft_build(&t, &a, NULL, why), 0);
+	uint32_t h0 = t.hub, sw_h0 = a.switches[h0];
+	uint8_t port = t.up[t.up_off[h0]].port;
+	ft_free(&t);
+	assert_int_equal(fab_clone(&b, &a), 0);
+	fab_unlink(&b, fab_port_idx(&b, sw_h0, port));
+	struct lft_set tb, ta;
+	struct route_memo mb = { 0 };
+	struct route_options ob = { .memo_out = &mb };
+	assert_int_equal(route_ftree_on(&b, &ob, &tb, NULL), 0);
+	assert_int_equal(ft_build(&t, &b, NULL, why), 0);
+	uint32_t h1 = t.hub;
+	ft_free(&t);
+	assert_true(h1 != h0);          /* the hub moved off the lost link */
+	const struct route_options with[2] = {
+		{ .prev = &tb, .prev_fab = &b },
+		{ .prev = &tb, .prev_fab = &b, .prev_memo = &mb },
+	};
+	for (int k = 0; k < 2; k++) {
+		assert_int_equal(ft_build(&t, &a, &with[k], why), 0);
+		assert_int_equal(t.hub, h1);
+		ft_free(&t);
+	}
+	assert_int_equal(route_ftree_on(&a, &with[0], &ta, NULL), 0);
+	struct verify_opts vo = { .check_credit_loops = 1, .cdg_switch_lids = 1 };
+	struct verify_result res;
+	assert_int_equal(verify_routes(&a, &ta, &vo, &res), 0);
+	assert_true(res.ok);
+	fprintf(stderr, "  hub leaf %u lost a link: hub %u, kept when the link "
+		"came back\n", h0, h1);
+	lft_free(&ta);
+	lft_free(&tb);
+	route_memo_free(&mb);
+	fab_free(&a);
+	fab_free(&b);
 }
 
 /* ---- LMC ---- */
@@ -1328,6 +1522,8 @@ int main(void)
 		cmocka_unit_test(test_degraded),
 		cmocka_unit_test(test_degraded_hard),
 		cmocka_unit_test(test_degraded_10),
+		cmocka_unit_test(test_random_guids),
+		cmocka_unit_test(test_hub_kept),
 		cmocka_unit_test(test_lmc),
 		cmocka_unit_test(test_reroute),
 		cmocka_unit_test(test_not_a_tree),
