@@ -283,6 +283,12 @@ int main(int argc, char **argv)
 	struct sigaction sa;
 	int status;
 
+	/* A peer that closes before reading (an ibsmctl client, a metrics
+	 * scraper) must cost an EPIPE, not the daemon (issue 26): SIGPIPE's
+	 * default action ends the process with no log line, and systemd's
+	 * Restart=on-failure does not restart on it. Writers also pass
+	 * MSG_NOSIGNAL where they can. */
+	signal(SIGPIPE, SIG_IGN);
 	if (cfg.cache_dir[0] && mkdir_p(cfg.cache_dir) < 0)
 		log_warn("cannot create cache directory %s: %s", cfg.cache_dir,
 			 strerror(errno));

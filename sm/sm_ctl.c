@@ -475,7 +475,7 @@ static void serve(struct sm *sm, int fd)
 	if (!peer_allowed(sm, fd)) {
 		static const char msg[] = "error: permission denied (root, the daemon's user or ctl_group)\n";
 
-		if (write(fd, msg, sizeof(msg) - 1) < 0) { /* nothing to do */ }
+		if (send(fd, msg, sizeof(msg) - 1, MSG_NOSIGNAL) < 0) { /* nothing to do */ }
 		return;
 	}
 	while (got < sizeof(line) - 1 && !memchr(line, '\n', got)) {
@@ -495,13 +495,13 @@ static void serve(struct sm *sm, int fd)
 		static const char msg[] = "error: want one command line ending in a newline (at most 512 bytes, within 200 ms)\n";
 
 		log_debug("ibsmctl: bad request of %zu bytes dropped", got);
-		if (write(fd, msg, sizeof(msg) - 1) < 0) { /* nothing to do */ }
+		if (send(fd, msg, sizeof(msg) - 1, MSG_NOSIGNAL) < 0) { /* nothing to do */ }
 		return;
 	}
 	if (strlen(line) < got) {
 		static const char msg[] = "error: not a command line (binary data)\n";
 
-		if (write(fd, msg, sizeof(msg) - 1) < 0) { /* nothing to do */ }
+		if (send(fd, msg, sizeof(msg) - 1, MSG_NOSIGNAL) < 0) { /* nothing to do */ }
 		return;
 	}
 	sm_ctl_command(sm, line, &out, &len);
@@ -511,7 +511,7 @@ static void serve(struct sm *sm, int fd)
 
 		if (poll(&p, 1, 1000) <= 0)
 			break;
-		n = write(fd, out + off, len - off);
+		n = send(fd, out + off, len - off, MSG_NOSIGNAL);
 		if (n <= 0)
 			break;
 		off += (size_t)n;

@@ -17,7 +17,15 @@ int sm_metrics_start(struct sm *sm)
 {
 	if (!sm->cfg->metrics_listen[0])
 		return 0;
-	sm->metrics = metrics_http_start(sm->cfg->metrics_listen);
+	{
+		struct metrics_limits lim = {
+			.max_conns = sm->cfg->metrics_max_connections,
+			.per_ip = sm->cfg->metrics_per_ip_connections,
+			.timeout_s = sm->cfg->metrics_timeout_s,
+		};
+
+		sm->metrics = metrics_http_start(sm->cfg->metrics_listen, &lim);
+	}
 	return sm->metrics ? 0 : -1;
 }
 
