@@ -121,6 +121,12 @@ static void activity(FILE *f, const struct sm *sm)
 	fprintf(f, "ibsm_heavy_sweep_last_seconds %.6f\n", sm->last_heavy_s);
 	head(f, "ibsm_heavy_sweep_seconds_total", "counter", "Time spent in heavy sweeps.");
 	fprintf(f, "ibsm_heavy_sweep_seconds_total %.6f\n", sm->heavy_s_total);
+	head(f, "ibsm_sminfo_controls_total", "counter",
+	     "SubnSet(SMInfo) controls received, by verdict (obeyed or why refused).");
+	for (int v = 0; v < SMCTL_NUM_VERDICTS; v++)
+		fprintf(f, "ibsm_sminfo_controls_total{verdict=\"%s\"} %llu\n",
+			smctl_verdict_label((enum smctl_verdict)v),
+			(unsigned long long)sm->standby.controls[v]);
 	head(f, "ibsm_mads_sent_total", "counter", "MADs sent, retries included.");
 	fprintf(f, "ibsm_mads_sent_total %llu\n", (unsigned long long)m->sent);
 	head(f, "ibsm_mads_received_total", "counter", "Responses matched to a request.");
