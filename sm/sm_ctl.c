@@ -366,12 +366,23 @@ static int dispatch(struct sm *sm, char *line, FILE *f, char *why, size_t wl)
 			return -1;
 		if (cmd[0] == 'a') {
 			snprintf(reason, sizeof(reason), "operator%s%s", *rest ? ": " : "", rest);
-			rc = link_hold_add(&sm->hold, guid, port, reason, now_seconds());
+			rc = sm_perf_would_split(&sm->perf, guid, port);
+			if (rc > 0) {
+				log_warn("ibsmctl: avoid 0x%016llx port %u refused: with the links held or down it is the last path to part of the fabric",
+					 (unsigned long long)guid, port);
+				snprintf(why, wl, "routing around 0x%016llx port %u would cut part of the fabric off (with the links already avoided or disabled)",
+					 (unsigned long long)guid, port);
+				return -1;
+			}
+			if (rc == 0)
+				rc = link_hold_add(&sm->hold, guid, port, reason, now_seconds());
 		} else if (cmd[0] == 'd') {
 			snprintf(reason, sizeof(reason), "operator%s%s", *rest ? ": " : "", rest);
 			rc = sm_perf_disable(&sm->perf, guid, port, 0, reason);
 			if (rc == -EBUSY) {
-				snprintf(why, wl, "taking 0x%016llx port %u down would split the fabric",
+				log_warn("ibsmctl: disable 0x%016llx port %u refused: with the links held or down it is the last path to part of the fabric",
+					 (unsigned long long)guid, port);
+				snprintf(why, wl, "taking 0x%016llx port %u down would split the fabric (with the links already avoided or disabled)",
 					 (unsigned long long)guid, port);
 				return -1;
 			}
