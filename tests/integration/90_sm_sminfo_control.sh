@@ -96,4 +96,5 @@ i=0; until [ "$(grep -c "fabric UP" "$W/a.log")" -gt "$ups" ]; do i=$((i + 1)); 
 kill -USR1 "$SMPID"; sleep 0.5
 sm_check_fabric a
 echo "ok 4: still MASTER; Unlink leaf-2[6] re-routed, fabric verified"
+sm_stop_clean "$W/a.log"
 echo "PASS"

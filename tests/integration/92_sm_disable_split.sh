@@ -68,4 +68,5 @@ sim_run dump_fts >"$W/fts" 2>/dev/null || fail "dump_fts"
 	{ cat "$W/verify"; fail "the switches' tables do not route every pair"; }
 kill -0 "$SMPID" || fail "ibsm died"
 echo "ok 4: all 44 nodes reachable from $far; the switches' tables route every pair"
+sm_stop_clean "$W/sm.log"
 echo "PASS"
