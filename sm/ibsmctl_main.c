@@ -123,6 +123,7 @@ int main(int argc, char **argv)
 	resp[got] = 0;
 	if (!strncmp(resp, "error: ", 7)) {
 		fprintf(stderr, "ibsmctl: %s", resp + 7);
+		free(resp);
 		return 1;
 	}
 	body = strncmp(resp, "ok\n", 3) ? resp : resp + 3;
