@@ -65,8 +65,7 @@ int sm_standby_discover(struct sm *sm, const struct sweep_result *r)
 	const struct fabric *f = &r->fab;
 	struct ask a = { s, r };
 	uint32_t asked = 0;
-
-	uint8_t ours[64];
+	uint8_t ours[64];           /* our SM_Key in it: a peer ibsm shows its own */
 
 	s->npeers = 0;
 	s->num_sm_ports = 0;
