@@ -315,7 +315,7 @@ int mt_open(struct mad_transport **out, const struct mt_port_sel *sel,
 		mt_close(t);
 		return -EBUSY;
 	}
-	if (open_issm(t) < 0)
+	if (!t->opt.no_issm && open_issm(t) < 0)
 		log_warn("cannot open the issm device of %s port %d: SMInfo queries and traps will not reach us",
 			 t->ca, t->port_num);
 

@@ -27,6 +27,7 @@ struct mt_opts {
 	unsigned window;            /* SMPs in flight, 1..4096 */
 	unsigned timeout_ms;        /* per try */
 	unsigned retries;           /* extra tries after a timeout */
+	int no_issm;                /* do not claim IsSM (a test's plain host) */
 };
 
 struct mt_stats {

@@ -13,6 +13,10 @@
 struct mft_held;
 struct part_tables;
 
+/* SM_Key 1 is OpenSM's default and ours: every diag tool knows it
+ * (saquery --smkey 1), so it proves nothing about a requester. */
+#define SA_SM_KEY_WELL_KNOWN 1
+
 struct sa_sm_identity {
 	uint64_t guid;              /* our port GUID */
 	uint64_t sm_key;

@@ -79,8 +79,12 @@ static void build_pir(const struct sa_ctx *c, uint32_t p, unsigned block,
 		uint8_t *d = rec + sa_comp_offset(&sa_portinfo_rec, PIR_PORTINFO) / 8;
 
 		memcpy(d, pi, 64);
-		/* M_Key is shown to trusted requesters only (IBA 15.2.5.3). */
-		if (!q->trusted)
+		/* M_Key is shown to trusted requesters only (IBA 15.2.5.3),
+		 * and the default SM_Key (1, which OpenSM also trusts)
+		 * makes anyone trusted: the M_Key is shown only when the
+		 * operator set a key of their own (issue 26). */
+		if (!q->trusted || c->sm.sm_key == 0 ||
+		    c->sm.sm_key == SA_SM_KEY_WELL_KNOWN)
 			mad_set_field64(d, 0, IB_PORT_MKEY_F, 0);
 	}
 }

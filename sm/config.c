@@ -117,6 +117,9 @@ static const struct key_desc keys[] = {
 	{ "congestion_persist", NUM(K_UNSIGNED, congestion_persist, 1, 1000) },
 	{ "congestion_max_moves", NUM(K_UNSIGNED, congestion_max_moves, 0, 1000000) },
 	{ "metrics_listen", STR(metrics_listen) },
+	{ "metrics_max_connections", NUM(K_UNSIGNED, metrics_max_connections, 1, 1024) },
+	{ "metrics_per_ip_connections", NUM(K_UNSIGNED, metrics_per_ip_connections, 1, 1024) },
+	{ "metrics_timeout", NUM(K_UNSIGNED, metrics_timeout_s, 1, 3600) },
 	{ "ctl_socket",     STR(ctl_socket) },
 	{ "ctl_group",      STR(ctl_group) },
 	{ "cache_dir",      STR(cache_dir) },
@@ -212,6 +215,11 @@ void config_defaults(struct ibsm_config *c)
 	c->perf_local_link_integrity_rate = 0.1;
 	c->perf_excessive_buffer_overrun_rate = 0.1;
 	c->perf_xmit_discards_rate = 100;
+	/* A scrape is one short GET: a few per address suffice, and a
+	 * connection idle for 3 s is a slow client, not a scraper. */
+	c->metrics_max_connections = 64;
+	c->metrics_per_ip_connections = 4;
+	c->metrics_timeout_s = 3;
 	snprintf(c->cache_dir, sizeof(c->cache_dir), "/var/cache/ibsm");
 	c->log_level = LOG_INFO;
 }

@@ -91,6 +91,9 @@ struct ibsm_config {
 	unsigned congestion_persist;      /* PerfMgr samples in a row */
 	unsigned congestion_max_moves;    /* LFT entries moved per reroute */
 	char metrics_listen[64];    /* Prometheus /metrics "ADDR:PORT", "" = off */
+	unsigned metrics_max_connections;   /* all scrapers together */
+	unsigned metrics_per_ip_connections; /* one address */
+	unsigned metrics_timeout_s; /* an idle or slow connection is closed */
 	char ctl_socket[108];       /* ibsmctl's UNIX socket, "" = none */
 	char ctl_group[64];         /* group allowed besides root and our user */
 	/* state */

@@ -380,6 +380,12 @@ int main(int argc, char **argv)
 	struct sigaction sa;
 	int status;
 
+	/* A peer that closes before reading (an ibsmctl client, a metrics
+	 * scraper) must cost an EPIPE, not the daemon (issue 26): SIGPIPE's
+	 * default action ends the process with no log line, and systemd's
+	 * Restart=on-failure does not restart on it. Writers also pass
+	 * MSG_NOSIGNAL where they can. */
+	signal(SIGPIPE, SIG_IGN);
 	if (m.cfg.cache_dir[0] && mkdir_p(m.cfg.cache_dir) < 0)
 		log_warn("cannot create cache directory %s: %s", m.cfg.cache_dir,
 			 strerror(errno));

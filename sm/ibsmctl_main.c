@@ -102,12 +102,14 @@ int main(int argc, char **argv)
 
 		if (poll(&p, 1, timeout_s * 1000) <= 0) {
 			fprintf(stderr, "ibsmctl: no answer from %s in %d s\n", path, timeout_s);
+			free(resp);
 			return 2;
 		}
 		/* room for a 4 KB read and the final NUL */
 		if (got > UINT32_MAX - 4097 ||
 		    grow_array((void **)&resp, &cap, (uint32_t)got + 4097, 1, 65536)) {
 			fprintf(stderr, "ibsmctl: out of memory\n");
+			free(resp);
 			return 2;
 		}
 		n = read(fd, resp + got, cap - 1 - got);
@@ -123,6 +125,7 @@ int main(int argc, char **argv)
 	resp[got] = 0;
 	if (!strncmp(resp, "error: ", 7)) {
 		fprintf(stderr, "ibsmctl: %s", resp + 7);
+		free(resp);
 		return 1;
 	}
 	body = strncmp(resp, "ok\n", 3) ? resp : resp + 3;

@@ -96,6 +96,69 @@ static uint32_t components(const struct fabric *f, uint32_t *mark,
 	return comps;
 }
 
+/* Unlink end (guid, port) of f: 1 done, 0 not there or not linked. */
+static int unlink_end(struct fabric *f, uint64_t guid, uint8_t port)
+{
+	uint32_t n = fab_find_node_guid(f, guid), p;
+
+	if (n == FAB_NONE || port == 0 || port > f->nodes[n].num_ports)
+		return 0;
+	p = fab_port_idx(f, n, port);
+	if (f->ports[p].peer == FAB_NONE)
+		return 0;
+	fab_unlink(f, p);
+	return 1;
+}
+
+int link_hold_would_split(const struct fabric *f,
+			  const struct link_hold *const *sets, unsigned nsets,
+			  uint64_t guid, uint8_t port)
+{
+	struct fabric copy;
+	uint32_t *mark = NULL, *stack = NULL, before, n, p, q;
+	uint64_t qguid;
+	uint8_t qport;
+	int rc = -ENOMEM;
+
+	if (!f || !f->num_nodes)
+		return 0;
+	if (fab_clone(&copy, f) < 0)
+		return -ENOMEM;
+	n = fab_find_node_guid(&copy, guid);
+	p = n == FAB_NONE || port == 0 || port > copy.nodes[n].num_ports ?
+	    FAB_NONE : fab_port_idx(&copy, n, port);
+	q = p == FAB_NONE ? FAB_NONE : copy.ports[p].peer;
+	if (q == FAB_NONE) {
+		fab_free(&copy);
+		return 0;
+	}
+	qguid = copy.nodes[copy.ports[q].node].guid;
+	qport = copy.ports[q].num;
+	mark = malloc(copy.num_nodes * sizeof(*mark));
+	stack = malloc(copy.num_nodes * sizeof(*stack));
+	if (!mark || !stack)
+		goto out;
+	/* Every other held or disabled link out (this one may be held
+	 * already: avoided first, now disabled). */
+	for (unsigned s = 0; s < nsets; s++)
+		for (uint32_t i = 0; sets[s] && i < sets[s]->n; i++) {
+			const struct link_hold_entry *e = &sets[s]->e[i];
+
+			if ((e->guid == guid && e->port == port) ||
+			    (e->guid == qguid && e->port == qport))
+				continue;
+			unlink_end(&copy, e->guid, e->port);
+		}
+	before = components(&copy, mark, stack);
+	rc = unlink_end(&copy, guid, port) &&
+	     components(&copy, mark, stack) > before;
+out:
+	free(mark);
+	free(stack);
+	fab_free(&copy);
+	return rc;
+}
+
 uint32_t link_hold_apply(const struct link_hold *h, struct fabric *f)
 {
 	uint32_t *mark, *stack, base, removed = 0;

@@ -38,5 +38,14 @@ const struct link_hold_entry *link_hold_contains(const struct link_hold *h,
  * last link between two parts): that one is kept and logged. Returns how
  * many links were removed. */
 uint32_t link_hold_apply(const struct link_hold *h, struct fabric *f);
+/* Whether taking link end (guid, port) out of f would cut part of the
+ * fabric off (a host, a leaf, the SM's own port) once every link of the
+ * nsets sets (the held and the disabled ones) is out too: judged on the
+ * fabric as it will be, not on f less the one link (issue 26: four
+ * up-links of a leaf disabled one by one were each accepted). 1 it
+ * would, 0 it would not (or the end is not linked), -ENOMEM. */
+int link_hold_would_split(const struct fabric *f,
+			  const struct link_hold *const *sets, unsigned nsets,
+			  uint64_t guid, uint8_t port);
 
 #endif

@@ -90,7 +90,8 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c,
 	return rc;
 }
 
-struct metrics_http *metrics_http_start(const char *listen)
+struct metrics_http *metrics_http_start(const char *listen,
+					const struct metrics_limits *lim)
 {
 	struct metrics_http *m;
 	struct sockaddr_in sa;
@@ -112,8 +113,11 @@ struct metrics_http *metrics_http_start(const char *listen)
 	m->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL,
 				port, NULL, NULL, answer, m,
 				MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
-				MHD_OPTION_CONNECTION_LIMIT, 16u,
-				MHD_OPTION_CONNECTION_TIMEOUT, 10u,
+				MHD_OPTION_CONNECTION_LIMIT, lim->max_conns,
+				MHD_OPTION_PER_IP_CONNECTION_LIMIT, lim->per_ip,
+				MHD_OPTION_CONNECTION_TIMEOUT, lim->timeout_s,
+				/* a request is a GET line and a few headers */
+				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)16384,
 				MHD_OPTION_END);
 	if (!m->d) {
 		log_err("metrics_listen %s: cannot listen (address in use or not ours?)",
@@ -122,7 +126,8 @@ struct metrics_http *metrics_http_start(const char *listen)
 		free(m);
 		return NULL;
 	}
-	log_info("metrics: serving /metrics on %s", listen);
+	log_info("metrics: serving /metrics on %s (at most %u connections, %u per address, %u s idle)",
+		 listen, lim->max_conns, lim->per_ip, lim->timeout_s);
 	return m;
 }
 

@@ -366,12 +366,23 @@ static int dispatch(struct sm *sm, char *line, FILE *f, char *why, size_t wl)
 			return -1;
 		if (cmd[0] == 'a') {
 			snprintf(reason, sizeof(reason), "operator%s%s", *rest ? ": " : "", rest);
-			rc = link_hold_add(&sm->hold, guid, port, reason, now_seconds());
+			rc = sm_perf_would_split(&sm->perf, guid, port);
+			if (rc > 0) {
+				log_warn("ibsmctl: avoid 0x%016llx port %u refused: with the links held or down it is the last path to part of the fabric",
+					 (unsigned long long)guid, port);
+				snprintf(why, wl, "routing around 0x%016llx port %u would cut part of the fabric off (with the links already avoided or disabled)",
+					 (unsigned long long)guid, port);
+				return -1;
+			}
+			if (rc == 0)
+				rc = link_hold_add(&sm->hold, guid, port, reason, now_seconds());
 		} else if (cmd[0] == 'd') {
 			snprintf(reason, sizeof(reason), "operator%s%s", *rest ? ": " : "", rest);
 			rc = sm_perf_disable(&sm->perf, guid, port, 0, reason);
 			if (rc == -EBUSY) {
-				snprintf(why, wl, "taking 0x%016llx port %u down would split the fabric",
+				log_warn("ibsmctl: disable 0x%016llx port %u refused: with the links held or down it is the last path to part of the fabric",
+					 (unsigned long long)guid, port);
+				snprintf(why, wl, "taking 0x%016llx port %u down would split the fabric (with the links already avoided or disabled)",
 					 (unsigned long long)guid, port);
 				return -1;
 			}
@@ -475,7 +486,7 @@ static void serve(struct sm *sm, int fd)
 	if (!peer_allowed(sm, fd)) {
 		static const char msg[] = "error: permission denied (root, the daemon's user or ctl_group)\n";
 
-		if (write(fd, msg, sizeof(msg) - 1) < 0) { /* nothing to do */ }
+		if (send(fd, msg, sizeof(msg) - 1, MSG_NOSIGNAL) < 0) { /* nothing to do */ }
 		return;
 	}
 	while (got < sizeof(line) - 1 && !memchr(line, '\n', got)) {
@@ -495,13 +506,13 @@ static void serve(struct sm *sm, int fd)
 		static const char msg[] = "error: want one command line ending in a newline (at most 512 bytes, within 200 ms)\n";
 
 		log_debug("ibsmctl: bad request of %zu bytes dropped", got);
-		if (write(fd, msg, sizeof(msg) - 1) < 0) { /* nothing to do */ }
+		if (send(fd, msg, sizeof(msg) - 1, MSG_NOSIGNAL) < 0) { /* nothing to do */ }
 		return;
 	}
 	if (strlen(line) < got) {
 		static const char msg[] = "error: not a command line (binary data)\n";
 
-		if (write(fd, msg, sizeof(msg) - 1) < 0) { /* nothing to do */ }
+		if (send(fd, msg, sizeof(msg) - 1, MSG_NOSIGNAL) < 0) { /* nothing to do */ }
 		return;
 	}
 	sm_ctl_command(sm, line, &out, &len);
@@ -511,7 +522,7 @@ static void serve(struct sm *sm, int fd)
 
 		if (poll(&p, 1, 1000) <= 0)
 			break;
-		n = write(fd, out + off, len - off);
+		n = send(fd, out + off, len - off, MSG_NOSIGNAL);
 		if (n <= 0)
 			break;
 		off += (size_t)n;

@@ -17,7 +17,15 @@ int sm_metrics_start(struct sm *sm)
 {
 	if (!sm->cfg->metrics_listen[0])
 		return 0;
-	sm->metrics = metrics_http_start(sm->cfg->metrics_listen);
+	{
+		struct metrics_limits lim = {
+			.max_conns = sm->cfg->metrics_max_connections,
+			.per_ip = sm->cfg->metrics_per_ip_connections,
+			.timeout_s = sm->cfg->metrics_timeout_s,
+		};
+
+		sm->metrics = metrics_http_start(sm->cfg->metrics_listen, &lim);
+	}
 	return sm->metrics ? 0 : -1;
 }
 
@@ -117,6 +125,12 @@ static void activity(FILE *f, const struct sm *sm)
 	fprintf(f, "ibsm_heavy_sweep_last_seconds %.6f\n", sm->last_heavy_s);
 	head(f, "ibsm_heavy_sweep_seconds_total", "counter", "Time spent in heavy sweeps.");
 	fprintf(f, "ibsm_heavy_sweep_seconds_total %.6f\n", sm->heavy_s_total);
+	head(f, "ibsm_sminfo_controls_total", "counter",
+	     "SubnSet(SMInfo) controls received, by verdict (obeyed or why refused).");
+	for (int v = 0; v < SMCTL_NUM_VERDICTS; v++)
+		fprintf(f, "ibsm_sminfo_controls_total{verdict=\"%s\"} %llu\n",
+			smctl_verdict_label((enum smctl_verdict)v),
+			(unsigned long long)sm->standby.controls[v]);
 	head(f, "ibsm_mads_sent_total", "counter", "MADs sent, retries included.");
 	fprintf(f, "ibsm_mads_sent_total %llu\n", (unsigned long long)m->sent);
 	head(f, "ibsm_mads_received_total", "counter", "Responses matched to a request.");

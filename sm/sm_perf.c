@@ -28,6 +28,13 @@ static int peer_end(const struct fabric *f, uint64_t guid, uint8_t port,
 	return 0;
 }
 
+int sm_perf_would_split(const struct sm_perf *sp, uint64_t guid, uint8_t port)
+{
+	const struct link_hold *sets[] = { sp->down, sp->hold };
+
+	return link_hold_would_split(sp->fab, sets, 2, guid, port);
+}
+
 /* Both ends of a disabled link are taken down (a link is down at both
  * ends anyway; doing it ourselves also keeps an SMA that would answer on
  * the far end from looking alive). The far end's entry says whose it is,
@@ -67,23 +74,11 @@ int sm_perf_disable(struct sm_perf *sp, uint64_t guid, uint8_t port,
 	}
 	/* A link whose loss splits the fabric (the last one between two
 	 * parts) stays up: the route phase would route over it anyway. */
-	if (sp->fab) {
-		struct fabric copy;
-		struct link_hold one;
-		uint32_t cut;
+	{
+		int split = sm_perf_would_split(sp, guid, port);
 
-		if (fab_clone(&copy, sp->fab) < 0)
-			return -ENOMEM;
-		link_hold_init(&one);
-		if (link_hold_add(&one, guid, port, reason, now_seconds()) < 0) {
-			fab_free(&copy);
-			return -ENOMEM;
-		}
-		cut = link_hold_apply(&one, &copy);
-		link_hold_free(&one);
-		fab_free(&copy);
-		if (!cut)
-			return -EBUSY;
+		if (split)
+			return split < 0 ? split : -EBUSY;
 	}
 	if (link_hold_add(sp->hold, guid, port, reason, now_seconds()) < 0)
 		return -ENOMEM;
@@ -116,6 +111,14 @@ static int act(void *ctx, const struct pm_port *p, enum noisy_action a,
 	if (restore) {
 		rc = link_hold_remove(sp->hold, p->node_guid, p->port);
 	} else {
+		/* Routing around it must leave every part reachable with
+		 * the links already held or down (issue 26). */
+		rc = sm_perf_would_split(sp, p->node_guid, p->port);
+		if (rc) {
+			log_warn("perfmgr: not avoiding 0x%016llx \"%s\" port %u: with the links held or down it is the last path to part of the fabric",
+				 (unsigned long long)p->node_guid, p->desc, p->port);
+			return -1;
+		}
 		rc = link_hold_add(sp->hold, p->node_guid, p->port, reason,
 				   now_seconds());
 		if (rc > 0 && !sp->reroute)

@@ -36,6 +36,10 @@ struct sm_perf {
 int sm_perf_init(struct sm_perf *sp, const struct ibsm_config *cfg,
 		 struct mad_transport *t, struct link_hold *hold,
 		 struct link_hold *down, struct link_hold *wake);
+/* Whether taking link end (guid, port) out of routing or down would cut
+ * part of the fabric last programmed off, with every link held or down
+ * out too (link_hold_would_split): 1, 0, -ENOMEM. */
+int sm_perf_would_split(const struct sm_perf *sp, uint64_t guid, uint8_t port);
 /* Take one link end down (restore = 0) or bring it back (1), as the
  * `disable` action and `ibsmctl disable` do. 1 changed, 0 nothing to do,
  * -EBUSY when taking it down would split the fabric, -ENOMEM. */

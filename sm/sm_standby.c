@@ -23,6 +23,7 @@ static const char *state_name(uint8_t st)
 void sm_standby_free(struct sm_standby *s)
 {
 	free(s->peers);
+	free(s->sm_ports);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -64,11 +65,16 @@ int sm_standby_discover(struct sm *sm, const struct sweep_result *r)
 	const struct fabric *f = &r->fab;
 	struct ask a = { s, r };
 	uint32_t asked = 0;
+	uint8_t ours[64];           /* our SM_Key in it: a peer ibsm shows its own */
 
 	s->npeers = 0;
+	s->num_sm_ports = 0;
 	if (grow_array((void **)&s->peers, &s->cap, f->num_ports,
-		       sizeof(*s->peers), 64))
+		       sizeof(*s->peers), 64) ||
+	    grow_array((void **)&s->sm_ports, &s->sm_ports_cap, f->num_ports,
+		       sizeof(*s->sm_ports), 64))
 		return -ENOMEM;
+	sm_standby_our_sminfo(sm, ours);
 	for (uint32_t p = 0; p < f->num_ports; p++) {
 		const struct fab_node *nd = &f->nodes[f->ports[p].node];
 		uint32_t cap;
@@ -83,8 +89,14 @@ int sm_standby_discover(struct sm *sm, const struct sweep_result *r)
 		cap = mad_get_field((void *)r->port_info[p], 0, IB_PORT_CAPMASK_F);
 		if (!(cap & CAP_IS_SM))
 			continue;
+		s->sm_ports[s->num_sm_ports++] = (struct sm_port_id) {
+			.guid = f->ports[p].guid,
+			.lid = (uint16_t)fab_port_lid(f, p),
+			.lmc = (uint8_t)mad_get_field((void *)r->port_info[p], 0,
+						      IB_PORT_LMC_F),
+		};
 		if (mt_submit_dr(sm->t, &r->port_path[p], IB_MAD_METHOD_GET,
-				 IB_ATTR_SMINFO, 0, NULL, on_sminfo, &a, p) == 0)
+				 IB_ATTR_SMINFO, 0, ours, on_sminfo, &a, p) == 0)
 			asked++;
 	}
 	if (asked && mt_drain(sm->t) < 0)
@@ -223,6 +235,7 @@ static void on_poll(void *ctx, uint64_t cookie, const uint8_t *req,
 int sm_standby_tick(struct sm *sm, double now)
 {
 	struct sm_standby *s = &sm->standby;
+	uint8_t ours[64];
 
 	if (sm->state != SMP_SM_STANDBY)
 		return 0;
@@ -271,8 +284,9 @@ int sm_standby_tick(struct sm *sm, double now)
 	if (s->poll_in_flight || now < s->next_poll)
 		return 0;
 	s->next_poll = now + sm->cfg->sminfo_polling_ms / 1000.0;
+	sm_standby_our_sminfo(sm, ours);
 	if (mt_submit_lid(sm->t, s->master.lid, IB_MAD_METHOD_GET, IB_ATTR_SMINFO,
-			  0, NULL, on_poll, sm, 0) == 0) {
+			  0, ours, on_poll, sm, 0) == 0) {
 		s->poll_in_flight = 1;
 		s->polls++;
 	}
@@ -281,10 +295,7 @@ int sm_standby_tick(struct sm *sm, double now)
 
 /* --- SMInfo Set controls (IBA 14.4.1.2) -------------------------------- */
 
-enum { SMINFO_HANDOVER = 1, SMINFO_ACKNOWLEDGE = 2, SMINFO_DISABLE = 3,
-       SMINFO_STANDBY = 4, SMINFO_DISCOVER = 5 };
-
-static void our_sminfo(struct sm *sm, uint8_t *data)
+void sm_standby_our_sminfo(const struct sm *sm, uint8_t *data)
 {
 	struct smp_sminfo si = {
 		.guid = sm->guid,
@@ -336,7 +347,7 @@ void sm_standby_handover(struct sm *sm, const struct sweep_result *r)
 	s->handover_guid = s->peers[i].guid;
 	s->handover_lid = s->peers[i].lid;
 	s->handover_priority = s->peers[i].priority;
-	our_sminfo(sm, data);
+	sm_standby_our_sminfo(sm, data);
 	log_info("HANDOVER: SM 0x%016llx (LID %u) has priority %u > our %u: handing the subnet over",
 		 (unsigned long long)s->peers[i].guid, s->peers[i].lid,
 		 s->peers[i].priority, sm->cfg->sm_priority);
@@ -354,28 +365,120 @@ void sm_standby_handover(struct sm *sm, const struct sweep_result *r)
 	}
 }
 
-const char *sm_standby_control_check(const struct sm *sm, unsigned control,
-				     const uint8_t *data)
+/* The requester is a port the last heavy sweep saw with IsSM, and the
+ * GUID its SMInfo claims is that port's. LID-routed: the source LID must
+ * be in that port's LID range (a host cannot choose its SLID beyond its
+ * own LMC range). Directed route carries no source LID: the claimed GUID
+ * must be such a port (weaker: docs/security.md). */
+static int known_sm_port(const struct sm_standby *s, uint64_t guid,
+			 uint16_t slid)
 {
+	for (uint32_t i = 0; i < s->num_sm_ports; i++) {
+		const struct sm_port_id *p = &s->sm_ports[i];
+
+		if (p->guid != guid)
+			continue;
+		if (slid == 0xffff)
+			return 1;
+		if (p->lid && slid >= p->lid && slid < p->lid + (1u << p->lmc))
+			return 1;
+	}
+	return 0;
+}
+
+static int known_by_lid(const struct sm_standby *s, uint16_t slid)
+{
+	for (uint32_t i = 0; i < s->num_sm_ports; i++) {
+		const struct sm_port_id *p = &s->sm_ports[i];
+
+		if (p->lid && slid >= p->lid && slid < p->lid + (1u << p->lmc))
+			return 1;
+	}
+	return 0;
+}
+
+/* The port a directed-route SMP came from (IBA 14.2.2: each switch on the
+ * way wrote the port it entered by into ReturnPath[hop], which is where
+ * the answer leaves it): from our port's peer, leave by ReturnPath[h-1]
+ * down to [1]; the peer reached is the requester. FAB_NONE if the path
+ * does not fit the fabric. A switch's SM is its port 0. */
+static uint32_t dr_requester(const struct sweep_result *r, const uint8_t *mad)
+{
+	const struct fabric *f = &r->fab;
+	unsigned h = mad_get_field((void *)mad, 0, IB_DRSMP_HOPCNT_F);
+	uint32_t p;
+
+	if (!f->num_ports || r->sm_port >= f->num_ports || !h || h > 63)
+		return FAB_NONE;
+	p = f->ports[r->sm_port].peer;
+	for (unsigned i = h - 1; i >= 1 && p != FAB_NONE; i--) {
+		uint32_t n = f->ports[p].node;
+		uint32_t out = fab_port_idx(f, n, mad[192 + i]);
+
+		if (!fab_is_switch(f, n) || out == FAB_NONE)
+			return FAB_NONE;
+		p = f->ports[out].peer;
+	}
+	if (p != FAB_NONE && fab_is_switch(f, f->ports[p].node))
+		p = f->nodes[f->ports[p].node].first_port;
+	return p;
+}
+
+uint32_t sm_standby_requester(const struct sm *sm, const uint8_t *mad,
+			      uint16_t slid)
+{
+	const struct fabric *f = &sm->cur.fab;
+
+	if (slid == 0xffff)
+		return dr_requester(&sm->cur, mad);
+	for (uint32_t p = 0; p < f->num_ports; p++) {
+		uint32_t lid = f->ports[p].lid;
+
+		if (lid && slid >= lid && slid < lid + (1u << sm->cfg->lmc))
+			return p;
+	}
+	return FAB_NONE;
+}
+
+int sm_standby_from_sm_port(const struct sm *sm, const uint8_t *mad,
+			    uint16_t slid)
+{
+	const struct sm_standby *s = &sm->standby;
+	uint32_t p;
+
+	if (slid != 0xffff)
+		return known_by_lid(s, slid);
+	p = dr_requester(&sm->cur, mad);
+	if (p == FAB_NONE)
+		return 0;
+	for (uint32_t i = 0; i < s->num_sm_ports; i++)
+		if (s->sm_ports[i].guid == sm->cur.fab.ports[p].guid)
+			return 1;
+	return 0;
+}
+
+enum smctl_verdict sm_standby_control_check(struct sm *sm, unsigned control,
+					    const uint8_t *data, uint16_t slid)
+{
+	struct sm_standby *s = &sm->standby;
 	struct smp_sminfo from;
+	struct smctl_self self = {
+		.state = sm->state,
+		.guid = sm->guid,
+		.sm_key = sm->cfg->sm_key,
+		.handover_guid = s->handover_guid,
+	};
+	struct smctl_req req = { .control = control };
+	enum smctl_verdict v;
 
 	smp_get_sminfo(data, &from);
-	/* IBA 14.4.1: an SM whose SM_Key differs is not of our subnet. */
-	if (sm->cfg->sm_key && from.sm_key != sm->cfg->sm_key)
-		return "wrong SM_Key";
-	if (from.guid == sm->guid)
-		return "our own GUID";
-	/* IBA 14.4.1.2: HANDOVER, DISABLE, STANDBY and DISCOVER come from a
-	 * MASTER, ACKNOWLEDGE from the STANDBY it handed over to. */
-	switch (control) {
-	case SMINFO_HANDOVER: case SMINFO_DISABLE:
-	case SMINFO_STANDBY: case SMINFO_DISCOVER:
-		return from.state == SMP_SM_MASTER ? NULL : "sender is not MASTER";
-	case SMINFO_ACKNOWLEDGE:
-		return from.state == SMP_SM_STANDBY ? NULL : "sender is not STANDBY";
-	default:
-		return "unknown control";
-	}
+	req.guid = from.guid;
+	req.sm_key = from.sm_key;
+	req.state = from.state;
+	req.known_sm = known_sm_port(s, from.guid, slid);
+	v = smctl_judge(&self, &req);
+	s->controls[v < SMCTL_NUM_VERDICTS ? v : SMCTL_REFUSE_UNKNOWN]++;
+	return v;
 }
 
 void sm_standby_control(struct sm *sm, unsigned control, const uint8_t *data,
@@ -398,7 +501,7 @@ void sm_standby_control(struct sm *sm, unsigned control, const uint8_t *data,
 		log_info("HANDOVER from SM 0x%016llx (priority %u): taking over",
 			 (unsigned long long)from.guid, from.priority);
 		/* IBA 14.4.1.2: acknowledge to the old master, then sweep. */
-		our_sminfo(sm, ours);
+		sm_standby_our_sminfo(sm, ours);
 		{
 			uint16_t to = slid != 0xffff && slid ? slid : s->master.lid;
 
@@ -426,9 +529,13 @@ void sm_standby_control(struct sm *sm, unsigned control, const uint8_t *data,
 		sm_standby_enter(sm, &p);
 		return;
 	case SMINFO_DISABLE:
-		log_warn("SMInfo(DISABLE) from SM 0x%016llx: NOTACTIVE, sweeping and polling nothing until DISCOVER",
-			 (unsigned long long)from.guid);
+		/* Legal in STANDBY only: the master turns a standby off.
+		 * A sweep a trap asked for meanwhile must not run (it would
+		 * end MASTER): nothing is pending from here on. */
+		log_warn("SMInfo(DISABLE) from SM 0x%016llx (LID %u): NOTACTIVE, sweeping and polling nothing until SMInfo(STANDBY)",
+			 (unsigned long long)from.guid, slid);
 		sm->state = SMP_SM_NOTACTIVE;
+		sm->heavy_wanted = 0;
 		return;
 	case SMINFO_STANDBY:
 		p.lid = slid != 0xffff ? slid : 0;

@@ -14,10 +14,23 @@
 #include <stdint.h>
 #include "../discovery/sweep.h"
 #include "../standby/sm_election.h"
+#include "../standby/sminfo_control.h"
 
 struct sm;
 
+/* A port the last heavy sweep saw with CapabilityMask.IsSM: who may send
+ * SMInfo controls (standby/sminfo_control.h). */
+struct sm_port_id {
+	uint64_t guid;
+	uint16_t lid;               /* base LID */
+	uint8_t lmc;
+};
+
 struct sm_standby {
+	struct sm_port_id *sm_ports;
+	uint32_t num_sm_ports, sm_ports_cap;
+	/* SMInfo controls judged, by verdict (SMCTL_OBEY counts obeyed) */
+	uint64_t controls[SMCTL_NUM_VERDICTS];
 	struct sm_peer *peers;      /* SMs the last heavy sweep found */
 	uint32_t npeers, cap;
 	struct sm_peer master;      /* the SM followed while STANDBY */
@@ -63,10 +76,23 @@ void sm_standby_handover(struct sm *sm, const struct sweep_result *r);
  * by directed route). */
 void sm_standby_control(struct sm *sm, unsigned control, const uint8_t *data,
 			uint16_t slid);
-/* Why a SubnSet(SMInfo) control must not be obeyed (wrong SM_Key, sender
- * in the wrong state for it, IBA 14.4.1.2), or NULL when it may be. */
-const char *sm_standby_control_check(const struct sm *sm, unsigned control,
-				     const uint8_t *data);
+/* Judge a SubnSet(SMInfo) control (standby/sminfo_control.h) from LID
+ * slid (0xffff: directed route) and count the verdict. */
+enum smctl_verdict sm_standby_control_check(struct sm *sm, unsigned control,
+					    const uint8_t *data, uint16_t slid);
+/* 1 when the requester of SMP mad (from LID slid, 0xffff: directed
+ * route) is an SM port the last heavy sweep found: LID-routed by its
+ * source LID; directed route by walking the return path back through the
+ * fabric we hold (none while STANDBY: 0). */
+int sm_standby_from_sm_port(const struct sm *sm, const uint8_t *mad,
+			    uint16_t slid);
+/* The port of sm->cur that sent SMP mad (from LID slid, 0xffff: directed
+ * route), FAB_NONE when it is not in the fabric we hold. */
+uint32_t sm_standby_requester(const struct sm *sm, const uint8_t *mad,
+			      uint16_t slid);
+/* Our SMInfo as we send it in Gets and controls (our SM_Key in it: a
+ * peer shows its own only to a requester that knows it). */
+void sm_standby_our_sminfo(const struct sm *sm, uint8_t *data);
 /* From the idle loop while STANDBY: poll the master. 1 when it is gone
  * and we take over (state DISCOVERING, heavy sweep wanted), else 0. */
 int sm_standby_tick(struct sm *sm, double now);

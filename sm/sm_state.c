@@ -29,12 +29,95 @@
 
 /* --- unsolicited MADs ------------------------------------------------- */
 
+/* Our SMInfo as the answer to mad, SM_Key shown or not. */
+static void sminfo_reply(struct sm *sm, uint8_t *mad, uint16_t slid,
+			 uint32_t sqp, uint16_t status, uint64_t sm_key)
+{
+	struct smp_sminfo si = {
+		.guid = sm->guid,
+		.sm_key = sm_key,
+		.act_count = SM_ACT_COUNT(sm),
+		.priority = sm->cfg->sm_priority,
+		.state = sm->state,
+	};
+
+	smp_make_response(mad, status);
+	smp_set_sminfo(smp_data(mad), &si);
+	/* A directed-route query (another SM's discovery, IBA 14.4.1) is
+	 * answered directed-route: the response goes back along the return
+	 * path the switches recorded (D bit set, IBA 14.2.2.3). */
+	if (smp_class(mad) == SMP_CLASS_DR)
+		slid = 0xffff;
+	if (mt_respond(sm->t, mad, slid, sqp) < 0)
+		log_warn("cannot answer SMInfo query from LID %u", slid);
+}
+
+/* A SubnGet(SMInfo) held while we read its requester's PortInfo. */
+struct sminfo_held {
+	struct sm *sm;
+	uint8_t mad[256];
+	uint16_t slid;
+	uint32_t sqp;
+};
+
+#define SMINFO_HELD_MAX 8       /* Gets held at once; more read SM_Key 0 */
+
+/* The requester's PortInfo: SM_Key to it if it says IsSM. */
+static void on_requester_portinfo(void *ctx, uint64_t cookie,
+				  const uint8_t *req, const uint8_t *resp)
+{
+	struct sminfo_held *h = ctx;
+	int issm = resp && !smp_status(resp) &&
+		   (mad_get_field((void *)smp_data((uint8_t *)resp), 0,
+				  IB_PORT_CAPMASK_F) & 0x2);
+
+	(void)cookie;
+	(void)req;
+	h->sm->sminfo_held--;
+	sminfo_reply(h->sm, h->mad, h->slid, h->sqp, 0,
+		     issm ? h->sm->cfg->sm_key : 0);
+	free(h);
+}
+
+/* A Get from a requester our sweep did not find as an SM may come from
+ * an SM that has just started (OpenSM asks before our sweep for its trap
+ * 144 has run, and ignores an SM that answers it SM_Key 0): read its
+ * port's CapabilityMask first. 1 when held (answered later). */
+static int sminfo_hold(struct sm *sm, uint8_t *mad, uint16_t slid,
+		       uint32_t sqp)
+{
+	const struct sweep_result *r = &sm->cur;
+	uint32_t p = sm_standby_requester(sm, mad, slid), n;
+	struct sminfo_held *h;
+
+	if (p == FAB_NONE || sm->sminfo_held >= SMINFO_HELD_MAX)
+		return 0;
+	n = r->fab.ports[p].node;
+	h = malloc(sizeof(*h));
+	if (!h)
+		return 0;
+	h->sm = sm;
+	memcpy(h->mad, mad, sizeof(h->mad));
+	h->slid = slid;
+	h->sqp = sqp;
+	if (mt_submit_dr(sm->t, &r->node_path[n], IB_MAD_METHOD_GET,
+			 IB_ATTR_PORT_INFO, r->fab.ports[p].num, NULL,
+			 on_requester_portinfo, h, 0) < 0) {
+		free(h);
+		return 0;
+	}
+	sm->sminfo_held++;
+	return 1;
+}
+
 static void answer_sminfo(struct sm *sm, uint8_t *mad, uint16_t slid,
 			  uint32_t sqp)
 {
 	uint64_t req_mkey = mad_get_field64(mad, 0, IB_MAD_MKEY_F);
 	const uint64_t mkey = sm->cfg->m_key;
+	struct smp_sminfo from;
 	uint16_t status = 0;
+	int from_sm;
 
 	/* M_Key authentication of the requester (IBA 14.2.4, as OpenSM
 	 * does for its own port): with protect bits 2 or 3 a Get with the
@@ -49,46 +132,51 @@ static void answer_sminfo(struct sm *sm, uint8_t *mad, uint16_t slid,
 			 (unsigned)mad_get_field(mad, 0, IB_DRSMP_HOPCNT_F) : slid);
 		return;
 	}
+	smp_get_sminfo(smp_data(mad), &from);
 	/* A Set carries a control for us (IBA 14.4.1.2): act first, then
-	 * answer with our SMInfo as it now is -- unless it is not legal. */
+	 * answer with our SMInfo as it now is -- unless it is not legal
+	 * (standby/sminfo_control.h). */
 	if (smp_method(mad) == IB_MAD_METHOD_SET) {
-		const char *why = sm_standby_control_check(sm, smp_mod(mad), smp_data(mad));
+		enum smctl_verdict v = sm_standby_control_check(sm, smp_mod(mad),
+								smp_data(mad), slid);
 
-		if (why) {
-			struct smp_sminfo from;
-
-			smp_get_sminfo(smp_data(mad), &from);
-			log_warn("SMInfo Set (control %u) from SM 0x%016llx (priority %u): %s: ignored",
-				 smp_mod(mad), (unsigned long long)from.guid,
-				 from.priority, why);
-			status = 0x1c;  /* invalid value in the attribute */
+		if (v != SMCTL_OBEY) {
+			/* Logged with the source, counted in
+			 * ibsm_sminfo_controls_total{verdict}. */
+			log_warn("SMInfo Set (control %u %s) from %s %u, claiming SM 0x%016llx %s priority %u: %s: ignored",
+				 smp_mod(mad), smctl_control_str(smp_mod(mad)),
+				 smp_class(mad) == SMP_CLASS_DR ? "a directed route, hop count" : "LID",
+				 smp_class(mad) == SMP_CLASS_DR ?
+				 (unsigned)mad_get_field(mad, 0, IB_DRSMP_HOPCNT_F) : slid,
+				 (unsigned long long)from.guid,
+				 smctl_state_str(from.state),
+				 from.priority, smctl_verdict_str(v));
+			status = 0x1c;  /* IBA 13.4.7 code 7: invalid value */
 		} else {
 			sm_standby_control(sm, smp_mod(mad), smp_data(mad), slid);
 		}
 	}
-	struct smp_sminfo si = {
-		.guid = sm->guid,
-		.act_count = SM_ACT_COUNT(sm),
-		.priority = sm->cfg->sm_priority,
-		.state = sm->state,
-	};
-
-	/* SM_Key only to a requester authenticated by the M_Key of the SMP
-	 * (IBA 14.4.1): with no m_key configured, a request with M_Key 0
-	 * passes, as OpenSM answers. Another SM with the same SM_Key then
-	 * takes us for one of its subnet's. A refused Set (another subnet's
-	 * SM_Key, say) learns nothing. */
-	if (req_mkey == mkey && !status)
-		si.sm_key = sm->cfg->sm_key;
-	smp_make_response(mad, status);
-	smp_set_sminfo(smp_data(mad), &si);
-	/* A directed-route query (another SM's discovery, IBA 14.4.1) is
-	 * answered directed-route: the response goes back along the return
-	 * path the switches recorded (D bit set, IBA 14.2.2.3). */
-	if (smp_class(mad) == SMP_CLASS_DR)
-		slid = 0xffff;
-	if (mt_respond(sm->t, mad, slid, sqp) < 0)
-		log_warn("cannot answer SMInfo query from LID %u", slid);
+	/* SM_Key only to a trusted requester (IBA 14.2.5.13): our M_Key
+	 * when one is set, else our SM_Key in its SMInfo or an SM port
+	 * (standby/sminfo_control.h). An ordinary host reading SMInfo
+	 * (smpdump -L <lid> 0x20) sees 0; a refused Set learns nothing. */
+	if (status) {
+		sminfo_reply(sm, mad, slid, sqp, status, 0);
+		return;
+	}
+	from_sm = sm_standby_from_sm_port(sm, mad, slid);
+	if (!smctl_answer_key(sm->cfg->sm_key, mkey, from.sm_key, req_mkey, 1)) {
+		/* not even an SM port would be shown it: no need to look */
+		sminfo_reply(sm, mad, slid, sqp, 0, 0);
+		return;
+	}
+	if (!from_sm && !smctl_answer_key(sm->cfg->sm_key, mkey, from.sm_key,
+					  req_mkey, 0) &&
+	    smp_method(mad) == IB_MAD_METHOD_GET && sminfo_hold(sm, mad, slid, sqp))
+		return;
+	sminfo_reply(sm, mad, slid, sqp, 0,
+		     smctl_answer_key(sm->cfg->sm_key, mkey, from.sm_key,
+				      req_mkey, from_sm));
 }
 
 static void handle_trap(struct sm *sm, uint8_t *mad, uint16_t slid,
@@ -682,6 +770,14 @@ int sm_heavy_sweep(struct sm *sm)
 		}
 	}
 
+	/* A control obeyed while this sweep ran (the ACKNOWLEDGE of our
+	 * HANDOVER) made us STANDBY: program nothing, and do not end MASTER. */
+	if (sm->state == SMP_SM_STANDBY || sm->state == SMP_SM_NOTACTIVE) {
+		log_info("sweep %u: %s by an SMInfo control during the sweep: programming nothing",
+			 n, smctl_state_str(sm->state));
+		rc = SM_SWEEP_STANDBY;
+		goto out;
+	}
 	{
 		int save_failed = 0;
 
@@ -875,7 +971,8 @@ int sm_heavy_sweep(struct sm *sm)
 	part_tables_init(&npt);
 	sm_flap_sweep(sm);
 	sm->fabric_up = up;
-	sm->state = SMP_SM_MASTER;
+	if (sm->state != SMP_SM_STANDBY && sm->state != SMP_SM_NOTACTIVE)
+		sm->state = SMP_SM_MASTER;
 	/* The SA answers from this sweep on (its database borrows sm->cur
 	 * and the held tables, which change only here). */
 	sa_identity(sm);
@@ -1281,3 +1378,4 @@ int sm_run(struct sm *sm, const struct sm_signals *sig)
 	log_info("stopping: %u sweeps", sm->sweeps);
 	return 0;
 }
+

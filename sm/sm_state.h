@@ -78,6 +78,7 @@ struct sm {
 	int route_refused;              /* last sweep: no engine / verification failed */
 	uint32_t dup_guids;             /* last programmed sweep: duplicate GUIDs */
 	uint32_t sweeps;
+	unsigned sminfo_held;           /* SMInfo Gets waiting for PortInfo */
 	/* the fabric as last routed */
 	struct sweep_result cur;
 	const char *engine_used;

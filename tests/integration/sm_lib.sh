@@ -173,6 +173,18 @@ sm_sa_stats() {
 	done
 }
 
+# Stop the daemon SMPID and fail if its log LOG holds a sanitizer report
+# (with IBSM_BUILD a SAN=1 build, ASan/UBSan write there; leaks show at
+# exit).
+#   sm_stop_clean LOG
+sm_stop_clean() {
+	sim_stop_pid "$SMPID"
+	if grep -q "ERROR: AddressSanitizer\|ERROR: LeakSanitizer\|runtime error:" "$1"; then
+		grep -A20 "ERROR: AddressSanitizer\|ERROR: LeakSanitizer\|runtime error:" "$1" | head -40
+		fail "sanitizer report in $1"
+	fi
+}
+
 # Wait until FILE has a line matching PATTERN, up to SECONDS: 0, or 1.
 wait_log() {
 	_i=0

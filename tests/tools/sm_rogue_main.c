@@ -15,13 +15,14 @@
  *       "answered N".
  *
  *   sm-rogue [-C ca] [-P port] set --lid N --control C [--priority N]
- *            [--state S] [--sm-key HEX] [--mkey HEX]
+ *            [--state S] [--sm-key HEX] [--mkey HEX] [--no-issm]
  *       Sends one LID-routed SubnSet(SMInfo) with AttributeModifier C
  *       (1 HANDOVER, 2 ACKNOWLEDGE, 3 DISABLE, 4 STANDBY, 5 DISCOVER) and
  *       the SMInfo given, carrying M_Key --mkey. Prints "status 0xNNNN" and
  *       the answered "guid/priority/state/sm_key/act_count" and exits 0 on
  *       status 0, 3 on an error status, 4 with no answer; 2 on bad
- *       arguments.
+ *       arguments. --no-issm: the port does not claim IsSM (an ordinary
+ *       host with the diag tools).
  *
  * It uses ibsm's own MAD transport (mad/): the fields are libibmad's. */
 #include <errno.h>
@@ -55,7 +56,7 @@ static void usage(void)
 	fprintf(stderr, "usage: sm-rogue [-C ca] [-P port] listen [--priority N] [--state S]\n"
 		"                [--sm-key HEX] [--flap] [--seconds N]\n"
 		"   or: sm-rogue [-C ca] [-P port] set --lid N --control C [--priority N]\n"
-		"                [--state S] [--sm-key HEX] [--mkey HEX]\n"
+		"                [--state S] [--sm-key HEX] [--mkey HEX] [--no-issm]\n"
 		"S: notactive, discovering, standby or master\n");
 	exit(2);
 }
@@ -168,6 +169,7 @@ int main(int argc, char **argv)
 		{ "seconds", required_argument, NULL, 't' },
 		{ "lid", required_argument, NULL, 'l' },
 		{ "control", required_argument, NULL, 'c' },
+		{ "no-issm", no_argument, NULL, 'n' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct mt_port_sel sel = { 0 };
@@ -200,6 +202,7 @@ int main(int argc, char **argv)
 		case 't': seconds = (unsigned)num("--seconds", optarg, 86400); break;
 		case 'l': lid = (uint16_t)num("--lid", optarg, 0xbfff); break;
 		case 'c': control = (unsigned)num("--control", optarg, 255); break;
+		case 'n': mo.no_issm = 1; break;
 		default: usage();
 		}
 	}

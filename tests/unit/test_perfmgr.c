@@ -218,6 +218,42 @@ static void test_link_hold(void **state)
 	link_hold_free(&h);
 }
 
+/* Issue 26: the split check takes every held and disabled link out
+ * first. A and B joined by two links, a host on each. */
+static void test_link_hold_would_split(void **state)
+{
+	struct link_hold held, down;
+	const struct link_hold *sets[] = { &down, &held };
+	struct fabric f;
+
+	(void)state;
+	link_hold_init(&held);
+	link_hold_init(&down);
+	two_switches(&f);
+	/* alone, either A-B link may go; a host's only link may not */
+	assert_int_equal(link_hold_would_split(&f, sets, 2, 0xa, 1), 0);
+	assert_int_equal(link_hold_would_split(&f, sets, 2, 0xb, 2), 0);
+	assert_int_equal(link_hold_would_split(&f, sets, 2, 0xa, 3), 1);
+	/* one down: the other is the last (whichever end names it) */
+	assert_int_equal(link_hold_add(&down, 0xa, 1, "operator", 1.0), 1);
+	assert_int_equal(link_hold_would_split(&f, sets, 2, 0xa, 2), 1);
+	assert_int_equal(link_hold_would_split(&f, sets, 2, 0xb, 2), 1);
+	/* held (avoided) counts as out too */
+	link_hold_remove(&down, 0xa, 1);
+	assert_int_equal(link_hold_add(&held, 0xb, 1, "noisy", 1.0), 1);
+	assert_int_equal(link_hold_would_split(&f, sets, 2, 0xa, 2), 1);
+	/* the link itself held already (avoided, now disabled): judged as
+	 * the only one out */
+	assert_int_equal(link_hold_would_split(&f, sets, 2, 0xa, 1), 0);
+	/* not linked, or no such node: nothing to split */
+	assert_int_equal(link_hold_would_split(&f, sets, 2, 0xa, 4), 0);
+	assert_int_equal(link_hold_would_split(&f, sets, 2, 0xdead, 1), 0);
+	assert_int_equal(link_hold_would_split(NULL, sets, 2, 0xa, 1), 0);
+	fab_free(&f);
+	link_hold_free(&held);
+	link_hold_free(&down);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -226,6 +262,7 @@ int main(void)
 		cmocka_unit_test(test_mad_layout),
 		cmocka_unit_test(test_noisy_hysteresis),
 		cmocka_unit_test(test_link_hold),
+		cmocka_unit_test(test_link_hold_would_split),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -534,9 +534,20 @@ static void test_portinfo_mkey_hidden(void **state)
 	pi = out + GMP_SA_DATA_OFFS + 4;
 	assert_int_equal(mad_get_field((void *)(uintptr_t)pi, 0, IB_PORT_LID_F), 2);
 	assert_int_equal(mad_get_field64((void *)(uintptr_t)pi, 0, IB_PORT_MKEY_F), 0);
-	mad_set_field64(req, 0, IB_SA_MKEY_F, 1);   /* trusted */
+	/* SM_Key 1, the default everyone knows: trusted, still no M_Key
+	 * (issue 26; OpenSM shows it). */
+	mad_set_field64(req, 0, IB_SA_MKEY_F, 1);
+	sa_server_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(mad_get_field64((void *)(uintptr_t)pi, 0, IB_PORT_MKEY_F), 0);
+	/* a key of the operator's own: shown to who carries it */
+	m.s.ctx.sm.sm_key = 0x5eed;
+	mad_set_field64(req, 0, IB_SA_MKEY_F, 0x5eed);
 	sa_server_answer(&m.s, req, 2, out, 4);
 	assert_int_equal(mad_get_field64((void *)(uintptr_t)pi, 0, IB_PORT_MKEY_F), 0x5555);
+	mad_set_field64(req, 0, IB_SA_MKEY_F, 1);
+	sa_server_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(mad_get_field64((void *)(uintptr_t)pi, 0, IB_PORT_MKEY_F), 0);
+	m.s.ctx.sm.sm_key = 1;
 
 	/* LinkRecords: two links, both directions. */
 	req_init(req, 0x12, 0x0020, 0);
