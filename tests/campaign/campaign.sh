@@ -10,7 +10,9 @@
 #               [--out FILE] (--fabric FAMILY:SEED:LMC ... | --list FILE |
 #                --seeds N [--first S] [--families "ft2 ft3 ..."])
 #
-# --list FILE: lines "FAMILY SEED LMC" (# comments). --seeds N: every
+# --list FILE: lines "FAMILY SEED LMC [SIZE]" (# comments); --fabric
+# FAMILY:SEED:LMC[:SIZE]. SIZE small (default: under ~250 nodes) or large
+# (trees up to radix 12/16, random graphs up to 45 switches). --seeds N: every
 # family with seeds S..S+N-1, LMC = seed % 2. Families: ft2 ft2-deg ft3
 # ft3-deg director dragonfly torus random dump.
 # Environment: IBSM_BUILD (default build/), CAMP_KEEP=1 keeps every work
@@ -64,22 +66,22 @@ items=$CAMP_WORK/items
 	[ -n "$list" ] && sed 's/#.*//; /^ *$/d' "$list"
 	s=$first
 	while [ "$seeds" -gt 0 ] && [ $s -lt $((first + seeds)) ]; do
-		for f in $fams; do echo "$f $s $((s % 2))"; done
+		for f in $fams; do echo "$f $s $((s % 2)) ${CAMP_SIZE:-small}"; done
 		s=$((s + 1))
 	done
 } >"$items"
 total=$(wc -l <"$items")
 [ "$total" -gt 0 ] || usage
 echo "campaign: $CAMP_SM, $total fabrics x $nf faults, $lanes lanes, size ${CAMP_SIZE:-small} ($(date '+%H:%M:%S'))"
-echo "# sm family seed lmc nodes up_s up verified faults_ok engine a2a reroute_s unreach cloops status why"
+echo "# sm family seed lmc nodes up_s up verified faults_ok engine a2a reroute_s unreach missing cloops status why"
 
 t0=$(date +%s)
 lane=0; pids=""
 while [ $lane -lt "$lanes" ]; do
 	(
 	awk -v k=$lane -v j="$lanes" '(NR - 1) % j == k' "$items" |
-	while read -r fam seed lmc; do
-		camp_one "$fam" "$seed" "$lmc" "$nf" >"$CAMP_WORK/one.$lane" 2>&1 </dev/null
+	while read -r fam seed lmc size; do
+		camp_one "$fam" "$seed" "$lmc" "$nf" "$size" >"$CAMP_WORK/one.$lane" 2>&1 </dev/null
 		cat "$CAMP_WORK/one.$lane" >>"$CAMP_WORK/lane.$lane"
 		cat "$CAMP_WORK/one.$lane"      # one write: lanes share stdout
 	done
@@ -96,28 +98,31 @@ awk -F'\t' -v secs="$secs" -v lanes="$lanes" '
 function add(f) {
 	n[f]++; up[f] += ($7 == "yes"); ver[f] += ($8 == "yes")
 	split($9, fo, "/"); fok[f] += fo[1]; ftot[f] += fo[2]
-	ok[f] += ($15 == "ok")
+	ok[f] += ($16 == "ok")
 	e = $10; if (e != "-" && index(" " eng[f] " ", " " e " ") == 0) eng[f] = eng[f] (eng[f] ? " " : "") e
 	if ($11 != "-" && $11 + 0 > a2a[f]) a2a[f] = $11 + 0
 	if ($12 != "-" && $12 + 0 > rr[f]) rr[f] = $12 + 0
 	if ($12 != "-") { rrs[f] += $12; rrn[f]++ }
-	un[f] += $13; cl[f] += ($14 > 0); ups[f] += $6
+	if ($13 + 0 > un[f]) un[f] = $13 + 0
+	if ($14 + 0 > mi[f]) mi[f] = $14 + 0
+	cl[f] += ($15 > 0); if ($6 + 0 > ups[f]) ups[f] = $6 + 0
 }
 { add($2); add("ALL") }
 END {
-	printf "\n%-10s %7s %5s %8s %11s %5s %-22s %6s %8s %8s %7s %6s\n", "family", "fabrics", "up",
-		"verified", "faults ok", "pass", "engine", "a2a", "reroute", "(mean)", "unreach", "cloops"
+	printf "\n%-10s %7s %5s %8s %11s %5s %-14s %6s %8s %8s %7s %7s %6s %6s\n", "family", "fabrics", "up",
+		"verified", "faults ok", "pass", "engine", "a2a", "reroute", "(mean)", "unreach",
+		"missing", "cloops", "up_s"
 	m = split("ft2 ft2-deg ft3 ft3-deg director dragonfly torus random dump ALL", order, " ")
 	for (i = 1; i <= m; i++) {
 		f = order[i]; if (!(f in n)) continue
-		printf "%-10s %7d %5d %8d %5d/%-5d %5d %-22s %6.3f %7.2fs %7.2fs %7d %6d\n", f, n[f], up[f],
-			ver[f], fok[f], ftot[f], ok[f], substr(eng[f] ? eng[f] : "-", 1, 22), a2a[f], rr[f],
-			rrn[f] ? rrs[f] / rrn[f] : 0, un[f], cl[f]
+		printf "%-10s %7d %5d %8d %5d/%-5d %5d %-14s %6.3f %7.2fs %7.2fs %7d %7d %6d %5.2fs\n", f, n[f], up[f],
+			ver[f], fok[f], ftot[f], ok[f], substr(eng[f] ? eng[f] : "-", 1, 14), a2a[f], rr[f],
+			rrn[f] ? rrs[f] / rrn[f] : 0, un[f], mi[f], cl[f], ups[f]
 	}
 	printf "campaign: %d fabrics in %d s (%.1f s per fabric per lane, %d lanes)\n",
 		n["ALL"], secs, n["ALL"] ? secs * lanes / n["ALL"] : 0, lanes
 }' "$CAMP_WORK/results"
-nfail=$(( total - $(awk -F'\t' '$15 == "ok"' "$CAMP_WORK/results" | wc -l) ))
+nfail=$(( total - $(awk -F'\t' '$16 == "ok"' "$CAMP_WORK/results" | wc -l) ))
 npass=$((total - nfail))
 if [ "$nfail" -gt 0 ]; then
 	echo "campaign: failures (work dirs in $CAMP_FAILDIR):"

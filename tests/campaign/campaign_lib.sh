@@ -157,12 +157,12 @@ camp_sm_switch() {
 # ACTIVE), unique nonzero LIDs, dump_fts judged by ibsm-route --lfts-in
 # --check --cdg-switch-lids (every pair routed, no loop, no credit loop
 # including switch LIDs). Sets J_OK (1/0), J_WHY (first failure, one
-# line), J_A2A, J_UNREACH (unreachable + missing entries), J_CLOOP (1/0),
-# J_NODES.
+# line), J_A2A, J_UNREACH (pairs unreachable, CA -> any LID), J_MISSING
+# (LFT entries missing, switch to any LID), J_CLOOP (1/0), J_NODES.
 #   camp_judge DIR TAG
 camp_judge() {
 	_d=$1; _t=$2
-	J_OK=0; J_WHY=""; J_A2A=""; J_UNREACH=""; J_CLOOP=""; J_NODES=0
+	J_OK=0; J_WHY=""; J_A2A=""; J_UNREACH=""; J_MISSING=""; J_CLOOP=""; J_NODES=0
 	if ! sim_run timeout 60 ibnetdiscover >"$_d/$_t.ibnd" 2>/dev/null; then
 		J_WHY="ibnetdiscover failed"; return 1
 	fi
@@ -191,7 +191,7 @@ camp_judge() {
 		J_WHY="${J_WHY:-ibsm-route cannot judge: $(head -1 "$_d/$_t.verify.err")}"
 		return 1
 	fi
-	J_UNREACH=$((_unr + _miss))
+	J_UNREACH=$_unr; J_MISSING=$_miss
 	J_CLOOP=0; [ "$_jcl" = true ] && J_CLOOP=1
 	[ "$_miss" -eq 0 ] || J_WHY="${J_WHY:-$_miss LFT entries missing}"
 	[ "$_unr" -eq 0 ] || J_WHY="${J_WHY:-$_unr pairs unreachable}"
@@ -234,29 +234,30 @@ camp_engine() {
 	fi
 }
 
-# Lines that mark the end of one of ibsm's heavy sweeps, good or not.
-camp_sweeps() { grep -c "heavy sweep .* s, \|keeping the\|not programmed" "$SMLOG" 2>/dev/null; }
+# Lines that mark the end of one of the SM's heavy sweeps, good or not.
+camp_sweeps() {
+	_c=0
+	if [ "$CAMP_SM" = opensm ]; then
+		_c=$(grep -c "SUBNET UP\|tables configured on all switches\|Errors during initialization" "$SMLOG" 2>/dev/null)
+	else
+		_c=$(grep -c "heavy sweep .* s, \|keeping the\|not programmed" "$SMLOG" 2>/dev/null)
+	fi
+	echo "${_c:-0}"
+}
 
 # Now, in seconds with 2 decimals.
 camp_now() { date +%s.%N | cut -c1-14; }
 camp_since() { echo "$(date +%s.%N) $1" | awk '{ printf "%.2f", $1 - $2 }'; }
 
 # Wait for the SM to finish reacting to what just happened (T0 = when),
-# then judge. ibsm: its first heavy sweep after the event and then 0.5 s
-# without a new one (settle); OpenSM, which logs less: judge every 0.5 s
-# until it passes. At most CAMP_SETTLE s (default 12). Sets RR (seconds
-# from the event to the sweep that passed, or "-") and the J_ variables.
+# then judge: its first heavy sweep after the event, then 0.5 s without a
+# new one (settle), at most CAMP_SETTLE s (default 12). Sets RR (seconds
+# from the event to the end of that sweep as the driver saw it, or "-" if
+# the SM never swept) and the J_ variables.
 #   camp_settle TAG T0 SWEEPS_BEFORE
 camp_settle() {
 	_lim=${CAMP_SETTLE:-12}
 	RR="-"
-	if [ "$CAMP_SM" = opensm ]; then
-		while :; do
-			if camp_judge "$D" "$1"; then RR=$(camp_since "$2"); return 0; fi
-			[ "$(camp_since "$2" | cut -d. -f1)" -ge "$_lim" ] && return 1
-			sleep 0.5
-		done
-	fi
 	while [ "$(camp_sweeps)" -le "$3" ]; do
 		[ "$(camp_since "$2" | cut -d. -f1)" -ge "$_lim" ] && break
 		sleep 0.1
@@ -340,24 +341,25 @@ camp_fault() {
 # Bring up FAMILY/SEED/LMC with CAMP_SM, judge, apply NFAULTS faults and
 # judge after each. Prints one tab-separated result line:
 #   sm family seed lmc nodes up_s up verified faults_ok/faults engine a2a
-#   reroute_max unreachable_max credit_loops status why
+#   reroute_max unreachable_max missing_max credit_loops status why
 # and, for a failure, the reproducer on the next line ("repro: ...").
-#   camp_one FAMILY SEED LMC NFAULTS
+#   camp_one FAMILY SEED LMC NFAULTS [SIZE]
 camp_one() {
 	_fam=$1; _seed=$2; CAMP_LMC=$3; _nf=$4
+	CAMP_SIZE=${5:-${CAMP_SIZE:-small}}
 	CAMP_STARTS=0
 	D=$(mktemp -d "${CAMP_WORK:-/tmp}/camp-$CAMP_SM-$_fam-$_seed.XXXXXX")
-	_repro="IBSM_BUILD=$IBSM_BUILD sh tests/campaign/campaign.sh --sm $CAMP_SM --faults $_nf --fabric $_fam:$_seed:$CAMP_LMC"
+	_repro="IBSM_BUILD=$IBSM_BUILD sh tests/campaign/campaign.sh --sm $CAMP_SM --faults $_nf --fabric $_fam:$_seed:$CAMP_LMC:$CAMP_SIZE"
 	_res() { # up_s up verified fok engine a2a rr unreach cloops status why
 		# one write per fabric: lanes share stdout
 		_rl=""; [ "${10}" = ok ] || _rl="
 repro: $_repro"
-		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s/%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s%s\n' \
+		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s/%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s%s\n' \
 			"$CAMP_SM" "$_fam" "$_seed" "$CAMP_LMC" "${_nodes:-0}" \
 			"$1" "$2" "$3" "$4" "$_nf" "${5:--}" "${6:--}" "${7:--}" \
-			"${8:-0}" "${9:-0}" "${10}" "${11}" "$_rl"
+			"${8:-0}" "${_mimax:-0}" "${9:-0}" "${10}" "${11}" "$_rl"
 	}
-	_nodes=0; J_OK=0; J_WHY=""; J_A2A=""; J_UNREACH=""; J_CLOOP=""; J_NODES=0
+	_nodes=0; J_OK=0; J_WHY=""; J_A2A=""; J_UNREACH=""; J_MISSING=""; J_CLOOP=""; J_NODES=0
 	if ! camp_make "$_fam" "$_seed" "$D/fabric.net" 2>"$D/make.err"; then
 		_res - no no 0 - - - 0 0 FAIL "generate: $(head -c 200 "$D/make.err" | tr '\n\t' '  ')"
 		return 1
@@ -389,17 +391,23 @@ repro: $_repro"
 	wait_log "$SMLOG" "$_pat" "${CAMP_UP_LIMIT:-30}" || _up=no
 	_ups=$(camp_since "$_t0")
 	[ "$CAMP_SM" = opensm ] && [ $_up = yes ] && sleep 0.5   # its tables
-	_st=ok; _why=""; _ver=no; _fok=0; _a2a=""; _rrmax="-"; _unmax=0; _cl=0
+	_st=ok; _why=""; _ver=no; _fok=0; _a2a=""; _rrmax="-"; _unmax=0; _mimax=0; _cl=0
 	if [ $_up = yes ] && camp_judge "$D" start; then
 		_ver=yes
 	else
 		_st=FAIL; _why="start: ${J_WHY:-SM not up in ${CAMP_UP_LIMIT:-30} s}"
+		# the SM's own word on it: its last error
+		_e=$(grep -h "error: \|ERR " "$SMLOG" 2>/dev/null | tail -1 | sed 's/.*error: //' | cut -c1-110)
+		[ -n "$_e" ] && _why="$_why; SM: $_e"
 	fi
-	_a2a=$J_A2A; _unmax=${J_UNREACH:-0}; _cl=${J_CLOOP:-0}; _nodes=$J_NODES
+	_a2a=$J_A2A; _unmax=${J_UNREACH:-0}; _mimax=${J_MISSING:-0}
+	_cl=${J_CLOOP:-0}; _nodes=$J_NODES
 	_eng=$(camp_engine)
 	_k=0
 	for _f in $_faults; do
-		[ $_st = ok ] || break
+		# a fabric that failed goes on through its faults (for the
+		# counts); the first failure is the one reported
+		[ $_up = yes ] || break
 		_k=$((_k + 1))
 		_before=$(camp_sweeps); _before=${_before:-0}
 		_tf=$(camp_now)
@@ -409,6 +417,7 @@ repro: $_repro"
 		_ok=$?
 		echo "$_k $_f $F_DESC: ok=$J_OK rr=$RR ${J_WHY}" >>"$D/faults.log"
 		[ -n "${J_UNREACH:-}" ] && [ "$J_UNREACH" -gt "$_unmax" ] && _unmax=$J_UNREACH
+		[ -n "${J_MISSING:-}" ] && [ "$J_MISSING" -gt "$_mimax" ] && _mimax=$J_MISSING
 		[ "${J_CLOOP:-0}" = 1 ] && _cl=$((_cl + 1))
 		if [ "$RR" != "-" ]; then
 			_rrmax=$(echo "$_rrmax $RR" | awk '{ print ($1 == "-" || $2 > $1) ? $2 : $1 }')
@@ -416,7 +425,7 @@ repro: $_repro"
 		if [ $_ok -eq 0 ]; then
 			_fok=$((_fok + 1))
 			_a2a=$(echo "${_a2a:-0} ${J_A2A:-0}" | awk '{ print ($2 > $1) ? $2 : $1 }')
-		else
+		elif [ $_st = ok ]; then
 			_st=FAIL; _why="fault $_k ($F_DESC): $J_WHY"
 		fi
 	done
