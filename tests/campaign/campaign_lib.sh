@@ -250,7 +250,7 @@ camp_now() { date +%s.%N | cut -c1-14; }
 camp_since() { echo "$(date +%s.%N) $1" | awk '{ printf "%.2f", $1 - $2 }'; }
 
 # Wait for the SM to finish reacting to what just happened (T0 = when),
-# then judge: its first heavy sweep after the event, then 0.5 s without a
+# then judge: its first heavy sweep after the event, then 0.4 s without a
 # new one (settle), at most CAMP_SETTLE s (default 12). Sets RR (seconds
 # from the event to the end of that sweep as the driver saw it, or "-" if
 # the SM never swept) and the J_ variables.
@@ -263,7 +263,7 @@ camp_settle() {
 		sleep 0.1
 	done
 	_last=$(camp_sweeps)
-	while sleep 0.5; do
+	while sleep 0.4; do
 		_n=$(camp_sweeps)
 		[ "$_n" -eq "$_last" ] && break
 		_last=$_n
@@ -289,7 +289,7 @@ camp_fault() {
 		_id=$(echo "$_l" | cut -f1); _p=$(echo "$_l" | cut -f2)
 		if [ "$1" = loss-burst ]; then
 			# 20% of MADs lost on the SM's link and every port of its
-			# switch, a link lost inside the burst, cleared after 3 s
+			# switch, a link lost inside the burst, cleared after 2 s
 			_sw=$(camp_sm_switch "$D/fabric.net")
 			ibsim_cmd "Error \"$FIRST_CA\"[1] 20"
 			ibsim_cmd "Error \"$_sw\" 20"
@@ -299,10 +299,10 @@ camp_fault() {
 		grep -vxF "$_l" "$D/links.up" >"$D/links.t"; mv "$D/links.t" "$D/links.up"
 		F_DESC="Unlink \"$_id\"[$_p]"
 		if [ "$1" = loss-burst ]; then
-			sleep 3
+			sleep 2
 			ibsim_cmd "Error \"$FIRST_CA\"[1] 0"
 			ibsim_cmd "Error \"$_sw\" 0"
-			F_DESC="20% loss near the SM for 3 s + $F_DESC"
+			F_DESC="20% loss near the SM for 2 s + $F_DESC"
 		fi
 		;;
 	link-return)
@@ -388,14 +388,14 @@ repro: $_repro"
 	camp_sm_start
 	_pat="fabric UP"; [ "$CAMP_SM" = opensm ] && _pat="SUBNET UP"
 	_up=yes
-	wait_log "$SMLOG" "$_pat" "${CAMP_UP_LIMIT:-30}" || _up=no
+	wait_log "$SMLOG" "$_pat" "${CAMP_UP_LIMIT:-20}" || _up=no
 	_ups=$(camp_since "$_t0")
 	[ "$CAMP_SM" = opensm ] && [ $_up = yes ] && sleep 0.5   # its tables
 	_st=ok; _why=""; _ver=no; _fok=0; _a2a=""; _rrmax="-"; _unmax=0; _mimax=0; _cl=0
 	if [ $_up = yes ] && camp_judge "$D" start; then
 		_ver=yes
 	else
-		_st=FAIL; _why="start: ${J_WHY:-SM not up in ${CAMP_UP_LIMIT:-30} s}"
+		_st=FAIL; _why="start: ${J_WHY:-SM not up in ${CAMP_UP_LIMIT:-20} s}"
 		# the SM's own word on it: its last error
 		_e=$(grep -h "error: \|ERR " "$SMLOG" 2>/dev/null | tail -1 | sed 's/.*error: //' | cut -c1-110)
 		[ -n "$_e" ] && _why="$_why; SM: $_e"
