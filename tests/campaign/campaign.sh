@@ -122,6 +122,20 @@ END {
 	printf "campaign: %d fabrics in %d s (%.1f s per fabric per lane, %d lanes)\n",
 		n["ALL"], secs, n["ALL"] ? secs * lanes / n["ALL"] : 0, lanes
 }' "$CAMP_WORK/results"
+# per fault type: how often, how often judged good after, re-route times
+if [ -s "$CAMP_WORK/faults.tsv" ]; then
+	sort -t "$(printf '\t')" -k4,4 -k6,6n "$CAMP_WORK/faults.tsv" | awk -F'\t' '
+	{ n[$4]++; ok[$4] += $5; if ($6 != "-") { t[$4, ++m[$4]] = $6 } }
+	END {
+		printf "\n%-12s %6s %6s %9s %9s %9s\n", "fault", "count", "ok", "reroute50", "reroute90", "max"
+		for (f in n) {
+			k = m[f]
+			p50 = k ? t[f, int((k + 1) / 2)] : 0; p90 = k ? t[f, int(k * 0.9 + 0.99)] : 0
+			mx = k ? t[f, k] : 0
+			printf "%-12s %6d %6d %8.2fs %8.2fs %8.2fs\n", f, n[f], ok[f], p50, p90, mx
+		}
+	}'
+fi
 nfail=$(( total - $(awk -F'\t' '$16 == "ok"' "$CAMP_WORK/results" | wc -l) ))
 npass=$((total - nfail))
 if [ "$nfail" -gt 0 ]; then

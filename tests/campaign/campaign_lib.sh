@@ -280,6 +280,7 @@ camp_settle() {
 # from what is still up ($D/links.up); the SM's own switch is never lost.
 # Sets F_DESC (what was done, for the report).
 camp_fault() {
+	F_TYPE=$1
 	case $1 in
 	link-loss|loss-burst)
 		_n=$(wc -l <"$D/links.up")
@@ -416,6 +417,9 @@ repro: $_repro"
 		camp_settle "f$_k-$_f" "$_tf" "$_before"
 		_ok=$?
 		echo "$_k $_f $F_DESC: ok=$J_OK rr=$RR ${J_WHY}" >>"$D/faults.log"
+		# every fault, for the driver's per-fault table
+		[ -n "${CAMP_WORK:-}" ] && printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$CAMP_SM" \
+			"$_fam" "$_seed" "${F_TYPE:-$_f}" "$J_OK" "$RR" >>"$CAMP_WORK/faults.tsv"
 		[ -n "${J_UNREACH:-}" ] && [ "$J_UNREACH" -gt "$_unmax" ] && _unmax=$J_UNREACH
 		[ -n "${J_MISSING:-}" ] && [ "$J_MISSING" -gt "$_mimax" ] && _mimax=$J_MISSING
 		[ "${J_CLOOP:-0}" = 1 ] && _cl=$((_cl + 1))
