@@ -16,7 +16,10 @@
 # family with seeds S..S+N-1, LMC = seed % 2. Families: ft2 ft2-deg ft3
 # ft3-deg director dragonfly torus random dump.
 # Environment: IBSM_BUILD (default build/), CAMP_KEEP=1 keeps every work
-# dir, CAMP_SETTLE (s to wait for a re-route, default 12).
+# dir, CAMP_SETTLE (s to wait for a re-route, default 12), CAMP_UP_LIMIT
+# (s to wait for the SM's first "up", default 20), CAMP_TOPO (the ibsm-topo
+# that draws the fabrics, default IBSM_BUILD's: to run another build's SM
+# on the same fabrics).
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 IBSM_BUILD=${IBSM_BUILD:-$top/build}

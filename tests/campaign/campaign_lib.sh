@@ -118,7 +118,7 @@ camp_make() {
 		return 1
 	fi
 	# shellcheck disable=SC2086
-	"$IBSM_BUILD/bin/ibsm-topo" $GEN -o "$3" 2>"$3.err" && return 0
+	"${CAMP_TOPO:-$IBSM_BUILD/bin/ibsm-topo}" $GEN -o "$3" 2>"$3.err" && return 0
 	echo "campaign: ibsm-topo $GEN: $(cat "$3.err")" >&2
 	return 1
 }
