@@ -29,6 +29,11 @@ static void drop_guid_index(struct fabric *f)
 	f->guid_index_cap = 0;
 }
 
+void fab_guids_changed(struct fabric *f)
+{
+	drop_guid_index(f);
+}
+
 uint32_t fab_add_node(struct fabric *f, enum fab_node_type type,
 		      uint8_t num_ports, uint64_t guid, const char *desc)
 {

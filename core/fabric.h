@@ -105,6 +105,9 @@ static inline struct fab_port *fab_port(const struct fabric *f, uint32_t n,
 int fab_link(struct fabric *f, uint32_t port_a, uint32_t port_b);
 void fab_unlink(struct fabric *f, uint32_t port);
 
+/* Call after changing node GUIDs in place: the lookup index is rebuilt. */
+void fab_guids_changed(struct fabric *f);
+
 /* Node at the far end of port p, or FAB_NONE. */
 static inline uint32_t fab_peer_node(const struct fabric *f, uint32_t p)
 {

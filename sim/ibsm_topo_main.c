@@ -8,7 +8,8 @@
  *   ibsm-topo torus --dims AxB[xC] [--mesh] --hcas-per-switch P
  *   ibsm-topo dragonfly --groups G --switches A --hosts P --global H
  *   ibsm-topo random --switches N --degree D --hosts P [--seed S]
- *   common: [-o FILE|-] [--format net|ibnd|dot] [--summary]
+ *   common: [--guids seq|random] [--shuffle-ports] [--seed S]
+ *           [-o FILE|-] [--format net|ibnd|dot] [--summary]
  *
  * Exit status: 0 written, 1 write failed, 2 bad options. */
 #include <errno.h>
@@ -27,7 +28,8 @@ enum opt_id {
 	OPT_LEVELS = 256, OPT_RADIX, OPT_OVERSUB, OPT_REMOVE, OPT_SEED, OPT_HCAS,
 	OPT_DIMS, OPT_MESH, OPT_HCAS_PER_SW, OPT_GROUPS, OPT_SWITCHES,
 	OPT_HOSTS, OPT_GLOBAL, OPT_DEGREE, OPT_FORMAT, OPT_SUMMARY, OPT_HELP,
-	OPT_SHUFFLE, OPT_DIRECTORS, OPT_LINE_ASICS, OPT_LEAVES, OPT_END,
+	OPT_SHUFFLE, OPT_DIRECTORS, OPT_LINE_ASICS, OPT_LEAVES, OPT_GUIDS,
+	OPT_SHUFFLE_PORTS, OPT_END,
 };
 
 static const char usage[] =
@@ -40,11 +42,15 @@ static const char usage[] =
 	"  dragonfly --groups G --switches A --hosts P --global H\n"
 	"  random    --switches N --degree D --hosts P [--seed S]\n"
 	"common: -o FILE (- = stdout, the default), --format net|ibnd|dot\n"
-	"        (default net: an ibsim net file), --summary (print counts)\n";
+	"        (default net: an ibsim net file), --summary (print counts)\n"
+	"        --guids seq|random (default seq: GUIDs in cabling order;\n"
+	"        random: as real fabrics have, seeded by --seed)\n"
+	"        --shuffle-ports (switch-to-switch cables on random port\n"
+	"        numbers, seeded by --seed)\n";
 
 struct cli {
 	const char *shape, *out, *format, *dims;
-	int summary, mesh;
+	int summary, mesh, random_guids, shuffle_ports;
 	unsigned long long val[OPT_END - OPT_LEVELS];
 	double remove;
 	int given[OPT_END - OPT_LEVELS];
@@ -105,7 +111,8 @@ static int check_allowed(const struct cli *c, const char *shape,
 {
 	for (int id = OPT_LEVELS; id < OPT_END; id++) {
 		if (!c->given[id - OPT_LEVELS] || id == OPT_FORMAT ||
-		    id == OPT_SUMMARY || id == OPT_HELP)
+		    id == OPT_SUMMARY || id == OPT_HELP || id == OPT_GUIDS ||
+		    id == OPT_SHUFFLE_PORTS || id == OPT_SEED)
 			continue;
 		int ok = 0;
 		for (const int *a = allowed; *a; a++)
@@ -284,6 +291,8 @@ int main(int argc, char **argv)
 		{ "directors", required_argument, NULL, OPT_DIRECTORS },
 		{ "line-asics", required_argument, NULL, OPT_LINE_ASICS },
 		{ "leaves", required_argument, NULL, OPT_LEAVES },
+		{ "guids", required_argument, NULL, OPT_GUIDS },
+		{ "shuffle-ports", no_argument, NULL, OPT_SHUFFLE_PORTS },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
@@ -314,6 +323,15 @@ int main(int argc, char **argv)
 			break;
 		case OPT_SHUFFLE:
 			c.given[opt - OPT_LEVELS] = 1;
+			break;
+		case OPT_SHUFFLE_PORTS:
+			c.shuffle_ports = 1;
+			break;
+		case OPT_GUIDS:
+			if (strcmp(optarg, "seq") && strcmp(optarg, "random"))
+				return bad("--guids: '%s' is not seq or random%s",
+					   optarg, "");
+			c.random_guids = !strcmp(optarg, "random");
 			break;
 		case OPT_DIMS:
 			c.dims = optarg;
@@ -363,6 +381,17 @@ int main(int argc, char **argv)
 	char err[256] = "";
 	fab_init(&f);
 	int r = generate(&c, &f, lo, err);
+	/* after the shape, so every shape gets them alike; the seed is the
+	 * shape's own (removals), each pass draws its own stream from it */
+	uint64_t seed = c.val[OPT_SEED - OPT_LEVELS];
+	if (!r && c.shuffle_ports && gen_shuffle_ports(&f, seed)) {
+		snprintf(err, sizeof(err), "--shuffle-ports: out of memory");
+		r = 2;
+	}
+	if (!r && c.random_guids && gen_random_guids(&f, seed)) {
+		snprintf(err, sizeof(err), "--guids random: out of memory");
+		r = 2;
+	}
 	if (r) {
 		if (err[0])
 			fprintf(stderr, "ibsm-topo: %s: %s\n", c.shape, err);

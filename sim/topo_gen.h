@@ -62,4 +62,16 @@ int gen_torus(struct fabric *f, const struct torus_params *p, char *err);
 int gen_dragonfly(struct fabric *f, const struct dragonfly_params *p, char *err);
 int gen_random(struct fabric *f, const struct random_params *p, char *err);
 
+/* Make a generated fabric look cabled by people (sim/topo_gen_real.c),
+ * deterministic per seed; both return 0 or a negative errno.
+ * gen_random_guids: every node gets a random GUID under a real vendor OUI
+ * (CA port p: node + p; a switch's ports share its GUID; nodes sharing a
+ * SystemImageGUID, as a director's ASICs do, still share a new one); all
+ * node, port and system GUIDs distinct.
+ * gen_shuffle_ports: on every switch, the ports not cabled to a CA
+ * (switch-to-switch links and dark ports) swap numbers at random; the graph
+ * is unchanged, only which port number carries which cable. */
+int gen_random_guids(struct fabric *f, uint64_t seed);
+int gen_shuffle_ports(struct fabric *f, uint64_t seed);
+
 #endif

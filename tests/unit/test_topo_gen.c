@@ -749,6 +749,166 @@ static void net_writer_odd_names(void **state)
 	fab_free(&f);
 }
 
+/* One small fabric of every shape, for the realistic passes. */
+static int gen_shape(struct fabric *f, unsigned shape, uint64_t seed)
+{
+	char err[256];
+	switch (shape) {
+	case 0: {
+		struct fattree_params p = { .levels = 2, .radix = 8 };
+		return gen_fattree(f, &p, err);
+	}
+	case 1: {
+		struct fattree_params p = { .levels = 3, .radix = 8,
+			.remove_frac = 0.05, .seed = seed };
+		return gen_fattree(f, &p, err);
+	}
+	case 2: {
+		struct director_params p = { .directors = 2, .radix = 8,
+			.line_asics = 4, .seed = seed };
+		return gen_director(f, &p, err);
+	}
+	case 3: {
+		struct torus_params p = { .dims = 3, .size = { 3, 3, 2 },
+			.wrap = 1, .hcas_per_switch = 2 };
+		return gen_torus(f, &p, err);
+	}
+	case 4: {
+		struct torus_params p = { .dims = 2, .size = { 4, 3 },
+			.wrap = 0, .hcas_per_switch = 1 };
+		return gen_torus(f, &p, err);
+	}
+	case 5: {
+		struct dragonfly_params p = { .groups = 5, .switches_per_group = 4,
+			.hcas_per_switch = 2, .global_per_switch = 1 };
+		return gen_dragonfly(f, &p, err);
+	}
+	default: {
+		struct random_params p = { .switches = 12, .degree = 4,
+			.hcas_per_switch = 2, .seed = seed };
+		return gen_random(f, &p, err);
+	}
+	}
+}
+#define NUM_SHAPES 7
+
+static int realistic(struct fabric *f, unsigned shape, uint64_t seed)
+{
+	int r = gen_shape(f, shape, seed);
+	if (!r)
+		r = gen_shuffle_ports(f, seed);
+	if (!r)
+		r = gen_random_guids(f, seed);
+	return r;
+}
+
+/* Sorted peer node indices of node n: the graph without port numbers. */
+static void peers_sorted(const struct fabric *f, uint32_t n, uint64_t *out)
+{
+	for (unsigned i = 1; i <= f->nodes[n].num_ports; i++)
+		out[i - 1] = fab_peer_node(f, f->nodes[n].first_port + i);
+	qsort(out, f->nodes[n].num_ports, sizeof(*out), cmp_u64);
+}
+
+/* --guids random and --shuffle-ports, every shape, three seeds: GUIDs
+ * unique (node, CA port, chassis system GUIDs), under a vendor OUI,
+ * deterministic per seed and different across seeds; the graph is the
+ * same as the sequential one, CA cabling untouched, switch cabling on
+ * other port numbers; the result still round-trips through an ibsim net
+ * file and through ibnetdiscover text. */
+static void realistic_fabrics(void **state)
+{
+	(void)state;
+	for (unsigned shape = 0; shape < NUM_SHAPES; shape++)
+		for (uint64_t seed = 1; seed <= 3; seed++) {
+			struct fabric a, b, c, d;
+			assert_int_equal(gen_shape(&a, shape, seed), 0);
+			assert_int_equal(realistic(&b, shape, seed), 0);
+			assert_int_equal(realistic(&c, shape, seed), 0);
+			assert_int_equal(realistic(&d, shape, seed + 100), 0);
+			check_invariants(&b);
+			assert_int_equal(b.num_nodes, a.num_nodes);
+
+			/* unique: every node and port GUID, and system GUIDs
+			 * other than a node's own */
+			uint64_t *all = malloc((b.num_ports + 2 * b.num_nodes) *
+					       sizeof(*all));
+			uint32_t cnt = 0, moved = 0, same_guid = 0;
+			uint64_t pa[FAB_MAX_PORTS], pb[FAB_MAX_PORTS];
+			for (uint32_t n = 0; n < b.num_nodes; n++) {
+				const struct fab_node *x = &b.nodes[n];
+				all[cnt++] = x->guid;
+				assert_true(x->guid >> 40 != 0);        /* an OUI */
+				if (x->type == FAB_CA)
+					all[cnt++] = fab_port(&b, n, 1)->guid;
+				else
+					assert_true(fab_port(&b, n, 0)->guid == x->guid);
+				/* same graph, CA cabling where it was */
+				assert_string_equal(x->desc, a.nodes[n].desc);
+				peers_sorted(&a, n, pa);
+				peers_sorted(&b, n, pb);
+				assert_memory_equal(pa, pb, x->num_ports * sizeof(*pa));
+				for (unsigned i = 1; i <= x->num_ports; i++) {
+					unsigned ra = 0, rb = 0;
+					uint32_t ma = peer_of(&a, n, i, &ra);
+					uint32_t mb = peer_of(&b, n, i, &rb);
+					if (ma != FAB_NONE && !fab_is_switch(&a, ma))
+						assert_true(mb == ma && rb == ra);
+					moved += fab_is_switch(&b, n) &&
+						 (ma != mb || ra != rb);
+				}
+				/* chassis: nodes sharing a system GUID still do,
+				 * others do not */
+				for (uint32_t m = 0; m < n; m++)
+					assert_int_equal(a.nodes[m].sys_guid == a.nodes[n].sys_guid,
+							 b.nodes[m].sys_guid == x->sys_guid);
+				if (x->sys_guid != x->guid && x->sys_guid) {
+					uint32_t k = 0;
+					while (k < n && b.nodes[k].sys_guid != x->sys_guid)
+						k++;
+					if (k == n)     /* first holder: count it once */
+						all[cnt++] = x->sys_guid;
+				}
+				/* deterministic per seed, different across seeds */
+				assert_true(c.nodes[n].guid == x->guid);
+				for (unsigned i = 1; i <= x->num_ports; i++)
+					assert_int_equal(fab_port(&c, n, i)->peer,
+							 fab_port(&b, n, i)->peer);
+				same_guid += d.nodes[n].guid == x->guid;
+			}
+			qsort(all, cnt, sizeof(*all), cmp_u64);
+			for (uint32_t i = 1; i < cnt; i++)
+				assert_true(all[i] != all[i - 1]);
+			free(all);
+			assert_true(moved > 0);
+			assert_int_equal(same_guid, 0);
+
+			round_trip(&b);
+			char path[128];
+			snprintf(path, sizeof(path), "%s/rt.ibnd", tmpdir);
+			assert_int_equal(topo_write_ibnetdiscover(&b, path), 0);
+			struct fabric e;
+			assert_int_equal(topo_read_ibnetdiscover(&e, path), 0);
+			assert_int_equal(e.num_nodes, b.num_nodes);
+			for (uint32_t n = 0; n < b.num_nodes; n++) {
+				uint32_t m = fab_find_node_guid(&e, b.nodes[n].guid);
+				assert_true(m != FAB_NONE);
+				for (unsigned i = 1; i <= b.nodes[n].num_ports; i++) {
+					uint32_t x = fab_peer_node(&b, b.nodes[n].first_port + i);
+					uint32_t y = fab_peer_node(&e, e.nodes[m].first_port + i);
+					assert_int_equal(x == FAB_NONE, y == FAB_NONE);
+					if (x != FAB_NONE)
+						assert_true(b.nodes[x].guid == e.nodes[y].guid);
+				}
+			}
+			fab_free(&e);
+			fab_free(&a);
+			fab_free(&b);
+			fab_free(&c);
+			fab_free(&d);
+		}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -762,6 +922,7 @@ int main(void)
 		cmocka_unit_test(bad_params),
 		cmocka_unit_test_setup_teardown(net_writer_round_trip, setup, teardown),
 		cmocka_unit_test_setup_teardown(net_writer_odd_names, setup, teardown),
+		cmocka_unit_test_setup_teardown(realistic_fabrics, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
