@@ -36,6 +36,14 @@ struct mt_req {
 	double deadline;            /* in flight: when this try expires */
 	uint32_t tid32;             /* in flight: low TID bits */
 	int busy;
+	int low;                    /* from the low queue (mt_submit_low) */
+};
+
+/* An SA request received and not yet served (mt_defer). */
+struct mt_deferred {
+	uint8_t mad[SMP_SIZE];
+	uint16_t slid;
+	uint32_t sqp;
 };
 
 struct mad_transport {
@@ -72,6 +80,16 @@ struct mad_transport {
 	void *on_long_ctx;
 	struct mt_stats st;
 	uint64_t m_key;             /* in every SMP we send (IBA 14.2.4) */
+	/* SA requests received, served later in slices (mt_serve_deferred) */
+	struct mt_deferred *dq;
+	size_t dq_head, dq_len, dq_cap;
+	unsigned dq_per_source;
+	uint16_t *dq_of_lid;        /* entries queued per source LID */
+	uint16_t dq_last_slid;      /* source of the last one served */
+	/* low queue (Reports): behind every SMP, a few slots of the window */
+	struct mt_req *lq;
+	size_t lq_head, lq_len, lq_cap;
+	unsigned low_slots, low_in_flight, low_timeout_ms, low_retries;
 };
 
 static void copy_name(char *dst, const char *src)
@@ -347,6 +365,9 @@ void mt_close(struct mad_transport *t)
 	free(t->slots);
 	free(t->free_slots);
 	free(t->umad);
+	free(t->dq);
+	free(t->dq_of_lid);
+	free(t->lq);
 	free(t);
 }
 
@@ -388,6 +409,9 @@ void mt_stats_diff(struct mt_stats *out, const struct mt_stats *a,
 	out->failed = b->failed - a->failed;
 	out->unsolicited = b->unsolicited - a->unsolicited;
 	out->stray = b->stray - a->stray;
+	out->deferred = b->deferred - a->deferred;
+	out->deferred_dropped = b->deferred_dropped - a->deferred_dropped;
+	out->low_dropped = b->low_dropped - a->low_dropped;
 }
 
 void mt_set_request_handler(struct mad_transport *t, mt_request_fn fn,
@@ -437,6 +461,7 @@ static int submit(struct mad_transport *t, uint16_t dlid, mt_done_fn done,
 	r->ctx = ctx;
 	r->cookie = cookie;
 	r->busy = 0;
+	r->low = 0;
 	*out = r;
 	return 0;
 }
@@ -499,6 +524,168 @@ int mt_submit_gmp_qp(struct mad_transport *t, uint16_t dlid, uint32_t dqp,
 	memcpy(r->mad, mad, SMP_SIZE);
 	r->dqp = dqp;
 	return 0;
+}
+
+int mt_set_low_queue(struct mad_transport *t, size_t cap, unsigned slots,
+		     unsigned timeout_ms, unsigned retries)
+{
+	struct mt_req *q = NULL;
+
+	if (t->lq_len)
+		return -EBUSY;
+	if (cap && !(q = calloc(cap, sizeof(*q))))
+		return -ENOMEM;
+	free(t->lq);
+	t->lq = q;
+	t->lq_cap = cap;
+	t->lq_head = 0;
+	if (slots > t->opt.window / 2)
+		slots = t->opt.window / 2;
+	t->low_slots = slots ? slots : 1;
+	t->low_timeout_ms = timeout_ms;
+	t->low_retries = retries;
+	return 0;
+}
+
+int mt_submit_low(struct mad_transport *t, uint16_t dlid, uint32_t dqp,
+		  const uint8_t *mad, mt_done_fn done, void *ctx,
+		  uint64_t cookie)
+{
+	struct mt_req *r;
+
+	if (!t->lq_cap)
+		return mt_submit_gmp_qp(t, dlid, dqp, mad, done, ctx, cookie);
+	if (agent_of(t, smp_class(mad)) < 0)
+		return -EOPNOTSUPP;
+	if (dqp == 0 || dqp > 0xFFFFFF)
+		return -EINVAL;
+	if (t->lq_len == t->lq_cap) {
+		t->st.low_dropped++;
+		return -ENOBUFS;
+	}
+	r = &t->lq[(t->lq_head + t->lq_len++) % t->lq_cap];
+	memset(r, 0, sizeof(*r));
+	memcpy(r->mad, mad, SMP_SIZE);
+	r->dlid = dlid;
+	r->dqp = dqp;
+	r->done = done;
+	r->ctx = ctx;
+	r->cookie = cookie;
+	r->low = 1;
+	return 0;
+}
+
+size_t mt_cancel_low(struct mad_transport *t, uint16_t dlid)
+{
+	size_t k = 0, n = t->lq_len;
+
+	for (size_t i = 0; i < n; i++) {
+		struct mt_req *r = &t->lq[(t->lq_head + i) % t->lq_cap];
+
+		if (r->dlid != dlid)
+			t->lq[(t->lq_head + k++) % t->lq_cap] = *r;
+	}
+	t->lq_len = k;
+	return n - k;
+}
+
+size_t mt_low_pending(const struct mad_transport *t)
+{
+	return t->lq_len + t->low_in_flight;
+}
+
+int mt_set_deferral(struct mad_transport *t, size_t cap, unsigned per_source)
+{
+	struct mt_deferred *q = NULL;
+	uint16_t *of_lid = NULL;
+
+	if (t->dq_len)
+		return -EBUSY;
+	if (cap && (!(q = calloc(cap, sizeof(*q))) ||
+		    !(of_lid = calloc(65536, sizeof(*of_lid))))) {
+		free(q);
+		return -ENOMEM;
+	}
+	free(t->dq);
+	free(t->dq_of_lid);
+	t->dq = q;
+	t->dq_of_lid = of_lid;
+	t->dq_cap = cap;
+	t->dq_head = 0;
+	t->dq_per_source = per_source ? per_source : (unsigned)cap;
+	return 0;
+}
+
+size_t mt_deferred(const struct mad_transport *t)
+{
+	return t->dq_len;
+}
+
+/* Keep an SA request for later; a full queue, or a source holding its
+ * share of it, loses the request (the requester retries, IBA 13.4.6.4). */
+static void defer(struct mad_transport *t, const uint8_t *mad, uint16_t slid,
+		  uint32_t sqp)
+{
+	struct mt_deferred *d;
+
+	if (t->dq_len == t->dq_cap || t->dq_of_lid[slid] >= t->dq_per_source) {
+		t->st.deferred_dropped++;
+		return;
+	}
+	d = &t->dq[(t->dq_head + t->dq_len++) % t->dq_cap];
+	memcpy(d->mad, mad, SMP_SIZE);
+	d->slid = slid;
+	d->sqp = sqp;
+	t->dq_of_lid[slid]++;
+	t->st.deferred++;
+}
+
+/* The next request to serve: the oldest from another source than the
+ * last one served, if one waits among the next few; else the oldest.
+ * A source with many requests queued then takes turns with the others
+ * instead of making them wait behind all of its own. */
+#define MT_FAIR_SCAN 64
+
+static void take_deferred(struct mad_transport *t, struct mt_deferred *out)
+{
+	size_t pick = 0, n = t->dq_len < MT_FAIR_SCAN ? t->dq_len : MT_FAIR_SCAN;
+
+	for (size_t i = 0; i < n; i++)
+		if (t->dq[(t->dq_head + i) % t->dq_cap].slid != t->dq_last_slid) {
+			pick = i;
+			break;
+		}
+	*out = t->dq[(t->dq_head + pick) % t->dq_cap];
+	/* Close the gap: the ones before it move up by one. */
+	for (size_t i = pick; i > 0; i--)
+		t->dq[(t->dq_head + i) % t->dq_cap] =
+			t->dq[(t->dq_head + i - 1) % t->dq_cap];
+	t->dq_head = (t->dq_head + 1) % t->dq_cap;
+	t->dq_len--;
+	t->dq_of_lid[out->slid]--;
+	t->dq_last_slid = out->slid;
+}
+
+int mt_serve_deferred(struct mad_transport *t, unsigned max, double until,
+		      int (*stop)(void *arg), void *arg)
+{
+	unsigned n = 0;
+
+	while (t->dq_len && n < max) {
+		struct mt_deferred d;
+
+		take_deferred(t, &d);
+		if (t->on_request)
+			t->on_request(t->on_request_ctx, d.mad, d.slid, d.sqp);
+		n++;
+		/* Between two requests: what arrived meanwhile (a trap, an
+		 * SMInfo query) is handled first, and may end the slice. */
+		if (mt_poll(t, 0) < 0)
+			return -EIO;
+		if ((stop && stop(arg)) || now_seconds() >= until)
+			break;
+	}
+	return (int)n;
 }
 
 int mt_has_class(const struct mad_transport *t, uint8_t mclass)
@@ -602,7 +789,8 @@ static int send_slot(struct mad_transport *t, uint32_t s)
 	t->seq++;
 	r->tid32 = (t->seq << SLOT_BITS) | s;
 	mad_set_field64(r->mad, 0, IB_MAD_TRID_F, r->tid32);
-	r->deadline = now_seconds() + t->opt.timeout_ms / 1000.0;
+	r->deadline = now_seconds() +
+		(r->low ? t->low_timeout_ms : t->opt.timeout_ms) / 1000.0;
 	if (r->deadline < t->next_expiry || t->in_flight == 0)
 		t->next_expiry = r->deadline;
 	r->tries++;
@@ -612,6 +800,8 @@ static int send_slot(struct mad_transport *t, uint32_t s)
 
 static void release_slot(struct mad_transport *t, uint32_t s)
 {
+	if (t->slots[s].low)
+		t->low_in_flight--;
 	t->slots[s].busy = 0;
 	t->free_slots[t->num_free++] = s;
 	t->in_flight--;
@@ -630,6 +820,21 @@ static int fill_window(struct mad_transport *t)
 		if (send_slot(t, s) < 0)
 			return -EIO;
 	}
+	/* The low queue only when no SMP waits, and in a few slots: a
+	 * sweep always finds the window nearly whole. */
+	while (!t->q_len && t->lq_len && t->num_free &&
+	       t->low_in_flight < t->low_slots) {
+		uint32_t s = t->free_slots[--t->num_free];
+
+		t->slots[s] = t->lq[t->lq_head];
+		t->slots[s].busy = 1;
+		t->lq_head = (t->lq_head + 1) % t->lq_cap;
+		t->lq_len--;
+		t->in_flight++;
+		t->low_in_flight++;
+		if (send_slot(t, s) < 0)
+			return -EIO;
+	}
 	return 0;
 }
 
@@ -639,7 +844,7 @@ static int slot_timed_out(struct mad_transport *t, uint32_t s)
 	struct mt_req *r = &t->slots[s];
 
 	t->st.timed_out++;
-	if (r->tries <= t->opt.retries) {
+	if (r->tries <= (r->low ? t->low_retries : t->opt.retries)) {
 		t->st.retried++;
 		return send_slot(t, s);
 	}
@@ -783,6 +988,12 @@ static int handle_recv(struct mad_transport *t)
 		send_umad(t, resp, be16toh(a->lid), be32toh(a->qpn));
 		return 0;
 	}
+	if (t->dq_cap && smp_class(mad) == GMP_CLASS_SA) {
+		ib_mad_addr_t *a = umad_get_mad_addr(t->umad);
+
+		defer(t, mad, be16toh(a->lid), be32toh(a->qpn));
+		return 0;
+	}
 	if (t->on_request) {
 		ib_mad_addr_t *a = umad_get_mad_addr(t->umad);
 		uint8_t req[SMP_SIZE];
@@ -794,13 +1005,17 @@ static int handle_recv(struct mad_transport *t)
 	return 0;
 }
 
+#define MT_RECV_BURST 256
+
 int mt_poll(struct mad_transport *t, int wait_ms)
 {
 	int got = 0;
 
 	if (fill_window(t) < 0)
 		return -EIO;
-	for (;;) {
+	/* At most MT_RECV_BURST MADs per call: a sender faster than we
+	 * read must not keep us here (timeouts, the sweep, the loop). */
+	while (got < MT_RECV_BURST) {
 		int len = SMP_SIZE;
 		int rc = umad_recv(t->portid, t->umad, &len, 0);
 
@@ -841,7 +1056,8 @@ int mt_poll(struct mad_transport *t, int wait_ms)
 
 int mt_throttle(struct mad_transport *t, size_t limit)
 {
-	while (mt_pending(t) > limit) {
+	/* Reports of the low queue are not waited for. */
+	while (mt_pending(t) - t->low_in_flight > limit) {
 		int rc = mt_poll(t, 100);
 
 		if (rc < 0)

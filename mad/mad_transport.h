@@ -38,6 +38,9 @@ struct mt_stats {
 	uint64_t failed;            /* requests that ran out of retries */
 	uint64_t unsolicited;       /* requests/traps received */
 	uint64_t stray;             /* responses matching nothing in flight */
+	uint64_t deferred;          /* SA requests queued for a later slice */
+	uint64_t deferred_dropped;  /* SA requests lost: queue or share full */
+	uint64_t low_dropped;       /* low-queue MADs refused: queue full */
 };
 
 /* Completion: resp is the 256-byte response (check smp_status), or NULL
@@ -96,6 +99,36 @@ int mt_submit_gmp(struct mad_transport *t, uint16_t dlid, const uint8_t *mad,
 int mt_submit_gmp_qp(struct mad_transport *t, uint16_t dlid, uint32_t dqp,
 		      const uint8_t *mad, mt_done_fn done, void *ctx,
 		      uint64_t cookie);
+/* The low queue (Reports to subscribers): at most cap MADs waiting, sent
+ * only when no SMP waits, at most `slots` of them in flight, each with its
+ * own timeout and retries, and never waited for by mt_drain/mt_throttle,
+ * so a subscriber that does not answer cannot hold up a sweep.
+ * cap 0 (the default): mt_submit_low is mt_submit_gmp_qp. */
+int mt_set_low_queue(struct mad_transport *t, size_t cap, unsigned slots,
+		     unsigned timeout_ms, unsigned retries);
+/* Queue a GMP on the low queue; -ENOBUFS when it is full (counted). */
+int mt_submit_low(struct mad_transport *t, uint16_t dlid, uint32_t dqp,
+		  const uint8_t *mad, mt_done_fn done, void *ctx,
+		  uint64_t cookie);
+size_t mt_low_pending(const struct mad_transport *t);
+/* Forget the low-queue MADs to dlid not sent yet; returns how many. */
+size_t mt_cancel_low(struct mad_transport *t, uint16_t dlid);
+
+/* Deferred SA requests: with cap > 0, a SubnAdm request (class 0x03, not
+ * a response: RMPP ACKs still go to the handler at once) is not handed to
+ * the request handler inside mt_poll but kept, at most cap of them and at
+ * most per_source from one LID (0: no share), the rest dropped and
+ * counted. SMPs (traps, SMInfo) and responses are handled at once as
+ * before, so an SA flood never delays them. mt_serve_deferred hands at
+ * most max requests to the handler, oldest first but taking turns between
+ * sources (one flooding host does not queue the others), polling between two
+ * (what arrived is handled), and stops early at `until` (now_seconds())
+ * or when stop(arg) says so. Returns how many, or -EIO. */
+int mt_set_deferral(struct mad_transport *t, size_t cap, unsigned per_source);
+int mt_serve_deferred(struct mad_transport *t, unsigned max, double until,
+		      int (*stop)(void *arg), void *arg);
+size_t mt_deferred(const struct mad_transport *t);
+
 /* 1 when MADs of this class can be sent. */
 int mt_has_class(const struct mad_transport *t, uint8_t mclass);
 /* Send a response or trap repress now, untracked. */
@@ -112,14 +145,15 @@ int mt_respond_len(struct mad_transport *t, const uint8_t *mad, size_t len,
  * retries. 0 under ibsim, which has no RMPP: send each segment. */
 int mt_kernel_rmpp(const struct mad_transport *t);
 
-/* One round: send what the window allows, receive what arrived (waiting
- * up to wait_ms if nothing did), run completions, expire timeouts.
+/* One round: send what the window allows, receive what arrived (at most
+ * a burst of 256 MADs, waiting up to wait_ms if nothing did), run
+ * completions, expire timeouts.
  * Returns 0 or a negative errno (transport broken). */
 int mt_poll(struct mad_transport *t, int wait_ms);
 /* Poll until nothing is queued or in flight. */
 int mt_drain(struct mad_transport *t);
 /* Poll until at most `limit` requests are queued or in flight (flow
- * control for producers of many MADs). */
+ * control for producers of many MADs); the low queue does not count. */
 int mt_throttle(struct mad_transport *t, size_t limit);
 /* Requests queued or in flight. */
 size_t mt_pending(const struct mad_transport *t);

@@ -230,6 +230,20 @@ uint32_t sa_inform_prune(struct sa_inform_db *db,
 	return gone;
 }
 
+uint32_t sa_inform_drop_lid(struct sa_inform_db *db, uint16_t lid)
+{
+	uint32_t k = 0, gone;
+
+	for (uint32_t i = 0; i < db->n; i++)
+		if (db->s[i].lid != lid)
+			db->s[k++] = db->s[i];
+	gone = db->n - k;
+	db->n = k;
+	if (gone)
+		db->generation++;
+	return gone;
+}
+
 /* --- notices and Reports ------------------------------------------- */
 
 static void notice_fields(struct sa_notice *n)

@@ -75,4 +75,7 @@ uint32_t sa_inform_match(const struct sa_inform_db *db,
 uint32_t sa_inform_prune(struct sa_inform_db *db,
 			 int (*known)(void *ctx, uint64_t guid), void *ctx);
 
+/* Drop every subscription whose Reports go to lid; returns how many. */
+uint32_t sa_inform_drop_lid(struct sa_inform_db *db, uint16_t lid);
+
 #endif

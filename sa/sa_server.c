@@ -26,11 +26,13 @@ struct sa_answer {
 	size_t rec_len, padded;
 	size_t count;
 	int overflow;
+	size_t max;                     /* 0 or a lower cap than the above */
 };
 
 int sa_answer_add(struct sa_answer *a, const uint8_t *rec)
 {
-	if (a->len + a->padded > SA_MAX_ANSWER_BYTES) {
+	if (a->len + a->padded > SA_MAX_ANSWER_BYTES ||
+	    (a->max && a->len + a->padded > a->max)) {
 		a->overflow = 1;
 		return -ENOMEM;
 	}
@@ -342,27 +344,96 @@ static void xfer_expire(struct sa_server *s, double now)
 	}
 }
 
+size_t sa_server_kept_bytes(const struct sa_server *s)
+{
+	size_t n = 0;
+
+	for (unsigned i = 0; i < SA_MAX_XFERS; i++)
+		if (s->xfer[i].busy)
+			n += s->xfer[i].total;
+	return n;
+}
+
+static size_t kept_for(const struct sa_server *s, uint16_t dlid)
+{
+	size_t n = 0;
+
+	for (unsigned i = 0; i < SA_MAX_XFERS; i++)
+		if (s->xfer[i].busy && s->xfer[i].dlid == dlid)
+			n += s->xfer[i].total;
+	return n;
+}
+
+/* The oldest transfer kept (for dlid only, unless dlid is 0). */
+static struct sa_xfer *oldest_xfer(struct sa_server *s, uint16_t dlid)
+{
+	struct sa_xfer *o = NULL;
+
+	for (unsigned i = 0; i < SA_MAX_XFERS; i++) {
+		struct sa_xfer *x = &s->xfer[i];
+
+		if (x->busy && (!dlid || x->dlid == dlid) &&
+		    (!o || x->started < o->started))
+			o = x;
+	}
+	return o;
+}
+
+static void budget_drop(struct sa_server *s, const char *what, uint16_t dlid,
+			size_t bytes)
+{
+	double now = now_seconds();
+
+	s->st.rmpp_budget_dropped++;
+	/* A flood drops many: one line a second says it goes on. */
+	if (now - s->budget_logged < 1.0)
+		return;
+	s->budget_logged = now;
+	log_info("SA: RMPP memory budget (%zu bytes, %zu per requester): %s of %zu bytes for LID %u dropped (%llu so far)",
+		 s->rmpp_budget, s->rmpp_per_requester, what, bytes, dlid,
+		 (unsigned long long)s->st.rmpp_budget_dropped);
+}
+
+/* Keep the rest of a table answer for its reader: the answer's buffer is
+ * taken (a->buf NULL after), within the memory budget. */
 static void xfer_start(struct sa_server *s, const uint8_t *req,
-		       const struct sa_answer *a, unsigned segs, uint16_t dlid,
+		       struct sa_answer *a, unsigned segs, uint16_t dlid,
 		       uint32_t dqp)
 {
-	struct sa_xfer *x = NULL, *oldest = &s->xfer[0];
+	struct sa_xfer *x = NULL;
+	size_t len = a->len;
 
-	for (unsigned i = 0; i < SA_MAX_XFERS && !x; i++) {
+	if ((s->rmpp_budget && len > s->rmpp_budget) ||
+	    (s->rmpp_per_requester && len > s->rmpp_per_requester)) {
+		/* Its first segment went out; the rest cannot be kept. */
+		budget_drop(s, "an answer larger than the budget", dlid, len);
+		return;
+	}
+	while (s->rmpp_per_requester &&
+	       kept_for(s, dlid) + len > s->rmpp_per_requester) {
+		x = oldest_xfer(s, dlid);
+		budget_drop(s, "the oldest answer", dlid, x->total);
+		xfer_free(x);
+	}
+	while (s->rmpp_budget && sa_server_kept_bytes(s) + len > s->rmpp_budget) {
+		x = oldest_xfer(s, 0);
+		budget_drop(s, "the oldest answer", x->dlid, x->total);
+		xfer_free(x);
+	}
+	x = NULL;
+	for (unsigned i = 0; i < SA_MAX_XFERS && !x; i++)
 		if (!s->xfer[i].busy)
 			x = &s->xfer[i];
-		else if (s->xfer[i].started < oldest->started)
-			oldest = &s->xfer[i];
-	}
 	if (!x) {
-		xfer_free(oldest);
+		x = oldest_xfer(s, 0);
+		xfer_free(x);
 		s->st.rmpp_expired++;
-		x = oldest;
 	}
-	x->data = malloc(a->len);
+	/* The answer grew by doubling: keep only its bytes. */
+	x->data = realloc(a->buf, len ? len : 1);
 	if (!x->data)
-		return;
-	memcpy(x->data, a->buf, a->len);
+		return;         /* a->buf is still the caller's to free */
+	a->buf = NULL;
 	memcpy(x->req, req, GMP_SIZE);
 	x->total = a->len;
 	x->padded = a->padded;
@@ -471,6 +542,9 @@ static void answer(struct sa_server *s, const uint8_t *req, size_t req_len,
 	size_t len;
 	int slot, multi;
 
+	/* An answer one requester may not hold is refused before it costs
+	 * more than that (sa_rmpp_requester_mb; ERR_NO_RESOURCES). */
+	a.max = s->rmpp_per_requester;
 	status = run(s, req, req_len, slid, sqp, &a, &slot);
 	multi = smp_method(req) == SA_METHOD_GET_TABLE ||
 		smp_method(req) == SA_METHOD_GET_MULTI;
@@ -623,6 +697,9 @@ static void stats_text(const struct sa_server *s, FILE *f)
 		(unsigned long long)s->rx.st.segments,
 		(unsigned long long)(s->rx.st.aborted + s->rx.st.stopped),
 		(unsigned long long)s->rx.st.expired);
+	fprintf(f, "rmpp_budget_dropped %llu\nrmpp_kept_bytes %zu\n",
+		(unsigned long long)s->st.rmpp_budget_dropped,
+		sa_server_kept_bytes(s));
 	fprintf(f, "# attribute Get GetTable Set Delete\n");
 	for (int i = 0; i < 32; i++) {
 		const uint64_t *c = s->st.by_attr[i];

@@ -24,6 +24,7 @@ struct sa_stats {
 	uint64_t rmpp_expired;          /* never fully ACKed (e.g. saquery) */
 	uint64_t ignored;               /* stray responses and RMPP segments */
 	uint64_t rmpp_requests;         /* multi-MAD requests reassembled */
+	uint64_t rmpp_budget_dropped;   /* answers dropped or not kept: budget */
 	uint64_t by_attr[32][4];        /* registry slot x Get/GetTable/Set/Delete */
 };
 
@@ -49,6 +50,11 @@ struct sa_server {
 	/* RMPP answers (ibsim): silence before a resend, resends before ABORT */
 	double rmpp_resend_s;
 	unsigned rmpp_retries;
+	/* Bytes of RMPP answers kept for their readers (ibsim's path, where
+	 * the SA segments): at most budget in all and per_requester for one
+	 * LID; a new answer evicts the oldest (logged, counted). 0: no limit. */
+	size_t rmpp_budget, rmpp_per_requester;
+	double budget_logged;           /* last budget log line */
 	/* Where answers go: mt_respond_len on t unless set (tests). */
 	int (*send)(void *arg, const uint8_t *mad, size_t len, uint16_t dlid,
 		    uint32_t dqp);
@@ -73,6 +79,8 @@ void sa_server_handle_long(struct sa_server *s, uint8_t *msg, size_t len,
 /* Timers: unACKed answers and silent incoming transfers expire (the
  * latter with an RMPP ABORT, T2L). Call from the idle loop. */
 void sa_server_tick(struct sa_server *s, double now);
+/* Bytes of RMPP answers kept now. */
+size_t sa_server_kept_bytes(const struct sa_server *s);
 /* Statistics to the log, one line per attribute with traffic. */
 void sa_server_log_stats(const struct sa_server *s);
 /* The same as text ("requests N", then one line per attribute). */

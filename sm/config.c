@@ -92,6 +92,16 @@ static const struct key_desc keys[] = {
 	{ "sl2vl_read_rate", NUM(K_UNSIGNED, sl2vl_read_rate, 1, 1000000) },
 	{ "sa_rmpp_timeout_ms", NUM(K_UNSIGNED, sa_rmpp_timeout_ms, 100, 60000) },
 	{ "sa_rmpp_retries", NUM(K_UNSIGNED, sa_rmpp_retries, 0, 16) },
+	{ "sa_queue",       NUM(K_UNSIGNED, sa_queue, 0, 65536) },
+	{ "sa_queue_per_requester", NUM(K_UNSIGNED, sa_queue_per_requester, 0, 65536) },
+	{ "sa_slice_requests", NUM(K_UNSIGNED, sa_slice_requests, 1, 100000) },
+	{ "sa_slice_ms",    NUM(K_UNSIGNED, sa_slice_ms, 1, 10000) },
+	{ "sa_rmpp_budget_mb", NUM(K_UNSIGNED, sa_rmpp_budget_mb, 1, 65536) },
+	{ "sa_rmpp_requester_mb", NUM(K_UNSIGNED, sa_rmpp_requester_mb, 1, 65536) },
+	{ "report_queue",   NUM(K_UNSIGNED, report_queue, 0, 65536) },
+	{ "report_timeout_ms", NUM(K_UNSIGNED, report_timeout_ms, 10, 60000) },
+	{ "report_retries", NUM(K_UNSIGNED, report_retries, 0, 16) },
+	{ "report_max_misses", NUM(K_UNSIGNED, report_max_misses, 0, 100000) },
 	{ "mcast_groups",   LIST(mcast_groups, ';') },
 	{ "partitions",     K_PARTITIONS, offsetof(struct ibsm_config, partitions), 0, 0, 0, 0 },
 	{ "mad_window",     NUM(K_UNSIGNED, mad_window, 1, 4096) },
@@ -193,6 +203,18 @@ void config_defaults(struct ibsm_config *c)
 	c->sl2vl_read_rate = 1000;
 	c->sa_rmpp_timeout_ms = 1000;
 	c->sa_rmpp_retries = 3;
+	/* SA work in slices between fault handling (docs/sa.md). */
+	c->sa_queue = 1024;
+	c->sa_queue_per_requester = 64;
+	c->sa_slice_requests = 64;
+	c->sa_slice_ms = 20;
+	c->sa_rmpp_budget_mb = 256;
+	c->sa_rmpp_requester_mb = 64;
+	/* Reports: their own queue, a short timeout, silent ports dropped. */
+	c->report_queue = 8192;
+	c->report_timeout_ms = 200;
+	c->report_retries = 1;
+	c->report_max_misses = 8;
 	c->mad_window = 32;         /* OpenSM keeps only 4 SMPs in flight */
 	c->mad_timeout_ms = 200;
 	c->mad_retries = 3;

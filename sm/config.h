@@ -59,6 +59,16 @@ struct ibsm_config {
 	unsigned sl2vl_read_rate;   /* tables (SMPs) a second */
 	unsigned sa_rmpp_timeout_ms; /* RMPP answer: silence before a resend */
 	unsigned sa_rmpp_retries;   /* resends before an ABORT (status 126) */
+	unsigned sa_queue;          /* SA requests kept for the next slice (0: inline) */
+	unsigned sa_queue_per_requester; /* of them from one LID (0: no share) */
+	unsigned sa_slice_requests; /* SA requests served per loop turn */
+	unsigned sa_slice_ms;       /* and ms spent on them at most */
+	unsigned sa_rmpp_budget_mb; /* RMPP answers kept, all requesters */
+	unsigned sa_rmpp_requester_mb; /* and for one requester */
+	unsigned report_queue;      /* Reports waiting to be sent (0: with SMPs) */
+	unsigned report_timeout_ms; /* per Report try */
+	unsigned report_retries;    /* tries after the first */
+	unsigned report_max_misses; /* unanswered in a row: port's subscriptions dropped (0: never) */
 	char mcast_groups[2048];    /* predefined groups, ';'-separated
 	                               (multicast/mcast_spec.h) */
 	struct part_conf *partitions; /* NULL: the default partition only

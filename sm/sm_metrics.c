@@ -147,6 +147,20 @@ static void activity(FILE *f, const struct sm *sm)
 	fprintf(f, "ibsm_sa_errors_total %llu\n", (unsigned long long)sa->errors);
 	head(f, "ibsm_sa_records_total", "counter", "SA records sent.");
 	fprintf(f, "ibsm_sa_records_total %llu\n", (unsigned long long)sa->records);
+	head(f, "ibsm_sa_deferred_total", "counter", "SA requests queued for a later slice of SA work.");
+	fprintf(f, "ibsm_sa_deferred_total %llu\n", (unsigned long long)m->deferred);
+	head(f, "ibsm_sa_dropped_total", "counter", "SA requests dropped: queue or the requester's share of it full.");
+	fprintf(f, "ibsm_sa_dropped_total %llu\n", (unsigned long long)m->deferred_dropped);
+	head(f, "ibsm_sa_rmpp_budget_dropped_total", "counter", "RMPP answers dropped to stay within the memory budget.");
+	fprintf(f, "ibsm_sa_rmpp_budget_dropped_total %llu\n", (unsigned long long)sa->rmpp_budget_dropped);
+	head(f, "ibsm_sa_rmpp_kept_bytes", "gauge", "Bytes of RMPP answers kept for their readers.");
+	fprintf(f, "ibsm_sa_rmpp_kept_bytes %zu\n", sa_server_kept_bytes(&sm->sa));
+	head(f, "ibsm_reports_sent_total", "counter", "Reports sent to subscribers.");
+	fprintf(f, "ibsm_reports_sent_total %llu\n", (unsigned long long)sm->report.sent);
+	head(f, "ibsm_reports_failed_total", "counter", "Reports unanswered or not sent (queue full).");
+	fprintf(f, "ibsm_reports_failed_total %llu\n", (unsigned long long)sm->report.failed);
+	head(f, "ibsm_report_subscribers_dropped_total", "counter", "Subscriber ports dropped for ignoring Reports.");
+	fprintf(f, "ibsm_report_subscribers_dropped_total %llu\n", (unsigned long long)sm->report.dropped_ports);
 }
 
 static void perf(FILE *f, const struct sm *sm)

@@ -14,6 +14,7 @@ void sm_report_free(struct sm_report *r)
 {
 	free(r->guids);
 	free(r->groups);
+	free(r->misses);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -25,20 +26,46 @@ static void make_gid(uint8_t gid[16], uint64_t prefix, uint64_t guid)
 	}
 }
 
+/* A subscriber port that ignored report_max_misses Reports in a row:
+ * its subscriptions go, and its Reports not sent yet with them. */
+static void drop_silent(struct sm *sm, uint16_t lid)
+{
+	uint32_t subs = sa_inform_drop_lid(&sm->sa.ctx.informs, lid);
+	size_t queued = mt_cancel_low(sm->t, lid);
+
+	sm->report.dropped_ports++;
+	sm->report.misses[lid] = 0;
+	log_warn("SA: LID %u left %u Reports in a row unanswered: its %u subscription%s dropped (%zu queued Reports with them)",
+		 lid, sm->cfg->report_max_misses, subs, subs == 1 ? "" : "s",
+		 queued);
+}
+
 /* cookie: trap number << 16 | subscriber LID, for the log. */
 static void report_done(void *ctx, uint64_t cookie, const uint8_t *req,
 			const uint8_t *resp)
 {
 	struct sm *sm = ctx;
+	struct sm_report *r = &sm->report;
+	uint16_t lid = (uint16_t)(cookie & 0xFFFF);
 
 	(void)req;
 	if (resp) {
-		sm->report.answered++;
+		r->answered++;
+		if (r->misses)
+			r->misses[lid] = 0;
 		return;
 	}
-	sm->report.failed++;
-	log_warn("SA: no ReportResponse for trap %u from LID %u (after retries)",
-		 (unsigned)(cookie >> 16), (unsigned)(cookie & 0xFFFF));
+	r->failed++;
+	/* The first of a run is logged, not each of thousands. */
+	if (!r->misses || !r->misses[lid])
+		log_warn("SA: no ReportResponse for trap %u from LID %u (after retries)",
+			 (unsigned)(cookie >> 16), lid);
+	if (!sm->cfg->report_max_misses || !r->misses)
+		return;
+	if (r->misses[lid] < UINT16_MAX)
+		r->misses[lid]++;
+	if (r->misses[lid] >= sm->cfg->report_max_misses)
+		drop_silent(sm, lid);
 }
 
 static void send_one(void *ctx, const struct sa_subscription *s)
@@ -48,18 +75,22 @@ static void send_one(void *ctx, const struct sa_subscription *s)
 	uint8_t mad[GMP_SIZE];
 	int rc;
 
+	if (!sm->report.misses)
+		sm->report.misses = calloc(65536, sizeof(*sm->report.misses));
 	sa_report_build(mad, n);
-	rc = mt_submit_gmp_qp(sm->t, s->lid, s->qpn, mad, report_done, sm,
-			      (uint64_t)n->trap << 16 | s->lid);
+	rc = mt_submit_low(sm->t, s->lid, s->qpn, mad, report_done, sm,
+			   (uint64_t)n->trap << 16 | s->lid);
 	if (rc < 0) {
-		sm->report.failed++;
-		log_warn("SA: cannot send report of trap %u to LID %u QP %u: %s",
-			 n->trap, s->lid, s->qpn, strerror(-rc));
+		/* One line per notice would be thousands in a flood. */
+		if (sm->report.failed++ % 1000 == 0)
+			log_warn("SA: cannot send report of trap %u to LID %u QP %u: %s (%llu Reports failed so far)",
+				 n->trap, s->lid, s->qpn, strerror(-rc),
+				 (unsigned long long)sm->report.failed);
 		return;
 	}
 	sm->report.sent++;
 	log_info("SA: report trap %u (issuer LID %u) to LID %u", n->trap,
-		 n->issuer_lid, s->lid);
+		  n->issuer_lid, s->lid);
 }
 
 static void report(struct sm *sm, const struct sa_notice *n)

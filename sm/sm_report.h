@@ -3,9 +3,13 @@
  * heavy sweep the SM issues its own notices, trap 64 for each port that
  * came into service and trap 65 for each that left (the subscriptions of
  * ports that left are dropped first), and traps 66/67 when a multicast
- * group is created or deleted. Each Report is a tracked GMP with
- * the transport's timeout and retries; a subscriber that never answers
- * with ReportResponse is logged, and keeps its subscription (as OpenSM). */
+ * group is created or deleted. Reports go on the transport's low queue
+ * (mt_submit_low: behind every SMP, a few slots of the window, their own
+ * short timeout, report_timeout_ms and report_retries), so subscribers
+ * that never answer cannot delay a sweep. A port that leaves
+ * report_max_misses Reports in a row without a ReportResponse loses all
+ * its subscriptions (logged, counted): OpenSM keeps them, and 4,096 of
+ * them from one silent host once held a re-route back 27-80 s. */
 #ifndef IBSM_SM_SM_REPORT_H
 #define IBSM_SM_SM_REPORT_H
 
@@ -21,6 +25,8 @@ struct sm_report {
 	uint32_t ngroups, groups_gen;
 	int have_groups;
 	uint64_t sent, answered, failed;
+	uint64_t dropped_ports;     /* subscribers dropped for silence */
+	uint16_t *misses;           /* per LID: Reports unanswered in a row */
 };
 
 void sm_report_free(struct sm_report *r);

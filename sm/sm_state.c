@@ -315,7 +315,43 @@ int sm_init(struct sm *sm, const struct ibsm_config *cfg,
 		return -EINVAL;
 	mt_set_request_handler(t, on_request, sm);
 	mt_set_long_request_handler(t, on_long_request, sm);
+	/* Fault handling first (docs/sa.md "Scheduling"): SA requests wait
+	 * in a bounded queue for slices of the loop, Reports in their own
+	 * behind the SMPs, RMPP answers within a memory budget. */
+	sm->sa.rmpp_budget = (size_t)cfg->sa_rmpp_budget_mb << 20;
+	sm->sa.rmpp_per_requester = (size_t)cfg->sa_rmpp_requester_mb << 20;
+	if (mt_set_deferral(t, cfg->sa_enabled ? cfg->sa_queue : 0,
+			    cfg->sa_queue_per_requester) < 0 ||
+	    mt_set_low_queue(t, cfg->report_queue, mt_window(t) / 8,
+			     cfg->report_timeout_ms, cfg->report_retries) < 0) {
+		log_err("no memory for the SA and Report queues");
+		return -ENOMEM;
+	}
 	return 0;
+}
+
+/* A sweep that is due ends a slice of SA work. */
+static int sa_preempted(void *arg)
+{
+	struct sm *sm = arg;
+
+	return sm->heavy_wanted && now_seconds() >= sm->next_heavy_at;
+}
+
+/* One slice of SA work: at most sa_slice_requests requests and
+ * sa_slice_ms, fewer if a trap makes a sweep due meanwhile (traps and
+ * SMInfo are handled between two requests, in mt_serve_deferred). */
+static int sa_slice(struct sm *sm, double max_s)
+{
+	const struct ibsm_config *cfg = sm->cfg;
+	double slice = cfg->sa_slice_ms / 1000.0;
+
+	if (!mt_deferred(sm->t))
+		return 0;
+	if (max_s < slice)
+		slice = max_s;
+	return mt_serve_deferred(sm->t, cfg->sa_slice_requests,
+				 now_seconds() + slice, sa_preempted, sm);
 }
 
 void sm_free(struct sm *sm)
@@ -624,7 +660,8 @@ static int route_while_serving(struct sm *sm, const struct fabric *f,
 	if (pthread_create(&th, NULL, route_worker, &j) != 0)
 		return route_and_verify(sm, f, t);
 	while (!__atomic_load_n(&j.done, __ATOMIC_ACQUIRE)) {
-		if (mt_poll(sm->t, 5) < 0) {
+		if (mt_poll(sm->t, mt_deferred(sm->t) ? 0 : 5) < 0 ||
+		    sa_slice(sm, 0.005) < 0) {
 			/* The transport broke: let the routing finish, the
 			 * programming that follows will report it. */
 			break;
@@ -1258,7 +1295,8 @@ int sm_run(struct sm *sm, const struct sm_signals *sig)
 	       !*sig->stop &&
 	       now_seconds() - t0 < cfg->once_timeout_s) {
 		while (now_seconds() < sm->next_heavy_at && !*sig->stop)
-			if (mt_poll(sm->t, 50) < 0)
+			if (mt_poll(sm->t, mt_deferred(sm->t) ? 0 : 50) < 0 ||
+			    sa_slice(sm, 1.0) < 0)
 				return 2;
 		log_info("fabric not fully up: sweeping again (%.1f of %u s)",
 			 now_seconds() - t0, cfg->once_timeout_s);
@@ -1287,8 +1325,10 @@ int sm_run(struct sm *sm, const struct sm_signals *sig)
 
 		/* No sleep while the spare's copy is under way: its slices
 		 * follow each other as fast as the events between them allow. */
-		rc = mt_poll(sm->t, copying ? 0 : 200);
+		rc = mt_poll(sm->t, copying || mt_deferred(sm->t) ? 0 : 200);
 		copying = 0;
+		if (rc >= 0)
+			rc = sa_slice(sm, 1.0);
 		if (rc < 0) {
 			log_err("MAD transport failed: %s", strerror(-rc));
 			return 1;

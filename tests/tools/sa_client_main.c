@@ -11,7 +11,7 @@
  *   sa-client [-C ca] [-P port] [-k sm_key] ii-set|ii-unset
  *             [--trap N] [--gid GID|own] [--lid-begin N] [--lid-end N]
  *             [--generic 0|1] [--type N] [--producer N] [--qpn N]
- *             [--subscribe N] [--listen SECONDS] [--issm]
+ *             [--subscribe N] [--listen SECONDS] [--issm] [--repeat N]
  *   sa-client [-C ca] [-P port] mc-join|mc-leave [--mgid MGID] [--gid GID]
  *
  * ServiceRecord: the ComponentMask holds the fields given, unless --mask
@@ -20,6 +20,11 @@
  * --listen keeps the port open after subscribing and prints every Report
  * ("report trap N issuer LID [gid G]"), answering each with ReportResponse.
  * Under ibsim, Reports reach the client only with --issm (see transact).
+ * --repeat N sends N subscriptions one after the other, the LID range's
+ * end one lower each time (so each is a subscription of its own: a flood
+ * of them from one port, for tests; the SA keeps the requester's QPN,
+ * not the record's), and prints "subscribed K of N". Give --lid-begin
+ * and an --lid-end at least N above the LIDs to match.
  * On an answer it prints the record, one "Field value" per line, and exits
  * 0; an error status prints "status 0xNNNN" and exits 3; no answer exits 4;
  * bad arguments exit 2. ServiceRecord and Notice fields are libibmad's;
@@ -59,6 +64,7 @@ struct req {
 	uint8_t rec[IB_SA_DATA_SIZE];
 	int listen_s;               /* ii-set: wait this long for Reports */
 	int issm;                   /* claim IsSM first (ibsim, see transact) */
+	unsigned repeat;            /* ii-set: this many, LIDEnd -1 each */
 };
 
 static void usage(void)
@@ -69,6 +75,7 @@ static void usage(void)
 		"   or: sa-client [-C ca] [-P port] [-k sm_key] ii-set|ii-unset [--trap N]\n"
 		"       [--gid GID|own] [--lid-begin N] [--lid-end N] [--generic 0|1]\n"
 		"       [--type N] [--producer N] [--qpn N] [--subscribe N] [--listen S] [--issm]\n"
+		"       [--repeat N]\n"
 		"   or: sa-client [-C ca] [-P port] mc-join|mc-leave [--mgid MGID] [--gid GID]\n");
 	exit(2);
 }
@@ -230,6 +237,7 @@ static int transact(const char *ca, int port, struct req *q, uint64_t smkey,
 	uint8_t *mad;
 	const char *err = NULL;
 	int fd = -1, sfd = -1, agent = -1, len, r, rc = 4;
+	unsigned done = 0;
 
 	if (!snd || !rcv) {
 		err = "out of memory";
@@ -273,6 +281,49 @@ static int transact(const char *ca, int port, struct req *q, uint64_t smkey,
 		err = "cannot register an SA agent";
 		goto out;
 	}
+	for (unsigned rep = 1; rep < q->repeat; rep++) {
+		/* The first q->repeat - 1 of a --repeat run, the last below. */
+		uint8_t rec[IB_SA_DATA_SIZE];
+		uint64_t end = sa_get(&sa_inform_rec, q->rec, II_LID_END);
+
+		memcpy(rec, q->rec, sizeof(rec));
+		sa_put(&sa_inform_rec, rec, II_LID_END, end - rep);
+		rpc.mgtclass = IB_SA_CLASS;
+		rpc.method = q->method;
+		rpc.attr.id = q->attr;
+		rpc.mask = q->mask;
+		rpc.dataoffs = IB_SA_DATA_OFFS;
+		rpc.datasz = IB_SA_DATA_SIZE;
+		rpc.trid = 0x5a000000u + rep;
+		if (mad_build_pkt(snd, &rpc, sa, NULL, rec) < 0) {
+			err = "cannot build the MAD";
+			goto out;
+		}
+		mad = umad_get_mad(snd);
+		mad_set_field(mad, 0, IB_SA_RMPP_VERS_F, 0);
+		mad_set_field(mad, 0, IB_SA_RMPP_TYPE_F, 0);
+		mad_set_field(mad, 0, IB_SA_RMPP_FLAGS_F, 0);
+		mad_set_field64(mad, 0, IB_SA_MKEY_F, smkey);
+		mad_set_field64(mad, 0, IB_MAD_TRID_F, 0x5a000000u + rep);
+		if (umad_send(fd, agent, snd, IB_MAD_SIZE, 1000, 3) < 0) {
+			err = "send failed";
+			goto out;
+		}
+		for (;;) {
+			len = IB_MAD_SIZE;
+			r = umad_recv(fd, rcv, &len, 5000);
+			if (r < 0 || umad_status(rcv)) {
+				fprintf(stderr, "sa-client: subscription %u: no answer\n", rep);
+				goto out;
+			}
+			if ((uint32_t)mad_get_field64(umad_get_mad(rcv), 0, IB_MAD_TRID_F) ==
+			    0x5a000000u + rep)
+				break;
+		}
+		if (!mad_get_field(umad_get_mad(rcv), 0, IB_MAD_STATUS_F))
+			done++;
+	}
+	rpc.trid = 0;
 	rpc.mgtclass = IB_SA_CLASS;
 	rpc.method = q->method;
 	rpc.attr.id = q->attr;
@@ -308,7 +359,10 @@ static int transact(const char *ca, int port, struct req *q, uint64_t smkey,
 	}
 	mad = umad_get_mad(rcv);
 	r = mad_get_field(mad, 0, IB_MAD_STATUS_F);
-	if (r) {
+	if (q->repeat > 1) {
+		printf("subscribed %u of %u\n", done + !r, q->repeat);
+		rc = done + !r == q->repeat ? 0 : 3;
+	} else if (r) {
 		printf("status 0x%04x\n", r);
 		rc = 3;
 	} else {
@@ -349,7 +403,7 @@ int main(int argc, char **argv)
 		{ "type", 1, 0, 'T' }, { "producer", 1, 0, 'r' },
 		{ "qpn", 1, 0, 'q' }, { "subscribe", 1, 0, 's' },
 		{ "listen", 1, 0, 'L' }, { "issm", 0, 0, 'I' },
-		{ "mgid", 1, 0, 'M' },
+		{ "mgid", 1, 0, 'M' }, { "repeat", 1, 0, 'R' },
 		{ 0, 0, 0, 0 },
 	};
 	const char *ca = NULL, *verb;
@@ -430,6 +484,7 @@ int main(int argc, char **argv)
 		case 's': subscribe = (int)num("--subscribe", optarg, 255); break;
 		case 'L': q.listen_s = (int)num("--listen", optarg, 3600); break;
 		case 'I': q.issm = 1; break;
+		case 'R': q.repeat = (unsigned)num("--repeat", optarg, 65536); break;
 		case 'M':
 			if (inet_pton(AF_INET6, optarg, mgid) != 1) {
 				fprintf(stderr, "sa-client: --mgid: bad GID \"%s\"\n", optarg);

@@ -6,6 +6,12 @@
  *
  *   sa-load [-C ca] [-P port] [--count N] [--window W] [--timeout MS]
  *           [--seed S] [--cpi] LID...
+ *   sa-load ... --table [--seconds S]
+ *
+ * --table sends PathRecord GetTables with an empty ComponentMask (every
+ * path of the subnet) and never ACKs the RMPP answers: the flood a host
+ * can send to starve an SM (issue 26), for tests. --seconds stops
+ * sending after S seconds (what is in flight is still waited for).
  *
  * Output, one line: "queries N answered A errors E lost L seconds T qps Q
  * latency_ms mean M p50 P p99 R max X". A request unanswered after the
@@ -66,10 +72,12 @@ int main(int argc, char **argv)
 	static const struct option lo[] = {
 		{ "count", 1, 0, 'n' }, { "window", 1, 0, 'w' },
 		{ "timeout", 1, 0, 't' }, { "seed", 1, 0, 's' },
-		{ "cpi", 0, 0, 'c' }, { 0, 0, 0, 0 },
+		{ "cpi", 0, 0, 'c' }, { "table", 0, 0, 'T' },
+		{ "seconds", 1, 0, 'S' }, { 0, 0, 0, 0 },
 	};
 	const char *ca = NULL;
-	int port = 0, c, fd, agent, cpi = 0;
+	int port = 0, c, fd, agent, cpi = 0, table = 0;
+	double stop_ms = 0;
 	unsigned count = 10000, window = 32, timeout = 2000, seed = 1, nlids = 0;
 	uint16_t *lids;
 	unsigned sent = 0, answered = 0, errors = 0, lost = 0, inflight = 0;
@@ -90,12 +98,14 @@ int main(int argc, char **argv)
 		case 't': timeout = (unsigned)num("--timeout", optarg, 600000); break;
 		case 's': seed = (unsigned)num("--seed", optarg, UINT32_MAX); break;
 		case 'c': cpi = 1; break;
+		case 'T': table = 1; break;
+		case 'S': stop_ms = 1e3 * (double)num("--seconds", optarg, 86400); break;
 		default:
-			fprintf(stderr, "usage: sa-load [-C ca] [-P port] [--count N] [--window W] [--timeout MS] [--seed S] [--cpi] LID...\n");
+			fprintf(stderr, "usage: sa-load [-C ca] [-P port] [--count N] [--window W] [--timeout MS] [--seed S] [--cpi] [--table [--seconds S]] LID...\n");
 			return 2;
 		}
 	}
-	if (!window || !count || (!cpi && argc - optind < 2)) {
+	if (!window || !count || (!cpi && !table && argc - optind < 2)) {
 		fprintf(stderr, "sa-load: need a window, a count and at least two LIDs (or --cpi)\n");
 		return 2;
 	}
@@ -128,8 +138,13 @@ int main(int argc, char **argv)
 	/* Slot in the low bits of the TID, a sequence above it. */
 	tid_next = (uint32_t)getpid() << 20;
 	t0 = now_ms();
-	while (answered + errors + lost < count) {
+	while (answered + errors + lost < sent || sent < count) {
 		double now = now_ms();
+
+		if (stop_ms && now - t0 > stop_ms && sent < count)
+			count = sent;           /* --seconds: send no more */
+		if (answered + errors + lost >= count && sent >= count)
+			break;
 
 		/* Fill the window. */
 		while (inflight < window && sent < count) {
@@ -147,7 +162,11 @@ int main(int argc, char **argv)
 			mad_set_field(m, 0, IB_MAD_CLASSVER_F, 2);
 			mad_set_field(m, 0, IB_MAD_METHOD_F, IB_MAD_METHOD_GET);
 			mad_set_field64(m, 0, IB_MAD_TRID_F, slots[s].tid);
-			if (cpi) {
+			if (table) {
+				/* GetTable, ComponentMask 0: every PathRecord. */
+				mad_set_field(m, 0, IB_MAD_METHOD_F, IB_MAD_METHOD_GET_TABLE);
+				mad_set_field(m, 0, IB_MAD_ATTRID_F, IB_SA_ATTR_PATHRECORD);
+			} else if (cpi) {
 				mad_set_field(m, 0, IB_MAD_ATTRID_F, CLASS_PORT_INFO);
 			} else {
 				unsigned a = (unsigned)random() % nlids, b;
