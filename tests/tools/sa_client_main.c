@@ -12,6 +12,7 @@
  *             [--trap N] [--gid GID|own] [--lid-begin N] [--lid-end N]
  *             [--generic 0|1] [--type N] [--producer N] [--qpn N]
  *             [--subscribe N] [--listen SECONDS] [--issm] [--repeat N]
+ *             [--ignore-reports]
  *   sa-client [-C ca] [-P port] mc-join|mc-leave [--mgid MGID] [--gid GID]
  *
  * ServiceRecord: the ComponentMask holds the fields given, unless --mask
@@ -25,6 +26,8 @@
  * of them from one port, for tests; the SA keeps the requester's QPN,
  * not the record's), and prints "subscribed K of N". Give --lid-begin
  * and an --lid-end at least N above the LIDs to match.
+ * --ignore-reports: --listen receives the Reports and never answers them
+ * (the silent subscriber of issue 26), printing only "reports N".
  * On an answer it prints the record, one "Field value" per line, and exits
  * 0; an error status prints "status 0xNNNN" and exits 3; no answer exits 4;
  * bad arguments exit 2. ServiceRecord and Notice fields are libibmad's;
@@ -43,6 +46,7 @@
 #include <infiniband/mad.h>
 #include <infiniband/umad.h>
 
+#include "mad/smp.h"
 #include "sa/sa_layout.h"
 
 /* ServiceRecord component bits (sa/sa_layout.h numbers them the same). */
@@ -65,6 +69,7 @@ struct req {
 	int listen_s;               /* ii-set: wait this long for Reports */
 	int issm;                   /* claim IsSM first (ibsim, see transact) */
 	unsigned repeat;            /* ii-set: this many, LIDEnd -1 each */
+	int ignore;                 /* --listen without ReportResponses */
 };
 
 static void usage(void)
@@ -75,7 +80,7 @@ static void usage(void)
 		"   or: sa-client [-C ca] [-P port] [-k sm_key] ii-set|ii-unset [--trap N]\n"
 		"       [--gid GID|own] [--lid-begin N] [--lid-end N] [--generic 0|1]\n"
 		"       [--type N] [--producer N] [--qpn N] [--subscribe N] [--listen S] [--issm]\n"
-		"       [--repeat N]\n"
+		"       [--repeat N] [--ignore-reports]\n"
 		"   or: sa-client [-C ca] [-P port] mc-join|mc-leave [--mgid MGID] [--gid GID]\n");
 	exit(2);
 }
@@ -181,8 +186,34 @@ static void print_mcm(uint8_t *r)
 }
 
 /* Reports for `secs` seconds: each printed and answered (ReportResponse,
- * same TID, back to where it came from). Returns how many came. */
-static int listen_reports(int fd, int agent, void *buf, int secs)
+ * same TID, back to where it came from), or with `ignore` only counted
+ * (a subscriber that never answers). Returns how many came. */
+/* The SMI agents of --issm (-1: none), and our port's GUID. */
+static int smi_lid = -1, smi_dr = -1;
+static uint64_t own_guid;
+
+/* With --issm the port is an SM to the master, which asks it for SMInfo
+ * in every heavy sweep: answer as an SM that is NOTACTIVE (IBA 14.4.1),
+ * so the master's sweep does not wait for our timeouts. 1 if answered. */
+static int answer_sminfo(int fd, void *buf)
+{
+	uint8_t *mad = umad_get_mad(buf);
+	ib_mad_addr_t *a = umad_get_mad_addr(buf);
+	int dr = smp_class(mad) == SMP_CLASS_DR;
+	struct smp_sminfo si = { .guid = own_guid, .state = SMP_SM_NOTACTIVE };
+	uint16_t slid = ntohs(a->lid);
+
+	if ((smp_class(mad) != SMP_CLASS_LID && !dr) || smp_is_response(mad) ||
+	    smp_attr(mad) != IB_ATTR_SMINFO)
+		return 0;
+	smp_make_response(mad, 0);
+	smp_set_sminfo(smp_data(mad), &si);
+	umad_set_addr(buf, dr ? 0xffff : slid, 0, 0, 0);
+	umad_send(fd, dr ? smi_dr : smi_lid, buf, IB_MAD_SIZE, 0, 0);
+	return 1;
+}
+
+static int listen_reports(int fd, int agent, void *buf, int secs, int ignore)
 {
 	struct timespec t0, t;
 	int n = 0, len, left;
@@ -200,10 +231,14 @@ static int listen_reports(int fd, int agent, void *buf, int secs)
 		len = IB_MAD_SIZE;
 		if (umad_recv(fd, buf, &len, left) < 0 || umad_status(buf))
 			continue;
+		if (answer_sminfo(fd, buf))
+			continue;
 		if (mad_get_field(mad, 0, IB_MAD_METHOD_F) != IB_MAD_METHOD_REPORT ||
 		    mad_get_field(mad, 0, IB_MAD_ATTRID_F) != IB_SA_ATTR_NOTICE)
 			continue;
 		n++;
+		if (ignore)
+			continue;
 		printf("report trap %u issuer %u",
 		       mad_get_field(mad, IB_SA_DATA_OFFS, IB_NOTICE_TRAP_NUMBER_F),
 		       mad_get_field(mad, IB_SA_DATA_OFFS, IB_NOTICE_ISSUER_LID_F));
@@ -259,8 +294,18 @@ static int transact(const char *ca, int port, struct req *q, uint64_t smkey,
 		 * Never on a real port: there it would claim IsSM for real. */
 		char issm[256];
 
-		umad_register(fd, IB_SMI_CLASS, 1, 0, NULL);
-		umad_register(fd, IB_SMI_DIRECT_CLASS, 1, 0, NULL);
+		long get[16 / sizeof(long)] = { 0 };
+		umad_port_t up;
+
+		/* SubnGet/Set(SMInfo) come to us as to an SM: answered
+		 * (NOTACTIVE) while we listen, see answer_sminfo. */
+		((uint8_t *)get)[0] = (1 << IB_MAD_METHOD_GET) | (1 << IB_MAD_METHOD_SET);
+		smi_lid = umad_register(fd, IB_SMI_CLASS, 1, 0, get);
+		smi_dr = umad_register(fd, IB_SMI_DIRECT_CLASS, 1, 0, get);
+		if (umad_get_port(ca, port, &up) == 0) {
+			own_guid = be64toh(up.port_guid);
+			umad_release_port(&up);
+		}
 		if (umad_get_issm_path(ca, port, issm, sizeof(issm)) < 0)
 			snprintf(issm, sizeof(issm), "/dev/infiniband/issm0");
 		sfd = open(issm, O_RDWR);
@@ -373,10 +418,11 @@ static int transact(const char *ca, int port, struct req *q, uint64_t smkey,
 		else
 			print_rec(mad + IB_SA_DATA_OFFS);
 		rc = 0;
-		if (q->listen_s > 0) {
-			fflush(stdout);
-			printf("reports %d\n", listen_reports(fd, agent, rcv, q->listen_s));
-		}
+	}
+	if (!r && q->listen_s > 0) {
+		fflush(stdout);
+		printf("reports %d\n", listen_reports(fd, agent, rcv, q->listen_s,
+						       q->ignore));
 	}
 out:
 	if (err)
@@ -404,6 +450,7 @@ int main(int argc, char **argv)
 		{ "qpn", 1, 0, 'q' }, { "subscribe", 1, 0, 's' },
 		{ "listen", 1, 0, 'L' }, { "issm", 0, 0, 'I' },
 		{ "mgid", 1, 0, 'M' }, { "repeat", 1, 0, 'R' },
+		{ "ignore-reports", 0, 0, 'N' },
 		{ 0, 0, 0, 0 },
 	};
 	const char *ca = NULL, *verb;
@@ -484,6 +531,7 @@ int main(int argc, char **argv)
 		case 's': subscribe = (int)num("--subscribe", optarg, 255); break;
 		case 'L': q.listen_s = (int)num("--listen", optarg, 3600); break;
 		case 'I': q.issm = 1; break;
+		case 'N': q.ignore = 1; break;
 		case 'R': q.repeat = (unsigned)num("--repeat", optarg, 65536); break;
 		case 'M':
 			if (inet_pton(AF_INET6, optarg, mgid) != 1) {
