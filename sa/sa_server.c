@@ -373,7 +373,7 @@ static struct sa_xfer *oldest_xfer(struct sa_server *s, uint16_t dlid)
 		struct sa_xfer *x = &s->xfer[i];
 
 		if (x->busy && (!dlid || x->dlid == dlid) &&
-		    (!o || x->started < o->started))
+		    (!o || x->seq < o->seq))
 			o = x;
 	}
 	return o;
@@ -446,6 +446,7 @@ static void xfer_start(struct sa_server *s, const uint8_t *req,
 	x->dlid = dlid;
 	x->dqp = dqp;
 	x->started = now_seconds();
+	x->seq = ++s->xfer_seq;
 	x->busy = 1;
 }
 

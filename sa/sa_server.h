@@ -42,6 +42,7 @@ struct sa_xfer {
 	uint16_t dlid;
 	uint32_t dqp;
 	double started, last_ack;
+	uint64_t seq;                   /* order started in (oldest first) */
 	int busy;
 };
 
@@ -55,6 +56,7 @@ struct sa_server {
 	 * LID; a new answer evicts the oldest (logged, counted). 0: no limit. */
 	size_t rmpp_budget, rmpp_per_requester;
 	double budget_logged;           /* last budget log line */
+	uint64_t xfer_seq;
 	/* Where answers go: mt_respond_len on t unless set (tests). */
 	int (*send)(void *arg, const uint8_t *mad, size_t len, uint16_t dlid,
 		    uint32_t dqp);

@@ -556,6 +556,48 @@ static void test_portinfo_mkey_hidden(void **state)
 	mini_free(&m);
 }
 
+/* The RMPP memory budget (issue 26): table answers kept for their
+ * readers within a per-requester and a total budget, the oldest evicted
+ * (of the requester first), an answer over the per-requester budget
+ * refused with ERR_NO_RESOURCES. NodeRecord GetTable: 3 x 112 = 336. */
+static void test_rmpp_budget(void **state)
+{
+	struct mini m;
+	uint8_t req[GMP_SIZE], out[4 * GMP_SIZE];
+
+	(void)state;
+	mini_build(&m);
+	m.s.rmpp_per_requester = 700;   /* two answers of one requester */
+	m.s.rmpp_budget = 1000;         /* two in all */
+	req_init(req, 0x12, 0x0011, 0);
+	for (unsigned i = 0; i < 3; i++) {
+		mad_set_field64(req, 0, IB_MAD_TRID_F, 0x100 + i);
+		assert_int_equal(sa_server_answer(&m.s, req, 2, out, 4), 1);
+		assert_int_equal(status_of(out), 0);
+	}
+	/* The third evicted LID 2's first. */
+	assert_int_equal(sa_server_kept_bytes(&m.s), 672);
+	assert_int_equal(m.s.st.rmpp_budget_dropped, 1);
+	for (unsigned i = 0; i < SA_MAX_XFERS; i++)
+		if (m.s.xfer[i].busy)
+			assert_true((uint32_t)m.s.xfer[i].tid != 0x100);
+	/* Another requester: over the total, the oldest of all goes. */
+	mad_set_field64(req, 0, IB_MAD_TRID_F, 0x200);
+	assert_int_equal(sa_server_answer(&m.s, req, 3, out, 4), 1);
+	assert_int_equal(sa_server_kept_bytes(&m.s), 672);
+	assert_int_equal(m.s.st.rmpp_budget_dropped, 2);
+	for (unsigned i = 0; i < SA_MAX_XFERS; i++)
+		if (m.s.xfer[i].busy)
+			assert_true((uint32_t)m.s.xfer[i].tid == 0x102 ||
+				    (uint32_t)m.s.xfer[i].tid == 0x200);
+	/* An answer no requester may hold: refused before it is built. */
+	m.s.rmpp_per_requester = 300;
+	assert_int_equal(sa_server_answer(&m.s, req, 4, out, 4), 1);
+	assert_int_equal(status_of(out), SA_STATUS_NO_RESOURCES);
+	assert_int_equal(sa_server_kept_bytes(&m.s), 672);
+	mini_free(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -568,6 +610,7 @@ int main(void)
 		cmocka_unit_test(test_multipath_multi_mad),
 		cmocka_unit_test(test_sl2vl),
 		cmocka_unit_test(test_portinfo_mkey_hidden),
+		cmocka_unit_test(test_rmpp_budget),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
