@@ -86,6 +86,7 @@ struct mad_transport {
 	unsigned dq_per_source;
 	uint16_t *dq_of_lid;        /* entries queued per source LID */
 	uint16_t dq_last_slid;      /* source of the last one served */
+	int yielding;               /* inside mt_yield */
 	/* low queue (Reports): behind every SMP, a few slots of the window */
 	struct mt_req *lq;
 	size_t lq_head, lq_len, lq_cap;
@@ -948,6 +949,14 @@ static int handle_recv(struct mad_transport *t)
 	}
 	if (smp_is_response(mad)) {
 		r = match(t, mad, &s);
+		if (!r && smp_class(mad) == GMP_CLASS_SA && t->yielding) {
+			/* An RMPP ACK while the SA is busy with an answer: it
+			 * goes to the SA after, with the requests. */
+			ib_mad_addr_t *a = umad_get_mad_addr(t->umad);
+
+			defer(t, mad, be16toh(a->lid), be32toh(a->qpn));
+			return 0;
+		}
 		if (!r && smp_class(mad) == GMP_CLASS_SA && t->on_request) {
 			/* An RMPP ACK/STOP/ABORT for an SA answer carries the
 			 * response method (IBA 13.6.2): the SA's, not ours. */
@@ -1021,7 +1030,10 @@ int mt_poll(struct mad_transport *t, int wait_ms)
 
 		if (rc < 0 && len > SMP_SIZE && (rc == -ENOSPC || errno == ENOSPC)) {
 			/* The kernel keeps a message too long for our buffer
-			 * at the head of its queue: take it now. */
+			 * at the head of its queue: take it now (after the
+			 * yield: it is an SA request, and the SA is busy). */
+			if (t->yielding)
+				break;
 			if (recv_long(t, len) < 0)
 				break;
 			got++;
@@ -1049,9 +1061,23 @@ int mt_poll(struct mad_transport *t, int wait_ms)
 		if (poll(&pfd, 1, ms) < 0 && errno != EINTR)
 			return -errno;
 	}
-	if (expire(t) < 0)
+	/* Not while yielding: a timed-out Report may drop subscriptions
+	 * the SA's answer in progress is reading. */
+	if (!t->yielding && expire(t) < 0)
 		return -EIO;
 	return fill_window(t);
+}
+
+int mt_yield(struct mad_transport *t)
+{
+	int rc;
+
+	if (!t->dq_cap || t->yielding)
+		return 0;
+	t->yielding = 1;
+	rc = mt_poll(t, 0);
+	t->yielding = 0;
+	return rc;
 }
 
 int mt_throttle(struct mad_transport *t, size_t limit)

@@ -128,6 +128,12 @@ int mt_set_deferral(struct mad_transport *t, size_t cap, unsigned per_source);
 int mt_serve_deferred(struct mad_transport *t, unsigned max, double until,
 		      int (*stop)(void *arg), void *arg);
 size_t mt_deferred(const struct mad_transport *t);
+/* From inside an SA answer that takes long: one mt_poll(t, 0) in which
+ * every SubnAdm MAD is deferred (responses too: RMPP ACKs), no long
+ * message is taken and no timeout expires, so SMPs (traps, SMInfo) are
+ * handled while nothing the SA is reading changes. No-op without
+ * deferral or when already yielding. */
+int mt_yield(struct mad_transport *t);
 
 /* 1 when MADs of this class can be sent. */
 int mt_has_class(const struct mad_transport *t, uint8_t mclass);

@@ -27,7 +27,13 @@ struct sa_answer {
 	size_t count;
 	int overflow;
 	size_t max;                     /* 0 or a lower cap than the above */
+	void (*yield)(void *arg);       /* called every SA_YIELD_RECORDS */
+	void *yield_arg;
 };
+
+/* A long answer (every PathRecord of a fabric: 0.4 s for 374,544) lets
+ * the SM handle what arrived meanwhile (traps, SMInfo) this often. */
+#define SA_YIELD_RECORDS 4096
 
 int sa_answer_add(struct sa_answer *a, const uint8_t *rec)
 {
@@ -46,6 +52,8 @@ int sa_answer_add(struct sa_answer *a, const uint8_t *rec)
 	memset(a->buf + a->len + a->rec_len, 0, a->padded - a->rec_len);
 	a->len += a->padded;
 	a->count++;
+	if (a->yield && a->count % SA_YIELD_RECORDS == 0)
+		a->yield(a->yield_arg);
 	return 0;
 }
 
@@ -546,6 +554,8 @@ static void answer(struct sa_server *s, const uint8_t *req, size_t req_len,
 	/* An answer one requester may not hold is refused before it costs
 	 * more than that (sa_rmpp_requester_mb; ERR_NO_RESOURCES). */
 	a.max = s->rmpp_per_requester;
+	a.yield = s->yield;
+	a.yield_arg = s->yield_arg;
 	status = run(s, req, req_len, slid, sqp, &a, &slot);
 	multi = smp_method(req) == SA_METHOD_GET_TABLE ||
 		smp_method(req) == SA_METHOD_GET_MULTI;

@@ -56,6 +56,10 @@ struct sa_server {
 	 * LID; a new answer evicts the oldest (logged, counted). 0: no limit. */
 	size_t rmpp_budget, rmpp_per_requester;
 	double budget_logged;           /* last budget log line */
+	/* Called now and then while a long answer is built (NULL: never):
+	 * the SM handles SMPs there (mt_yield), never SA requests. */
+	void (*yield)(void *arg);
+	void *yield_arg;
 	uint64_t xfer_seq;
 	/* Where answers go: mt_respond_len on t unless set (tests). */
 	int (*send)(void *arg, const uint8_t *mad, size_t len, uint16_t dlid,

@@ -269,6 +269,20 @@ static void sa_identity(struct sm *sm)
 	id->state = sm->state;
 }
 
+/* Inside a long SA answer: traps and SMInfo queries that arrived are
+ * handled (at most every 5 ms; SA work waits, mt_yield). */
+static void sa_yield(void *arg)
+{
+	struct sm *sm = arg;
+	double now = now_seconds();
+
+	if (now - sm->sa_yielded < 0.005)
+		return;
+	sm->sa_yielded = now;
+	if (mt_yield(sm->t) < 0)
+		log_warn("SA: MAD transport failed while yielding");
+}
+
 int sm_init(struct sm *sm, const struct ibsm_config *cfg,
 	    struct mad_transport *t)
 {
@@ -318,6 +332,8 @@ int sm_init(struct sm *sm, const struct ibsm_config *cfg,
 	/* Fault handling first (docs/sa.md "Scheduling"): SA requests wait
 	 * in a bounded queue for slices of the loop, Reports in their own
 	 * behind the SMPs, RMPP answers within a memory budget. */
+	sm->sa.yield = sa_yield;
+	sm->sa.yield_arg = sm;
 	sm->sa.rmpp_budget = (size_t)cfg->sa_rmpp_budget_mb << 20;
 	sm->sa.rmpp_per_requester = (size_t)cfg->sa_rmpp_requester_mb << 20;
 	if (mt_set_deferral(t, cfg->sa_enabled ? cfg->sa_queue : 0,
@@ -660,8 +676,9 @@ static int route_while_serving(struct sm *sm, const struct fabric *f,
 	if (pthread_create(&th, NULL, route_worker, &j) != 0)
 		return route_and_verify(sm, f, t);
 	while (!__atomic_load_n(&j.done, __ATOMIC_ACQUIRE)) {
-		if (mt_poll(sm->t, mt_deferred(sm->t) ? 0 : 5) < 0 ||
-		    sa_slice(sm, 0.005) < 0) {
+		/* No SA slice here: one request can take longer than the
+		 * routing, and the sweep comes first (docs/sa.md). */
+		if (mt_poll(sm->t, 5) < 0) {
 			/* The transport broke: let the routing finish, the
 			 * programming that follows will report it. */
 			break;

@@ -74,6 +74,7 @@ struct sm {
 	uint64_t notup_mads;            /* MADs sent when the streak began */
 	uint64_t sweep_mads0;           /* MADs sent when this heavy sweep began */
 	double last_trap_at, storm_delay; /* flap damping (handle_trap) */
+	double sa_yielded;          /* last mt_yield from a long SA answer */
 	unsigned retries;               /* MAD retries now (raised under loss) */
 	int route_refused;              /* last sweep: no engine / verification failed */
 	uint32_t dup_guids;             /* last programmed sweep: duplicate GUIDs */

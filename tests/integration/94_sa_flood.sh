@@ -24,7 +24,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 IBSM_BUILD=${IBSM_BUILD:-$top/build}
 . "$top/sim/ibsim_harness.sh"
 . "$top/tests/integration/sm_lib.sh"
-sm_test_start 94 saquery
+sm_test_start 94 saquery sminfo
 [ -x "$IBSM_BUILD/bin/sa-load" ] || { echo "skip: sa-load not built"; exit 77; }
 
 LOG=$W/sm.log
@@ -71,6 +71,15 @@ done
 kill -0 "$FLPID" 2>/dev/null || { cat "$W/flood.out"; fail "the flood ended early"; }
 # A request from another host during the flood.
 SIM_HOST=$client sim_run timeout 20 saquery NR >"$W/nr.out" 2>&1 || true
+# SMInfo from another host during the flood: printed, not asserted (the
+# standby above is the judge); wall clock of this machine, process start
+# under libumad2sim included.
+sm_lid=$(sed -n 's/.*SM LID \([0-9]*\).*/\1/p' "$LOG" | tail -1)
+for k in 1 2 3; do
+	a=$(date +%s%N)
+	SIM_HOST=$client sim_run timeout 5 sminfo "$sm_lid" >/dev/null 2>&1 || echo "sminfo $k: no answer"
+	echo "sminfo $k during the flood: $(( ($(date +%s%N) - a) / 1000000 )) ms"
+done
 wait "$FLPID" 2>/dev/null
 cat "$W/flood.out"
 echo "RSS: $rss0 MB before, $peak MB at most during the flood"
