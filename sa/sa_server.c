@@ -27,8 +27,9 @@ struct sa_answer {
 	size_t count;
 	int overflow;
 	size_t max;                     /* 0 or a lower cap than the above */
-	void (*yield)(void *arg);       /* called every SA_YIELD_RECORDS */
+	int (*yield)(void *arg);        /* called every SA_YIELD_RECORDS */
 	void *yield_arg;
+	int busy;                       /* the yield said stop: Busy */
 };
 
 /* A long answer (every PathRecord of a fabric: 0.4 s for 374,544) lets
@@ -52,8 +53,13 @@ int sa_answer_add(struct sa_answer *a, const uint8_t *rec)
 	memset(a->buf + a->len + a->rec_len, 0, a->padded - a->rec_len);
 	a->len += a->padded;
 	a->count++;
-	if (a->yield && a->count % SA_YIELD_RECORDS == 0)
-		a->yield(a->yield_arg);
+	if (a->yield && a->count % SA_YIELD_RECORDS == 0 &&
+	    a->yield(a->yield_arg)) {
+		/* Something more urgent (a sweep) is due: give up, the
+		 * requester is told Busy and asks again (IBA 13.4.7). */
+		a->busy = a->overflow = 1;
+		return -EBUSY;
+	}
 	return 0;
 }
 
@@ -173,6 +179,10 @@ static uint16_t run(struct sa_server *s, const uint8_t *req, size_t req_len,
 		return GMP_STATUS_METHOD_ATTR_UNSUPP;
 	requester(&s->ctx, slid, &q);
 	rc = fn(&s->ctx, &q, a);
+	if (a->busy) {
+		s->st.busy++;
+		return SA_STATUS_BUSY;
+	}
 	if (a->overflow)
 		return SA_STATUS_NO_RESOURCES;
 	if (rc)
@@ -708,7 +718,8 @@ static void stats_text(const struct sa_server *s, FILE *f)
 		(unsigned long long)s->rx.st.segments,
 		(unsigned long long)(s->rx.st.aborted + s->rx.st.stopped),
 		(unsigned long long)s->rx.st.expired);
-	fprintf(f, "rmpp_budget_dropped %llu\nrmpp_kept_bytes %zu\n",
+	fprintf(f, "busy %llu\nrmpp_budget_dropped %llu\nrmpp_kept_bytes %zu\n",
+		(unsigned long long)s->st.busy,
 		(unsigned long long)s->st.rmpp_budget_dropped,
 		sa_server_kept_bytes(s));
 	fprintf(f, "# attribute Get GetTable Set Delete\n");

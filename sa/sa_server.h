@@ -25,6 +25,7 @@ struct sa_stats {
 	uint64_t ignored;               /* stray responses and RMPP segments */
 	uint64_t rmpp_requests;         /* multi-MAD requests reassembled */
 	uint64_t rmpp_budget_dropped;   /* answers dropped or not kept: budget */
+	uint64_t busy;                  /* answers cut for a sweep: Busy */
 	uint64_t by_attr[32][4];        /* registry slot x Get/GetTable/Set/Delete */
 };
 
@@ -57,8 +58,9 @@ struct sa_server {
 	size_t rmpp_budget, rmpp_per_requester;
 	double budget_logged;           /* last budget log line */
 	/* Called now and then while a long answer is built (NULL: never):
-	 * the SM handles SMPs there (mt_yield), never SA requests. */
-	void (*yield)(void *arg);
+	 * the SM handles SMPs there (mt_yield), never SA requests; nonzero
+	 * stops the answer, which is then Busy (status 0x0001). */
+	int (*yield)(void *arg);
 	void *yield_arg;
 	uint64_t xfer_seq;
 	/* Where answers go: mt_respond_len on t unless set (tests). */

@@ -153,6 +153,8 @@ static void activity(FILE *f, const struct sm *sm)
 	fprintf(f, "ibsm_sa_dropped_total %llu\n", (unsigned long long)m->deferred_dropped);
 	head(f, "ibsm_sa_rmpp_budget_dropped_total", "counter", "RMPP answers dropped to stay within the memory budget.");
 	fprintf(f, "ibsm_sa_rmpp_budget_dropped_total %llu\n", (unsigned long long)sa->rmpp_budget_dropped);
+	head(f, "ibsm_sa_busy_total", "counter", "SA answers cut for a sweep that became due (answered Busy).");
+	fprintf(f, "ibsm_sa_busy_total %llu\n", (unsigned long long)sa->busy);
 	head(f, "ibsm_sa_rmpp_kept_bytes", "gauge", "Bytes of RMPP answers kept for their readers.");
 	fprintf(f, "ibsm_sa_rmpp_kept_bytes %zu\n", sa_server_kept_bytes(&sm->sa));
 	head(f, "ibsm_reports_sent_total", "counter", "Reports sent to subscribers.");

@@ -269,18 +269,22 @@ static void sa_identity(struct sm *sm)
 	id->state = sm->state;
 }
 
+static int sa_preempted(void *arg);
+
 /* Inside a long SA answer: traps and SMInfo queries that arrived are
- * handled (at most every 5 ms; SA work waits, mt_yield). */
-static void sa_yield(void *arg)
+ * handled (at most every 5 ms; SA work waits, mt_yield). A sweep due
+ * then (a trap came) stops the answer: it is Busy, the sweep runs. */
+static int sa_yield(void *arg)
 {
 	struct sm *sm = arg;
 	double now = now_seconds();
 
 	if (now - sm->sa_yielded < 0.005)
-		return;
+		return 0;
 	sm->sa_yielded = now;
 	if (mt_yield(sm->t) < 0)
 		log_warn("SA: MAD transport failed while yielding");
+	return sa_preempted(sm);
 }
 
 int sm_init(struct sm *sm, const struct ibsm_config *cfg,
