@@ -54,9 +54,9 @@ rss() { awk '/^VmRSS/ { print int($2 / 1024) }' "/proc/$SMPID/status" 2>/dev/nul
 rss0=$(rss)
 echo "RSS before the flood: $rss0 MB"
 
-# The flood: 12 s at most, from one host.
+# The flood: 10 s at most, from one host.
 SIM_HOST=$flooder sim_bg_run "$IBSM_BUILD/bin/sa-load" --table --window 16 \
-	--timeout 3000 --count 100000 --seconds 12 >"$W/flood.out" 2>&1
+	--timeout 2000 --count 100000 --seconds 10 >"$W/flood.out" 2>&1
 FLPID=$SIM_LAST_PID
 peak=$rss0
 i=0
@@ -68,7 +68,7 @@ ntrap=$(grep -c "trap 128 from LID" "$LOG")
 nprog=$(grep -c "sweep [0-9]*: program" "$LOG")
 ibsim_cmd 'Unlink "leaf-1"[7]'
 i=0
-while [ $i -lt 35 ]; do           # 7 s more of flood
+while [ $i -lt 25 ]; do           # 5 s more of flood
 	r=$(rss); [ "${r:-0}" -gt "$peak" ] && peak=$r
 	sleep 0.2; i=$((i + 1))
 done
