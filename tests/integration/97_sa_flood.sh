@@ -24,7 +24,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 IBSM_BUILD=${IBSM_BUILD:-$top/build}
 . "$top/sim/ibsim_harness.sh"
 . "$top/tests/integration/sm_lib.sh"
-sm_test_start 94 saquery sminfo
+sm_test_start 97 saquery sminfo
 [ -x "$IBSM_BUILD/bin/sa-load" ] || { echo "skip: sa-load not built"; exit 77; }
 
 LOG=$W/sm.log

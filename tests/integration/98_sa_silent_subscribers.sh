@@ -22,7 +22,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 IBSM_BUILD=${IBSM_BUILD:-$top/build}
 . "$top/sim/ibsim_harness.sh"
 . "$top/tests/integration/sm_lib.sh"
-sm_test_start 95
+sm_test_start 98
 [ -x "$IBSM_BUILD/bin/sa-client" ] || { echo "skip: sa-client not built"; exit 77; }
 
 LOG=$W/sm.log
