@@ -39,7 +39,7 @@ struct mt_req {
 	int low;                    /* from the low queue (mt_submit_low) */
 };
 
-/* An SA request received and not yet served (mt_defer). */
+/* An SA MAD received and not yet served (defer, mt_serve_deferred). */
 struct mt_deferred {
 	uint8_t mad[SMP_SIZE];
 	uint16_t slid;
