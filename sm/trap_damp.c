@@ -33,7 +33,6 @@ static void deepen(struct trap_damp *d, double max_delay)
 	d->delay = d->delay ? d->delay * 2 : TRAP_DAMP_FIRST;
 	if (d->delay > max_delay)
 		d->delay = max_delay;
-	d->repeats++;
 }
 
 double trap_damp_trap(struct trap_damp *d, uint16_t issuer, double now,

@@ -40,7 +40,6 @@ struct trap_damp {
 	uint32_t n, cap;
 	double last_trap;           /* monotonic s of the last trap, 0 none */
 	double delay;               /* the storm's spacing now, s */
-	uint64_t repeats;           /* reports that deepened a storm */
 };
 
 void trap_damp_init(struct trap_damp *d);
