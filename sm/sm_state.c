@@ -195,25 +195,15 @@ static void handle_trap(struct sm *sm, uint8_t *mad, uint16_t slid,
 	/* 128 port state change, 129-131 link errors, 144 capability change,
 	 * 64/65 GID in/out of service: all may change the topology. */
 	if (num == 128 || num == 144 || num == 64 || num == 65) {
-		double now = now_seconds(), at;
+		double now = now_seconds();
+		/* Flap damping (trap_damp.h): a storm spaces the sweeps. */
+		double delay = trap_damp_trap(&sm->damp, issuer, now,
+					      sm->cfg->flap_max_delay_s);
+		double at = sm->last_heavy_end + delay;
 
-		/* Flap damping: traps that keep coming within a second of
-		 * each other (a link flapping) space the heavy sweeps they
-		 * ask for, 0.2 s doubling up to flap_max_delay; a quiet
-		 * second brings back immediate sweeps. A storm of any length
-		 * then costs a bounded number of sweeps. */
-		if (sm->last_trap_at && now - sm->last_trap_at < 1.0) {
-			sm->storm_delay = sm->storm_delay ? sm->storm_delay * 2 : 0.2;
-			if (sm->storm_delay > sm->cfg->flap_max_delay_s)
-				sm->storm_delay = sm->cfg->flap_max_delay_s;
-		} else {
-			sm->storm_delay = 0;
-		}
-		sm->last_trap_at = now;
-		at = sm->last_heavy_end + sm->storm_delay;
 		if (!sm->heavy_wanted || at > sm->next_heavy_at)
 			sm->next_heavy_at = at;
-		if (sm->storm_delay && !sm->heavy_wanted)
+		if (delay && !sm->heavy_wanted)
 			log_info("trap storm: next heavy sweep in %.1f s", at - now);
 		sm->heavy_wanted = 1;
 		sweep_guard_trap(&sm->guard);
@@ -309,6 +299,7 @@ int sm_init(struct sm *sm, const struct ibsm_config *cfg,
 	link_hold_init(&sm->down);
 	link_hold_init(&sm->wake);
 	sm_flap_init(&sm->flap, cfg);
+	trap_damp_init(&sm->damp);
 	sm->ctl_fd = -1;
 	if (sm_perf_init(&sm->perf, cfg, t, &sm->hold, &sm->down, &sm->wake) < 0 ||
 	    sm_metrics_start(sm) < 0 || sm_ctl_start(sm) < 0)
@@ -340,6 +331,7 @@ void sm_free(struct sm *sm)
 	sm_metrics_stop(sm);
 	sm_perf_free(&sm->perf);
 	sm_flap_free(&sm->flap);
+	trap_damp_free(&sm->damp);
 	link_hold_free(&sm->hold);
 	link_hold_free(&sm->down);
 	link_hold_free(&sm->wake);
