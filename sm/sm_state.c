@@ -279,9 +279,17 @@ static void sa_quotas(struct sm *sm)
 	q->max[SA_QUOTA_MCAST_JOINS] = sm->cfg->mcast_max_joins_per_port;
 }
 
+/* A port is in the fabric while this sweep found it: a switch's port 0
+ * with its switch, a CA port while linked (as for multicast members,
+ * sm_multicast.c). */
 static bool port_present(void *arg, uint64_t guid)
 {
-	return sa_db_port_of_guid(arg, guid) != FAB_NONE;
+	const struct sa_db *db = arg;
+	const struct fabric *f = &db->r->fab;
+	uint32_t p = sa_db_port_of_guid(db, guid);
+
+	return p != FAB_NONE &&
+	       (fab_is_switch(f, f->ports[p].node) || f->ports[p].peer != FAB_NONE);
 }
 
 /* ServiceRecords go with the port that registered them: a host that left
