@@ -4,6 +4,7 @@
 #     MCMemberRecord creates (300): it gets sa_max_services_per_port (64)
 #     and mcast_max_groups_per_port (256) of them, the rest ERR_NO_RESOURCES
 #     (0x0100), logged once, counted in /metrics;
+#     the owners survive a restart (sa-state), A stays at its quota;
 #  2. host B still registers a service and creates a group;
 #  3. A's link goes away (ibsim Unlink): the next heavy sweep drops A's
 #     ServiceRecords (their owner left) and A's groups (their only member
@@ -46,6 +47,17 @@ g=$(metric 'ibsm_sa_quota_refused_total{kind="mcast_groups"}')
 echo "metrics: refused services $r, groups $g"
 [ "$r" = 4032 ] && [ "$g" = 44 ] || fail "metrics: refused services '$r' groups '$g', want 4032 and 44"
 
+# --- restart: owners are kept in <cache_dir>/sa-state -------------------------------
+sm_stop_clean "$W/sm.log"
+aguid=$(sed -n 's/.*SA: port \(0x[0-9a-f]*\) holds 64 services.*/\1/p' "$W/sm.log" | head -1)
+n=$(grep -c "^service .* $aguid\$" "$W/cache/sa-state")
+echo "sa-state: $n services owned by $aguid"
+[ "$n" = 64 ] || fail "sa-state: $n services owned by A ($aguid), want 64"
+sm_daemon "$W/sm2.log" --cache-dir "$W/cache" --sweep 1 --set metrics_listen=127.0.0.1:$PORT
+out=$(sac "$a" sr-set --id 0x2000 --gid own --name after-restart)
+echo "A after a restart: $out"
+echo "$out" | grep -q "status 0x0100" || fail "A's quota forgotten over a restart: $out"
+
 # --- 2. another host -----------------------------------------------------------------
 out=$(sac "$b" sr-set --id 0x94 --gid own --name other)
 echo "B: ServiceRecord Set: $out"
@@ -59,9 +71,9 @@ echo "ServiceRecords listed: $n"
 
 # --- 3. A leaves ---------------------------------------------------------------------
 ibsim_cmd "Unlink \"$a\"[1]"
-wait_log "$W/sm.log" "64 ServiceRecords dropped: the ports that registered them left" 15 ||
-	{ tail -20 "$W/sm.log"; fail "A's ServiceRecords not dropped after it left"; }
-grep "ServiceRecords dropped\|members dropped" "$W/sm.log"
+wait_log "$W/sm2.log" "64 ServiceRecords dropped: the ports that registered them left" 15 ||
+	{ tail -20 "$W/sm2.log"; fail "A's ServiceRecords not dropped after it left"; }
+grep "ServiceRecords dropped\|members dropped" "$W/sm2.log"
 n=$(services)
 echo "ServiceRecords listed after A left: $n"
 [ "$n" = 1 ] || fail "$n ServiceRecords listed after A left, want B's 1"
@@ -71,5 +83,5 @@ echo "groups listed after A left: $ng"
 sleep 6
 o=$(metric ibsm_sa_services_owner_gone_total)
 [ "$o" = 64 ] || fail "ibsm_sa_services_owner_gone_total '$o', want 64"
-sm_stop_clean "$W/sm.log"
+sm_stop_clean "$W/sm2.log"
 echo "ok 94: per-port quotas held, other hosts served, owners' records gone with them ($(($(date +%s) - t0)) s)"
