@@ -92,6 +92,9 @@ static const struct key_desc keys[] = {
 	{ "sl2vl_read_rate", NUM(K_UNSIGNED, sl2vl_read_rate, 1, 1000000) },
 	{ "sa_rmpp_timeout_ms", NUM(K_UNSIGNED, sa_rmpp_timeout_ms, 100, 60000) },
 	{ "sa_rmpp_retries", NUM(K_UNSIGNED, sa_rmpp_retries, 0, 16) },
+	{ "sa_max_services_per_port", NUM(K_UNSIGNED, sa_max_services_per_port, 0, 4096) },
+	{ "mcast_max_groups_per_port", NUM(K_UNSIGNED, mcast_max_groups_per_port, 0, 16383) },
+	{ "mcast_max_joins_per_port", NUM(K_UNSIGNED, mcast_max_joins_per_port, 0, 16383) },
 	{ "mcast_groups",   LIST(mcast_groups, ';') },
 	{ "partitions",     K_PARTITIONS, offsetof(struct ibsm_config, partitions), 0, 0, 0, 0 },
 	{ "mad_window",     NUM(K_UNSIGNED, mad_window, 1, 4096) },
@@ -193,6 +196,12 @@ void config_defaults(struct ibsm_config *c)
 	c->sl2vl_read_rate = 1000;
 	c->sa_rmpp_timeout_ms = 1000;
 	c->sa_rmpp_retries = 3;
+	/* Quotas: one host may hold a sixty-fourth of the 4,096 ServiceRecord
+	 * slots and of the 16,383 multicast LIDs (it creates a group per
+	 * IPv6 address, containers included), and be in 1,024 groups. */
+	c->sa_max_services_per_port = 64;
+	c->mcast_max_groups_per_port = 256;
+	c->mcast_max_joins_per_port = 1024;
 	c->mad_window = 32;         /* OpenSM keeps only 4 SMPs in flight */
 	c->mad_timeout_ms = 200;
 	c->mad_retries = 3;
@@ -468,6 +477,8 @@ static const char *const live_keys[] = {
 	"head_of_queue_lifetime", "leaf_head_of_queue_lifetime",
 	"vl_stall_count", "leaf_vl_stall_count", "packet_life_time",
 	"sweep_interval", "flap_max_delay", "log_level", "log_file",
+	"sa_max_services_per_port", "mcast_max_groups_per_port",
+	"mcast_max_joins_per_port",
 };
 
 int config_key_live(const char *key)

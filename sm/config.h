@@ -59,6 +59,11 @@ struct ibsm_config {
 	unsigned sl2vl_read_rate;   /* tables (SMPs) a second */
 	unsigned sa_rmpp_timeout_ms; /* RMPP answer: silence before a resend */
 	unsigned sa_rmpp_retries;   /* resends before an ABORT (status 126) */
+	/* Per-port quotas on what hosts keep in the SA (sa/sa_quota.h);
+	 * 0 = no limit. */
+	unsigned sa_max_services_per_port;
+	unsigned mcast_max_groups_per_port;
+	unsigned mcast_max_joins_per_port;
 	char mcast_groups[2048];    /* predefined groups, ';'-separated
 	                               (multicast/mcast_spec.h) */
 	struct part_conf *partitions; /* NULL: the default partition only

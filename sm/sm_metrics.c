@@ -108,6 +108,22 @@ static void inventory(FILE *f, const struct sm *sm)
 			(unsigned long long)sm->route_fallbacks[p]);
 }
 
+static void quotas(FILE *f, const struct sa_quota *q)
+{
+	head(f, "ibsm_sa_quota_limit", "gauge", "Per-port quota, by kind (0: no limit).");
+	for (int k = 0; k < SA_QUOTA_KINDS; k++)
+		fprintf(f, "ibsm_sa_quota_limit{kind=\"%s\"} %u\n",
+			sa_quota_name((enum sa_quota_kind)k), q->max[k]);
+	head(f, "ibsm_sa_quota_refused_total", "counter", "SA requests refused (ERR_NO_RESOURCES) because the port was at its quota, by kind.");
+	for (int k = 0; k < SA_QUOTA_KINDS; k++)
+		fprintf(f, "ibsm_sa_quota_refused_total{kind=\"%s\"} %llu\n",
+			sa_quota_name((enum sa_quota_kind)k),
+			(unsigned long long)q->refused[k]);
+	head(f, "ibsm_sa_services_owner_gone_total", "counter", "ServiceRecords dropped because the port that registered them left the fabric.");
+	fprintf(f, "ibsm_sa_services_owner_gone_total %llu\n",
+		(unsigned long long)q->services_owner_gone);
+}
+
 static void activity(FILE *f, const struct sm *sm)
 {
 	const struct mt_stats *m = mt_get_stats(sm->t);
@@ -147,6 +163,7 @@ static void activity(FILE *f, const struct sm *sm)
 	fprintf(f, "ibsm_sa_errors_total %llu\n", (unsigned long long)sa->errors);
 	head(f, "ibsm_sa_records_total", "counter", "SA records sent.");
 	fprintf(f, "ibsm_sa_records_total %llu\n", (unsigned long long)sa->records);
+	quotas(f, &sm->sa.ctx.quota);
 }
 
 static void perf(FILE *f, const struct sm *sm)

@@ -259,6 +259,44 @@ static void sa_identity(struct sm *sm)
 	id->state = sm->state;
 }
 
+/* The per-port quotas as configured now (live: SIGHUP, then a sweep). */
+static void sa_quotas(struct sm *sm)
+{
+	struct sa_quota *q = &sm->sa.ctx.quota;
+
+	q->max[SA_QUOTA_SERVICES] = sm->cfg->sa_max_services_per_port;
+	q->max[SA_QUOTA_MCAST_GROUPS] = sm->cfg->mcast_max_groups_per_port;
+	q->max[SA_QUOTA_MCAST_JOINS] = sm->cfg->mcast_max_joins_per_port;
+}
+
+/* A port is in the fabric while this sweep found it: a switch's port 0
+ * with its switch, a CA port while linked (as for multicast members,
+ * sm_multicast.c). */
+static bool port_present(void *arg, uint64_t guid)
+{
+	const struct sa_db *db = arg;
+	const struct fabric *f = &db->r->fab;
+	uint32_t p = sa_db_port_of_guid(db, guid);
+
+	return p != FAB_NONE &&
+	       (fab_is_switch(f, f->ports[p].node) || f->ports[p].peer != FAB_NONE);
+}
+
+/* ServiceRecords go with the port that registered them: a host that left
+ * (this sweep no longer sees its port) cannot renew or delete them, and
+ * with infinite leases they would hold their slots for good. */
+static void sa_drop_orphans(struct sm *sm, unsigned n)
+{
+	struct sa_ctx *c = &sm->sa.ctx;
+	uint32_t gone = sa_service_drop_orphans(&c->services, port_present, &c->db);
+
+	if (!gone)
+		return;
+	c->quota.services_owner_gone += gone;
+	log_info("sweep %u: %u ServiceRecord%s dropped: the ports that registered them left the fabric",
+		 n, gone, gone == 1 ? "" : "s");
+}
+
 int sm_init(struct sm *sm, const struct ibsm_config *cfg,
 	    struct mad_transport *t)
 {
@@ -278,6 +316,7 @@ int sm_init(struct sm *sm, const struct ibsm_config *cfg,
 	sa_server_init(&sm->sa, t);
 	sm->sa.rmpp_resend_s = cfg->sa_rmpp_timeout_ms / 1000.0;
 	sm->sa.rmpp_retries = cfg->sa_rmpp_retries;
+	sa_quotas(sm);
 	{
 		int rc = sm_mcast_init(&sm->mcast, cfg->mcast_groups, cfg->partitions);
 
@@ -973,8 +1012,11 @@ int sm_heavy_sweep(struct sm *sm)
 			sm->held.valid ? &sm->held.lft : NULL,
 			cfg->subnet_prefix) < 0)
 		log_err("sweep %u: SA database: out of memory; SA queries get no records", n);
-	else
+	else {
+		sa_quotas(sm);
+		sa_drop_orphans(sm, n);
 		sm_report_sweep(sm);
+	}
 	/* Multicast trees follow the fabric just programmed (after the SA
 	 * database: programming polls the transport, which may serve SA). */
 	if (routed) {

@@ -266,6 +266,56 @@ static void test_statuses(void **state)
 	mini_free(&m);
 }
 
+/* ServiceRecord Set from the port at slid with ServiceID id; the status. */
+static unsigned sr_set_from(struct mini *m, uint16_t slid, uint64_t id)
+{
+	uint8_t req[GMP_SIZE], out[4 * GMP_SIZE], gid[16] = { 0xfe, 0x80 };
+
+	req_init(req, 0x02, 0x0031, 1ull << SR_ID | 1ull << SR_GID);
+	gid[15] = (uint8_t)slid;
+	sa_put(&sa_service_rec, req + GMP_SA_DATA_OFFS, SR_ID, id);
+	sa_put_bytes(&sa_service_rec, req + GMP_SA_DATA_OFFS, SR_GID, gid);
+	assert_int_equal(sa_server_answer(&m->s, req, slid, out, 4), 1);
+	return status_of(out);
+}
+
+static bool only_0x301(void *arg, uint64_t guid)
+{
+	(void)arg;
+	return guid == 0x301;
+}
+
+/* Issue 26 finding 4: a port gets its quota of ServiceRecords and no more
+ * (renewals free), another port still registers, each record is its
+ * registering port's and goes with it. */
+static void test_service_quota(void **state)
+{
+	struct mini m;
+	struct sa_service_db *db;
+
+	(void)state;
+	mini_build(&m);
+	db = &m.s.ctx.services;
+	m.s.ctx.quota.max[SA_QUOTA_SERVICES] = 2;
+	assert_int_equal(sr_set_from(&m, 2, 1), 0);
+	assert_int_equal(sr_set_from(&m, 2, 2), 0);
+	assert_int_equal(sr_set_from(&m, 2, 3), SA_STATUS_NO_RESOURCES);
+	assert_int_equal(sr_set_from(&m, 2, 1), 0);         /* renewal */
+	assert_int_equal(sr_set_from(&m, 3, 9), 0);         /* another port */
+	assert_int_equal(m.s.ctx.quota.refused[SA_QUOTA_SERVICES], 1);
+	assert_int_equal(db->n, 3);
+	assert_int_equal(sa_service_count_owned(db, 0x201), 2);
+	assert_int_equal(sa_service_count_owned(db, 0x301), 1);
+	/* port 0x201 leaves: its two go */
+	assert_int_equal(sa_service_drop_orphans(db, only_0x301, NULL), 2);
+	assert_int_equal(db->n, 1);
+	assert_int_equal(sr_set_from(&m, 3, 10), 0);
+	assert_int_equal(sr_set_from(&m, 3, 11), SA_STATUS_NO_RESOURCES);
+	m.s.ctx.quota.max[SA_QUOTA_SERVICES] = 0;          /* no limit */
+	assert_int_equal(sr_set_from(&m, 3, 11), 0);
+	mini_free(&m);
+}
+
 static void test_node_table_rmpp(void **state)
 {
 	struct mini m;
@@ -563,6 +613,7 @@ int main(void)
 		cmocka_unit_test(test_layout_vs_libibmad),
 		cmocka_unit_test(test_comp_match),
 		cmocka_unit_test(test_statuses),
+		cmocka_unit_test(test_service_quota),
 		cmocka_unit_test(test_node_table_rmpp),
 		cmocka_unit_test(test_path),
 		cmocka_unit_test(test_multipath_multi_mad),
