@@ -26,13 +26,31 @@ static int has_record(const struct sa_ctx *c, uint32_t n, unsigned i)
 	return i != 0 && f->ports[p].lid != 0;
 }
 
+/* An extra test a record must pass (NULL: none). */
+typedef int (*keep_fn)(const struct sa_query *q, const uint8_t *rec);
+
+static int per_port_keep(const struct sa_ctx *c, const struct sa_layout *l,
+			 const struct sa_query *q, uint64_t mask,
+			 unsigned lid_comp, int port_comp,
+			 int switch_port0_only, build_fn build, keep_fn keep,
+			 struct sa_answer *a);
+
 static int per_port(const struct sa_ctx *c, const struct sa_layout *l,
 		    const struct sa_query *q, unsigned lid_comp,
 		    int port_comp, int switch_port0_only, build_fn build,
 		    struct sa_answer *a)
 {
+	return per_port_keep(c, l, q, q->comp_mask, lid_comp, port_comp,
+			     switch_port0_only, build, NULL, a);
+}
+
+static int per_port_keep(const struct sa_ctx *c, const struct sa_layout *l,
+			 const struct sa_query *q, uint64_t mask,
+			 unsigned lid_comp, int port_comp,
+			 int switch_port0_only, build_fn build, keep_fn keep,
+			 struct sa_answer *a)
+{
 	const struct fabric *f = sa_fab(c);
-	uint64_t mask = q->comp_mask;
 	uint32_t port, lo = 0, hi = f->num_nodes;
 	uint8_t rec[REC_MAX];
 	int64_t n = sa_query_lid_node(c, l, q, lid_comp, &mask, &port);
@@ -59,6 +77,8 @@ static int per_port(const struct sa_ctx *c, const struct sa_layout *l,
 			if (!has_record(c, m, i))
 				continue;
 			build(c, fab_port_idx(f, m, i), 0, q, rec);
+			if (keep && !keep(q, rec))
+				continue;
 			if (sa_offer(l, q, mask, rec, a) < 0)
 				return SA_STATUS_NO_RESOURCES;
 		}
@@ -89,13 +109,38 @@ static void build_pir(const struct sa_ctx *c, uint32_t p, unsigned block,
 	}
 }
 
+/* PortInfoCapMaskMatch and PortInfoCapMask2Match (SA ClassPortInfo
+ * CapabilityMask bit 13, CapabilityMask2 bit 10; IBA 15.2.5.3): a
+ * CapabilityMask component matches every port that has at least the bits
+ * asked for, not only an equal mask (saquery -s asks for IsSM). */
+static int pir_capmask_keep(const struct sa_query *q, const uint8_t *rec)
+{
+	void *want = (void *)(uintptr_t)(q->record + 4);
+	void *have = (void *)(uintptr_t)(rec + 4);
+	uint32_t w;
+
+	if (q->comp_mask >> PIR_CAPMASK & 1) {
+		w = mad_get_field(want, 0, IB_PORT_CAPMASK_F);
+		if ((mad_get_field(have, 0, IB_PORT_CAPMASK_F) & w) != w)
+			return 0;
+	}
+	if (q->comp_mask >> PIR_CAPMASK2 & 1) {
+		w = mad_get_field(want, 0, IB_PORT_CAPMASK2_F);
+		if ((mad_get_field(have, 0, IB_PORT_CAPMASK2_F) & w) != w)
+			return 0;
+	}
+	return 1;
+}
+
 static int pir_query(struct sa_ctx *c, const struct sa_query *q,
 		     struct sa_answer *a)
 {
+	uint64_t mask = q->comp_mask & ~(1ull << PIR_CAPMASK | 1ull << PIR_CAPMASK2);
+
 	if (!c->db.r)
 		return 0;
-	return per_port(c, &sa_portinfo_rec, q, PIR_LID, PIR_PORTNUM, 0,
-			build_pir, a);
+	return per_port_keep(c, &sa_portinfo_rec, q, mask, PIR_LID,
+			     PIR_PORTNUM, 0, build_pir, pir_capmask_keep, a);
 }
 
 const struct sa_attr_ops sa_portinforecord_ops = {

@@ -239,3 +239,21 @@ void sa_sl2vl_want(struct sa_sl2vl_cache *c, uint32_t node, uint32_t idx)
 	c->want[k].idx = idx;
 	c->want[k].gen = c->gen;
 }
+
+int sa_sl2vl_drops(const struct sa_sl2vl_cache *c, const struct fabric *f,
+		   uint32_t p, unsigned sl)
+{
+	const struct fab_port *fp = &f->ports[p];
+	const struct sa_sl2vl_node *n;
+	int idx;
+	unsigned vl;
+
+	if (sl > 15 || fab_is_switch(f, fp->node))
+		return 0;
+	n = sa_sl2vl_find(c, f->nodes[fp->node].guid, NULL);
+	if (!n || (idx = sa_sl2vl_index(n, 0, fp->num)) < 0 ||
+	    (n->state[idx] != SL2VL_READ && n->state[idx] != SL2VL_SET))
+		return 0;
+	vl = sl & 1 ? n->tbl[idx][sl / 2] & 0xf : n->tbl[idx][sl / 2] >> 4;
+	return vl == 15;
+}

@@ -66,6 +66,11 @@ void sa_sl2vl_store(struct sa_sl2vl_cache *c, uint64_t guid, unsigned in,
 		    unsigned out, const uint8_t *tbl, enum sl2vl_state st);
 void sa_sl2vl_store_at(struct sa_sl2vl_cache *c, uint32_t node, uint32_t idx,
 		       const uint8_t *tbl, enum sl2vl_state st);
+/* 1 when CA port p (fabric f) is known to map SL sl to VL 15, which
+ * drops every packet on it (IBA 7.6.6): no path on that SL. 0 when it
+ * does not or the table is not known (switch ports: 0). */
+int sa_sl2vl_drops(const struct sa_sl2vl_cache *c, const struct fabric *f,
+		   uint32_t p, unsigned sl);
 /* Ask the reader for a table first (from an SA query). */
 void sa_sl2vl_want(struct sa_sl2vl_cache *c, uint32_t node, uint32_t idx);
 
