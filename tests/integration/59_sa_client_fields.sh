@@ -12,7 +12,11 @@
 #   - SwitchInfoRecord shows the LifeTimeValue the switch holds (smpquery)
 #     and PortStateChange cleared, i.e. as read after programming;
 #   - a PathRecord to a switch LID fits the switch's port-0 MTUCap;
-#   - (ibsm) an attribute not served is status 0x000C, not 0x001C.
+#   - the IPoIB broadcast group has OpenSM's default MTU and rate;
+#   - (ibsm) an attribute not served is status 0x000C, not 0x001C;
+#   - (ibsm) the default partition's `rate` sets the broadcast group's (no
+#     fitting to the links), and a join the link cannot carry is refused
+#     with a warning naming the port and the group.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 IBSM_BUILD=${IBSM_BUILD:-$top/build}
@@ -70,6 +74,9 @@ checks() {
 	[ -n "$cap" ] && [ -n "$mtu" ] || fail "$sm: no MTUCap ($cap) or PathRecord MTU ($mtu) for switch LID $sw"
 	[ $(( 128 << (mtu & 0x3f) )) -le "$cap" ] || fail "$sm: PathRecord to switch LID $sw has MTU code $mtu above port 0's MTUCap $cap"
 	echo "ok $sm: PathRecord to switch LID $sw: MTU code $mtu within port-0 MTUCap $cap"
+
+	q saquery -g | awk '/MGID.*ff12:401b:ffff::ffff:ffff/ { g = 1 } g && /Mtu|Rate/' >"$W/$sm.bcast"
+	[ -s "$W/$sm.bcast" ] || fail "$sm: no IPoIB broadcast group in saquery -g"
 }
 
 ibsim_start "$W/ft.net" || fail "ibsim did not start"
@@ -87,4 +94,22 @@ out=$(q saquery VLAR "$sw/1/1")
 echo "$out" | grep -q "VLArbTableRecord dump\|0x000c" || { echo "$out"; fail "unsupported attribute: not status 0x000C"; }
 kill -0 "$SMPID" 2>/dev/null || fail "ibsm died while answering the SA"
 echo "ok ibsm: VLArbitrationTableRecord: $(echo "$out" | head -1)"
+cmp -s "$W/ibsm.bcast" "$W/OpenSM.bcast" ||
+	{ paste "$W/ibsm.bcast" "$W/OpenSM.bcast"; fail "IPoIB broadcast group MTU/rate differ from OpenSM's default"; }
+echo "ok ibsm: IPoIB broadcast group" $(cat "$W/ibsm.bcast") "as OpenSM's"
+sim_stop_pid "$SMPID"
+sim_cleanup
+
+# The default partition's rate: 40 Gb/s (code 7) where every link is
+# 4x SDR (10 Gb/s): the group keeps it, and a join is refused, loudly.
+ibsim_start "$W/ft.net" || fail "ibsim did not restart"
+printf 'partitions:\n  - name: Default\n    pkey: 0x7fff\n    members: [ALL=full]\n    ipoib: true\n    rate: 7\n' >"$W/rate.yaml"
+sm_daemon "$W/sm-rate.log" -c "$W/rate.yaml" -R updn --cache-dir "$W/cache-rate"
+out=$(q saquery -g)
+echo "$out" | grep -q "Rate\.*0x87" || { echo "$out"; fail "broadcast group not at the configured rate 7"; }
+q "$IBSM_BUILD/bin/sa-client" mc-join --mgid ff12:401b:ffff::ffff:ffff >"$W/join.out" 2>&1 &&
+	{ cat "$W/join.out"; fail "a join at 40 Gb/s over a 10 Gb/s link was accepted"; }
+wait_log "$W/sm-rate.log" "MCMemberRecord: join of port .* refused: its link carries" 5 ||
+	{ tail -5 "$W/sm-rate.log"; fail "no log line for the join refused for its rate"; }
+echo "ok ibsm: default partition rate 7 kept; join refused: $(grep -m1 'refused: its link' "$W/sm-rate.log" | sed 's/.*MCMemberRecord: //')"
 echo "PASS"
