@@ -432,6 +432,16 @@ static void test_sl2vl(void **state)
 	sa_server_answer(&m.s, req, 2, out, 4);
 	assert_int_equal(status_of(out), SA_STATUS_BUSY);
 	assert_int_equal(m.s.ctx.sl2vl.want_len, 1);    /* asked first */
+	/* ... and the switch's other tables on demand, no other node's
+	 * (issue 25: no background read of every table). */
+	{
+		uint32_t pos;
+
+		assert_non_null(sa_sl2vl_find(&m.s.ctx.sl2vl, 0x100, &pos));
+		assert_int_equal(m.s.ctx.sl2vl.nodes[pos].asked, 1);
+		assert_non_null(sa_sl2vl_find(&m.s.ctx.sl2vl, 0x200, &pos));
+		assert_int_equal(m.s.ctx.sl2vl.nodes[pos].asked, 0);
+	}
 	sa_sl2vl_store(&m.s.ctx.sl2vl, 0x100, 1, 2, t12, SL2VL_READ);
 	sa_server_answer(&m.s, req, 2, out, 4);
 	assert_int_equal(status_of(out), 0);
@@ -450,6 +460,11 @@ static void test_sl2vl(void **state)
 	assert_int_equal(status_of(out), 0);
 	rmpp_get(out, &h);
 	assert_int_equal(h.len_or_window, 2 * 16 + 20);
+	/* A GetTable of one switch with tables not read: Busy until read. */
+	req_init(req, 0x12, 0x0013, 1ull << SL2VL_LID);
+	sa_put(&sa_sl2vl_rec, req + GMP_SA_DATA_OFFS, SL2VL_LID, 1);
+	sa_server_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(status_of(out), SA_STATUS_BUSY);
 	/* By LID: CA b's record, ports 0/0, its table. */
 	req_init(req, 0x01, 0x0013, 1ull << SL2VL_LID);
 	sa_put(&sa_sl2vl_rec, req + GMP_SA_DATA_OFFS, SL2VL_LID, 3);
