@@ -533,6 +533,14 @@ static void test_path(void **state)
 	mini_free(&m);
 }
 
+static uint8_t layer_sl(void *arg, uint16_t slid, uint16_t dlid)
+{
+	(void)arg;
+	(void)slid;
+	(void)dlid;
+	return 2;
+}
+
 /* SL, QoSClass, TClass, FlowLabel fixed by the client (rdma_cm's ToS):
  * answered as OpenSM does with QoS off (issue 25). */
 static void test_path_qos_fields(void **state)
@@ -571,6 +579,18 @@ static void test_path_qos_fields(void **state)
 	sa_server_answer(&m.s, req, 2, out, 4);
 	assert_int_equal(status_of(out), 0);
 	assert_int_equal(sa_get(&sa_path_rec, rec, PR_SL), 14);
+
+	/* An engine with SL layers (dfsp) fixes the SL: another one asked
+	 * for gets no record, the layer's does. */
+	m.s.ctx.path_sl = layer_sl;
+	sa_put(&sa_path_rec, r, PR_SL, 3);
+	sa_server_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(status_of(out), SA_STATUS_NO_RECORDS);
+	sa_put(&sa_path_rec, r, PR_SL, 2);
+	sa_server_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(status_of(out), 0);
+	assert_int_equal(sa_get(&sa_path_rec, rec, PR_SL), 2);
+	m.s.ctx.path_sl = NULL;
 
 	/* A switch's port 0 caps MTU and rate of paths to its LID. */
 	mad_set_field(m.r.port_info[0], 0, IB_PORT_MTU_CAP_F, 3);
