@@ -4,7 +4,10 @@
  * a GID stands for every LID of its port (base .. base + 2^LMC - 1), so
  * under LMC every LID pair is a path of its own. MTU, rate and packet
  * lifetime honour their selectors (Table 207: 0 greater than, 1 less
- * than, 2 exactly, 3 the largest available). */
+ * than, 2 exactly, 3 the largest available). The ends' own MTUCap (and a
+ * switch port 0's rate) cap the path. SL, TClass, FlowLabel, HopLimit and
+ * QoSClass as OpenSM answers with QoS off (issue 25; QoS policies are
+ * issue 28). */
 #include <stdlib.h>
 #include <string.h>
 #include <infiniband/mad.h>
@@ -71,21 +74,8 @@ static void take_end(const struct sa_ctx *c, uint32_t p, struct path_props *pp)
 	}
 }
 
-static int trace_links(const struct sa_ctx *c, uint32_t ps, uint32_t pd,
-		       uint32_t dlid, struct path_props *pp);
-
-/* Follow the LFTs from port ps to LID dlid (owned by port pd). Returns 0
- * with pp filled, or -1 when the tables do not lead there. */
-static int trace(const struct sa_ctx *c, uint32_t ps, uint32_t pd,
-		 uint32_t dlid, struct path_props *pp)
-{
-	if (trace_links(c, ps, pd, dlid, pp) < 0)
-		return -1;
-	take_end(c, ps, pp);
-	take_end(c, pd, pp);
-	return 0;
-}
-
+/* The links from port ps to LID dlid (owned by port pd) as the LFTs lead:
+ * 0 with pp filled, or -1 when the tables do not lead there. */
 static int trace_links(const struct sa_ctx *c, uint32_t ps, uint32_t pd,
 		       uint32_t dlid, struct path_props *pp)
 {
@@ -127,6 +117,18 @@ static int trace_links(const struct sa_ctx *c, uint32_t ps, uint32_t pd,
 		node = f->ports[f->ports[p].peer].node;
 	}
 	return -1;
+}
+
+/* Follow the LFTs from port ps to LID dlid (owned by port pd). Returns 0
+ * with pp filled, or -1 when the tables do not lead there. */
+static int trace(const struct sa_ctx *c, uint32_t ps, uint32_t pd,
+		 uint32_t dlid, struct path_props *pp)
+{
+	if (trace_links(c, ps, pd, dlid, pp) < 0)
+		return -1;
+	take_end(c, ps, pp);
+	take_end(c, pd, pp);
+	return 0;
 }
 
 /* Apply a selector: the value to answer, or -1 if none satisfies it.
@@ -268,7 +270,8 @@ static int one_path(const struct sa_ctx *c, const struct sa_query *q,
 	sa_put(L, rec, PR_PLT, (uint64_t)plt);
 	/* TClass, FlowLabel, HopLimit and QoSClass are the client's to
 	 * choose (rdma_cm puts a socket's ToS into QoSClass or TClass):
-	 * echoed, as OpenSM does with QoS off. */
+	 * echoed, so the record matches the request's components. (OpenSM
+	 * 3.3.23 with QoS off answers too, with these fields 0.) */
 	{
 		static const unsigned echo[] = { PR_TCLASS, PR_FLOWLABEL,
 						 PR_HOPLIMIT, PR_QOS };
