@@ -31,6 +31,11 @@
 /* Refuse a join or leave, saying why in the debug log. */
 #define REFUSE(st, ...) do { log_debug("SA: MCMemberRecord: " __VA_ARGS__); \
 		return (st); } while (0)
+/* The same, at warning level: a join refused for the group's MTU or rate
+ * leaves a host without IPoIB (osmtest ERR 02B3); the operator must see
+ * which port, which group and what to change (issue 25). */
+#define REFUSE_WARN(st, ...) do { log_warn("SA: MCMemberRecord: " __VA_ARGS__); \
+		return (st); } while (0)
 
 static void gid_of_port(const struct sa_ctx *c, uint64_t guid, uint8_t *gid)
 {
@@ -242,20 +247,25 @@ static int mcr_set(struct sa_ctx *c, const struct sa_query *q,
 		if ((m >> MCR_MTU & 1) &&
 		    !selector_ok(m >> MCR_MTUSEL & 1 ? (unsigned)sa_get(L, q->record, MCR_MTUSEL) : 2,
 				 (unsigned)sa_get(L, q->record, MCR_MTU), g->mtu, NULL))
-			REFUSE(SA_STATUS_REQ_INVALID, "join: the group's MTU %u does not meet the selector", g->mtu);
+			REFUSE_WARN(SA_STATUS_REQ_INVALID, "join of port 0x%016llx to MLID 0x%04x refused: the group's MTU code %u does not meet the request's (selector %u, MTU code %u); set the partition's mtu",
+				    (unsigned long long)guid, g->mlid, g->mtu,
+				    m >> MCR_MTUSEL & 1 ? (unsigned)sa_get(L, q->record, MCR_MTUSEL) : 2,
+				    (unsigned)sa_get(L, q->record, MCR_MTU));
 		if (m >> MCR_RATE & 1) {
 			unsigned want = (unsigned)sa_get(L, q->record, MCR_RATE);
 
 			if (want >= SMP_NUM_RATES ||
 			    !selector_ok(m >> MCR_RATESEL & 1 ? (unsigned)sa_get(L, q->record, MCR_RATESEL) : 2,
 					 want, g->rate, smp_rate_q))
-				REFUSE(SA_STATUS_REQ_INVALID, "join: the group's rate %u does not meet the selector", g->rate);
+				REFUSE_WARN(SA_STATUS_REQ_INVALID, "join of port 0x%016llx to MLID 0x%04x refused: the group's rate code %u does not meet the request's (rate code %u); set the partition's rate",
+					    (unsigned long long)guid, g->mlid, g->rate, want);
 		}
 		if (!sa_port_has_pkey(c, port, g->pkey))
 			REFUSE(SA_STATUS_REQ_INVALID, "join: port not in the group's partition 0x%04x", g->pkey);
 		/* The port's link must carry the group's MTU and rate. */
 		if (port_mtu < g->mtu || smp_rate_q[port_rate] < smp_rate_q[g->rate])
-			REFUSE(SA_STATUS_REQ_INVALID, "join: port MTU %u rate %u below the group's %u, %u", port_mtu, port_rate, g->mtu, g->rate);
+			REFUSE_WARN(SA_STATUS_REQ_INVALID, "join of port 0x%016llx to MLID 0x%04x refused: its link carries MTU code %u rate code %u, below the group's MTU code %u rate code %u; lower the partition's mtu/rate",
+				    (unsigned long long)guid, g->mlid, port_mtu, port_rate, g->mtu, g->rate);
 		if (!mcast_member_find(g, guid) && !join_quota_ok(c, db, guid))
 			return SA_STATUS_NO_RESOURCES;
 	}

@@ -89,6 +89,7 @@ static const struct key_desc keys[] = {
 	{ "m_key_lease_period", NUM(K_UNSIGNED, m_key_lease_period, 0, 65535) },
 	{ "packet_life_time", NUM(K_U8, packet_life_time, 0, 63) },
 	{ "sl2vl_read",     NUM(K_BOOL, sl2vl_read, 0, 1) },
+	{ "sl2vl_read_all", NUM(K_BOOL, sl2vl_read_all, 0, 1) },
 	{ "sl2vl_read_rate", NUM(K_UNSIGNED, sl2vl_read_rate, 1, 1000000) },
 	{ "sa_rmpp_timeout_ms", NUM(K_UNSIGNED, sa_rmpp_timeout_ms, 100, 60000) },
 	{ "sa_rmpp_retries", NUM(K_UNSIGNED, sa_rmpp_retries, 0, 16) },

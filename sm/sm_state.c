@@ -331,7 +331,8 @@ int sm_init(struct sm *sm, const struct ibsm_config *cfg,
 	sm->sa.ctx.mft = &sm->mcast.held;
 	sm->sa.ctx.packet_life_time = cfg->packet_life_time;
 	sl2vl_reader_init(&sm->sl2vl_rd, &sm->sa.ctx.sl2vl,
-			  cfg->sa_enabled && cfg->sl2vl_read ? cfg->sl2vl_read_rate : 0);
+			  cfg->sa_enabled && cfg->sl2vl_read ? cfg->sl2vl_read_rate : 0,
+			  cfg->sl2vl_read_all);
 	sm->sa.ctx.subnet_timeout = cfg->subnet_timeout;
 	sa_identity(sm);
 	link_hold_init(&sm->hold);
