@@ -41,6 +41,8 @@ int main(int argc, char **argv)
 				fmt = TOPO_IBNETDISCOVER;
 			else if (!strcmp(optarg, "net"))
 				fmt = TOPO_IBSIM_NET;
+			else if (!strcmp(optarg, "subnet-lst") || !strcmp(optarg, "osm"))
+				fmt = TOPO_OSM_SUBNET;
 			else if (strcmp(optarg, "auto")) {
 				fprintf(stderr, "topo-convert: unknown format %s\n", optarg);
 				return 2;

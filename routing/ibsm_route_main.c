@@ -157,8 +157,10 @@ static int parse_args(int argc, char **argv, struct cli *c)
 				c->format = TOPO_IBNETDISCOVER;
 			else if (!strcmp(optarg, "net") || !strcmp(optarg, "ibsim"))
 				c->format = TOPO_IBSIM_NET;
+			else if (!strcmp(optarg, "subnet-lst") || !strcmp(optarg, "osm"))
+				c->format = TOPO_OSM_SUBNET;
 			else
-				return bad_usage("--format: '%s' is not auto, ibnd or net", optarg);
+				return bad_usage("--format: '%s' is not auto, ibnd, net or subnet-lst", optarg);
 			break;
 		case O_ENGINE: c->engines = optarg; break;
 		case O_ENGINE_PATH:
