@@ -34,7 +34,7 @@
 static const char usage[] =
 	"usage: ibsm-route --topo FILE [options]\n"
 	"  --topo FILE          topology: ibnetdiscover output or ibsim net file\n"
-	"  --format F           auto (default), ibnd or net\n"
+	"  --format F           auto (default), ibnd, net or subnet-lst (OpenSM)\n"
 	"  --engine LIST        engine and fallbacks (default " ROUTE_DEFAULT_ENGINES ")\n"
 	"  --engine-path LIB    load an engine from a shared object (repeatable)\n"
 	"  --lmc N              LIDs per port = 2^N (0..7, default 0)\n"

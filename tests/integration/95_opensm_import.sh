@@ -82,4 +82,12 @@ grep -q '"ok": true' "$W/route.json" || fail "routing subnet.lst did not verify"
 "$IBSM_BUILD/bin/topo-diff" "$NET" "$L" >"$W/diff.out" 2>&1 || { cat "$W/diff.out"; fail "subnet.lst differs from the net file"; }
 grep -q "2 switches, 4 CAs" "$W/route.err" || { cat "$W/route.err"; fail "counts"; }
 echo "ok subnet.lst: $(wc -l <"$L") lines read, $(head -1 "$W/route.err" | cut -d';' -f1), same fabric as the net file"
+# Bad subnet.lst lines: FILE:LINE and exit 2, never a crash.
+head -c 300 "$L" >"$W/trunc.lst"; echo >>"$W/trunc.lst"
+"$IBSM_BUILD/bin/ibsm-route" --topo "$W/trunc.lst" >/dev/null 2>"$W/trunc.err"
+[ $? = 2 ] && grep -q "trunc.lst:1: bad {description}" "$W/trunc.err" || { cat "$W/trunc.err"; fail "truncated subnet.lst"; }
+sed '3s/PN:0[1-8] }/PN:63 }/' "$L" >"$W/badpn.lst"
+"$IBSM_BUILD/bin/ibsm-route" --topo "$W/badpn.lst" >/dev/null 2>"$W/badpn.err"
+[ $? = 2 ] && grep -q "badpn.lst:3: bad PN:" "$W/badpn.err" || { cat "$W/badpn.err"; fail "subnet.lst with a bad port"; }
+echo "ok bad subnet.lst lines named"
 echo "PASS"
