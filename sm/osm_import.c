@@ -16,7 +16,9 @@
 #include <string.h>
 #include <strings.h>
 
+#include "../partition/part_conf.h"
 #include "../routing/engine.h"
+#include "config.h"
 
 struct osm_default {
 	const char *key;
@@ -119,6 +121,7 @@ struct opt {
 };
 
 struct importer {
+	struct ibsm_config scratch;     /* each carried value is tried here */
 	const struct osm_import_opts *o;
 	FILE *out, *warn;
 	struct osm_import_result *res;
@@ -197,6 +200,20 @@ static const char *reason(const char *key)
 		if (!strncmp(key, reasons[i].prefix, strlen(reasons[i].prefix)))
 			return reasons[i].why;
 	return "no ibsm equivalent";
+}
+
+/* ibsm must take the value: tried with config_set, so a value out of
+ * ibsm's range is named by the OpenSM line it came from. */
+static int try_key(struct importer *im, const char *key, const char *value,
+		   const char *file, unsigned line, const char *osm_key)
+{
+	char origin[600];
+
+	snprintf(origin, sizeof(origin), "%s:%u: %s", file, line, osm_key);
+	if (config_set(&im->scratch, key, value, origin) == 0)
+		return 0;
+	im->errors++;           /* config_set named it, with the origin */
+	return -1;
 }
 
 static int read_conf(struct importer *im)
@@ -288,6 +305,8 @@ static void put_engines(struct importer *im, const struct opt *op)
 		fprintf(im->out, "# routing_engine: none of \"%s\" exists in ibsm; ibsm's default list applies\n", op->val);
 		return;
 	}
+	if (try_key(im, "routing_engine", kept, im->o->conf, op->line, op->key) < 0)
+		return;
 	fprintf(im->out, "routing_engine: \"%s\"   # %s:%u\n", kept, im->o->conf, op->line);
 	im->res->carried++;
 }
@@ -322,6 +341,8 @@ static void put_simple(struct importer *im, const struct map *m, const struct op
 		}
 		if (m->kind == M_NOT_BOOL)
 			t = !t;
+		if (try_key(im, m->ibsm, t ? "true" : "false", im->o->conf, op->line, op->key) < 0)
+			return;
 		fprintf(im->out, "%s: %s   # %s:%u %s %s\n", m->ibsm, t ? "true" : "false",
 			im->o->conf, op->line, op->key, v);
 		break;
@@ -329,14 +350,22 @@ static void put_simple(struct importer *im, const struct map *m, const struct op
 	case M_PATH:
 		if (is_null(v))
 			return;
+		if (try_key(im, m->ibsm, v, im->o->conf, op->line, op->key) < 0)
+			return;
 		fprintf(im->out, "%s: \"%s\"   # %s:%u\n", m->ibsm, v, im->o->conf, op->line);
 		break;
 	case M_LOGFLAGS:
+		if (try_key(im, m->ibsm, log_level_of(v), im->o->conf, op->line, op->key) < 0)
+			return;
 		fprintf(im->out, "%s: %s   # %s:%u log_flags %s\n", m->ibsm, log_level_of(v),
 			im->o->conf, op->line, v);
 		break;
 	default:
-		if (is_null(v))
+		if (is_null(v)) {
+			not_honoured(im, im->o->conf, op->line, op->key, "no value");
+			return;
+		}
+		if (try_key(im, m->ibsm, v, im->o->conf, op->line, op->key) < 0)
 			return;
 		fprintf(im->out, "%s: %s   # %s:%u %s\n", m->ibsm, v, im->o->conf, op->line, op->key);
 		break;
@@ -431,6 +460,16 @@ static void put_partition(struct importer *im, const char *file, unsigned line,
 		if (!strncasecmp(m, "mgid", 4)) {
 			not_honoured(im, file, line, "mgid", "multicast groups are the mcast_groups key");
 			continue;
+		}
+		{
+			struct part_member pm;
+			char why[256];
+
+			if (part_member_parse(m, 0, &pm, why, sizeof(why)) < 0) {
+				fprintf(im->warn, "%s:%u: %s: %s\n", file, line, name, why);
+				im->errors++;
+				continue;
+			}
 		}
 		if (!first)
 			fputs(", ", im->out);
@@ -529,8 +568,10 @@ int osm_import(const struct osm_import_opts *o, FILE *out, FILE *warn,
 	int rc = 0;
 
 	memset(res, 0, sizeof(*res));
+	config_defaults(&im.scratch);
 	if (read_conf(&im) < 0) {
 		free(im.opts);
+		config_free(&im.scratch);
 		return -1;
 	}
 	fprintf(out, "# ibsm configuration imported from the OpenSM configuration %s\n"
@@ -624,5 +665,6 @@ int osm_import(const struct osm_import_opts *o, FILE *out, FILE *warn,
 			rc = -1;
 	}
 	free(im.opts);
+	config_free(&im.scratch);
 	return rc || im.errors ? -1 : 0;
 }

@@ -66,6 +66,10 @@ echo "ok import: $(tail -1 "$W/import.err")"
 printf 'broken=0x10, ipoib ALL=full ;\n' >"$W/bad.parts"
 "$IBSM_BUILD/bin/ibsm-config" import -p "$W/bad.parts" "$W/opensm.conf.default" -o /dev/null 2>"$W/bad.err"
 [ $? = 1 ] && grep -q "^$W/bad.parts:1: " "$W/bad.err" || { cat "$W/bad.err"; fail "bad partitions.conf"; }
+# A value out of ibsm's range: named by its OpenSM line.
+printf '# site\nsm_priority 99\n' >"$W/range.conf"
+"$IBSM_BUILD/bin/ibsm-config" import "$W/range.conf" -o /dev/null 2>"$W/range.err"
+[ $? = 1 ] && grep -q "range.conf:2: sm_priority: bad value" "$W/range.err" || { cat "$W/range.err"; fail "out-of-range value"; }
 echo "ok defaults clean, --strict, bad input"
 
 # --- OpenSM's subnet.lst -------------------------------------------------
