@@ -14,7 +14,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 IBSM_BUILD=${IBSM_BUILD:-$top/build}
 . "$top/sim/ibsim_harness.sh"
 . "$top/tests/integration/sm_lib.sh"
-sm_test_start 94 saquery curl python3
+sm_test_start 96 saquery curl python3
 [ -x "$IBSM_BUILD/bin/sa-client" ] || fail "no $IBSM_BUILD/bin/sa-client"
 t0=$(date +%s)
 
@@ -84,4 +84,4 @@ sleep 6
 o=$(metric ibsm_sa_services_owner_gone_total)
 [ "$o" = 64 ] || fail "ibsm_sa_services_owner_gone_total '$o', want 64"
 sm_stop_clean "$W/sm2.log"
-echo "ok 94: per-port quotas held, other hosts served, owners' records gone with them ($(($(date +%s) - t0)) s)"
+echo "ok 96: per-port quotas held, other hosts served, owners' records gone with them ($(($(date +%s) - t0)) s)"
