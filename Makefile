@@ -1,8 +1,10 @@
 # ibsm: InfiniBand subnet manager and routing engines.
-#   make          deps + build everything into build/
-#   make check    deps + -Werror build + ASan/UBSan build + every test
-#   make demo     deps + build + ibsim fat-tree brought up by ibsm, verified
+#   make          build deps + build everything into build/
+#   make check    test deps + -Werror build + ASan/UBSan build + every test
+#   make demo     test deps + build + ibsim fat-tree brought up by ibsm, verified
 #   make bench    benchmarks against OpenSM (not tests: nothing asserts time)
+# Build deps are headers and a compiler; test deps add ibsim, the diag tools
+# and OpenSM, installed with their services left disabled (scripts/deps.sh).
 # Sources are picked up by directory: files named *_main.c become programs
 # (sm/ibsm_main.c -> ibsm, routing/ibsm_route_main.c -> ibsm-route, ...),
 # everything else goes into libraries.
@@ -29,6 +31,10 @@ LIB_SRCS := $(filter-out %_main.c,$(wildcard core/*.c mad/*.c discovery/*.c rout
 SM_SRCS := $(filter-out %_main.c,$(wildcard sm/*.c sa/*.c multicast/*.c partition/*.c standby/*.c perfmgr/*.c))
 MAIN_SRCS := $(wildcard routing/*_main.c sim/*_main.c sm/*_main.c discovery/*_main.c sa/*_main.c tests/tools/*_main.c)
 PROGS := $(foreach m,$(MAIN_SRCS),$(BUILD)/bin/$(subst _,-,$(notdir $(m:_main.c=))))
+# Test tools (tests/tools: sa-client, sa-fuzz, sa-load, sa-table, sm-rogue)
+# are built with everything else but never installed.
+TEST_PROGS := $(foreach m,$(wildcard tests/tools/*_main.c),$(BUILD)/bin/$(subst _,-,$(notdir $(m:_main.c=))))
+INSTALL_PROGS := $(filter-out $(BUILD)/bin/ibsm $(TEST_PROGS),$(PROGS))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 TEST_HELPER_SRCS := $(filter-out tests/unit/test_%.c,$(wildcard tests/unit/*.c))
@@ -45,7 +51,7 @@ LIB := $(BUILD)/libibsm.a
 SMLIB := $(if $(SM_SRCS),$(BUILD)/libibsm-sm.a)
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 
-.PHONY: all deps check check-build unit integration demo bench clean tests
+.PHONY: all deps deps-test check check-build unit integration demo bench clean tests
 .DEFAULT_GOAL := all
 
 all: deps
@@ -55,7 +61,10 @@ all: deps
 build-all: $(PROGS) $(ENGINE_SOS) $(OSM_PLUGIN)
 
 deps:
-	@sh scripts/deps.sh
+	@sh scripts/deps.sh build
+
+deps-test:
+	@sh scripts/deps.sh test
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -100,24 +109,24 @@ $(BUILD)/tests/%: tests/unit/%.c $(call obj,$(TEST_HELPER_SRCS)) $(SMLIB) $(LIB)
 tests: $(UNIT_BINS) $(TEST_ENGINE_SOS)
 
 # make check: both builds, then every test against the sanitized one.
-check: deps
+check: deps-test
 	@$(MAKE) --no-print-directory build-all tests
 	@$(MAKE) --no-print-directory BUILD=build-asan SAN=1 build-all tests
 	@sh tests/run_all.sh build-asan build
 
-unit: deps
+unit: deps-test
 	@$(MAKE) --no-print-directory build-all tests
 	@sh tests/run_all.sh --unit-only $(BUILD) $(BUILD)
 
-integration: deps
+integration: deps-test
 	@$(MAKE) --no-print-directory build-all
 	@sh tests/run_all.sh --integration-only $(BUILD) $(BUILD)
 
-demo: deps
+demo: deps-test
 	@$(MAKE) --no-print-directory build-all
 	@sh sim/demo.sh $(BUILD)
 
-bench: deps
+bench: deps-test
 	@$(MAKE) --no-print-directory build-all
 	@sh bench/run_all.sh $(BUILD)
 
@@ -130,13 +139,15 @@ LIBARCH ?= $(shell dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || echo x8
 install: build-all
 	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/bin \
 		$(DESTDIR)$(PREFIX)/lib/ibsm/engines $(DESTDIR)$(PREFIX)/share/man/man8 \
-		$(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)/etc/ibsm $(DESTDIR)/lib/systemd/system
+		$(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)/etc/ibsm $(DESTDIR)/lib/systemd/system \
+		$(DESTDIR)$(PREFIX)/share/doc/ibsm
 	install -m 0755 $(BUILD)/bin/ibsm $(DESTDIR)$(PREFIX)/sbin/
-	install -m 0755 $(filter-out $(BUILD)/bin/ibsm,$(PROGS)) $(DESTDIR)$(PREFIX)/bin/
+	install -m 0755 $(INSTALL_PROGS) $(DESTDIR)$(PREFIX)/bin/
 	$(if $(ENGINE_SOS),install -m 0644 $(ENGINE_SOS) $(DESTDIR)$(PREFIX)/lib/ibsm/engines/)
 	$(if $(OSM_PLUGIN),install -D -m 0644 $(OSM_PLUGIN) $(DESTDIR)$(PREFIX)/lib/$(LIBARCH)/libibsm-opensm.so)
-	install -m 0644 docs/ibsm.8 $(DESTDIR)$(PREFIX)/share/man/man8/
-	install -m 0644 docs/ibsm-route.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 0644 $(wildcard docs/*.8) $(DESTDIR)$(PREFIX)/share/man/man8/
+	install -m 0644 $(wildcard docs/*.1) $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 0644 $(wildcard docs/*.md) README.md $(DESTDIR)$(PREFIX)/share/doc/ibsm/
 	test -e $(DESTDIR)/etc/ibsm/ibsm.yaml || install -m 0644 contrib/ibsm.yaml $(DESTDIR)/etc/ibsm/
 	install -m 0644 contrib/ibsm.service $(DESTDIR)/lib/systemd/system/
 	test -e $(DESTDIR)/etc/logrotate.d/ibsm || install -D -m 0644 contrib/ibsm.logrotate $(DESTDIR)/etc/logrotate.d/ibsm

@@ -1,7 +1,7 @@
 /* topo-convert: read a topology file, optionally assign LIDs, write it as
  * ibnetdiscover text or Graphviz DOT.
  *
- *   topo-convert [-f auto|ibnd|net] [--lids[=LMC]] [--guid2lid FILE] IN OUT
+ *   topo-convert [-f auto|ibnd|net|subnet-lst] [--lids[=LMC]] [--guid2lid FILE] IN OUT
  *     OUT ending in ".dot" is written as DOT, anything else as
  *     ibnetdiscover text (which ibsim also loads). */
 #include <errno.h>
@@ -41,6 +41,8 @@ int main(int argc, char **argv)
 				fmt = TOPO_IBNETDISCOVER;
 			else if (!strcmp(optarg, "net"))
 				fmt = TOPO_IBSIM_NET;
+			else if (!strcmp(optarg, "subnet-lst") || !strcmp(optarg, "osm"))
+				fmt = TOPO_OSM_SUBNET;
 			else if (strcmp(optarg, "auto")) {
 				fprintf(stderr, "topo-convert: unknown format %s\n", optarg);
 				return 2;
@@ -59,7 +61,7 @@ int main(int argc, char **argv)
 			want_lids = 1;
 			break;
 		case 'h':
-			printf("usage: topo-convert [-f auto|ibnd|net] [--lids[=LMC]] "
+			printf("usage: topo-convert [-f auto|ibnd|net|subnet-lst] [--lids[=LMC]] "
 			       "[--guid2lid FILE] IN OUT[.dot]\n");
 			return 0;
 		default:

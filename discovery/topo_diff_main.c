@@ -49,6 +49,8 @@ static int parse_fmt(const char *s, enum topo_format *fmt)
 		*fmt = TOPO_IBNETDISCOVER;
 	else if (!strcmp(s, "net") || !strcmp(s, "ibsim"))
 		*fmt = TOPO_IBSIM_NET;
+	else if (!strcmp(s, "subnet-lst") || !strcmp(s, "osm"))
+		*fmt = TOPO_OSM_SUBNET;
 	else
 		return -1;
 	return 0;

@@ -4,7 +4,8 @@
  * as ibnetdiscover output when it carries ibnetdiscover's banner
  * ("# Topology file: generated ...") or when its first node header is
  * preceded by a GUID line of the node's type and has an "S-/H-/R-<hex>" id;
- * otherwise as an ibsim net file (GUIDs from ibsim's counters). */
+ * otherwise as an ibsim net file (GUIDs from ibsim's counters). A file whose
+ * first line starts with "{ " and names a NodeGUID is OpenSM's subnet.lst. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +27,10 @@ static enum topo_format sniff(const char *path, int *err)
 	enum topo_format fmt = TOPO_IBSIM_NET;
 	char guid_kind = 0;     /* 'S', 'H', 'R' of the last GUID line */
 	for (int n = 0; n < 1000 && fgets(line, sizeof(line), fp); n++) {
+		if (line[0] == '{' && strstr(line, "NodeGUID:")) {
+			fmt = TOPO_OSM_SUBNET;
+			break;
+		}
 		if (!strncmp(line, "# Topology file:", 16)) {
 			fmt = TOPO_IBNETDISCOVER;
 			break;
@@ -113,7 +118,8 @@ static int topo_read_any(struct fabric *f, const char *path, enum topo_format fm
 {
 	int err;
 
-	if (fmt != TOPO_AUTO && fmt != TOPO_IBNETDISCOVER && fmt != TOPO_IBSIM_NET) {
+	if (fmt != TOPO_AUTO && fmt != TOPO_IBNETDISCOVER && fmt != TOPO_IBSIM_NET &&
+	    fmt != TOPO_OSM_SUBNET) {
 		fab_init(f);
 		log_err("%s: unknown topology format %d", path, (int)fmt);
 		return -EINVAL;
@@ -132,13 +138,16 @@ static int topo_read_any(struct fabric *f, const char *path, enum topo_format fm
 			return err;
 		}
 		log_debug("%s: reading as %s", path, fmt == TOPO_IBNETDISCOVER ?
-			  "ibnetdiscover output" : "ibsim net file");
+			  "ibnetdiscover output" : fmt == TOPO_OSM_SUBNET ?
+			  "OpenSM subnet.lst" : "ibsim net file");
 	}
 	switch (fmt) {
 	case TOPO_IBNETDISCOVER:
 		return topo_read_ibnetdiscover(f, path);
 	case TOPO_IBSIM_NET:
 		return topo_read_ibsim_net(f, path);
+	case TOPO_OSM_SUBNET:
+		return topo_read_osm_subnet(f, path);
 	default:
 		fab_init(f);
 		log_err("%s: unknown topology format %d", path, (int)fmt);

@@ -5,7 +5,7 @@
 
 #include "../core/fabric.h"
 
-enum topo_format { TOPO_AUTO = 0, TOPO_IBNETDISCOVER, TOPO_IBSIM_NET };
+enum topo_format { TOPO_AUTO = 0, TOPO_IBNETDISCOVER, TOPO_IBSIM_NET, TOPO_OSM_SUBNET };
 
 /* ibnetdiscover output (plain, with or without "# lid N" comments). LIDs and
  * LMCs found in the comments are stored on the ports. */
@@ -16,6 +16,12 @@ int topo_read_ibnetdiscover(struct fabric *f, const char *path);
  * 0x100000, routers 0) reset by "switchguid=/caguid=/rtguid=" lines; CA
  * port p = node GUID + p. See docs/formats.md. */
 int topo_read_ibsim_net(struct fabric *f, const char *path);
+
+/* OpenSM's subnet.lst (opensm-subnet.lst in its dump_files_dir): one line
+ * per link end, "{ SW Ports:.. NodeGUID:.. PortGUID:.. {desc} LID:.. PN:.. }
+ * { ... } PHY=4x LOG=ACT SPD=2.5". LIDs, widths and states are stored on
+ * the ports. See docs/formats.md. */
+int topo_read_osm_subnet(struct fabric *f, const char *path);
 
 /* Sniff the format and read. */
 int topo_read(struct fabric *f, const char *path, enum topo_format fmt);

@@ -182,8 +182,11 @@ uint8_t mcast_leave(struct mcast_db *db, struct mcast_group *g,
 	m->join_state &= (uint8_t)~join_state;
 	if (removed)
 		db->generation++;
-	if (!m->join_state)
+	if (!m->join_state) {
+		if (g->creator == port_guid)
+			g->creator = 0;
 		*m = g->members[--g->num_members];
+	}
 	/* IBA 15.4.3 (o15-0.1.13): the group is deleted when its last full
 	 * member leaves, whoever else is still in it. */
 	if (!g->predefined && !has_full_member(g))
@@ -204,6 +207,8 @@ uint32_t mcast_prune(struct mcast_db *db, bool (*alive)(void *arg, uint64_t guid
 				k++;
 				continue;
 			}
+			if (g->creator == g->members[k].port_guid)
+				g->creator = 0;
 			g->members[k] = g->members[--g->num_members];
 			dropped++;
 			db->generation++;
@@ -214,4 +219,26 @@ uint32_t mcast_prune(struct mcast_db *db, bool (*alive)(void *arg, uint64_t guid
 			i++;
 	}
 	return dropped;
+}
+
+uint32_t mcast_count_created(const struct mcast_db *db, uint64_t port_guid)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < db->num_groups; i++)
+		n += db->groups[i].creator == port_guid;
+	return n;
+}
+
+uint32_t mcast_count_joined(const struct mcast_db *db, uint64_t port_guid)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < db->num_groups; i++)
+		for (uint32_t k = 0; k < db->groups[i].num_members; k++)
+			if (db->groups[i].members[k].port_guid == port_guid) {
+				n++;
+				break;
+			}
+	return n;
 }

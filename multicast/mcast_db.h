@@ -31,6 +31,9 @@ struct mcast_group {
 	uint8_t sl, tclass, hop_limit;
 	uint32_t flow_label;
 	bool predefined;                /* stays without members */
+	uint64_t creator;               /* port GUID that created it while
+					 * that port is still a member (its
+					 * quota, sa/sa_quota.h); 0 after */
 	struct mcast_member *members;
 	uint32_t num_members, cap_members;
 };
@@ -72,6 +75,10 @@ uint8_t mcast_leave(struct mcast_db *db, struct mcast_group *g,
 /* Drop every member whose port is not in the live set (sorted GUIDs). */
 uint32_t mcast_prune(struct mcast_db *db, bool (*alive)(void *arg, uint64_t guid),
 		     void *arg);
+
+/* Groups port_guid created and is still in; groups it is a member of. */
+uint32_t mcast_count_created(const struct mcast_db *db, uint64_t port_guid);
+uint32_t mcast_count_joined(const struct mcast_db *db, uint64_t port_guid);
 
 /* The IPoIB broadcast group of the default partition (RFC 4391):
  * ff12:401b:ffff::ffff:ffff. */

@@ -34,7 +34,7 @@
 static const char usage[] =
 	"usage: ibsm-route --topo FILE [options]\n"
 	"  --topo FILE          topology: ibnetdiscover output or ibsim net file\n"
-	"  --format F           auto (default), ibnd or net\n"
+	"  --format F           auto (default), ibnd, net or subnet-lst (OpenSM)\n"
 	"  --engine LIST        engine and fallbacks (default " ROUTE_DEFAULT_ENGINES ")\n"
 	"  --engine-path LIB    load an engine from a shared object (repeatable)\n"
 	"  --lmc N              LIDs per port = 2^N (0..7, default 0)\n"
@@ -157,8 +157,10 @@ static int parse_args(int argc, char **argv, struct cli *c)
 				c->format = TOPO_IBNETDISCOVER;
 			else if (!strcmp(optarg, "net") || !strcmp(optarg, "ibsim"))
 				c->format = TOPO_IBSIM_NET;
+			else if (!strcmp(optarg, "subnet-lst") || !strcmp(optarg, "osm"))
+				c->format = TOPO_OSM_SUBNET;
 			else
-				return bad_usage("--format: '%s' is not auto, ibnd or net", optarg);
+				return bad_usage("--format: '%s' is not auto, ibnd, net or subnet-lst", optarg);
 			break;
 		case O_ENGINE: c->engines = optarg; break;
 		case O_ENGINE_PATH:

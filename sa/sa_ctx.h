@@ -6,6 +6,7 @@
 
 #include <stdint.h>
 #include "sa_db.h"
+#include "sa_quota.h"
 #include "sa_service.h"
 #include "sa_inform.h"
 #include "sa_sl2vl.h"
@@ -40,6 +41,7 @@ struct sa_ctx {
 	void *mcast;                /* multicast groups (multicast/), when built */
 	const struct mft_held *mft; /* MFTs as programmed (multicast/mft_program.h) */
 	struct sa_service_db services;  /* registered ServiceRecords */
+	struct sa_quota quota;          /* per-port limits on what hosts keep */
 	struct sa_inform_db informs;    /* event subscriptions (InformInfo) */
 	struct sa_sl2vl_cache sl2vl;    /* SL2VL tables read or programmed */
 };

@@ -106,7 +106,8 @@ struct sa_attr_ops {
 };
 
 /* The registry: one table of every attribute the SA serves. Returns NULL
- * for an attribute it does not serve (-> SA_STATUS_INVALID_FIELD). */
+ * for an attribute it does not serve (-> SA_STATUS_METHOD_ATTR_UNSUPP,
+ * IBA 13.4.7). */
 const struct sa_attr_ops *sa_attr_find(uint16_t attr_id);
 
 #endif

@@ -45,7 +45,8 @@ extern const struct sa_layout sa_node_rec, sa_portinfo_rec, sa_link_rec,
 /* Component numbers used by the handlers. */
 enum { NR_LID = 0, NR_NODEINFO = 2, NR_NODEGUID = 7, NR_PORTGUID = 8,
        NR_NODEDESC = 14 };
-enum { PIR_LID = 0, PIR_PORTNUM = 1, PIR_PORTINFO = 3 };
+enum { PIR_LID = 0, PIR_PORTNUM = 1, PIR_PORTINFO = 3, PIR_CAPMASK = 7,
+       PIR_CAPMASK2 = 53 };
 enum { LR_FROMLID = 0, LR_FROMPORT = 1, LR_TOPORT = 2, LR_TOLID = 3 };
 enum { SWIR_LID = 0, SWIR_SWINFO = 2 };
 enum { LFTR_LID = 0, LFTR_BLOCK = 1, LFTR_TABLE = 3 };

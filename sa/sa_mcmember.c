@@ -10,10 +10,15 @@
  * group and the group's MTU and rate against the port's link. The
  * member port must hold the group's partition (P_Key, either membership;
  * ERR_REQ_INVALID otherwise, as OpenSM).
+ * Quotas (sa/sa_quota.h), counted for the member port: creating a group
+ * needs room under mcast_max_groups_per_port (groups it created and is
+ * still in), joining a group it is not yet in room under
+ * mcast_max_joins_per_port; ERR_NO_RESOURCES beyond either.
  * Queries: a trusted requester sees every member; anyone else sees each
  * group of a partition its port holds once (PortGID 0) and its own
  * memberships. */
 #include <string.h>
+#include <time.h>
 
 #include "../core/log.h"
 #include "../mad/smp.h"
@@ -25,6 +30,11 @@
 
 /* Refuse a join or leave, saying why in the debug log. */
 #define REFUSE(st, ...) do { log_debug("SA: MCMemberRecord: " __VA_ARGS__); \
+		return (st); } while (0)
+/* The same, at warning level: a join refused for the group's MTU or rate
+ * leaves a host without IPoIB (osmtest ERR 02B3); the operator must see
+ * which port, which group and what to change (issue 25). */
+#define REFUSE_WARN(st, ...) do { log_warn("SA: MCMemberRecord: " __VA_ARGS__); \
 		return (st); } while (0)
 
 static void gid_of_port(const struct sa_ctx *c, uint64_t guid, uint8_t *gid)
@@ -62,6 +72,22 @@ static void build(const struct sa_ctx *c, const struct mcast_group *g,
 	sa_put(L, rec, MCR_HOPLIMIT, g->hop_limit);
 	sa_put(L, rec, MCR_SCOPE, g->mgid[1] & 0xf);
 	sa_put(L, rec, MCR_JOINSTATE, join_state);
+}
+
+static double mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Room for one more group membership of port guid (its quota). */
+static bool join_quota_ok(struct sa_ctx *c, const struct mcast_db *db,
+			  uint64_t guid)
+{
+	return sa_quota_allow(&c->quota, SA_QUOTA_MCAST_JOINS,
+			      mcast_count_joined(db, guid), guid, mono_now());
 }
 
 /* Does `have` satisfy selector sel against `want`? Values are ordered by
@@ -191,6 +217,11 @@ static int mcr_set(struct sa_ctx *c, const struct sa_query *q,
 		if (!sa_port_has_pkey(c, port, (uint16_t)sa_get(L, q->record, MCR_PKEY)))
 			REFUSE(SA_STATUS_REQ_INVALID, "create: port not in partition 0x%04x",
 			       (unsigned)sa_get(L, q->record, MCR_PKEY));
+		if (!sa_quota_allow(&c->quota, SA_QUOTA_MCAST_GROUPS,
+				    mcast_count_created(db, guid), guid, mono_now()))
+			return SA_STATUS_NO_RESOURCES;
+		if (!join_quota_ok(c, db, guid))
+			return SA_STATUS_NO_RESOURCES;
 		g = mcast_create(db, mgid,
 				 (uint16_t)sa_get(L, q->record, MCR_PKEY),
 				 (uint32_t)sa_get(L, q->record, MCR_QKEY), mtu, rate,
@@ -198,6 +229,7 @@ static int mcr_set(struct sa_ctx *c, const struct sa_query *q,
 		if (!g)
 			return SA_STATUS_NO_RESOURCES;
 		log_debug("SA: MCMemberRecord: group MLID 0x%04x created", g->mlid);
+		g->creator = guid;
 		if (m >> MCR_SL & 1)
 			g->sl = (uint8_t)sa_get(L, q->record, MCR_SL);
 		if (m >> MCR_TCLASS & 1)
@@ -215,20 +247,27 @@ static int mcr_set(struct sa_ctx *c, const struct sa_query *q,
 		if ((m >> MCR_MTU & 1) &&
 		    !selector_ok(m >> MCR_MTUSEL & 1 ? (unsigned)sa_get(L, q->record, MCR_MTUSEL) : 2,
 				 (unsigned)sa_get(L, q->record, MCR_MTU), g->mtu, NULL))
-			REFUSE(SA_STATUS_REQ_INVALID, "join: the group's MTU %u does not meet the selector", g->mtu);
+			REFUSE_WARN(SA_STATUS_REQ_INVALID, "join of port 0x%016llx to MLID 0x%04x refused: the group's MTU code %u does not meet the request's (selector %u, MTU code %u); set the partition's mtu",
+				    (unsigned long long)guid, g->mlid, g->mtu,
+				    m >> MCR_MTUSEL & 1 ? (unsigned)sa_get(L, q->record, MCR_MTUSEL) : 2,
+				    (unsigned)sa_get(L, q->record, MCR_MTU));
 		if (m >> MCR_RATE & 1) {
 			unsigned want = (unsigned)sa_get(L, q->record, MCR_RATE);
 
 			if (want >= SMP_NUM_RATES ||
 			    !selector_ok(m >> MCR_RATESEL & 1 ? (unsigned)sa_get(L, q->record, MCR_RATESEL) : 2,
 					 want, g->rate, smp_rate_q))
-				REFUSE(SA_STATUS_REQ_INVALID, "join: the group's rate %u does not meet the selector", g->rate);
+				REFUSE_WARN(SA_STATUS_REQ_INVALID, "join of port 0x%016llx to MLID 0x%04x refused: the group's rate code %u does not meet the request's (rate code %u); set the partition's rate",
+					    (unsigned long long)guid, g->mlid, g->rate, want);
 		}
 		if (!sa_port_has_pkey(c, port, g->pkey))
 			REFUSE(SA_STATUS_REQ_INVALID, "join: port not in the group's partition 0x%04x", g->pkey);
 		/* The port's link must carry the group's MTU and rate. */
 		if (port_mtu < g->mtu || smp_rate_q[port_rate] < smp_rate_q[g->rate])
-			REFUSE(SA_STATUS_REQ_INVALID, "join: port MTU %u rate %u below the group's %u, %u", port_mtu, port_rate, g->mtu, g->rate);
+			REFUSE_WARN(SA_STATUS_REQ_INVALID, "join of port 0x%016llx to MLID 0x%04x refused: its link carries MTU code %u rate code %u, below the group's MTU code %u rate code %u; lower the partition's mtu/rate",
+				    (unsigned long long)guid, g->mlid, port_mtu, port_rate, g->mtu, g->rate);
+		if (!mcast_member_find(g, guid) && !join_quota_ok(c, db, guid))
+			return SA_STATUS_NO_RESOURCES;
 	}
 	if (mcast_join(db, g, guid, js) < 0)
 		return SA_STATUS_NO_RESOURCES;

@@ -4,7 +4,10 @@
  * a GID stands for every LID of its port (base .. base + 2^LMC - 1), so
  * under LMC every LID pair is a path of its own. MTU, rate and packet
  * lifetime honour their selectors (Table 207: 0 greater than, 1 less
- * than, 2 exactly, 3 the largest available). */
+ * than, 2 exactly, 3 the largest available). The ends' own MTUCap (and a
+ * switch port 0's rate) cap the path. SL, TClass, FlowLabel, HopLimit and
+ * QoSClass as OpenSM answers with QoS off (issue 25; QoS policies are
+ * issue 28). */
 #include <stdlib.h>
 #include <string.h>
 #include <infiniband/mad.h>
@@ -47,10 +50,34 @@ static void take_link(const struct sa_ctx *c, uint32_t p, struct path_props *pp)
 	}
 }
 
-/* Follow the LFTs from port ps to LID dlid (owned by port pd). Returns 0
- * with pp filled, or -1 when the tables do not lead there. */
-static int trace(const struct sa_ctx *c, uint32_t ps, uint32_t pd,
-		 uint32_t dlid, struct path_props *pp)
+/* An end of the path caps it with its own port's MTUCap, and a switch's
+ * port 0 (the end a switch LID names) with its own rate too: the links
+ * around a switch may carry 2048 while its management port takes 1024
+ * (OpenSM takes both ends' MTUCap and rate, IBA 15.2.5.16). */
+static void take_end(const struct sa_ctx *c, uint32_t p, struct path_props *pp)
+{
+	const struct fabric *f = sa_fab(c);
+	const uint8_t *pi = sa_db_portinfo(&c->db, p);
+	unsigned cap;
+
+	if (!pi)
+		return;
+	cap = (unsigned)mad_get_field((void *)(uintptr_t)pi, 0, IB_PORT_MTU_CAP_F);
+	if (cap && (!pp->mtu || cap < pp->mtu))
+		pp->mtu = cap;
+	if (f->ports[p].num == 0 && fab_is_switch(f, f->ports[p].node) &&
+	    mad_get_field((void *)(uintptr_t)pi, 0, IB_PORT_LINK_WIDTH_ACTIVE_F)) {
+		uint8_t r = port_rate(pi);
+
+		if (!pp->rate || rate_q[r] < rate_q[pp->rate])
+			pp->rate = r;
+	}
+}
+
+/* The links from port ps to LID dlid (owned by port pd) as the LFTs lead:
+ * 0 with pp filled, or -1 when the tables do not lead there. */
+static int trace_links(const struct sa_ctx *c, uint32_t ps, uint32_t pd,
+		       uint32_t dlid, struct path_props *pp)
 {
 	const struct fabric *f = sa_fab(c);
 	uint32_t node = f->ports[ps].node, dnode = f->ports[pd].node;
@@ -90,6 +117,18 @@ static int trace(const struct sa_ctx *c, uint32_t ps, uint32_t pd,
 		node = f->ports[f->ports[p].peer].node;
 	}
 	return -1;
+}
+
+/* Follow the LFTs from port ps to LID dlid (owned by port pd). Returns 0
+ * with pp filled, or -1 when the tables do not lead there. */
+static int trace(const struct sa_ctx *c, uint32_t ps, uint32_t pd,
+		 uint32_t dlid, struct path_props *pp)
+{
+	if (trace_links(c, ps, pd, dlid, pp) < 0)
+		return -1;
+	take_end(c, ps, pp);
+	take_end(c, pd, pp);
+	return 0;
 }
 
 /* Apply a selector: the value to answer, or -1 if none satisfies it.
@@ -200,8 +239,19 @@ static int one_path(const struct sa_ctx *c, const struct sa_query *q,
 		if (plt < 0 || plt > 63)
 			return 0;
 	}
-	sl = c->path_sl ? c->path_sl(c->path_sl_arg, (uint16_t)slid,
-				     (uint16_t)dlid) : 0;
+	/* SL (IBA 15.2.5.16), as OpenSM with QoS off: an engine that
+	 * layers paths over SLs (dfsp) fixes the SL, and a request for
+	 * another one gets no record; otherwise the SL asked for is
+	 * given, unless the source port maps it to VL 15 (dropped). */
+	if (c->path_sl) {
+		sl = c->path_sl(c->path_sl_arg, (uint16_t)slid, (uint16_t)dlid);
+		if ((m >> PR_SL & 1) && sa_get(L, q->record, PR_SL) != sl)
+			return 0;
+	} else {
+		sl = m >> PR_SL & 1 ? (uint8_t)sa_get(L, q->record, PR_SL) : 0;
+		if (sl && sa_sl2vl_drops(&c->sl2vl, sa_fab(c), ps, sl))
+			return 0;
+	}
 	memset(rec, 0, REC_MAX);
 	gid_of(c, pd, gid);
 	sa_put_bytes(L, rec, PR_DGID, gid);
@@ -218,12 +268,22 @@ static int one_path(const struct sa_ctx *c, const struct sa_query *q,
 	sa_put(L, rec, PR_RATE, (uint64_t)rate);
 	sa_put(L, rec, PR_PLTSEL, 2);
 	sa_put(L, rec, PR_PLT, (uint64_t)plt);
-	/* Components the client fixed must match what we would give (the
-	 * P_Key was checked above). */
+	/* TClass, FlowLabel, HopLimit and QoSClass are the client's to
+	 * choose (rdma_cm puts a socket's ToS into QoSClass or TClass):
+	 * echoed, so the record matches the request's components. (OpenSM
+	 * 3.3.23 with QoS off answers too, with these fields 0.) */
 	{
-		uint64_t must = m & ((1ull << PR_RAW) | (1ull << PR_TCLASS) |
-				     (1ull << PR_FLOWLABEL) | (1ull << PR_SL) |
-				     (1ull << PR_QOS));
+		static const unsigned echo[] = { PR_TCLASS, PR_FLOWLABEL,
+						 PR_HOPLIMIT, PR_QOS };
+
+		for (unsigned i = 0; i < sizeof(echo) / sizeof(echo[0]); i++)
+			if (m >> echo[i] & 1)
+				sa_put(L, rec, echo[i], sa_get(L, q->record, echo[i]));
+	}
+	/* Components the client fixed must match what we would give (the
+	 * P_Key and SL were checked above; RawTraffic is never set). */
+	{
+		uint64_t must = m & (1ull << PR_RAW);
 
 		if (!sa_comp_match(L, q->record, rec, must))
 			return 0;

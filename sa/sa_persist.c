@@ -44,9 +44,10 @@ static void write_all(FILE *f, const struct sa_persist_view *v, double mono_now)
 
 		fputs("group ", f);
 		put_hex(f, g->mgid, 16);
-		fprintf(f, " 0x%04x 0x%04x 0x%08" PRIx32 " %u %u %u %u %u 0x%05" PRIx32 " %d\n",
+		fprintf(f, " 0x%04x 0x%04x 0x%08" PRIx32 " %u %u %u %u %u 0x%05" PRIx32 " %d 0x%016" PRIx64 "\n",
 			g->mlid, g->pkey, g->qkey, g->mtu, g->rate, g->sl,
-			g->tclass, g->hop_limit, g->flow_label, g->predefined ? 1 : 0);
+			g->tclass, g->hop_limit, g->flow_label, g->predefined ? 1 : 0,
+			g->creator);
 		for (uint32_t m = 0; m < g->num_members; m++)
 			fprintf(f, "member 0x%016" PRIx64 " %u\n",
 				g->members[m].port_guid, g->members[m].join_state);
@@ -62,7 +63,7 @@ static void write_all(FILE *f, const struct sa_persist_view *v, double mono_now)
 		}
 		fputs("service ", f);
 		put_hex(f, s->rec, SA_SERVICE_REC_LEN);
-		fprintf(f, " %lld\n", end);
+		fprintf(f, " %lld 0x%016" PRIx64 "\n", end, s->owner);
 	}
 	for (uint32_t i = 0; i < v->informs->n; i++) {
 		const struct sa_subscription *s = &v->informs->s[i];
@@ -171,6 +172,8 @@ static int parse_line(struct parsed *p, char *line, const char **field)
 		struct pgroup *g;
 		unsigned mlid, pkey, mtu, rate, sl, tc, hop, pre;
 		uint32_t qkey, flow;
+		uint64_t creator = 0;
+		int nf;
 
 		if (room((void **)&p->groups, &p->capg, p->ngroups, sizeof(*p->groups)))
 			return -ENOMEM;
@@ -180,9 +183,11 @@ static int parse_line(struct parsed *p, char *line, const char **field)
 		if (get_hex(hex, g->g.mgid, 16) || g->g.mgid[0] != 0xff)
 			return -EINVAL;
 		*field = "group fields (MLID PKEY QKEY MTU RATE SL TCLASS HOPLIMIT FLOWLABEL PREDEFINED)";
-		if (sscanf(line + used, "%x %x %" SCNx32 " %u %u %u %u %u %" SCNx32 " %u",
-			   &mlid, &pkey, &qkey, &mtu, &rate, &sl, &tc, &hop, &flow,
-			   &pre) != 10)
+		/* CREATOR is new: files written before it have 10 fields. */
+		nf = sscanf(line + used, "%x %x %" SCNx32 " %u %u %u %u %u %" SCNx32 " %u %" SCNx64,
+			    &mlid, &pkey, &qkey, &mtu, &rate, &sl, &tc, &hop, &flow,
+			    &pre, &creator);
+		if (nf != 10 && nf != 11)
 			return -EINVAL;
 		*field = "group MLID";
 		if (mlid < MCAST_MLID_BASE || mlid > MCAST_MLID_TOP)
@@ -201,6 +206,7 @@ static int parse_line(struct parsed *p, char *line, const char **field)
 		g->g.hop_limit = (uint8_t)hop;
 		g->g.flow_label = flow;
 		g->g.predefined = pre;
+		g->g.creator = creator;
 		g->first = p->nmembers;
 		p->ngroups++;
 		return 0;
@@ -226,6 +232,7 @@ static int parse_line(struct parsed *p, char *line, const char **field)
 	}
 	if (!strcmp(kw, "service")) {
 		long long end;
+		uint64_t owner = 0;
 		uint32_t cap = p->caps;
 
 		if (room((void **)&p->services, &p->caps, p->nservices, sizeof(*p->services)))
@@ -240,9 +247,11 @@ static int parse_line(struct parsed *p, char *line, const char **field)
 		*field = "service RECORD";
 		if (get_hex(hex, p->services[p->nservices].rec, SA_SERVICE_REC_LEN))
 			return -EINVAL;
-		*field = "service LEASE_END";
-		if (sscanf(line + used, "%lld", &end) != 1 || end < 0)
+		*field = "service LEASE_END [OWNER]";
+		/* OWNER is new: files written before it have none (0). */
+		if (sscanf(line + used, "%lld %" SCNx64, &end, &owner) < 1 || end < 0)
 			return -EINVAL;
+		p->services[p->nservices].owner = owner;
 		p->lease_end[p->nservices++] = end;
 		return 0;
 	}
@@ -340,6 +349,11 @@ static int apply(struct parsed *p, struct sa_persist_view *v, double mono_now,
 				return -ENOMEM;
 			st->members++;
 		}
+		/* The creator's quota holds the group while it is a member. */
+		g = mcast_find_mlid(v->mcast, mlid);
+		if (g && !g->creator && pg->g.creator &&
+		    mcast_member_find(g, pg->g.creator))
+			g->creator = pg->g.creator;
 	}
 	for (uint32_t i = 0; i < p->nservices; i++) {
 		struct sa_service_db *db = v->services;
@@ -357,6 +371,7 @@ static int apply(struct parsed *p, struct sa_persist_view *v, double mono_now,
 			return -ENOMEM;
 		memcpy(db->s[db->n].rec, p->services[i].rec, SA_SERVICE_REC_LEN);
 		db->s[db->n].expires = expires;
+		db->s[db->n].owner = p->services[i].owner;
 		db->n++;
 		db->generation++;
 		st->services++;

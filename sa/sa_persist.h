@@ -9,9 +9,12 @@
  * One text file, a line per item, versioned:
  *   ibsm-sa-state 1
  *   next_mgid N
- *   group MGID(32 hex) MLID PKEY QKEY MTU RATE SL TCLASS HOPLIMIT FLOWLABEL PREDEFINED
+ *   group MGID(32 hex) MLID PKEY QKEY MTU RATE SL TCLASS HOPLIMIT FLOWLABEL PREDEFINED [CREATOR]
  *   member PORTGUID JOINSTATE              (of the group above)
- *   service RECORD(352 hex) LEASE_END      (Unix time, 0 = never)
+ *   service RECORD(352 hex) LEASE_END [OWNER]  (Unix time, 0 = never)
+ * CREATOR and OWNER are port GUIDs (sa/sa_quota.h); lines written before
+ * they were kept lack them and read as 0 (no owner: the record stays
+ * until its lease ends or it is deleted, and counts against no quota).
  *   inform IIR(120 hex) PORTGUID LID QPN TRUSTED
  * Written atomically (a temporary file, fsync, rename). Read whole before
  * anything is applied: a bad line is reported as FILE:LINE: field and the

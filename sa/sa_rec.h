@@ -9,6 +9,23 @@
 
 #define REC_MAX 256                     /* largest record we build */
 
+/* SA ClassPortInfo.CapabilityMask bits (IBA 15.2.1.1 Table 184) this SA
+ * honours, and CapabilityMask2 bits (Table 185). Not claimed: traps and
+ * Notice Get/Set (bits 0, 1), OptionalRecords (8: no
+ * VLArbitration/Trace/ServiceAssociation records), Reinit (11), QoS,
+ * reverse-path P_Key, MCastTop, hierarchy, alias GUIDs, full PortInfo
+ * records, multicast ServiceRecords, SendOnlyFullMember. */
+#define SA_CAP_UD_MCAST (1u << 9)               /* MCMemberRecord joins */
+#define SA_CAP_MULTIPATH (1u << 10)             /* MultiPathRecord */
+#define SA_CAP_PI_CAPMASK_MATCH (1u << 13)      /* PortInfoRecord bitwise */
+#define SA_CAP_SERVED (SA_CAP_UD_MCAST | SA_CAP_MULTIPATH | SA_CAP_PI_CAPMASK_MATCH)
+#define SA_CAP2_EXT_SPEEDS (1u << 7)            /* PortInfo as read, ext. speeds */
+#define SA_CAP2_PI_CAPMASK2_MATCH (1u << 10)    /* CapabilityMask2 bitwise */
+#define SA_CAP2_WIDTH_2X (1u << 13)             /* 2x rates in PathRecords */
+#define SA_CAP2_SPEED_HDR (1u << 15)            /* HDR rates in PathRecords */
+#define SA_CAP2_SERVED (SA_CAP2_EXT_SPEEDS | SA_CAP2_PI_CAPMASK2_MATCH | \
+			SA_CAP2_WIDTH_2X | SA_CAP2_SPEED_HDR)
+
 static inline const struct fabric *sa_fab(const struct sa_ctx *c)
 {
 	return &c->db.r->fab;

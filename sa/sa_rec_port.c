@@ -26,13 +26,16 @@ static int has_record(const struct sa_ctx *c, uint32_t n, unsigned i)
 	return i != 0 && f->ports[p].lid != 0;
 }
 
-static int per_port(const struct sa_ctx *c, const struct sa_layout *l,
-		    const struct sa_query *q, unsigned lid_comp,
-		    int port_comp, int switch_port0_only, build_fn build,
-		    struct sa_answer *a)
+/* An extra test a record must pass (NULL: none). */
+typedef int (*keep_fn)(const struct sa_query *q, const uint8_t *rec);
+
+static int per_port_keep(const struct sa_ctx *c, const struct sa_layout *l,
+			 const struct sa_query *q, uint64_t mask,
+			 unsigned lid_comp, int port_comp,
+			 int switch_port0_only, build_fn build, keep_fn keep,
+			 struct sa_answer *a)
 {
 	const struct fabric *f = sa_fab(c);
-	uint64_t mask = q->comp_mask;
 	uint32_t port, lo = 0, hi = f->num_nodes;
 	uint8_t rec[REC_MAX];
 	int64_t n = sa_query_lid_node(c, l, q, lid_comp, &mask, &port);
@@ -59,6 +62,8 @@ static int per_port(const struct sa_ctx *c, const struct sa_layout *l,
 			if (!has_record(c, m, i))
 				continue;
 			build(c, fab_port_idx(f, m, i), 0, q, rec);
+			if (keep && !keep(q, rec))
+				continue;
 			if (sa_offer(l, q, mask, rec, a) < 0)
 				return SA_STATUS_NO_RESOURCES;
 		}
@@ -89,13 +94,38 @@ static void build_pir(const struct sa_ctx *c, uint32_t p, unsigned block,
 	}
 }
 
+/* PortInfoCapMaskMatch and PortInfoCapMask2Match (SA ClassPortInfo
+ * CapabilityMask bit 13, CapabilityMask2 bit 10; IBA 15.2.5.3): a
+ * CapabilityMask component matches every port that has at least the bits
+ * asked for, not only an equal mask (saquery -s asks for IsSM). */
+static int pir_capmask_keep(const struct sa_query *q, const uint8_t *rec)
+{
+	void *want = (void *)(uintptr_t)(q->record + 4);
+	void *have = (void *)(uintptr_t)(rec + 4);
+	uint32_t w;
+
+	if (q->comp_mask >> PIR_CAPMASK & 1) {
+		w = mad_get_field(want, 0, IB_PORT_CAPMASK_F);
+		if ((mad_get_field(have, 0, IB_PORT_CAPMASK_F) & w) != w)
+			return 0;
+	}
+	if (q->comp_mask >> PIR_CAPMASK2 & 1) {
+		w = mad_get_field(want, 0, IB_PORT_CAPMASK2_F);
+		if ((mad_get_field(have, 0, IB_PORT_CAPMASK2_F) & w) != w)
+			return 0;
+	}
+	return 1;
+}
+
 static int pir_query(struct sa_ctx *c, const struct sa_query *q,
 		     struct sa_answer *a)
 {
+	uint64_t mask = q->comp_mask & ~(1ull << PIR_CAPMASK | 1ull << PIR_CAPMASK2);
+
 	if (!c->db.r)
 		return 0;
-	return per_port(c, &sa_portinfo_rec, q, PIR_LID, PIR_PORTNUM, 0,
-			build_pir, a);
+	return per_port_keep(c, &sa_portinfo_rec, q, mask, PIR_LID,
+			     PIR_PORTNUM, 0, build_pir, pir_capmask_keep, a);
 }
 
 const struct sa_attr_ops sa_portinforecord_ops = {
@@ -105,28 +135,70 @@ const struct sa_attr_ops sa_portinforecord_ops = {
 	.query = pir_query,
 };
 
-/* GUIDInfo block 0 holds the port GUID (index 0); we assign no alias
- * GUIDs. Switches: port 0 only (external ports have no GUID table). */
+/* GUIDInfo: one record per block of 8 of the port's GUIDCap entries
+ * (PortInfo.GUIDCap, IBA 14.2.5.5), as OpenSM answers; block 0 holds the
+ * port GUID (index 0), the rest are empty: we assign no alias GUIDs.
+ * Switches: port 0 only (external ports have no GUID table). */
 static void build_gir(const struct sa_ctx *c, uint32_t p, unsigned block,
 		      const struct sa_query *q, uint8_t *rec)
 {
-	(void)block;
 	(void)q;
 	memset(rec, 0, REC_MAX);
 	sa_put(&sa_guidinfo_rec, rec, GIR_LID, sa_lid_of_port(c, p));
-	sa_put(&sa_guidinfo_rec, rec, GIR_BLOCK, 0);
-	sa_put(&sa_guidinfo_rec, rec, GIR_GUID0, sa_fab(c)->ports[p].guid);
+	sa_put(&sa_guidinfo_rec, rec, GIR_BLOCK, block);
+	if (block == 0)
+		sa_put(&sa_guidinfo_rec, rec, GIR_GUID0, sa_fab(c)->ports[p].guid);
+}
+
+static unsigned gir_blocks(const struct sa_ctx *c, uint32_t p)
+{
+	const uint8_t *pi = sa_db_portinfo(&c->db, p);
+	unsigned cap = pi ? (unsigned)mad_get_field((void *)(uintptr_t)pi, 0,
+						     IB_PORT_GUID_CAP_F) : 0;
+
+	return cap > 8 ? (cap + 7) / 8 : 1;
 }
 
 static int gir_query(struct sa_ctx *c, const struct sa_query *q,
 		     struct sa_answer *a)
 {
+	const struct fabric *f;
+	uint64_t mask = q->comp_mask;
+	uint32_t port, lo = 0, hi;
+	uint8_t rec[REC_MAX];
+	int64_t n;
+
 	if (!c->db.r)
 		return 0;
-	if ((q->comp_mask >> GIR_BLOCK & 1) &&
-	    sa_get(&sa_guidinfo_rec, q->record, GIR_BLOCK) != 0)
+	f = sa_fab(c);
+	hi = f->num_nodes;
+	n = sa_query_lid_node(c, &sa_guidinfo_rec, q, GIR_LID, &mask, &port);
+	if (n == FAB_NONE)
 		return 0;
-	return per_port(c, &sa_guidinfo_rec, q, GIR_LID, -1, 1, build_gir, a);
+	if (n >= 0) {
+		lo = (uint32_t)n;
+		hi = lo + 1;
+	}
+	for (uint32_t m = lo; m < hi; m++) {
+		unsigned first = 1, last = f->nodes[m].num_ports;
+
+		if (fab_is_switch(f, m))
+			first = last = 0;
+		else if (n >= 0)
+			first = last = f->ports[port].num;
+		for (unsigned i = first; i <= last; i++) {
+			uint32_t p = fab_port_idx(f, m, i);
+
+			if (!has_record(c, m, i))
+				continue;
+			for (unsigned b = 0; b < gir_blocks(c, p); b++) {
+				build_gir(c, p, b, q, rec);
+				if (sa_offer(&sa_guidinfo_rec, q, mask, rec, a) < 0)
+					return SA_STATUS_NO_RESOURCES;
+			}
+		}
+	}
+	return 0;
 }
 
 const struct sa_attr_ops sa_guidinforecord_ops = {
@@ -136,12 +208,27 @@ const struct sa_attr_ops sa_guidinforecord_ops = {
 	.query = gir_query,
 };
 
-/* Blocks port p has records for: those its programmed table fills, or
- * block 0 (the default partition as the port came up). */
+/* Blocks port p has records for: every block of its P_Key table, as
+ * OpenSM answers (issue 25): NodeInfo.PartitionCap entries on a CA port
+ * or a switch's port 0, SwitchInfo.PartitionEnforcementCap on a switch's
+ * external ports (IBA 14.2.5.3, 14.2.5.4); at least the blocks the
+ * programmed table fills, or block 0 (the default partition as the port
+ * came up). Blocks past the programmed keys are empty. */
 static unsigned pkr_blocks(const struct sa_ctx *c, uint32_t p)
 {
-	unsigned n = part_blocks(sa_parts(c), p);
+	const struct fabric *f = sa_fab(c);
+	uint32_t node = f->ports[p].node;
+	unsigned n = part_blocks(sa_parts(c), p), cap;
 
+	if (fab_is_switch(f, node) && f->ports[p].num)
+		cap = (unsigned)mad_get_field((void *)(uintptr_t)c->db.r->sw_info[node],
+					      0, IB_SW_PARTITION_ENFORCE_CAP_F);
+	else
+		cap = (unsigned)mad_get_field((void *)(uintptr_t)c->db.r->node_info[node],
+					      0, IB_NODE_PARTITION_CAP_F);
+	cap = (cap + 31) / 32;
+	if (cap > n)
+		n = cap;
 	return n ? n : 1;
 }
 
@@ -157,7 +244,7 @@ static void build_pkr(const struct sa_ctx *c, uint32_t p, unsigned block,
 	sa_put(&sa_pkey_rec, rec, PKR_BLOCK, block);
 	sa_put(&sa_pkey_rec, rec, PKR_PORT, sa_fab(c)->ports[p].num);
 	part_block(sa_parts(c), p, block, k);
-	if (!part_num_keys(sa_parts(c), p))
+	if (!part_num_keys(sa_parts(c), p) && block == 0)
 		k[0] = 0xffff;          /* full member of the default partition */
 	/* 32 big-endian entries (IBA 14.2.5.7). */
 	t = rec + sa_comp_offset(&sa_pkey_rec, PKR_TABLE) / 8;

@@ -2,11 +2,13 @@
  * OutputPortNum and the 16 SL -> VL entries of a port pair, from the
  * SL2VL cache (sa/sa_sl2vl.h). Switch records carry the switch's LID and
  * the port pair; a CA port's record its own LID with both ports 0, as
- * OpenSM answers them. Tables not read yet (the background read runs
- * after each heavy sweep) are left out of a GetTable, which is logged once
- * per sweep, and make a Get that matches nothing else answer Busy (MAD
- * status bit 0, IBA 13.4.7: try again); either way they go to the front of
- * the read queue. */
+ * OpenSM answers them. A query that meets tables not read yet asks for
+ * them (they go to the front of the read queue, and their node is read on
+ * demand) and is answered Busy (MAD status bit 0, IBA 13.4.7: try again)
+ * when it names a LID (a Get, or a GetTable of one node): the client's
+ * retry gets the whole answer. A GetTable of the whole fabric is answered
+ * from what is known (logged once per sweep), since reading every table
+ * takes ports^2 Gets a switch. */
 #include <string.h>
 
 #include "../core/log.h"
@@ -107,12 +109,13 @@ static int sl2vl_query(struct sa_ctx *c, const struct sa_query *q,
 		return 0;
 	if (!c->sl2vl.partial_logged) {
 		c->sl2vl.partial_logged = 1;
-		log_info("SA: SL2VLTableRecord query from LID %u: %u matching table%s not read yet (%llu of %llu known; background read in progress): answered from what is known",
+		log_info("SA: SL2VLTableRecord query from LID %u: %u matching table%s not read yet (%llu of %llu known; reading them): %s",
 			 q->slid, w.unread, w.unread == 1 ? "" : "s",
 			 (unsigned long long)c->sl2vl.known,
-			 (unsigned long long)(c->sl2vl.known + c->sl2vl.wanted));
+			 (unsigned long long)(c->sl2vl.known + c->sl2vl.wanted),
+			 n >= 0 ? "Busy until read" : "answered from what is known");
 	}
-	if (q->method == SA_METHOD_GET && sa_answer_count(a) == 0)
+	if ((q->method == SA_METHOD_GET && sa_answer_count(a) == 0) || n >= 0)
 		return SA_STATUS_BUSY;
 	return 0;
 }

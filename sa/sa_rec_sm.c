@@ -16,9 +16,11 @@ static int cpi_query(struct sa_ctx *c, const struct sa_query *q,
 	memset(rec, 0, REC_MAX);
 	mad_set_field(rec, 0, IB_CPI_BASEVER_F, 1);
 	mad_set_field(rec, 0, IB_CPI_CLASSVER_F, GMP_SA_CLASS_VERSION);
-	/* CapabilityMask: none of the optional SA features (IBA 15.2.1.1
-	 * Table 184) are claimed: no traps, no optional records. */
-	mad_set_field(rec, 0, IB_CPI_CAPMASK_F, 0);
+	/* CapabilityMask and CapabilityMask2 (IBA 15.2.1.1 Table 184): what
+	 * this SA serves. Clients read them before using a feature (saquery
+	 * -s relies on PortInfoCapMaskMatch, rdma_cm and ibacm on MultiPath). */
+	mad_set_field(rec, 0, IB_CPI_CAPMASK_F, SA_CAP_SERVED);
+	mad_set_field(rec, 0, IB_CPI_CAPMASK2_F, SA_CAP2_SERVED);
 	/* RespTimeValue: the subnet timeout the SM gives every port. */
 	mad_set_field(rec, 0, IB_CPI_RESP_TIME_VALUE_F, c->subnet_timeout);
 	/* No redirection (RedirectLID 0): clients keep using QP1 with the

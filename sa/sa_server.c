@@ -154,8 +154,11 @@ static uint16_t run(struct sa_server *s, const uint8_t *req, size_t req_len,
 	if (gmp_class_version(req) != GMP_SA_CLASS_VERSION)
 		return GMP_STATUS_BAD_CLASS;
 	ops = sa_registry_find(q.attr_id, slot);
+	/* An attribute we do not serve is an unsupported method/attribute
+	 * combination (IBA 13.4.7 Table 111: 0x000C), as OpenSM answers;
+	 * 0x001C means a field of a supported attribute is invalid. */
 	if (!ops)
-		return GMP_STATUS_INVALID_FIELD;
+		return GMP_STATUS_METHOD_ATTR_UNSUPP;
 	a->rec_len = ops->rec_len;
 	a->padded = (ops->rec_len + 7) & ~(size_t)7;
 	switch (q.method) {

@@ -13,7 +13,11 @@
  *  - Queries show only services in a partition the requester holds, and
  *    the ServiceKey is zeroed unless the request carries our SM_Key
  *    (IBA 15.2.5.14: ServiceKey is visible to trusted requesters only).
- *  - The ServiceLease is answered as registered (OpenSM does the same). */
+ *  - The ServiceLease is answered as registered (OpenSM does the same).
+ *  - A new record counts against its registering port's quota
+ *    (sa_max_services_per_port, sa/sa_quota.h; ERR_NO_RESOURCES beyond);
+ *    the record is that port's from then on, also when another port had
+ *    registered the same RID before. */
 #include "sa_service.h"
 
 #include <errno.h>
@@ -63,6 +67,37 @@ uint32_t sa_service_expire(struct sa_service_db *db, double now)
 	gone = db->n - k;
 	db->n = k;
 	db->expired += gone;
+	if (gone)
+		db->generation++;
+	return gone;
+}
+
+uint32_t sa_service_count_owned(const struct sa_service_db *db, uint64_t owner)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < db->n; i++)
+		n += db->s[i].owner == owner;
+	return n;
+}
+
+uint32_t sa_service_drop_orphans(struct sa_service_db *db,
+				 bool (*present)(void *arg, uint64_t guid),
+				 void *arg)
+{
+	uint32_t k = 0, gone;
+
+	for (uint32_t i = 0; i < db->n; i++) {
+		if (db->s[i].owner && !present(arg, db->s[i].owner)) {
+			log_debug("SA: ServiceRecord 0x%016llx dropped: port 0x%016llx that registered it left the fabric",
+				  (unsigned long long)sa_get(L, db->s[i].rec, SR_ID),
+				  (unsigned long long)db->s[i].owner);
+			continue;
+		}
+		db->s[k++] = db->s[i];
+	}
+	gone = db->n - k;
+	db->n = k;
 	if (gone)
 		db->generation++;
 	return gone;
@@ -145,6 +180,13 @@ static int sr_set(struct sa_ctx *c, const struct sa_query *q,
 	for (i = 0; i < db->n; i++)
 		if (same_rid(db->s[i].rec, rec))
 			break;
+	/* A renewal by its owner is free; anything else is one more for
+	 * the requester. */
+	if ((i == db->n || db->s[i].owner != q->requester_port_guid) &&
+	    !sa_quota_allow(&c->quota, SA_QUOTA_SERVICES,
+			    sa_service_count_owned(db, q->requester_port_guid),
+			    q->requester_port_guid, now))
+		return SA_STATUS_NO_RESOURCES;
 	if (i == db->n) {
 		if (db->n >= SA_SERVICE_MAX)
 			return SA_STATUS_NO_RESOURCES;
@@ -154,6 +196,7 @@ static int sr_set(struct sa_ctx *c, const struct sa_query *q,
 		db->n++;
 	}
 	memcpy(db->s[i].rec, rec, SA_SERVICE_REC_LEN);
+	db->s[i].owner = q->requester_port_guid;
 	db->generation++;
 	lease = (uint32_t)sa_get(L, rec, SR_LEASE);
 	db->s[i].expires = lease == LEASE_INFINITE ? 0 : now + (lease ? lease : 1);

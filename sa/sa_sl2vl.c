@@ -135,6 +135,7 @@ int sa_sl2vl_sweep(struct sa_sl2vl_cache *c, const struct sweep_result *r)
 		unsigned nt = num_tables(n);
 
 		if (o && o->num_ports == n->num_ports && o->is_switch == n->is_switch) {
+			n->asked = o->asked;    /* keep a node clients ask for fresh */
 			memcpy(n->state, o->state, nt);
 			memcpy(n->tbl, o->tbl, nt * sizeof(*n->tbl));
 			for (unsigned p = 0; p <= n->num_ports; p++) {
@@ -155,7 +156,8 @@ int sa_sl2vl_sweep(struct sa_sl2vl_cache *c, const struct sweep_result *r)
 		for (unsigned i = 0; i < nt; i++) {
 			if (!planned(f, fn, n, i))
 				n->state[i] = SL2VL_NONE;
-			else if (n->state[i] == SL2VL_NONE || n->state[i] == SL2VL_FAILED)
+			else if (n->state[i] == SL2VL_NONE || n->state[i] == SL2VL_FAILED ||
+				 n->state[i] == SL2VL_READING)
 				n->state[i] = SL2VL_WANTED;
 		}
 	}
@@ -197,7 +199,7 @@ void sa_sl2vl_store_at(struct sa_sl2vl_cache *c, uint32_t node, uint32_t idx,
 	s = &n->state[idx];
 	if (*s == SL2VL_NONE)
 		return;
-	if (*s == SL2VL_WANTED)
+	if (*s == SL2VL_WANTED || *s == SL2VL_READING)
 		c->wanted--;
 	if (*s == SL2VL_READ || *s == SL2VL_SET)
 		c->known--;
@@ -224,8 +226,21 @@ void sa_sl2vl_store(struct sa_sl2vl_cache *c, uint64_t guid, unsigned in,
 
 void sa_sl2vl_want(struct sa_sl2vl_cache *c, uint32_t node, uint32_t idx)
 {
+	struct sa_sl2vl_node *n;
 	unsigned k;
 
+	if (node >= c->num_nodes || idx >= num_tables(&c->nodes[node]))
+		return;
+	n = &c->nodes[node];
+	if (!n->asked) {
+		n->asked = 1;
+		c->asks++;
+	}
+	/* Asked again after a failed read: read again (on demand). */
+	if (n->state[idx] == SL2VL_FAILED) {
+		n->state[idx] = SL2VL_WANTED;
+		c->wanted++;
+	}
 	if (c->want_len == SL2VL_WANT_RING)
 		return;
 	for (unsigned i = 0; i < c->want_len; i++) {
@@ -238,4 +253,29 @@ void sa_sl2vl_want(struct sa_sl2vl_cache *c, uint32_t node, uint32_t idx)
 	c->want[k].node = node;
 	c->want[k].idx = idx;
 	c->want[k].gen = c->gen;
+}
+
+void sa_sl2vl_reading(struct sa_sl2vl_cache *c, uint32_t node, uint32_t idx)
+{
+	if (node < c->num_nodes && idx < num_tables(&c->nodes[node]) &&
+	    c->nodes[node].state[idx] == SL2VL_WANTED)
+		c->nodes[node].state[idx] = SL2VL_READING;
+}
+
+int sa_sl2vl_drops(const struct sa_sl2vl_cache *c, const struct fabric *f,
+		   uint32_t p, unsigned sl)
+{
+	const struct fab_port *fp = &f->ports[p];
+	const struct sa_sl2vl_node *n;
+	int idx;
+	unsigned vl;
+
+	if (sl > 15 || fab_is_switch(f, fp->node))
+		return 0;
+	n = sa_sl2vl_find(c, f->nodes[fp->node].guid, NULL);
+	if (!n || (idx = sa_sl2vl_index(n, 0, fp->num)) < 0 ||
+	    (n->state[idx] != SL2VL_READ && n->state[idx] != SL2VL_SET))
+		return 0;
+	vl = sl & 1 ? n->tbl[idx][sl / 2] & 0xf : n->tbl[idx][sl / 2] >> 4;
+	return vl == 15;
 }

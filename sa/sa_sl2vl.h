@@ -1,9 +1,13 @@
 /* What the SA knows of every port's SL2VL tables (SLtoVLMappingTable, IBA
  * 14.2.5.8), to answer SL2VLTableRecord (IBA 15.2.5.4). Nothing is read in
- * the sweep: reading every input/output pair costs ports^2 MADs a switch,
- * so a background reader (sm/sl2vl_read.c) fills the tables after each
- * heavy sweep at a bounded rate, and what the SM programs itself
- * (sm/vl_program.c) is stored as it is read and written.
+ * the sweep: reading every input/output pair costs ports^2 MADs a switch
+ * (21,888 Gets at 324 nodes, 2.1 M at 11,664 CAs). What the SM programs
+ * itself (sm/vl_program.c) is stored as it is read and written; the rest
+ * is read on demand (sm/sl2vl_read.c): a query that meets a table not read
+ * yet marks its node "asked", and the reader reads the asked nodes' tables
+ * (that one first), at a bounded rate; the SA answers Busy meanwhile.
+ * `sl2vl_read_all` restores the background read of every table after each
+ * heavy sweep.
  *
  * Keyed by node GUID, so it survives sweeps (the SA database does not):
  *   switch  one table per (in, out): out a linked port, in 0 or a linked
@@ -17,7 +21,10 @@
  *   WANTED  to be read                          -> not answered yet
  *   READ    read from the port                  -> answered
  *   SET     written by the SM (read back equal, or Set answered)
- *   FAILED  the Get failed; WANTED again after the next heavy sweep */
+ *   FAILED  the Get failed; WANTED again after the next heavy sweep, or
+ *           when a query asks for it
+ *   READING a Get is under way (counted as wanted; WANTED again in a
+ *           new generation, whose reader drops the old answer) */
 #ifndef IBSM_SA_SA_SL2VL_H
 #define IBSM_SA_SA_SL2VL_H
 
@@ -25,11 +32,12 @@
 #include "../discovery/sweep.h"
 
 enum sl2vl_state { SL2VL_NONE, SL2VL_WANTED, SL2VL_READ, SL2VL_SET,
-		   SL2VL_FAILED };
+		   SL2VL_FAILED, SL2VL_READING };
 
 struct sa_sl2vl_node {
 	uint64_t guid;
 	uint8_t num_ports, is_switch;
+	uint8_t asked;              /* an SA query wanted its tables: read them */
 	uint64_t *sig;              /* per port 0..num_ports: who its link leads to */
 	uint8_t *state;             /* per table (sa_sl2vl_index) */
 	uint8_t (*tbl)[8];          /* 16 SLs, 4 bits each, as on the wire */
@@ -47,6 +55,7 @@ struct sa_sl2vl_cache {
 	 * takes these first (node index, table index, for gen). */
 	struct { uint32_t node, idx; unsigned gen; } want[SL2VL_WANT_RING];
 	unsigned want_head, want_len;
+	unsigned asks;                  /* +1 each time a node becomes asked */
 };
 
 void sa_sl2vl_init(struct sa_sl2vl_cache *c);
@@ -66,7 +75,16 @@ void sa_sl2vl_store(struct sa_sl2vl_cache *c, uint64_t guid, unsigned in,
 		    unsigned out, const uint8_t *tbl, enum sl2vl_state st);
 void sa_sl2vl_store_at(struct sa_sl2vl_cache *c, uint32_t node, uint32_t idx,
 		       const uint8_t *tbl, enum sl2vl_state st);
-/* Ask the reader for a table first (from an SA query). */
+/* A Get of a WANTED table is under way: READING, so that it is not
+ * asked for twice. */
+void sa_sl2vl_reading(struct sa_sl2vl_cache *c, uint32_t node, uint32_t idx);
+/* 1 when CA port p (fabric f) is known to map SL sl to VL 15, which
+ * drops every packet on it (IBA 7.6.6): no path on that SL. 0 when it
+ * does not or the table is not known (switch ports: 0). */
+int sa_sl2vl_drops(const struct sa_sl2vl_cache *c, const struct fabric *f,
+		   uint32_t p, unsigned sl);
+/* Ask the reader for a table first, and for every table of its node
+ * (from an SA query). */
 void sa_sl2vl_want(struct sa_sl2vl_cache *c, uint32_t node, uint32_t idx);
 
 #endif

@@ -89,6 +89,7 @@ static const struct key_desc keys[] = {
 	{ "m_key_lease_period", NUM(K_UNSIGNED, m_key_lease_period, 0, 65535) },
 	{ "packet_life_time", NUM(K_U8, packet_life_time, 0, 63) },
 	{ "sl2vl_read",     NUM(K_BOOL, sl2vl_read, 0, 1) },
+	{ "sl2vl_read_all", NUM(K_BOOL, sl2vl_read_all, 0, 1) },
 	{ "sl2vl_read_rate", NUM(K_UNSIGNED, sl2vl_read_rate, 1, 1000000) },
 	{ "sa_rmpp_timeout_ms", NUM(K_UNSIGNED, sa_rmpp_timeout_ms, 100, 60000) },
 	{ "sa_rmpp_retries", NUM(K_UNSIGNED, sa_rmpp_retries, 0, 16) },
@@ -102,6 +103,9 @@ static const struct key_desc keys[] = {
 	{ "report_timeout_ms", NUM(K_UNSIGNED, report_timeout_ms, 10, 60000) },
 	{ "report_retries", NUM(K_UNSIGNED, report_retries, 0, 16) },
 	{ "report_max_misses", NUM(K_UNSIGNED, report_max_misses, 0, 100000) },
+	{ "sa_max_services_per_port", NUM(K_UNSIGNED, sa_max_services_per_port, 0, 4096) },
+	{ "mcast_max_groups_per_port", NUM(K_UNSIGNED, mcast_max_groups_per_port, 0, 16383) },
+	{ "mcast_max_joins_per_port", NUM(K_UNSIGNED, mcast_max_joins_per_port, 0, 16383) },
 	{ "mcast_groups",   LIST(mcast_groups, ';') },
 	{ "partitions",     K_PARTITIONS, offsetof(struct ibsm_config, partitions), 0, 0, 0, 0 },
 	{ "mad_window",     NUM(K_UNSIGNED, mad_window, 1, 4096) },
@@ -215,6 +219,12 @@ void config_defaults(struct ibsm_config *c)
 	c->report_timeout_ms = 200;
 	c->report_retries = 1;
 	c->report_max_misses = 8;
+	/* Quotas: one host may hold a sixty-fourth of the 4,096 ServiceRecord
+	 * slots and of the 16,383 multicast LIDs (it creates a group per
+	 * IPv6 address, containers included), and be in 1,024 groups. */
+	c->sa_max_services_per_port = 64;
+	c->mcast_max_groups_per_port = 256;
+	c->mcast_max_joins_per_port = 1024;
 	c->mad_window = 32;         /* OpenSM keeps only 4 SMPs in flight */
 	c->mad_timeout_ms = 200;
 	c->mad_retries = 3;
@@ -490,6 +500,8 @@ static const char *const live_keys[] = {
 	"head_of_queue_lifetime", "leaf_head_of_queue_lifetime",
 	"vl_stall_count", "leaf_vl_stall_count", "packet_life_time",
 	"sweep_interval", "flap_max_delay", "log_level", "log_file",
+	"sa_max_services_per_port", "mcast_max_groups_per_port",
+	"mcast_max_joins_per_port",
 };
 
 int config_key_live(const char *key)

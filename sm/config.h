@@ -55,7 +55,8 @@ struct ibsm_config {
 	unsigned m_key_lease_period; /* M_KeyLeasePeriod, s (0 = no lease) */
 	uint8_t packet_life_time;   /* PathRecord PacketLifeTime, 0..63, and
 				     * SwitchInfo.LifeTimeValue (at most 31) */
-	int sl2vl_read;             /* read SL2VL tables for the SA in the background */
+	int sl2vl_read;             /* read SL2VL tables for the SA (on demand) */
+	int sl2vl_read_all;         /* ... every table after each heavy sweep */
 	unsigned sl2vl_read_rate;   /* tables (SMPs) a second */
 	unsigned sa_rmpp_timeout_ms; /* RMPP answer: silence before a resend */
 	unsigned sa_rmpp_retries;   /* resends before an ABORT (status 126) */
@@ -69,6 +70,11 @@ struct ibsm_config {
 	unsigned report_timeout_ms; /* per Report try */
 	unsigned report_retries;    /* tries after the first */
 	unsigned report_max_misses; /* unanswered in a row: port's subscriptions dropped (0: never) */
+	/* Per-port quotas on what hosts keep in the SA (sa/sa_quota.h);
+	 * 0 = no limit. */
+	unsigned sa_max_services_per_port;
+	unsigned mcast_max_groups_per_port;
+	unsigned mcast_max_joins_per_port;
 	char mcast_groups[2048];    /* predefined groups, ';'-separated
 	                               (multicast/mcast_spec.h) */
 	struct part_conf *partitions; /* NULL: the default partition only

@@ -22,6 +22,7 @@ void flap_track_free(struct flap_track *ft)
 {
 	free(ft->p);
 	free(ft->index);
+	free(ft->held_list);
 	memset(ft, 0, sizeof(*ft));
 }
 
@@ -111,23 +112,28 @@ int flap_track_observe(struct flap_track *ft, uint32_t i, int up, double now)
 	p->total++;
 	if (!ft->count || p->held || flap_track_recent(ft, i, now) <= ft->count)
 		return 0;
+	if (grow_array((void **)&ft->held_list, &ft->held_cap, ft->held + 1,
+		       sizeof(*ft->held_list), 16))
+		return 0;
 	p->held = 1;
-	ft->held++;
+	ft->held_list[ft->held++] = i;
 	return 1;
 }
 
 int flap_track_next_release(struct flap_track *ft, double now, uint32_t *from)
 {
-	for (uint32_t i = *from; i < ft->n; i++) {
+	for (uint32_t k = *from; k < ft->held; k++) {
+		uint32_t i = ft->held_list[k];
 		struct flap_port *p = &ft->p[i];
 
-		if (!p->held || p->up != 1 || now - p->last_ev < ft->quiet)
+		if (p->up != 1 || now - p->last_ev < ft->quiet)
 			continue;
 		p->held = 0;
-		ft->held--;
-		*from = i + 1;
+		/* The last held port takes slot k: look at it next. */
+		ft->held_list[k] = ft->held_list[--ft->held];
+		*from = k;
 		return (int)i;
 	}
-	*from = ft->n;
+	*from = ft->held;
 	return -1;
 }

@@ -32,7 +32,9 @@ struct flap_track {
 	unsigned count;             /* more than this many changes ... */
 	double window;              /* ... within this many s: flapping */
 	double quiet;               /* held until up and quiet this long */
-	uint32_t held;              /* ports held now */
+	uint32_t held;              /* ports held now ... */
+	uint32_t *held_list;        /* ... their indexes, in no order */
+	uint32_t held_cap;
 };
 
 /* count 0 turns flap holds off (changes are still counted). */
@@ -43,12 +45,17 @@ void flap_track_free(struct flap_track *ft);
 int flap_track_port(struct flap_track *ft, uint64_t guid, uint8_t port);
 /* One observation of the port's state. The first sets the baseline; a
  * change is counted. Returns 1 when this change makes an unheld port
- * flapping (it is then marked held), else 0. */
+ * flapping (it is then marked held), else 0 (also when there is no memory
+ * to remember the hold: a port never held is never stuck). */
 int flap_track_observe(struct flap_track *ft, uint32_t i, int up, double now);
 /* State changes of port i within the window ending now. */
 unsigned flap_track_recent(const struct flap_track *ft, uint32_t i, double now);
-/* The next held port, from *from on, that is up and has been quiet for
- * `quiet` s: it is marked not held and its index returned; -1 if none. */
+/* The next held port that is up and has been quiet for `quiet` s: it is
+ * marked not held and its index returned; -1 if none. *from is a cursor
+ * over the held ports, 0 to start a pass. The idle loop calls this every
+ * wakeup, so it looks at the held ports only: O(1) when none is held
+ * (issue 27: a scan of every tracked port was over half the idle loop's
+ * CPU under an SA query load). */
 int flap_track_next_release(struct flap_track *ft, double now, uint32_t *from);
 
 #endif

@@ -102,6 +102,11 @@ static void on_answer(void *ctx, uint64_t cookie, const uint8_t *req,
 		c->known[(size_t)sw * c->nblocks + block] = 1;
 		c->st->blocks_read++;
 	} else if (kind == K_SWINFO) {
+		/* The answer to a Set is the SwitchInfo now in force (IBA
+		 * 14.2.5.4 with the new LinearFDBTop, LifeTimeValue and
+		 * PortStateChange cleared): keep it, so SwitchInfoRecord
+		 * shows what the switch holds, not what the sweep read. */
+		memcpy(c->r->sw_info[c->r->fab.switches[sw]], resp + 64, 64);
 		c->st->swinfo_sets++;
 	} else {
 		c->st->blocks_written++;

@@ -10,11 +10,12 @@
 #include "../mad/smp.h"
 
 void sl2vl_reader_init(struct sl2vl_reader *rd, struct sa_sl2vl_cache *c,
-		       double rate)
+		       double rate, int all)
 {
 	memset(rd, 0, sizeof(*rd));
 	rd->c = c;
 	rd->rate = rate;
+	rd->all = all;
 	rd->gen = c->gen;
 }
 
@@ -60,9 +61,10 @@ static int restart(struct sl2vl_reader *rd, struct sweep_result *r, double now)
 	rd->fnode = m;
 	rd->gen = rd->c->gen;
 	rd->node = rd->idx = 0;
-	rd->read = rd->failed = 0;
+	rd->read = rd->failed = rd->logged_read = 0;
 	rd->started = now;
-	rd->walking = rd->c->wanted > 0;
+	rd->asks = rd->c->asks;
+	rd->walking = rd->all && rd->c->wanted > 0;
 	rd->done_logged = !rd->walking;
 	return 0;
 }
@@ -87,6 +89,7 @@ static int submit(struct sl2vl_reader *rd, struct mad_transport *t,
 			  NULL, on_read, rd, COOKIE(rd->gen, cn, idx));
 	if (rc < 0)
 		return rc;
+	sa_sl2vl_reading(rd->c, cn, idx);
 	rd->in_flight++;
 	rd->tokens -= 1;
 	return 0;
@@ -109,11 +112,18 @@ static int next(struct sl2vl_reader *rd, uint32_t *cn, uint32_t *idx)
 			return 1;
 		}
 	}
+	/* On demand: a node newly asked for may lie behind the cursor. */
+	if (!rd->all && rd->asks != c->asks) {
+		rd->asks = c->asks;
+		rd->node = rd->idx = 0;
+	}
 	for (; rd->node < c->num_nodes; rd->node++, rd->idx = 0) {
 		const struct sa_sl2vl_node *n = &c->nodes[rd->node];
 		unsigned nt = n->is_switch ? (n->num_ports + 1u) * (n->num_ports + 1u)
 					   : n->num_ports + 1u;
 
+		if (!rd->all && !n->asked)
+			continue;
 		for (; rd->idx < nt; rd->idx++)
 			if (n->state[rd->idx] == SL2VL_WANTED) {
 				*cn = rd->node;
@@ -149,6 +159,12 @@ int sl2vl_reader_tick(struct sl2vl_reader *rd, struct mad_transport *t,
 
 		if (rc < 0)
 			return rc;
+	}
+	if (!rd->all && rd->in_flight == 0 && rd->read + rd->failed != rd->logged_read) {
+		log_info("SL2VL tables for the SA: %llu read on demand, %llu failed since the last sweep (%.2f s); %llu known in all",
+			 (unsigned long long)rd->read, (unsigned long long)rd->failed,
+			 now - rd->started, (unsigned long long)rd->c->known);
+		rd->logged_read = rd->read + rd->failed;
 	}
 	if (rd->walking && !rd->done_logged && rd->in_flight == 0 &&
 	    rd->node >= rd->c->num_nodes) {

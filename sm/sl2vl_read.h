@@ -1,11 +1,12 @@
-/* Background read of SL2VL tables for the SA (sa/sa_sl2vl.h): after each
- * heavy sweep, every table the cache wants is read with a directed-route
+/* Reads of SL2VL tables for the SA (sa/sa_sl2vl.h), with a directed-route
  * SubnGet(SLtoVLMappingTable) (IBA 14.2.5.8; modifier in << 8 | out on a
  * switch, 0 on a CA port), outside the sweep: from the daemon's idle loop,
  * at most `rate` a second (a token bucket) and SL2VL_READ_INFLIGHT at
- * once, tables an SA query asked for first. A reconcile of the cache
- * (its generation changes) restarts the walk; answers to reads of an
- * older generation are dropped. */
+ * once, tables an SA query asked for first. On demand (the default) only
+ * the nodes an SA query asked for are read: no flood of Gets after every
+ * heavy sweep. With `all` every table the cache wants is read after each
+ * heavy sweep. A reconcile of the cache (its generation changes) restarts
+ * the walk; answers to reads of an older generation are dropped. */
 #ifndef IBSM_SM_SL2VL_READ_H
 #define IBSM_SM_SL2VL_READ_H
 
@@ -18,6 +19,9 @@
 
 struct sl2vl_reader {
 	double rate;                /* tables per second; 0 = off */
+	int all;                    /* every table, not only asked nodes' */
+	unsigned asks;              /* cache asks seen (walk restarts on more) */
+	uint64_t logged_read;       /* reads counted in the last on-demand log */
 	struct sa_sl2vl_cache *c;
 	unsigned gen;               /* cache generation being walked */
 	uint32_t node, idx;         /* walk cursor */
@@ -29,7 +33,7 @@ struct sl2vl_reader {
 };
 
 void sl2vl_reader_init(struct sl2vl_reader *rd, struct sa_sl2vl_cache *c,
-		       double rate);
+		       double rate, int all);
 void sl2vl_reader_free(struct sl2vl_reader *rd);
 /* Submit what the rate allows. r: the sweep result the cache was last
  * reconciled with (the daemon's current one). 0 or a negative errno. */

@@ -108,6 +108,22 @@ static void inventory(FILE *f, const struct sm *sm)
 			(unsigned long long)sm->route_fallbacks[p]);
 }
 
+static void quotas(FILE *f, const struct sa_quota *q)
+{
+	head(f, "ibsm_sa_quota_limit", "gauge", "Per-port quota, by kind (0: no limit).");
+	for (int k = 0; k < SA_QUOTA_KINDS; k++)
+		fprintf(f, "ibsm_sa_quota_limit{kind=\"%s\"} %u\n",
+			sa_quota_name((enum sa_quota_kind)k), q->max[k]);
+	head(f, "ibsm_sa_quota_refused_total", "counter", "SA requests refused (ERR_NO_RESOURCES) because the port was at its quota, by kind.");
+	for (int k = 0; k < SA_QUOTA_KINDS; k++)
+		fprintf(f, "ibsm_sa_quota_refused_total{kind=\"%s\"} %llu\n",
+			sa_quota_name((enum sa_quota_kind)k),
+			(unsigned long long)q->refused[k]);
+	head(f, "ibsm_sa_services_owner_gone_total", "counter", "ServiceRecords dropped because the port that registered them left the fabric.");
+	fprintf(f, "ibsm_sa_services_owner_gone_total %llu\n",
+		(unsigned long long)q->services_owner_gone);
+}
+
 static void activity(FILE *f, const struct sm *sm)
 {
 	const struct mt_stats *m = mt_get_stats(sm->t);
@@ -163,6 +179,7 @@ static void activity(FILE *f, const struct sm *sm)
 	fprintf(f, "ibsm_reports_failed_total %llu\n", (unsigned long long)sm->report.failed);
 	head(f, "ibsm_report_subscribers_dropped_total", "counter", "Subscriber ports dropped for ignoring Reports.");
 	fprintf(f, "ibsm_report_subscribers_dropped_total %llu\n", (unsigned long long)sm->report.dropped_ports);
+	quotas(f, &sm->sa.ctx.quota);
 }
 
 static void perf(FILE *f, const struct sm *sm)

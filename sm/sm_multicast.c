@@ -64,14 +64,23 @@ int sm_mcast_init(struct sm_mcast *m, const char *groups,
 	mcast_db_init(&m->db);
 	mft_held_init(&m->held);
 	/* IPoIB (RFC 4391): the broadcast group of the default partition,
-	 * Q_Key 0x0B1B, created by the SM as OpenSM does; MTU and rate are
-	 * fitted to the links at the first sweep. A configured default
-	 * partition has it only with `ipoib: true` (OpenSM: "ipoib" flag). */
+	 * Q_Key 0x0B1B, created by the SM as OpenSM does, at OpenSM's
+	 * default MTU 2048 (code 4) and rate 10 Gb/s (code 3), or the
+	 * default partition's `mtu`/`rate`. Not fitted to the links: a
+	 * group at the fastest rate every CA carries today refuses a host
+	 * whose link trains slower tomorrow (osmtest ERR 02B3, issue 25).
+	 * A configured default partition has it only with `ipoib: true`
+	 * (OpenSM: "ipoib" flag). */
 	if (!def || def->ipoib) {
+		uint8_t mtu = def ? def->mtu : 4, rate = def ? def->rate : 3;
+
 		mcast_ipoib_broadcast_mgid(mgid, 0xffff);
-		g = mcast_create(&m->db, mgid, 0xffff, def ? def->qkey : 0x0B1B, 4, 3, true);
+		g = mcast_create(&m->db, mgid, 0xffff, def ? def->qkey : 0x0B1B,
+				 mtu, rate, true);
 		if (!g)
 			return -ENOMEM;
+		log_info("multicast: IPoIB broadcast group of the default partition MLID 0x%04x MTU code %u rate code %u",
+			 g->mlid, mtu, rate);
 	}
 	if (create_partition_groups(m, parts) < 0)
 		return -ENOMEM;
@@ -117,38 +126,6 @@ static bool alive(void *arg, uint64_t guid)
 	return bsearch(&guid, l->guid, l->n, sizeof(guid), cmp_u64) != NULL;
 }
 
-/* The largest MTU and rate every linked CA port supports. */
-static void fit_broadcast(struct sm_mcast *m, const struct sweep_result *r)
-{
-	const struct fabric *f = &r->fab;
-	uint8_t mtu = 0, rate = 0;
-	uint8_t mgid[16];
-	struct mcast_group *g;
-
-	mcast_ipoib_broadcast_mgid(mgid, 0xffff);
-	g = mcast_find_mgid(&m->db, mgid);
-	if (!g || g->num_members)
-		return;
-	for (uint32_t p = 0; p < f->num_ports; p++) {
-		const uint8_t *pi;
-
-		if (fab_is_switch(f, f->ports[p].node) || !f->ports[p].num ||
-		    f->ports[p].peer == FAB_NONE || r->port_info_ok[p] != 1)
-			continue;
-		pi = r->port_info[p];
-		if (!mtu || smp_portinfo_mtu(pi) < mtu)
-			mtu = smp_portinfo_mtu(pi);
-		if (!rate || smp_rate_q[smp_portinfo_rate(pi)] < smp_rate_q[rate])
-			rate = smp_portinfo_rate(pi);
-	}
-	if (mtu && rate && (g->mtu != mtu || g->rate != rate)) {
-		log_info("multicast: IPoIB broadcast group MTU %u rate %u (what every CA link carries)",
-			 mtu, rate);
-		g->mtu = mtu;
-		g->rate = rate;
-	}
-}
-
 int sm_mcast_update(struct sm_mcast *m, struct mad_transport *t,
 		    const struct sweep_result *r)
 {
@@ -174,7 +151,6 @@ int sm_mcast_update(struct sm_mcast *m, struct mad_transport *t,
 	free(live.guid);
 	if (dropped)
 		log_info("multicast: %u members dropped (their ports are gone or down)", dropped);
-	fit_broadcast(m, r);
 	rc = mcast_compute_mfts(f, &m->db, &want);
 	if (rc < 0)
 		return rc;

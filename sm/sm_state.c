@@ -195,25 +195,15 @@ static void handle_trap(struct sm *sm, uint8_t *mad, uint16_t slid,
 	/* 128 port state change, 129-131 link errors, 144 capability change,
 	 * 64/65 GID in/out of service: all may change the topology. */
 	if (num == 128 || num == 144 || num == 64 || num == 65) {
-		double now = now_seconds(), at;
+		double now = now_seconds();
+		/* Flap damping (trap_damp.h): a storm spaces the sweeps. */
+		double delay = trap_damp_trap(&sm->damp, issuer, now,
+					      sm->cfg->flap_max_delay_s);
+		double at = sm->last_heavy_end + delay;
 
-		/* Flap damping: traps that keep coming within a second of
-		 * each other (a link flapping) space the heavy sweeps they
-		 * ask for, 0.2 s doubling up to flap_max_delay; a quiet
-		 * second brings back immediate sweeps. A storm of any length
-		 * then costs a bounded number of sweeps. */
-		if (sm->last_trap_at && now - sm->last_trap_at < 1.0) {
-			sm->storm_delay = sm->storm_delay ? sm->storm_delay * 2 : 0.2;
-			if (sm->storm_delay > sm->cfg->flap_max_delay_s)
-				sm->storm_delay = sm->cfg->flap_max_delay_s;
-		} else {
-			sm->storm_delay = 0;
-		}
-		sm->last_trap_at = now;
-		at = sm->last_heavy_end + sm->storm_delay;
 		if (!sm->heavy_wanted || at > sm->next_heavy_at)
 			sm->next_heavy_at = at;
-		if (sm->storm_delay && !sm->heavy_wanted)
+		if (delay && !sm->heavy_wanted)
 			log_info("trap storm: next heavy sweep in %.1f s", at - now);
 		sm->heavy_wanted = 1;
 		sweep_guard_trap(&sm->guard);
@@ -287,6 +277,44 @@ static int sa_yield(void *arg)
 	return sa_preempted(sm);
 }
 
+/* The per-port quotas as configured now (live: SIGHUP, then a sweep). */
+static void sa_quotas(struct sm *sm)
+{
+	struct sa_quota *q = &sm->sa.ctx.quota;
+
+	q->max[SA_QUOTA_SERVICES] = sm->cfg->sa_max_services_per_port;
+	q->max[SA_QUOTA_MCAST_GROUPS] = sm->cfg->mcast_max_groups_per_port;
+	q->max[SA_QUOTA_MCAST_JOINS] = sm->cfg->mcast_max_joins_per_port;
+}
+
+/* A port is in the fabric while this sweep found it: a switch's port 0
+ * with its switch, a CA port while linked (as for multicast members,
+ * sm_multicast.c). */
+static bool port_present(void *arg, uint64_t guid)
+{
+	const struct sa_db *db = arg;
+	const struct fabric *f = &db->r->fab;
+	uint32_t p = sa_db_port_of_guid(db, guid);
+
+	return p != FAB_NONE &&
+	       (fab_is_switch(f, f->ports[p].node) || f->ports[p].peer != FAB_NONE);
+}
+
+/* ServiceRecords go with the port that registered them: a host that left
+ * (this sweep no longer sees its port) cannot renew or delete them, and
+ * with infinite leases they would hold their slots for good. */
+static void sa_drop_orphans(struct sm *sm, unsigned n)
+{
+	struct sa_ctx *c = &sm->sa.ctx;
+	uint32_t gone = sa_service_drop_orphans(&c->services, port_present, &c->db);
+
+	if (!gone)
+		return;
+	c->quota.services_owner_gone += gone;
+	log_info("sweep %u: %u ServiceRecord%s dropped: the ports that registered them left the fabric",
+		 n, gone, gone == 1 ? "" : "s");
+}
+
 int sm_init(struct sm *sm, const struct ibsm_config *cfg,
 	    struct mad_transport *t)
 {
@@ -306,6 +334,7 @@ int sm_init(struct sm *sm, const struct ibsm_config *cfg,
 	sa_server_init(&sm->sa, t);
 	sm->sa.rmpp_resend_s = cfg->sa_rmpp_timeout_ms / 1000.0;
 	sm->sa.rmpp_retries = cfg->sa_rmpp_retries;
+	sa_quotas(sm);
 	{
 		int rc = sm_mcast_init(&sm->mcast, cfg->mcast_groups, cfg->partitions);
 
@@ -320,13 +349,15 @@ int sm_init(struct sm *sm, const struct ibsm_config *cfg,
 	sm->sa.ctx.mft = &sm->mcast.held;
 	sm->sa.ctx.packet_life_time = cfg->packet_life_time;
 	sl2vl_reader_init(&sm->sl2vl_rd, &sm->sa.ctx.sl2vl,
-			  cfg->sa_enabled && cfg->sl2vl_read ? cfg->sl2vl_read_rate : 0);
+			  cfg->sa_enabled && cfg->sl2vl_read ? cfg->sl2vl_read_rate : 0,
+			  cfg->sl2vl_read_all);
 	sm->sa.ctx.subnet_timeout = cfg->subnet_timeout;
 	sa_identity(sm);
 	link_hold_init(&sm->hold);
 	link_hold_init(&sm->down);
 	link_hold_init(&sm->wake);
 	sm_flap_init(&sm->flap, cfg);
+	trap_damp_init(&sm->damp);
 	sm->ctl_fd = -1;
 	if (sm_perf_init(&sm->perf, cfg, t, &sm->hold, &sm->down, &sm->wake) < 0 ||
 	    sm_metrics_start(sm) < 0 || sm_ctl_start(sm) < 0)
@@ -396,6 +427,7 @@ void sm_free(struct sm *sm)
 	sm_metrics_stop(sm);
 	sm_perf_free(&sm->perf);
 	sm_flap_free(&sm->flap);
+	trap_damp_free(&sm->damp);
 	link_hold_free(&sm->hold);
 	link_hold_free(&sm->down);
 	link_hold_free(&sm->wake);
@@ -1039,8 +1071,11 @@ int sm_heavy_sweep(struct sm *sm)
 			sm->held.valid ? &sm->held.lft : NULL,
 			cfg->subnet_prefix) < 0)
 		log_err("sweep %u: SA database: out of memory; SA queries get no records", n);
-	else
+	else {
+		sa_quotas(sm);
+		sa_drop_orphans(sm, n);
 		sm_report_sweep(sm);
+	}
 	/* Multicast trees follow the fabric just programmed (after the SA
 	 * database: programming polls the transport, which may serve SA). */
 	if (routed) {

@@ -28,6 +28,7 @@
 #include "link_hold.h"
 #include "sm_perf.h"
 #include "sm_flap.h"
+#include "trap_damp.h"
 #include "sm_report.h"
 #include "sm_standby.h"
 #include "../routing/path_sl.h"
@@ -73,7 +74,7 @@ struct sm {
 	unsigned notup_sweeps;
 	uint64_t notup_mads;            /* MADs sent when the streak began */
 	uint64_t sweep_mads0;           /* MADs sent when this heavy sweep began */
-	double last_trap_at, storm_delay; /* flap damping (handle_trap) */
+	struct trap_damp damp;          /* flap damping (handle_trap) */
 	double sa_yielded;          /* last mt_yield from a long SA answer */
 	unsigned retries;               /* MAD retries now (raised under loss) */
 	int route_refused;              /* last sweep: no engine / verification failed */

@@ -4,6 +4,10 @@
 # Integration scripts (tests/integration/*.sh) get IBSM_BUILD (absolute) and
 # exit 0 = pass, 77 = skipped, anything else = fail. Output of a failing test
 # is printed; the last line is "check: N passed, N failed, N skipped".
+# Tests run in IBSM_TEST_JOBS lanes (default 2, one per core of the
+# machines we target): every test has its own ibsim socket, work directory
+# and (where it serves metrics) a port picked free, so two run side by side.
+# The longest start first (LONG_FIRST), so the lanes end together.
 mode=all
 case "${1:-}" in
 --unit-only) mode=unit; shift ;;
@@ -18,38 +22,84 @@ export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 pass=0; fail=0; skip=0; failed=""
 logdir=$(mktemp -d "${TMPDIR:-/tmp}/ibsm-check.XXXXXX")
 
-run_one() { # name, cmd...
-	name=$1; shift
-	t0=$(date +%s)
-	mkdir -p "$logdir/$(dirname "$name")"
-	"$@" >"$logdir/$name.log" 2>&1
-	rc=$?
-	dt=$(( $(date +%s) - t0 ))
-	if [ $rc -eq 0 ]; then
-		pass=$((pass + 1)); echo "PASS $name (${dt}s)"
-	elif [ $rc -eq 77 ]; then
-		skip=$((skip + 1)); echo "SKIP $name: $(tail -1 "$logdir/$name.log")"
+jobs=${IBSM_TEST_JOBS:-2}
+running=""     # names of the tests under way
+
+# Report a finished test: PASS/SKIP/FAIL line, the failure's log tail.
+# (Variables here and below start with _: sh has no locals, and run_one's
+# name must survive the reaping it does while it waits for a lane.)
+report() { # name
+	_r=$1
+	_rc=$(cat "$logdir/$_r.rc")
+	_dt=$(( $(cat "$logdir/$_r.t1") - $(cat "$logdir/$_r.t0") ))
+	if [ "$_rc" -eq 0 ]; then
+		pass=$((pass + 1)); echo "PASS $_r (${_dt}s)"
+	elif [ "$_rc" -eq 77 ]; then
+		skip=$((skip + 1)); echo "SKIP $_r: $(tail -1 "$logdir/$_r.log")"
 	else
-		fail=$((fail + 1)); failed="$failed $name"
-		echo "FAIL $name (rc $rc, ${dt}s):"
-		tail -40 "$logdir/$name.log" | sed 's/^/    /'
+		fail=$((fail + 1)); failed="$failed $_r"
+		echo "FAIL $_r (rc $_rc, ${_dt}s):"
+		tail -40 "$logdir/$_r.log" | sed 's/^/    /'
 	fi
+	case $_r in unit/*)
+		grep -h -E '^\[  (PASSED|FAILED)  \]' "$logdir/$_r.log" 2>/dev/null | sed 's/^/    /' ;;
+	esac
 }
+
+# Report every finished test; keep the others in $running.
+reap() {
+	_still=""
+	for _n in $running; do
+		if [ -f "$logdir/$_n.rc" ]; then report "$_n"; else _still="$_still $_n"; fi
+	done
+	running=$_still
+}
+
+# Start a test in a free lane (waiting for one); its exit status lands in
+# NAME.rc, written whole (renamed into place) after NAME.t1.
+run_one() { # name, cmd...
+	_name=$1; shift
+	while [ "$(echo $running | wc -w)" -ge "$jobs" ]; do
+		sleep 0.2
+		reap
+	done
+	mkdir -p "$logdir/$(dirname "$_name")"
+	date +%s >"$logdir/$_name.t0"
+	( "$@" >"$logdir/$_name.log" 2>&1; _rc=$?
+	  date +%s >"$logdir/$_name.t1"
+	  echo $_rc >"$logdir/$_name.rc.tmp" && mv "$logdir/$_name.rc.tmp" "$logdir/$_name.rc" ) &
+	running="$running $_name"
+}
+
+# Wait for every test under way.
+drain() {
+	while [ -n "$(echo $running)" ]; do
+		sleep 0.2
+		reap
+	done
+}
+
+LONG_FIRST="89_campaign 50_sa_consistency 56_sa_sl2vl 53_sa_informinfo 74_sm_standby_loss"
 
 if [ $mode != integ ]; then
 	for t in "$ubuild"/tests/test_*; do
 		[ -x "$t" ] || continue
 		run_one "unit/$(basename "$t")" "$t"
-		grep -h -E '^\[  (PASSED|FAILED)  \]' "$logdir/unit/$(basename "$t").log" 2>/dev/null | sed 's/^/    /'
 	done
 fi
 if [ $mode != unit ]; then
 	export IBSM_BUILD="$top/$ibuild"
+	for n in $LONG_FIRST; do
+		[ -f "tests/integration/$n.sh" ] && run_one "integration/$n" sh "tests/integration/$n.sh"
+	done
 	for t in tests/integration/[0-9]*.sh; do
 		[ -f "$t" ] || continue
-		run_one "integration/$(basename "$t" .sh)" sh "$t"
+		n=$(basename "$t" .sh)
+		case " $LONG_FIRST " in *" $n "*) continue ;; esac
+		run_one "integration/$n" sh "$t"
 	done
 fi
+drain
 rm -rf "$logdir"
 [ -n "$failed" ] && echo "failed:$failed"
 echo "check: $pass passed, $fail failed, $skip skipped"

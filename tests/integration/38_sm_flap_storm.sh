@@ -3,9 +3,11 @@
 # With the daemon up, one leaf-spine link is unlinked and relinked 60 times
 # in a few seconds (120 port state changes, each a trap 128 from both
 # switches). The heavy sweeps during the storm must stay bounded (flap
-# damping: traps within a second of each other space the sweeps, 0.2 s
+# damping: a switch reporting again within a second spaces the sweeps, 0.2 s
 # doubling to flap_max_delay), and after the storm the fabric is whole and
-# consistent (diag tools, our verifier), LIDs unchanged.
+# consistent (diag tools, our verifier), LIDs unchanged. Then a lost
+# switch (traps from all its neighbours at once) is re-routed at once, not
+# damped as a storm (damping is per issuer, sm/trap_damp.h).
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 IBSM_BUILD=${IBSM_BUILD:-$top/build}
@@ -49,4 +51,33 @@ ibnd_lids "$W/after.ibnd" | sort -n >"$W/after.lids"
 cmp -s "$W/before.lids" "$W/after.lids" || fail "LIDs changed in the storm"
 kill -USR1 "$SMPID"; sleep 0.5
 sm_check_fabric ft
+
+# A lost switch is one event, not a storm: each of its neighbours reports
+# once (one trap per lost port, the same millisecond), and the re-route
+# runs at once. With damping per trap it waited flap_max_delay (5 s) after
+# the last heavy sweep; so lose it 0.3 s after one.
+sweeps() { grep -c "heavy sweep .* fabric" "$W/sm.log"; }
+n=$(sweeps); t=$(grep -c "trap 128" "$W/sm.log")
+kill -HUP "$SMPID"
+i=0
+until [ "$(sweeps)" -gt "$n" ]; do
+	i=$((i + 1)); [ $i -gt 100 ] && fail "no heavy sweep after SIGHUP"
+	sleep 0.1
+done
+sleep 0.3
+n=$(sweeps)
+ibsim_cmd 'Unlink "spine-0"'
+t0=$(date +%s.%N)
+i=0
+until [ "$(sweeps)" -gt "$n" ]; do
+	i=$((i + 1)); [ $i -gt 100 ] && { tail -20 "$W/sm.log"; fail "no heavy sweep 10 s after the switch loss"; }
+	sleep 0.05
+done
+rr=$(echo "$(date +%s.%N) $t0" | awk '{ printf "%.2f", $1 - $2 }')
+traps=$(($(grep -c "trap 128" "$W/sm.log") - t))
+echo "switch loss: $traps traps, re-routed $rr s after it"
+[ "$traps" -ge 4 ] || fail "the switch loss sent only $traps traps"
+awk -v r="$rr" 'BEGIN { exit !(r < 2.0) }' ||
+	{ grep "trap storm" "$W/sm.log" | tail -3; fail "switch loss re-routed after $rr s (damped as a storm; want < 2 s)"; }
+kill -0 "$SMPID" || fail "ibsm died"
 echo "PASS"

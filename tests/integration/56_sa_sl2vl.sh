@@ -5,12 +5,16 @@
 #     answers zeros, which ibsim's ports do not hold): for every switch,
 #     its last output port with every input port 0 or linked, and for 8 CA
 #     ports, `saquery SL2VL lid/in/out` equals `smpquery sl2vl`.
-#  2. ibsm, same fabric, same check, once the background read logged that
-#     it is done (ibsim's own tables: SL n -> VL n, SL 15 -> VL 7).
-#  3. ibsm reading 2 tables a second: right after SUBNET UP a table not read
-#     yet is not answered (logged "not read yet"); the query moves it to
-#     the front of the read queue, so it is answered a few seconds later,
-#     long before the walk would reach it.
+#  2. ibsm with sl2vl_read_all, same fabric, same check, once the
+#     background read logged that it is done (ibsim's own tables: SL n ->
+#     VL n, SL 15 -> VL 7).
+#  2b. ibsm by default (on demand, issue 25): no SL2VL Get after the sweep;
+#     a query of a switch table is Busy, then answered as smpquery says,
+#     and only that switch's tables were read.
+#  3. ibsm with sl2vl_read_all reading 2 tables a second: right after
+#     SUBNET UP a table not read yet is not answered (logged "not read
+#     yet"); the query moves it to the front of the read queue, so it is
+#     answered a few seconds later, long before the walk would reach it.
 #  4. ibsm with dfsp on a 4x4 torus (layers, so ibsm programs SL2VL) and
 #     the background read off: the records are the tables ibsm wrote
 #     (smpquery agrees), and an input port 0 it never wrote has no record.
@@ -66,7 +70,7 @@ sim_cleanup
 
 # --- 2. ibsm -----------------------------------------------------------------
 ibsim_start "$W/ft.net" || fail "ibsim did not restart"
-sm_daemon "$W/sm.log" -R updn --cache-dir "$W/cache"
+sm_daemon "$W/sm.log" -R updn --cache-dir "$W/cache" --set sl2vl_read_all=true
 wait_log "$W/sm.log" "SL2VL tables for the SA: [0-9]* read, 0 failed" 30 || fail "background SL2VL read did not finish"
 grep "SL2VL tables for the SA" "$W/sm.log"
 check ibsm
@@ -75,11 +79,32 @@ check ibsm
 kill -0 "$SMPID" 2>/dev/null || fail "ibsm died"
 sim_cleanup
 
-# --- 3. slow read: asked-for tables first --------------------------------------
+# --- 2b. on demand: nothing read until asked, then the asked switch --------------
 ibsim_start "$W/ft.net" || fail "ibsim did not restart"
-sm_daemon "$W/slow.log" -R updn --cache-dir "$W/cache" --set sl2vl_read_rate=2
+sm_daemon "$W/od.log" -R updn --cache-dir "$W/cache"
 sw=$(awk '$1 == "SW" { print $2 }' "$W/ibsm.ibnd" | sort -un | tail -1)
 out=$(awk -v l=$sw '$1 == "SW" && $2 == l { print $3 }' "$W/ibsm.ibnd" | sort -un | tail -1)
+np=$(awk -v l=$sw '$1 == "SW" && $2 == l { print $3 }' "$W/ibsm.ibnd" | sort -un | wc -l)
+sleep 2
+grep "SL2VL tables for the SA" "$W/od.log" && fail "on demand: SL2VL tables read with nobody asking"
+[ "$(sa_vls "$sw/0/$out")" = none ] || fail "on demand: switch $sw 0/$out answered before any read"
+i=0
+until [ "$(sa_vls "$sw/0/$out")" != none ]; do
+	i=$((i + 1)); [ $i -gt 20 ] && fail "on demand: the asked-for table was never read"
+	sleep 0.2
+done
+[ "$(sa_vls "$sw/0/$out")" = "$(smp_vls "$sw" "$out" 0)" ] || fail "on demand: table differs from smpquery"
+sleep 0.5
+n=$(sed -n 's/.*SL2VL tables for the SA: \([0-9]*\) read on demand.*/\1/p' "$W/od.log" | tail -1)
+# one switch: (ports linked) x (0 + ports linked) tables at most
+[ -n "$n" ] && [ "$n" -le $((np * (np + 1))) ] ||
+	fail "on demand: ${n:-no} tables read for one switch of $np linked ports"
+echo "ok on demand: no read before the first query; switch $sw answered after $i polls, $n tables read (its own)"
+sim_cleanup
+
+# --- 3. slow read: asked-for tables first --------------------------------------
+ibsim_start "$W/ft.net" || fail "ibsim did not restart"
+sm_daemon "$W/slow.log" -R updn --cache-dir "$W/cache" --set sl2vl_read_rate=2 --set sl2vl_read_all=true
 [ "$(sa_vls "$sw/0/$out")" = none ] || fail "slow: switch $sw 0/$out answered before any read could reach it"
 grep -q "SL2VLTableRecord query .* not read yet" "$W/slow.log" || fail "slow: no log of an answer from a partial cache"
 i=0

@@ -11,23 +11,24 @@
  *   sa-client [-C ca] [-P port] [-k sm_key] ii-set|ii-unset
  *             [--trap N] [--gid GID|own] [--lid-begin N] [--lid-end N]
  *             [--generic 0|1] [--type N] [--producer N] [--qpn N]
- *             [--subscribe N] [--listen SECONDS] [--issm] [--repeat N]
- *             [--ignore-reports]
+ *             [--subscribe N] [--listen SECONDS] [--issm] [--ignore-reports]
  *   sa-client [-C ca] [-P port] mc-join|mc-leave [--mgid MGID] [--gid GID]
+ *   any of them with --count N: N requests in a row on one open port
+ *   (a flood: sr-set adds k to the ServiceID, mc-join with an MGID adds k
+ *   to its last 32 bits, MGID 0 asks for a new SM-assigned group each
+ *   time, ii-set takes k from the LID range's end); prints "sent N ok A" and "status 0xNNNN C" per error status
+ *   instead of records, and exits 0 only if all were answered with 0.
  *
  * ServiceRecord: the ComponentMask holds the fields given, unless --mask
  * sets it. InformInfo defaults as the usual clients send them: GID 0, LID
  * range 0xFFFF (all), generic, type, trap and producer 0xFFFF.. (any).
  * --listen keeps the port open after subscribing and prints every Report
  * ("report trap N issuer LID [gid G]"), answering each with ReportResponse.
- * Under ibsim, Reports reach the client only with --issm (see transact).
- * --repeat N sends N subscriptions one after the other, the LID range's
- * end one lower each time (so each is a subscription of its own: a flood
- * of them from one port, for tests; the SA keeps the requester's QPN,
- * not the record's), and prints "subscribed K of N". Give --lid-begin
- * and an --lid-end at least N above the LIDs to match.
- * --ignore-reports: --listen receives the Reports and never answers them
- * (the silent subscriber of issue 26), printing only "reports N".
+ * Under ibsim, Reports reach the client only with --issm (see transact);
+ * such a client answers SMInfo queries as a NOTACTIVE SM while it listens.
+ * --ignore-reports: --listen receives the Reports and answers none (the
+ * silent subscriber of issue 26), printing only "reports N". --listen
+ * follows a --count run too, when every request was answered with 0.
  * On an answer it prints the record, one "Field value" per line, and exits
  * 0; an error status prints "status 0xNNNN" and exits 3; no answer exits 4;
  * bad arguments exit 2. ServiceRecord and Notice fields are libibmad's;
@@ -68,7 +69,7 @@ struct req {
 	uint8_t rec[IB_SA_DATA_SIZE];
 	int listen_s;               /* ii-set: wait this long for Reports */
 	int issm;                   /* claim IsSM first (ibsim, see transact) */
-	unsigned repeat;            /* ii-set: this many, LIDEnd -1 each */
+	unsigned count;             /* requests in a row (--count) */
 	int ignore;                 /* --listen without ReportResponses */
 };
 
@@ -80,8 +81,9 @@ static void usage(void)
 		"   or: sa-client [-C ca] [-P port] [-k sm_key] ii-set|ii-unset [--trap N]\n"
 		"       [--gid GID|own] [--lid-begin N] [--lid-end N] [--generic 0|1]\n"
 		"       [--type N] [--producer N] [--qpn N] [--subscribe N] [--listen S] [--issm]\n"
-		"       [--repeat N] [--ignore-reports]\n"
-		"   or: sa-client [-C ca] [-P port] mc-join|mc-leave [--mgid MGID] [--gid GID]\n");
+		"       [--ignore-reports]\n"
+		"   or: sa-client [-C ca] [-P port] mc-join|mc-leave [--mgid MGID] [--gid GID]\n"
+		"   any with --count N: N requests in a row, a tally instead of records\n");
 	exit(2);
 }
 
@@ -185,9 +187,6 @@ static void print_mcm(uint8_t *r)
 	printf("JoinState %u\n", mad_get_field(r, 0, IB_SA_MCM_JOIN_STATE_F));
 }
 
-/* Reports for `secs` seconds: each printed and answered (ReportResponse,
- * same TID, back to where it came from), or with `ignore` only counted
- * (a subscriber that never answers). Returns how many came. */
 /* The SMI agents of --issm (-1: none), and our port's GUID. */
 static int smi_lid = -1, smi_dr = -1;
 static uint64_t own_guid;
@@ -213,6 +212,9 @@ static int answer_sminfo(int fd, void *buf)
 	return 1;
 }
 
+/* Reports for `secs` seconds: each printed and answered (ReportResponse,
+ * same TID, back to where it came from), or with `ignore` only counted
+ * (a subscriber that never answers). Returns how many came. */
 static int listen_reports(int fd, int agent, void *buf, int secs, int ignore)
 {
 	struct timespec t0, t;
@@ -261,18 +263,124 @@ static int listen_reports(int fd, int agent, void *buf, int secs, int ignore)
  * where IBA 15.2.1.1 puts it (IB_SA_MKEY_F), because older libibmad's
  * mad_encode wrote rpc.mkey at the common-MAD M_Key offset, which in an SA
  * MAD is the RMPP header, so the SA never saw it. */
+/* Request k of a run (sa_client --count): send, wait for its answer in
+ * rcv. 0 (answered, status 0), 3 (error status), 4 (no answer, *err or
+ * a message printed). */
+static int one_request(int fd, int agent, struct req *q, unsigned k,
+		       uint64_t smkey, ib_portid_t *sa, void *snd, void *rcv,
+		       const char **err)
+{
+	ib_rpc_t rpc = { 0 };
+	uint8_t rec[IB_SA_DATA_SIZE], *mad;
+	int len, r;
+
+	memcpy(rec, q->rec, sizeof(rec));
+	if (k && q->attr == IB_SA_ATTR_SERVICERECORD)
+		mad_set_field64(rec, 0, IB_SA_SR_ID_F,
+				mad_get_field64(rec, 0, IB_SA_SR_ID_F) + k);
+	/* InformInfo: the LID range's end one lower each time, so each is a
+	 * subscription of its own (the SA keeps the requester's QPN, not
+	 * the record's): give --lid-begin and an --lid-end N above. */
+	if (k && q->attr == IB_SA_ATTR_INFORMINFO)
+		sa_put(&sa_inform_rec, rec, II_LID_END,
+		       sa_get(&sa_inform_rec, rec, II_LID_END) - k);
+	if (k && q->attr == IB_SA_ATTR_MCRECORD) {
+		uint8_t mgid[16], zero[16] = { 0 };
+		uint32_t low;
+
+		mad_get_array(rec, 0, IB_SA_MCM_MGID_F, mgid);
+		if (memcmp(mgid, zero, 16)) {
+			low = ((uint32_t)mgid[12] << 24 | (uint32_t)mgid[13] << 16 |
+			       (uint32_t)mgid[14] << 8 | mgid[15]) + k;
+			for (int i = 0; i < 4; i++)
+				mgid[12 + i] = (uint8_t)(low >> (24 - 8 * i));
+			mad_set_array(rec, 0, IB_SA_MCM_MGID_F, mgid);
+		}
+	}
+	rpc.mgtclass = IB_SA_CLASS;
+	rpc.method = q->method;
+	rpc.attr.id = q->attr;
+	rpc.mask = q->mask;
+	rpc.dataoffs = IB_SA_DATA_OFFS;
+	rpc.datasz = IB_SA_DATA_SIZE;
+	if (mad_build_pkt(snd, &rpc, sa, NULL, rec) < 0) {
+		*err = "cannot build the MAD";
+		return 4;
+	}
+	mad = umad_get_mad(snd);
+	mad_set_field(mad, 0, IB_SA_RMPP_VERS_F, 0);
+	mad_set_field(mad, 0, IB_SA_RMPP_TYPE_F, 0);
+	mad_set_field(mad, 0, IB_SA_RMPP_FLAGS_F, 0);
+	mad_set_field64(mad, 0, IB_SA_MKEY_F, smkey);
+	if (umad_send(fd, agent, snd, IB_MAD_SIZE, 1000, 3) < 0) {
+		*err = "send failed";
+		return 4;
+	}
+	for (;;) {
+		len = IB_MAD_SIZE;
+		r = umad_recv(fd, rcv, &len, 5000);
+		if (r < 0 || umad_status(rcv)) {
+			fprintf(stderr, "sa-client: no answer from the SA at LID %d (%s)\n",
+				sa->lid, strerror(r < 0 ? -r : umad_status(rcv)));
+			return 4;
+		}
+		/* The upper 32 TID bits belong to the (kernel or umad2sim)
+		 * agent layer; ours are the lower 32. */
+		if ((uint32_t)mad_get_field64(umad_get_mad(rcv), 0, IB_MAD_TRID_F) ==
+		    (uint32_t)mad_get_field64(mad, 0, IB_MAD_TRID_F))
+			break;
+	}
+	mad = umad_get_mad(rcv);
+	r = mad_get_field(mad, 0, IB_MAD_STATUS_F);
+	if (r) {
+		if (q->count == 1)
+			printf("status 0x%04x\n", r);
+		return 3;
+	}
+	if (q->count == 1) {
+		if (q->attr == IB_SA_ATTR_INFORMINFO)
+			print_ii(mad + IB_SA_DATA_OFFS);
+		else if (q->attr == IB_SA_ATTR_MCRECORD)
+			print_mcm(mad + IB_SA_DATA_OFFS);
+		else
+			print_rec(mad + IB_SA_DATA_OFFS);
+	}
+	return 0;
+}
+
+/* The statuses of a --count run (the status code is bits 8..14). */
+struct tally {
+	unsigned n, ok, by_code[128];
+};
+
+static void tally(struct tally *t, int status)
+{
+	t->n++;
+	if (!status)
+		t->ok++;
+	else
+		t->by_code[(status >> 8) & 127]++;
+}
+
+static int tally_print(const struct tally *t)
+{
+	printf("sent %u ok %u\n", t->n, t->ok);
+	for (unsigned i = 0; i < 128; i++)
+		if (t->by_code[i])
+			printf("status 0x%04x %u\n", i << 8, t->by_code[i]);
+	return t->ok == t->n ? 0 : 3;
+}
+
 static int transact(const char *ca, int port, struct req *q, uint64_t smkey,
 		    ib_portid_t *sa)
 {
-	ib_rpc_t rpc = { 0 };
+	struct tally t = { 0 };
 	/* Slack: under ibsim, umad_size() is umad2sim's, and it need not be
 	 * the same before and after the port is opened (measured: 56, 64). */
 	size_t bufsz = umad_size() + IB_MAD_SIZE + 256;
 	void *snd = umad_alloc(1, bufsz), *rcv = umad_alloc(1, bufsz);
-	uint8_t *mad;
 	const char *err = NULL;
-	int fd = -1, sfd = -1, agent = -1, len, r, rc = 4;
-	unsigned done = 0;
+	int fd = -1, sfd = -1, agent = -1, rc = 4;
 
 	if (!snd || !rcv) {
 		err = "out of memory";
@@ -326,100 +434,16 @@ static int transact(const char *ca, int port, struct req *q, uint64_t smkey,
 		err = "cannot register an SA agent";
 		goto out;
 	}
-	for (unsigned rep = 1; rep < q->repeat; rep++) {
-		/* The first q->repeat - 1 of a --repeat run, the last below. */
-		uint8_t rec[IB_SA_DATA_SIZE];
-		uint64_t end = sa_get(&sa_inform_rec, q->rec, II_LID_END);
-
-		memcpy(rec, q->rec, sizeof(rec));
-		sa_put(&sa_inform_rec, rec, II_LID_END, end - rep);
-		rpc.mgtclass = IB_SA_CLASS;
-		rpc.method = q->method;
-		rpc.attr.id = q->attr;
-		rpc.mask = q->mask;
-		rpc.dataoffs = IB_SA_DATA_OFFS;
-		rpc.datasz = IB_SA_DATA_SIZE;
-		rpc.trid = 0x5a000000u + rep;
-		if (mad_build_pkt(snd, &rpc, sa, NULL, rec) < 0) {
-			err = "cannot build the MAD";
-			goto out;
-		}
-		mad = umad_get_mad(snd);
-		mad_set_field(mad, 0, IB_SA_RMPP_VERS_F, 0);
-		mad_set_field(mad, 0, IB_SA_RMPP_TYPE_F, 0);
-		mad_set_field(mad, 0, IB_SA_RMPP_FLAGS_F, 0);
-		mad_set_field64(mad, 0, IB_SA_MKEY_F, smkey);
-		mad_set_field64(mad, 0, IB_MAD_TRID_F, 0x5a000000u + rep);
-		if (umad_send(fd, agent, snd, IB_MAD_SIZE, 1000, 3) < 0) {
-			err = "send failed";
-			goto out;
-		}
-		for (;;) {
-			len = IB_MAD_SIZE;
-			r = umad_recv(fd, rcv, &len, 5000);
-			if (r < 0 || umad_status(rcv)) {
-				fprintf(stderr, "sa-client: subscription %u: no answer\n", rep);
-				goto out;
-			}
-			if ((uint32_t)mad_get_field64(umad_get_mad(rcv), 0, IB_MAD_TRID_F) ==
-			    0x5a000000u + rep)
-				break;
-		}
-		if (!mad_get_field(umad_get_mad(rcv), 0, IB_MAD_STATUS_F))
-			done++;
-	}
-	rpc.trid = 0;
-	rpc.mgtclass = IB_SA_CLASS;
-	rpc.method = q->method;
-	rpc.attr.id = q->attr;
-	rpc.mask = q->mask;
-	rpc.dataoffs = IB_SA_DATA_OFFS;
-	rpc.datasz = IB_SA_DATA_SIZE;
-	if (mad_build_pkt(snd, &rpc, sa, NULL, q->rec) < 0) {
-		err = "cannot build the MAD";
-		goto out;
-	}
-	mad = umad_get_mad(snd);
-	mad_set_field(mad, 0, IB_SA_RMPP_VERS_F, 0);
-	mad_set_field(mad, 0, IB_SA_RMPP_TYPE_F, 0);
-	mad_set_field(mad, 0, IB_SA_RMPP_FLAGS_F, 0);
-	mad_set_field64(mad, 0, IB_SA_MKEY_F, smkey);
-	if (umad_send(fd, agent, snd, IB_MAD_SIZE, 1000, 3) < 0) {
-		err = "send failed";
-		goto out;
-	}
-	for (;;) {
-		len = IB_MAD_SIZE;
-		r = umad_recv(fd, rcv, &len, 5000);
-		if (r < 0 || umad_status(rcv)) {
-			fprintf(stderr, "sa-client: no answer from the SA at LID %d (%s)\n",
-				sa->lid, strerror(r < 0 ? -r : umad_status(rcv)));
-			goto out;
-		}
-		/* The upper 32 TID bits belong to the (kernel or umad2sim)
-		 * agent layer; ours are the lower 32. */
-		if ((uint32_t)mad_get_field64(umad_get_mad(rcv), 0, IB_MAD_TRID_F) ==
-		    (uint32_t)mad_get_field64(mad, 0, IB_MAD_TRID_F))
+	for (unsigned k = 0; k < q->count && !err; k++) {
+		rc = one_request(fd, agent, q, k, smkey, sa, snd, rcv, &err);
+		if (rc == 4)
 			break;
+		if (q->count > 1)
+			tally(&t, rc == 3 ? mad_get_field(umad_get_mad(rcv), 0, IB_MAD_STATUS_F) : 0);
 	}
-	mad = umad_get_mad(rcv);
-	r = mad_get_field(mad, 0, IB_MAD_STATUS_F);
-	if (q->repeat > 1) {
-		printf("subscribed %u of %u\n", done + !r, q->repeat);
-		rc = done + !r == q->repeat ? 0 : 3;
-	} else if (r) {
-		printf("status 0x%04x\n", r);
-		rc = 3;
-	} else {
-		if (q->attr == IB_SA_ATTR_INFORMINFO)
-			print_ii(mad + IB_SA_DATA_OFFS);
-		else if (q->attr == IB_SA_ATTR_MCRECORD)
-			print_mcm(mad + IB_SA_DATA_OFFS);
-		else
-			print_rec(mad + IB_SA_DATA_OFFS);
-		rc = 0;
-	}
-	if (!r && q->listen_s > 0) {
+	if (q->count > 1 && rc != 4)
+		rc = tally_print(&t);
+	if (rc == 0 && q->listen_s > 0) {
 		fflush(stdout);
 		printf("reports %d\n", listen_reports(fd, agent, rcv, q->listen_s,
 						       q->ignore));
@@ -449,7 +473,7 @@ int main(int argc, char **argv)
 		{ "type", 1, 0, 'T' }, { "producer", 1, 0, 'r' },
 		{ "qpn", 1, 0, 'q' }, { "subscribe", 1, 0, 's' },
 		{ "listen", 1, 0, 'L' }, { "issm", 0, 0, 'I' },
-		{ "mgid", 1, 0, 'M' }, { "repeat", 1, 0, 'R' },
+		{ "mgid", 1, 0, 'M' }, { "count", 1, 0, 'c' },
 		{ "ignore-reports", 0, 0, 'N' },
 		{ 0, 0, 0, 0 },
 	};
@@ -473,6 +497,8 @@ int main(int argc, char **argv)
 
 		switch (c) {
 		case 'C': ca = optarg; break;
+		case 'N': q.ignore = 1; break;
+		case 'c': q.count = (unsigned)num("--count", optarg, 1000000); break;
 		case 'P': port = (int)num("-P", optarg, 254); break;
 		case 'k': smkey = num("-k", optarg, UINT64_MAX); break;
 		case 'i':
@@ -531,8 +557,6 @@ int main(int argc, char **argv)
 		case 's': subscribe = (int)num("--subscribe", optarg, 255); break;
 		case 'L': q.listen_s = (int)num("--listen", optarg, 3600); break;
 		case 'I': q.issm = 1; break;
-		case 'N': q.ignore = 1; break;
-		case 'R': q.repeat = (unsigned)num("--repeat", optarg, 65536); break;
 		case 'M':
 			if (inet_pton(AF_INET6, optarg, mgid) != 1) {
 				fprintf(stderr, "sa-client: --mgid: bad GID \"%s\"\n", optarg);
@@ -546,6 +570,8 @@ int main(int argc, char **argv)
 	if (optind != argc - 1)
 		usage();
 	verb = argv[optind];
+	if (!q.count)
+		q.count = 1;
 	q.attr = IB_SA_ATTR_SERVICERECORD;
 	if (!strncmp(verb, "ii-", 3)) {
 		/* The usual subscription: any trap of any producer, everywhere,

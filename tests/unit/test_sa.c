@@ -242,9 +242,9 @@ static void test_statuses(void **state)
 	sa_server_answer(&m.s, req, 2, out, 4);
 	assert_int_equal(status_of(out), SA_STATUS_TOO_MANY_RECORDS);
 
-	req_init(req, 0x01, 0x0999, 0);             /* no such attribute */
-	sa_server_answer(&m.s, req, 2, out, 4);
-	assert_int_equal(status_of(out), GMP_STATUS_INVALID_FIELD);
+	req_init(req, 0x01, 0x0999, 0);             /* no such attribute: */
+	sa_server_answer(&m.s, req, 2, out, 4);     /* IBA 13.4.7 */
+	assert_int_equal(status_of(out), GMP_STATUS_METHOD_ATTR_UNSUPP);
 
 	req_init(req, 0x01, 0x0011, 0);
 	mad_set_field(req, 0, IB_MAD_CLASSVER_F, 1);  /* wrong class version */
@@ -263,6 +263,56 @@ static void test_statuses(void **state)
 	sa_server_answer(&m.s, req, 2, out, 4);
 	assert_int_equal(status_of(out), SA_STATUS_REQ_INSUFFICIENT_COMPONENTS);
 	assert_true(m.s.st.errors >= 7);
+	mini_free(&m);
+}
+
+/* ServiceRecord Set from the port at slid with ServiceID id; the status. */
+static unsigned sr_set_from(struct mini *m, uint16_t slid, uint64_t id)
+{
+	uint8_t req[GMP_SIZE], out[4 * GMP_SIZE], gid[16] = { 0xfe, 0x80 };
+
+	req_init(req, 0x02, 0x0031, 1ull << SR_ID | 1ull << SR_GID);
+	gid[15] = (uint8_t)slid;
+	sa_put(&sa_service_rec, req + GMP_SA_DATA_OFFS, SR_ID, id);
+	sa_put_bytes(&sa_service_rec, req + GMP_SA_DATA_OFFS, SR_GID, gid);
+	assert_int_equal(sa_server_answer(&m->s, req, slid, out, 4), 1);
+	return status_of(out);
+}
+
+static bool only_0x301(void *arg, uint64_t guid)
+{
+	(void)arg;
+	return guid == 0x301;
+}
+
+/* Issue 26 finding 4: a port gets its quota of ServiceRecords and no more
+ * (renewals free), another port still registers, each record is its
+ * registering port's and goes with it. */
+static void test_service_quota(void **state)
+{
+	struct mini m;
+	struct sa_service_db *db;
+
+	(void)state;
+	mini_build(&m);
+	db = &m.s.ctx.services;
+	m.s.ctx.quota.max[SA_QUOTA_SERVICES] = 2;
+	assert_int_equal(sr_set_from(&m, 2, 1), 0);
+	assert_int_equal(sr_set_from(&m, 2, 2), 0);
+	assert_int_equal(sr_set_from(&m, 2, 3), SA_STATUS_NO_RESOURCES);
+	assert_int_equal(sr_set_from(&m, 2, 1), 0);         /* renewal */
+	assert_int_equal(sr_set_from(&m, 3, 9), 0);         /* another port */
+	assert_int_equal(m.s.ctx.quota.refused[SA_QUOTA_SERVICES], 1);
+	assert_int_equal(db->n, 3);
+	assert_int_equal(sa_service_count_owned(db, 0x201), 2);
+	assert_int_equal(sa_service_count_owned(db, 0x301), 1);
+	/* port 0x201 leaves: its two go */
+	assert_int_equal(sa_service_drop_orphans(db, only_0x301, NULL), 2);
+	assert_int_equal(db->n, 1);
+	assert_int_equal(sr_set_from(&m, 3, 10), 0);
+	assert_int_equal(sr_set_from(&m, 3, 11), SA_STATUS_NO_RESOURCES);
+	m.s.ctx.quota.max[SA_QUOTA_SERVICES] = 0;          /* no limit */
+	assert_int_equal(sr_set_from(&m, 3, 11), 0);
 	mini_free(&m);
 }
 
@@ -432,6 +482,16 @@ static void test_sl2vl(void **state)
 	sa_server_answer(&m.s, req, 2, out, 4);
 	assert_int_equal(status_of(out), SA_STATUS_BUSY);
 	assert_int_equal(m.s.ctx.sl2vl.want_len, 1);    /* asked first */
+	/* ... and the switch's other tables on demand, no other node's
+	 * (issue 25: no background read of every table). */
+	{
+		uint32_t pos;
+
+		assert_non_null(sa_sl2vl_find(&m.s.ctx.sl2vl, 0x100, &pos));
+		assert_int_equal(m.s.ctx.sl2vl.nodes[pos].asked, 1);
+		assert_non_null(sa_sl2vl_find(&m.s.ctx.sl2vl, 0x200, &pos));
+		assert_int_equal(m.s.ctx.sl2vl.nodes[pos].asked, 0);
+	}
 	sa_sl2vl_store(&m.s.ctx.sl2vl, 0x100, 1, 2, t12, SL2VL_READ);
 	sa_server_answer(&m.s, req, 2, out, 4);
 	assert_int_equal(status_of(out), 0);
@@ -450,6 +510,11 @@ static void test_sl2vl(void **state)
 	assert_int_equal(status_of(out), 0);
 	rmpp_get(out, &h);
 	assert_int_equal(h.len_or_window, 2 * 16 + 20);
+	/* A GetTable of one switch with tables not read: Busy until read. */
+	req_init(req, 0x12, 0x0013, 1ull << SL2VL_LID);
+	sa_put(&sa_sl2vl_rec, req + GMP_SA_DATA_OFFS, SL2VL_LID, 1);
+	sa_server_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(status_of(out), SA_STATUS_BUSY);
 	/* By LID: CA b's record, ports 0/0, its table. */
 	req_init(req, 0x01, 0x0013, 1ull << SL2VL_LID);
 	sa_put(&sa_sl2vl_rec, req + GMP_SA_DATA_OFFS, SL2VL_LID, 3);
@@ -515,6 +580,127 @@ static void test_path(void **state)
 	assert_int_equal(sa_server_answer(&m.s, req, 2, out, 4), 1);
 	assert_int_equal(status_of(out), 0);
 	assert_int_equal(mad_get_field(out, 0, IB_SA_RMPP_LEN_F), 3 * 64 + 20);
+	mini_free(&m);
+}
+
+static uint8_t layer_sl(void *arg, uint16_t slid, uint16_t dlid)
+{
+	(void)arg;
+	(void)slid;
+	(void)dlid;
+	return 2;
+}
+
+/* SL, QoSClass, TClass, FlowLabel fixed by the client (rdma_cm's ToS):
+ * answered as OpenSM does with QoS off (issue 25). */
+static void test_path_qos_fields(void **state)
+{
+	struct mini m;
+	uint8_t req[GMP_SIZE], out[4 * GMP_SIZE];
+	uint8_t *r = req + GMP_SA_DATA_OFFS;
+	const uint8_t *rec = out + GMP_SA_DATA_OFFS;
+	uint8_t sl2vl[8] = { 0x01, 0x23, 0x45, 0x67, 0x01, 0x23, 0x45, 0x6f };
+
+	(void)state;
+	mini_build(&m);
+	req_init(req, 0x01, 0x0035, (1ull << PR_SLID) | (1ull << PR_DLID) |
+		 (1ull << PR_SL) | (1ull << PR_QOS) | (1ull << PR_TCLASS) |
+		 (1ull << PR_FLOWLABEL));
+	sa_put(&sa_path_rec, r, PR_SLID, 2);
+	sa_put(&sa_path_rec, r, PR_DLID, 3);
+	sa_put(&sa_path_rec, r, PR_SL, 3);
+	sa_put(&sa_path_rec, r, PR_QOS, 0x2a);
+	sa_put(&sa_path_rec, r, PR_TCLASS, 0x60);
+	sa_put(&sa_path_rec, r, PR_FLOWLABEL, 0x12345);
+	assert_int_equal(sa_server_answer(&m.s, req, 2, out, 4), 1);
+	assert_int_equal(status_of(out), 0);
+	assert_int_equal(sa_get(&sa_path_rec, rec, PR_SL), 3);
+	assert_int_equal(sa_get(&sa_path_rec, rec, PR_QOS), 0x2a);
+	assert_int_equal(sa_get(&sa_path_rec, rec, PR_TCLASS), 0x60);
+	assert_int_equal(sa_get(&sa_path_rec, rec, PR_FLOWLABEL), 0x12345);
+
+	/* The source maps SL 15 to VL 15: no path on it. */
+	assert_true(sa_sl2vl_sweep(&m.s.ctx.sl2vl, &m.r) >= 0);
+	sa_sl2vl_store(&m.s.ctx.sl2vl, 0x200, 0, 1, sl2vl, SL2VL_READ);
+	sa_put(&sa_path_rec, r, PR_SL, 15);
+	sa_server_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(status_of(out), SA_STATUS_NO_RECORDS);
+	sa_put(&sa_path_rec, r, PR_SL, 14);
+	sa_server_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(status_of(out), 0);
+	assert_int_equal(sa_get(&sa_path_rec, rec, PR_SL), 14);
+
+	/* An engine with SL layers (dfsp) fixes the SL: another one asked
+	 * for gets no record, the layer's does. */
+	m.s.ctx.path_sl = layer_sl;
+	sa_put(&sa_path_rec, r, PR_SL, 3);
+	sa_server_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(status_of(out), SA_STATUS_NO_RECORDS);
+	sa_put(&sa_path_rec, r, PR_SL, 2);
+	sa_server_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(status_of(out), 0);
+	assert_int_equal(sa_get(&sa_path_rec, rec, PR_SL), 2);
+	m.s.ctx.path_sl = NULL;
+
+	/* A switch's port 0 caps MTU and rate of paths to its LID. */
+	mad_set_field(m.r.port_info[0], 0, IB_PORT_MTU_CAP_F, 3);
+	mad_set_field(m.r.port_info[0], 0, IB_PORT_LINK_WIDTH_ACTIVE_F, 1);
+	mad_set_field(m.r.port_info[0], 0, IB_PORT_LINK_SPEED_ACTIVE_F, 1);
+	req_init(req, 0x01, 0x0035, (1ull << PR_SLID) | (1ull << PR_DLID));
+	sa_put(&sa_path_rec, r, PR_SLID, 2);
+	sa_put(&sa_path_rec, r, PR_DLID, 1);
+	sa_server_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(status_of(out), 0);
+	assert_int_equal(sa_get(&sa_path_rec, rec, PR_MTU), 3);
+	assert_int_equal(sa_get(&sa_path_rec, rec, PR_RATE), 2);    /* 1x SDR */
+	mini_free(&m);
+}
+
+/* ClassPortInfo claims PortInfoCapMaskMatch, and a CapabilityMask
+ * component then matches bitwise: saquery -s finds the SM (issue 25). */
+static void test_capmask_match(void **state)
+{
+	struct mini m;
+	uint8_t req[GMP_SIZE], out[4 * GMP_SIZE];
+	uint8_t *pi = req + GMP_SA_DATA_OFFS + 4;
+	const uint8_t *cpi = out + GMP_SA_DATA_OFFS;
+
+	(void)state;
+	mini_build(&m);
+	req_init(req, 0x01, 0x0001, 0);
+	assert_int_equal(sa_server_answer(&m.s, req, 2, out, 4), 1);
+	assert_int_equal(status_of(out), 0);
+	assert_true(mad_get_field((void *)(uintptr_t)cpi, 0, IB_CPI_CAPMASK_F) & (1u << 13));
+	assert_true(mad_get_field((void *)(uintptr_t)cpi, 0, IB_CPI_CAPMASK2_F) & (1u << 10));
+
+	/* The components sit where libibmad has the PortInfo fields. */
+	memset(req, 0, sizeof(req));
+	mad_set_field(pi, 0, IB_PORT_CAPMASK2_F, 0xbeef);
+	assert_int_equal(sa_get(&sa_portinfo_rec, req + GMP_SA_DATA_OFFS, PIR_CAPMASK2), 0xbeef);
+	mad_set_field(pi, 0, IB_PORT_CAPMASK_F, 0x12345678);
+	assert_int_equal(sa_get(&sa_portinfo_rec, req + GMP_SA_DATA_OFFS, PIR_CAPMASK), 0x12345678);
+
+	/* CA port LID 2 is an SM (IsSM, bit 1) with more bits; LID 3 not. */
+	for (uint32_t p = 0; p < m.r.fab.num_ports; p++)
+		mad_set_field(m.r.port_info[p], 0, IB_PORT_CAPMASK_F, 0x10048);
+	mad_set_field(m.r.port_info[fab_port_idx(&m.r.fab, 1, 1)], 0,
+		      IB_PORT_CAPMASK_F, 0x5004a);
+	mad_set_field(m.r.port_info[fab_port_idx(&m.r.fab, 1, 1)], 0,
+		      IB_PORT_CAPMASK2_F, 0x30);
+	req_init(req, 0x12, 0x0012, 1ull << PIR_CAPMASK);
+	mad_set_field(pi, 0, IB_PORT_CAPMASK_F, 0x2);
+	sa_server_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(status_of(out), 0);
+	assert_int_equal(mad_get_field(out, 0, IB_SA_RMPP_LEN_F), 1 * 72 + 20);
+	assert_int_equal(sa_get(&sa_portinfo_rec, out + GMP_SA_DATA_OFFS, PIR_LID), 2);
+	/* CapabilityMask2 the same way; 0x40 is on no port. */
+	req_init(req, 0x12, 0x0012, 1ull << PIR_CAPMASK2);
+	mad_set_field(pi, 0, IB_PORT_CAPMASK2_F, 0x10);
+	sa_server_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(mad_get_field(out, 0, IB_SA_RMPP_LEN_F), 1 * 72 + 20);
+	mad_set_field(pi, 0, IB_PORT_CAPMASK2_F, 0x40);
+	sa_server_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(mad_get_field(out, 0, IB_SA_RMPP_LEN_F), 20);
 	mini_free(&m);
 }
 
@@ -605,12 +791,15 @@ int main(void)
 		cmocka_unit_test(test_layout_vs_libibmad),
 		cmocka_unit_test(test_comp_match),
 		cmocka_unit_test(test_statuses),
+		cmocka_unit_test(test_service_quota),
 		cmocka_unit_test(test_node_table_rmpp),
 		cmocka_unit_test(test_path),
+		cmocka_unit_test(test_path_qos_fields),
 		cmocka_unit_test(test_multipath_multi_mad),
 		cmocka_unit_test(test_sl2vl),
 		cmocka_unit_test(test_portinfo_mkey_hidden),
 		cmocka_unit_test(test_rmpp_budget),
+		cmocka_unit_test(test_capmask_match),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,7 +2,9 @@
  * MLIDs, members, services (lease end) and subscriptions; a predefined
  * group made before the load keeps its parameters and takes its old MLID;
  * a bad line leaves everything as it was; leases that ended while stopped
- * are dropped. And the SIGHUP reload's key diff (sm/config.h). */
+ * are dropped; owners (a service's registering port, a group's creator)
+ * come back, and files without them read as no owner. And the SIGHUP
+ * reload's key diff (sm/config.h). */
 #include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -63,12 +65,14 @@ static void test_round_trip(void **unused)
 	g = mcast_create(&a.mc, g2, 0xffff, 0x1234, 5, 6, false);
 	g->mlid = 0xC010;       /* as if groups in between had gone */
 	g->sl = 3;
+	g->creator = 0x22;
 	assert_int_equal(mcast_join(&a.mc, g, 0x22, MCAST_FULL | MCAST_NON), 0);
 	assert_int_equal(mcast_join(&a.mc, mcast_find_mgid(&a.mc, g2), 0x33, MCAST_SENDONLY), 0);
 	a.sr.s = calloc(2, sizeof(*a.sr.s));
 	a.sr.n = a.sr.cap = 2;
 	memset(a.sr.s[0].rec, 0xab, SA_SERVICE_REC_LEN);
 	a.sr.s[0].expires = 1000.0 + 600;       /* 600 s left at "now" 1000 */
+	a.sr.s[0].owner = 0x22;
 	memset(a.sr.s[1].rec, 0xcd, SA_SERVICE_REC_LEN);
 	a.sr.s[1].expires = 0;                  /* never */
 	a.ii.s = calloc(1, sizeof(*a.ii.s));
@@ -98,11 +102,15 @@ static void test_round_trip(void **unused)
 	assert_false(g->predefined);
 	assert_int_equal(g->num_members, 2);
 	assert_int_equal(mcast_member_find(g, 0x22)->join_state, MCAST_FULL | MCAST_NON);
+	assert_true(g->creator == 0x22);
+	assert_true(mcast_find_mgid(&b.mc, bc)->creator == 0);
 	assert_int_equal(mcast_find_mgid(&b.mc, bc)->mlid, MCAST_MLID_BASE);
 	assert_memory_equal(b.sr.s[0].rec, a.sr.s[0].rec, SA_SERVICE_REC_LEN);
 	/* 600 s left, on the new clock (within the second the file rounds to) */
 	assert_true(b.sr.s[0].expires > 50.0 + 598 && b.sr.s[0].expires < 50.0 + 602);
 	assert_true(b.sr.s[1].expires == 0);
+	assert_true(b.sr.s[0].owner == 0x22);
+	assert_true(b.sr.s[1].owner == 0);
 	assert_memory_equal(b.ii.s[0].iir, a.ii.s[0].iir, SA_IIR_LEN);
 	assert_true(b.ii.s[0].port_guid == 0x44);
 	assert_int_equal(b.ii.s[0].trusted, 1);
@@ -161,6 +169,25 @@ static void test_bad_files(void **unused)
 	assert_int_equal(st.services, 0);
 	assert_int_equal(st.services_expired, 1);
 	state_free(&s);
+	/* a file from before owners: no CREATOR, no OWNER, read as 0 */
+	state_init(&s);
+	{
+		char text[700];
+		int n = snprintf(text, sizeof(text), "ibsm-sa-state 1\n"
+				 "group ff12601bffff00000000000000000001 0xc005 0xffff 0x1 4 3 0 0 0 0x0 0\n"
+				 "member 0x33 1\nservice ");
+
+		for (int i = 0; i < SA_SERVICE_REC_LEN; i++)
+			n += snprintf(text + n, sizeof(text) - (size_t)n, "00");
+		snprintf(text + n, sizeof(text) - (size_t)n, " 0\n");
+		write_file(path, text);
+	}
+	assert_int_equal(sa_persist_load(path, &s.v, 0, &st), 0);
+	assert_int_equal(st.groups, 1);
+	assert_int_equal(st.services, 1);
+	assert_true(s.mc.groups[0].creator == 0);
+	assert_true(s.sr.s[0].owner == 0);
+	state_free(&s);
 	unlink(path);
 }
 
@@ -202,6 +229,9 @@ static void test_reload_diff(void **unused)
 	assert_int_equal(config_reload(&cur, &cur, on_changed, &s), 0);
 	assert_true(config_key_live("sweep_interval"));
 	assert_false(config_key_live("cache_dir"));
+	assert_true(config_key_live("sa_max_services_per_port"));
+	assert_true(config_key_live("mcast_max_groups_per_port"));
+	assert_true(config_key_live("mcast_max_joins_per_port"));
 	config_free(&cur);
 	config_free(&next);
 }

@@ -1,6 +1,6 @@
 /* Topology readers: a golden ibnetdiscover dump (taken from ibnetdiscover
  * under ibsim on net.2sw2path4hca after OpenSM), the same fabric as an ibsim
- * net file, the writers' round trip, and many malformed inputs, each of
+ * net file and as OpenSM's subnet.lst, the writers' round trip, and many malformed inputs, each of
  * which must fail with -EINVAL and a "FILE:LINE:" message, never crash. */
 #include <errno.h>
 #include <setjmp.h>
@@ -58,6 +58,22 @@ static const char golden_net[] =
 	"Hca\t2 \"Hca2\"\n[1]\t\"Switch2\"[1]\n\n"
 	"Hca\t2 \"Hca3\"\n[1]\t\"Switch1\"[2]\n\n"
 	"Hca \t2 \"Hca4\"\n[1]\t\"Switch2\"[2]\n";
+
+/* OpenSM 3.3.23's opensm-subnet.lst for the same fabric (opensm -o -D 0x43
+ * under ibsim on net.2sw2path4hca). */
+static const char golden_osm_subnet[] =
+	"{ CA Ports:02 SystemGUID:0000000000100000 NodeGUID:0000000000100000 PortGUID:0000000000100001 VenID:000000 DevID:0000 Rev:000000A1 {Hca1} LID:0002 PN:01 } { SW-SM Ports:08 SystemGUID:0000000000200000 NodeGUID:0000000000200000 PortGUID:0000000000200000 VenID:00000000 DevID:0000 Rev:000000A1 {Switch1} LID:0001 PN:01 } PHY=4x LOG=ACT SPD=2.5\n"
+	"{ SW-SM Ports:08 SystemGUID:0000000000200000 NodeGUID:0000000000200000 PortGUID:0000000000200000 VenID:000000 DevID:0000 Rev:000000A1 {Switch1} LID:0001 PN:01 } { CA Ports:02 SystemGUID:0000000000100000 NodeGUID:0000000000100000 PortGUID:0000000000100001 VenID:00000000 DevID:0000 Rev:000000A1 {Hca1} LID:0002 PN:01 } PHY=4x LOG=ACT SPD=2.5\n"
+	"{ SW-SM Ports:08 SystemGUID:0000000000200000 NodeGUID:0000000000200000 PortGUID:0000000000200000 VenID:000000 DevID:0000 Rev:000000A1 {Switch1} LID:0001 PN:02 } { CA Ports:02 SystemGUID:0000000000100006 NodeGUID:0000000000100006 PortGUID:0000000000100007 VenID:00000000 DevID:0000 Rev:000000A1 {Hca3} LID:0005 PN:01 } PHY=4x LOG=ACT SPD=2.5\n"
+	"{ SW-SM Ports:08 SystemGUID:0000000000200000 NodeGUID:0000000000200000 PortGUID:0000000000200000 VenID:000000 DevID:0000 Rev:000000A1 {Switch1} LID:0001 PN:03 } { SW Ports:08 SystemGUID:0000000000200001 NodeGUID:0000000000200001 PortGUID:0000000000200001 VenID:00000000 DevID:0000 Rev:000000A1 {Switch2} LID:0003 PN:03 } PHY=4x LOG=ACT SPD=2.5\n"
+	"{ SW-SM Ports:08 SystemGUID:0000000000200000 NodeGUID:0000000000200000 PortGUID:0000000000200000 VenID:000000 DevID:0000 Rev:000000A1 {Switch1} LID:0001 PN:05 } { SW Ports:08 SystemGUID:0000000000200001 NodeGUID:0000000000200001 PortGUID:0000000000200001 VenID:00000000 DevID:0000 Rev:000000A1 {Switch2} LID:0003 PN:05 } PHY=4x LOG=ACT SPD=2.5\n"
+	"{ SW Ports:08 SystemGUID:0000000000200001 NodeGUID:0000000000200001 PortGUID:0000000000200001 VenID:000000 DevID:0000 Rev:000000A1 {Switch2} LID:0003 PN:01 } { CA Ports:02 SystemGUID:0000000000100003 NodeGUID:0000000000100003 PortGUID:0000000000100004 VenID:00000000 DevID:0000 Rev:000000A1 {Hca2} LID:0004 PN:01 } PHY=4x LOG=ACT SPD=2.5\n"
+	"{ SW Ports:08 SystemGUID:0000000000200001 NodeGUID:0000000000200001 PortGUID:0000000000200001 VenID:000000 DevID:0000 Rev:000000A1 {Switch2} LID:0003 PN:02 } { CA Ports:02 SystemGUID:0000000000100009 NodeGUID:0000000000100009 PortGUID:000000000010000a VenID:00000000 DevID:0000 Rev:000000A1 {Hca4} LID:0006 PN:01 } PHY=4x LOG=ACT SPD=2.5\n"
+	"{ SW Ports:08 SystemGUID:0000000000200001 NodeGUID:0000000000200001 PortGUID:0000000000200001 VenID:000000 DevID:0000 Rev:000000A1 {Switch2} LID:0003 PN:03 } { SW-SM Ports:08 SystemGUID:0000000000200000 NodeGUID:0000000000200000 PortGUID:0000000000200000 VenID:00000000 DevID:0000 Rev:000000A1 {Switch1} LID:0001 PN:03 } PHY=4x LOG=ACT SPD=2.5\n"
+	"{ SW Ports:08 SystemGUID:0000000000200001 NodeGUID:0000000000200001 PortGUID:0000000000200001 VenID:000000 DevID:0000 Rev:000000A1 {Switch2} LID:0003 PN:05 } { SW-SM Ports:08 SystemGUID:0000000000200000 NodeGUID:0000000000200000 PortGUID:0000000000200000 VenID:00000000 DevID:0000 Rev:000000A1 {Switch1} LID:0001 PN:05 } PHY=4x LOG=ACT SPD=2.5\n"
+	"{ CA Ports:02 SystemGUID:0000000000100003 NodeGUID:0000000000100003 PortGUID:0000000000100004 VenID:000000 DevID:0000 Rev:000000A1 {Hca2} LID:0004 PN:01 } { SW Ports:08 SystemGUID:0000000000200001 NodeGUID:0000000000200001 PortGUID:0000000000200001 VenID:00000000 DevID:0000 Rev:000000A1 {Switch2} LID:0003 PN:01 } PHY=4x LOG=ACT SPD=2.5\n"
+	"{ CA Ports:02 SystemGUID:0000000000100006 NodeGUID:0000000000100006 PortGUID:0000000000100007 VenID:000000 DevID:0000 Rev:000000A1 {Hca3} LID:0005 PN:01 } { SW-SM Ports:08 SystemGUID:0000000000200000 NodeGUID:0000000000200000 PortGUID:0000000000200000 VenID:00000000 DevID:0000 Rev:000000A1 {Switch1} LID:0001 PN:02 } PHY=4x LOG=ACT SPD=2.5\n"
+	"{ CA Ports:02 SystemGUID:0000000000100009 NodeGUID:0000000000100009 PortGUID:000000000010000a VenID:000000 DevID:0000 Rev:000000A1 {Hca4} LID:0006 PN:01 } { SW Ports:08 SystemGUID:0000000000200001 NodeGUID:0000000000200001 PortGUID:0000000000200001 VenID:00000000 DevID:0000 Rev:000000A1 {Switch2} LID:0003 PN:02 } PHY=4x LOG=ACT SPD=2.5\n";
 
 struct ctx {
 	char dir[64];
@@ -200,6 +216,67 @@ static void golden_ibsim_net(void **state)
 	assert_int_equal(topo_read(&f, c->path, TOPO_AUTO), 0);
 	assert_string_equal(f.nodes[0].name, "Switch1");
 	fab_free(&f);
+}
+
+static void golden_osm_subnet_lst(void **state)
+{
+	struct ctx *c = *state;
+	struct fabric f;
+
+	write_file(c->path, golden_osm_subnet, strlen(golden_osm_subnet));
+	assert_int_equal(topo_read_osm_subnet(&f, c->path), 0);
+	check_golden_shape(&f);
+	uint32_t s1 = node_of(&f, 0x200000), h4 = node_of(&f, 0x100009);
+	assert_string_equal(f.nodes[s1].name, "S-0000000000200000");
+	assert_int_equal(fab_port(&f, s1, 0)->lid, 1);
+	assert_int_equal(fab_port(&f, h4, 1)->lid, 6);
+	assert_int_equal(fab_port(&f, s1, 1)->width, 2);     /* PHY=4x */
+	assert_int_equal(fab_port(&f, s1, 1)->state, FAB_PORT_ACTIVE);
+	fab_free(&f);
+	/* Sniffed. */
+	assert_int_equal(topo_read(&f, c->path, TOPO_AUTO), 0);
+	check_golden_shape(&f);
+	fab_free(&f);
+}
+
+/* subnet.lst lines that cannot be: FILE:LINE, -EINVAL. */
+static void osm_subnet_malformed(void **state)
+{
+	static const char *const bad[] = {
+		/* a port past Ports: */
+		"{ SW Ports:02 SystemGUID:1 NodeGUID:1 PortGUID:1 VenID:0 DevID:0 Rev:0 {s} LID:0001 PN:03 } "
+		"{ CA Ports:01 SystemGUID:2 NodeGUID:2 PortGUID:3 VenID:0 DevID:0 Rev:0 {h} LID:0002 PN:01 } PHY=4x\n",
+		/* port 0 in a link */
+		"{ SW Ports:02 SystemGUID:1 NodeGUID:1 PortGUID:1 VenID:0 DevID:0 Rev:0 {s} LID:0001 PN:00 } "
+		"{ CA Ports:01 SystemGUID:2 NodeGUID:2 PortGUID:3 VenID:0 DevID:0 Rev:0 {h} LID:0002 PN:01 } PHY=4x\n",
+		/* one node seen as a switch, then as a CA */
+		"{ SW Ports:02 SystemGUID:1 NodeGUID:1 PortGUID:1 VenID:0 DevID:0 Rev:0 {s} LID:0001 PN:01 } "
+		"{ CA Ports:01 SystemGUID:2 NodeGUID:2 PortGUID:3 VenID:0 DevID:0 Rev:0 {h} LID:0002 PN:01 } PHY=4x\n"
+		"{ CA Ports:02 SystemGUID:1 NodeGUID:1 PortGUID:1 VenID:0 DevID:0 Rev:0 {s} LID:0001 PN:02 } "
+		"{ CA Ports:01 SystemGUID:5 NodeGUID:5 PortGUID:6 VenID:0 DevID:0 Rev:0 {h} LID:0002 PN:01 } PHY=4x\n",
+		/* one port linked to two */
+		"{ SW Ports:02 SystemGUID:1 NodeGUID:1 PortGUID:1 VenID:0 DevID:0 Rev:0 {s} LID:0001 PN:01 } "
+		"{ CA Ports:01 SystemGUID:2 NodeGUID:2 PortGUID:3 VenID:0 DevID:0 Rev:0 {h} LID:0002 PN:01 } PHY=4x\n"
+		"{ SW Ports:02 SystemGUID:1 NodeGUID:1 PortGUID:1 VenID:0 DevID:0 Rev:0 {s} LID:0001 PN:01 } "
+		"{ CA Ports:01 SystemGUID:5 NodeGUID:5 PortGUID:6 VenID:0 DevID:0 Rev:0 {h} LID:0002 PN:01 } PHY=4x\n",
+		/* a node type OpenSM never writes */
+		"{ XX Ports:02 SystemGUID:1 NodeGUID:1 PortGUID:1 VenID:0 DevID:0 Rev:0 {s} LID:0001 PN:01 } "
+		"{ CA Ports:01 SystemGUID:2 NodeGUID:2 PortGUID:3 VenID:0 DevID:0 Rev:0 {h} LID:0002 PN:01 } PHY=4x\n",
+	};
+	struct ctx *c = *state;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct fabric f;
+		char want[200];
+
+		write_file(c->path, bad[i], strlen(bad[i]));
+		log_reset(c);
+		assert_int_equal(topo_read(&f, c->path, TOPO_OSM_SUBNET), -EINVAL);
+		snprintf(want, sizeof(want), "%s:%d:", c->path, i == 2 || i == 3 ? 2 : 1);
+		if (!strstr(log_text(c), want))
+			fail_msg("case %zu: want '%s' in '%s'", i, want, log_text(c));
+		fab_free(&f);
+	}
 }
 
 /* ibsim's GUID counters, bases and one-shot values. */
@@ -490,9 +567,10 @@ static void duplicate_port_guid(void **state)
 static void mutations_never_crash(void **state)
 {
 	struct ctx *c = *state;
-	const char *srcs[2] = { golden_ibnd, golden_net };
+	const char *srcs[3] = { golden_ibnd, golden_net, golden_osm_subnet };
+	static const enum topo_format fmts[3] = { TOPO_IBNETDISCOVER, TOPO_IBSIM_NET, TOPO_OSM_SUBNET };
 	unsigned seed = 12345, ok = 0, bad = 0;
-	for (int s = 0; s < 2; s++) {
+	for (int s = 0; s < 3; s++) {
 		size_t len = strlen(srcs[s]);
 		char *buf = malloc(len);
 		for (int iter = 0; iter < 400; iter++) {
@@ -507,7 +585,7 @@ static void mutations_never_crash(void **state)
 			write_file(c->path, buf, n);
 			log_reset(c);
 			struct fabric f;
-			int r = topo_read(&f, c->path, s ? TOPO_IBSIM_NET : TOPO_IBNETDISCOVER);
+			int r = topo_read(&f, c->path, fmts[s]);
 			assert_true(r == 0 || r == -EINVAL);
 			if (r)
 				assert_non_null(strstr(log_text(c), c->path));
@@ -525,6 +603,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(golden_ibnetdiscover, setup, teardown),
 		cmocka_unit_test_setup_teardown(golden_ibsim_net, setup, teardown),
 		cmocka_unit_test_setup_teardown(ibsim_guid_rules, setup, teardown),
+		cmocka_unit_test_setup_teardown(golden_osm_subnet_lst, setup, teardown),
+		cmocka_unit_test_setup_teardown(osm_subnet_malformed, setup, teardown),
 		cmocka_unit_test_setup_teardown(writers_round_trip, setup, teardown),
 		cmocka_unit_test_setup_teardown(malformed_inputs, setup, teardown),
 		cmocka_unit_test_setup_teardown(duplicate_port_guid, setup, teardown),
