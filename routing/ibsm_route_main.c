@@ -25,6 +25,7 @@
 #include "../discovery/topo_read.h"
 #include "engine.h"
 #include "lft.h"
+#include "route_select.h"
 #include "path_sl.h"
 #include "verify.h"
 
@@ -459,6 +460,39 @@ static int prev_check_headers(struct prev *pv, const struct cli *c)
 	return rc;
 }
 
+/* Route with the engine list as the daemon does (routing/route_select.h):
+ * with more than one engine, each engine's tables are verified (routes to
+ * switch LIDs included) and the first verified ones are taken, passing
+ * over an engine whose tables fail, so ibsm-route prints the tables the
+ * daemon would program for the same fabric and LIDs. One engine is simply
+ * run (its tables are judged later, with --check). 0 or a negative errno;
+ * *used names the engine whose tables t holds. */
+static int route_list(const char *engines, const struct fabric *f,
+		      const struct route_options *ro, struct lft_set *t,
+		      const char **used)
+{
+	struct verify_opts vo = { .check_credit_loops = 1, .cdg_switch_lids = 1 };
+	const struct route_engine *e = NULL;
+	struct route_choice *ch;
+	int r;
+
+	*used = "?";
+	if (!strpbrk(engines, ", \t")) {
+		r = route_run_list(engines, f, ro, t, &e);
+		if (e)
+			*used = e->name;
+		return r;
+	}
+	ch = calloc(1, sizeof(*ch));
+	if (!ch)
+		return -ENOMEM;
+	r = route_select(engines, f, ro, &vo, t, ch);
+	if (ch->engine)
+		*used = ch->engine->name;
+	free(ch);
+	return r == 1 ? 0 : r < 0 ? r : -EINVAL;
+}
+
 /* The previous tables: read them, or route the previous fabric with the
  * same engines (not counted in the route time). */
 static int prev_tables_get(struct prev *pv, struct fabric *f, const struct cli *c);
@@ -520,9 +554,9 @@ static int prev_tables_get(struct prev *pv, struct fabric *f, const struct cli *
 		.cn_rank = port_only ? NULL : rank,
 		.memo_out = &pv->memo,
 	};
-	const struct route_engine *used = NULL;
+	const char *used = "?";
 	double t0 = now_seconds();
-	int r = route_run_list(c->engines, &pv->fab, &ro, &pv->lft, &used);
+	int r = route_list(c->engines, &pv->fab, &ro, &pv->lft, &used);
 	free(rank);
 	if (r < 0) {
 		log_err("%s: no engine of \"%s\" could route the previous fabric",
@@ -530,7 +564,7 @@ static int prev_tables_get(struct prev *pv, struct fabric *f, const struct cli *
 		return EXIT_VERIFY;
 	}
 	log_info("previous tables: %s routed by %s in %.3f s", c->prev_topo,
-		 used ? used->name : "?", now_seconds() - t0);
+		 used, now_seconds() - t0);
 	return 0;
 }
 
@@ -614,19 +648,19 @@ static int make_tables(struct fabric *f, const struct cli *c, struct lft_set *t,
 		.spare = pv ? &pv->spare : NULL,
 		.prev_memo = pv ? &pv->memo : NULL,
 	};
-	const struct route_engine *used = NULL;
+	const char *used = "?";
 	struct rusage ru0;
 	int had_spare = pv && pv->spare.port;
 	getrusage(RUSAGE_SELF, &ru0);
 	t0 = now_seconds();
-	if (route_run_list(c->engines, f, &ro, t, &used) < 0) {
+	if (route_list(c->engines, f, &ro, t, &used) < 0) {
 		log_err("%s: no engine of \"%s\" could route the fabric",
 			c->topo, c->engines);
 		rc = EXIT_VERIFY;
 		goto out;
 	}
 	*route_s = now_seconds() - t0;
-	*engine_used = used ? used->name : "?";
+	*engine_used = used;
 	{
 		/* Memory of the route phase alone (the verifier adds its own
 		 * later): the tables are most of it on large fabrics. */
