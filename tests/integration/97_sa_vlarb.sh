@@ -85,6 +85,7 @@ for ca in $(awk '$1 == "CA" { print $2 }' "$W/ibnd" | sort -un | head -2); do
 done
 grep "VLArb tables for the SA" "$W/sm.log" | tail -1
 echo "ok on demand: $n VLArbitrationTableRecords equal smpquery vlarb"
+sm_stop_clean "$W/sm.log"
 sim_cleanup
 
 # --- 3. ibsm, every table read after the sweep: osmtest -f q ---------------------
@@ -95,6 +96,7 @@ for t in VLArb SL2VL; do
 done
 osmtest_q ibsm
 kill -0 "$SMPID" 2>/dev/null || fail "ibsm died"
+sm_stop_clean "$W/all.log"
 sim_cleanup
 
 # --- 4. what ibsm programs (dfsp layers), reads off ----------------------------------
@@ -110,4 +112,5 @@ a=$(sa_vla "$sw/$port/1")
 [ "$a" = "$(smp_vla "$sw" "$port" low)" ] || fail "torus: switch $sw port $port: SA '$a', smpquery differs"
 case "$a" in "0:64 1:64 "*) ;; *) fail "torus: block 1 of $sw/$port is not the one ibsm wrote ($a)";; esac
 echo "ok programmed VLArb block answered as written"
+sm_stop_clean "$W/dfsp.log"
 echo "PASS"
