@@ -44,6 +44,7 @@ struct sa_ctx {
 	struct sa_quota quota;          /* per-port limits on what hosts keep */
 	struct sa_inform_db informs;    /* event subscriptions (InformInfo) */
 	struct sa_sl2vl_cache sl2vl;    /* SL2VL tables read or programmed */
+	struct sa_sl2vl_cache vlarb;    /* VLArb blocks read or programmed */
 };
 
 #endif

@@ -34,6 +34,9 @@ L(sa_sminfo_rec, 25, 16, 16, 64, 64, 32, 4, 4);
 /* SL2VLTableRecord 15.2.5.4: LID, InputPortNum, OutputPortNum, reserved,
  * the 16 4-bit entries as one component. */
 L(sa_sl2vl_rec, 16, 16, 8, 8, 32, 64);
+/* VLArbitrationTableRecord 15.2.5.9: LID, OutputPortNum, BlockNum,
+ * reserved, one 32-entry block of VLArbitrationTable (14.2.5.9). */
+L(sa_vlarb_rec, 72, 16, 8, 8, 32, 512);
 /* PathRecord 15.2.5.16: ServiceID (two 32-bit components), DGID, SGID,
  * DLID, SLID, RawTraffic, reserved, FlowLabel, HopLimit, TClass,
  * Reversible, NumbPath, P_Key, QoSClass, SL, MTUSelector, MTU,

@@ -39,7 +39,7 @@ bool sa_mask_valid(const struct sa_layout *l, uint64_t mask);
 /* The layouts (component numbering as IBA 1.2.1 and OpenSM's ib_types.h). */
 extern const struct sa_layout sa_node_rec, sa_portinfo_rec, sa_link_rec,
 	sa_swinfo_rec, sa_lft_rec, sa_guidinfo_rec, sa_pkey_rec, sa_sminfo_rec,
-	sa_path_rec, sa_sl2vl_rec, sa_mcmember_rec, sa_service_rec, sa_mft_rec,
+	sa_path_rec, sa_sl2vl_rec, sa_vlarb_rec, sa_mcmember_rec, sa_service_rec, sa_mft_rec,
 	sa_inform_rec, sa_iir_rec, sa_mpr_rec;
 
 /* Component numbers used by the handlers. */
@@ -55,6 +55,7 @@ enum { PKR_LID = 0, PKR_BLOCK = 1, PKR_PORT = 2, PKR_TABLE = 4 };
 enum { SMIR_LID = 0, SMIR_GUID = 2, SMIR_SMKEY = 3, SMIR_ACTCOUNT = 4,
        SMIR_PRIORITY = 5, SMIR_STATE = 6 };
 enum { SL2VL_LID = 0, SL2VL_INPORT = 1, SL2VL_OUTPORT = 2, SL2VL_TABLE = 4 };
+enum { VLA_LID = 0, VLA_PORT = 1, VLA_BLOCK = 2, VLA_TABLE = 4 };
 enum { PR_SERVICEID0 = 0, PR_DGID = 2, PR_SGID = 3, PR_DLID = 4, PR_SLID = 5,
        PR_RAW = 6, PR_FLOWLABEL = 8, PR_HOPLIMIT = 9, PR_TCLASS = 10,
        PR_REVERSIBLE = 11, PR_NUMBPATH = 12, PR_PKEY = 13, PR_QOS = 14,

@@ -11,8 +11,8 @@
 
 /* SA ClassPortInfo.CapabilityMask bits (IBA 15.2.1.1 Table 184) this SA
  * honours, and CapabilityMask2 bits (Table 185). Not claimed: traps and
- * Notice Get/Set (bits 0, 1), OptionalRecords (8: no
- * VLArbitration/Trace/ServiceAssociation records), Reinit (11), QoS,
+ * Notice Get/Set (bits 0, 1), OptionalRecords (8: VLArbitrationTableRecord
+ * is served, Trace and ServiceAssociation records are not), Reinit (11), QoS,
  * reverse-path P_Key, MCastTop, hierarchy, alias GUIDs, full PortInfo
  * records, multicast ServiceRecords, SendOnlyFullMember. */
 #define SA_CAP_UD_MCAST (1u << 9)               /* MCMemberRecord joins */
@@ -44,6 +44,13 @@ static inline uint32_t sa_lid_of_port(const struct sa_ctx *c, uint32_t p)
 int64_t sa_query_lid_node(const struct sa_ctx *c, const struct sa_layout *l,
 			  const struct sa_query *q, unsigned lid_comp,
 			  uint64_t *mask, uint32_t *port);
+
+/* The end of a SL2VL/VLArb table query that met `unread` matching tables
+ * not read yet (sa_rec_sl2vl.c): logs once a generation and returns Busy
+ * when the query named a LID (one_node) or a Get found nothing, else 0. */
+int sa_tbl_unread(struct sa_sl2vl_cache *t, const char *rec_name,
+		  const struct sa_query *q, const struct sa_answer *a,
+		  unsigned unread, int one_node);
 
 /* Append rec if it matches q under mask. */
 int sa_offer(const struct sa_layout *l, const struct sa_query *q,

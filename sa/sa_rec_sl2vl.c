@@ -45,7 +45,7 @@ static int offer(struct sl2vl_walk *w, uint32_t cn, unsigned idx, uint32_t lid,
 		}
 		return 0;
 	}
-	sa_put_bytes(&sa_sl2vl_rec, rec, SL2VL_TABLE, n->tbl[idx]);
+	sa_put_bytes(&sa_sl2vl_rec, rec, SL2VL_TABLE, sa_tbl_at(&w->c->sl2vl, n, idx));
 	return sa_offer(&sa_sl2vl_rec, w->q, w->mask, rec, w->a) < 0 ? -1 : 0;
 }
 
@@ -105,17 +105,24 @@ static int sl2vl_query(struct sa_ctx *c, const struct sa_query *q,
 		if (walk_node(&w, fn, n >= 0 && !fab_is_switch(sa_fab(c), fn) ? port
 									   : FAB_NONE) < 0)
 			return SA_STATUS_NO_RESOURCES;
-	if (!w.unread)
+	return sa_tbl_unread(&c->sl2vl, "SL2VLTableRecord", q, a, w.unread, n >= 0);
+}
+
+int sa_tbl_unread(struct sa_sl2vl_cache *t, const char *rec_name,
+		  const struct sa_query *q, const struct sa_answer *a,
+		  unsigned unread, int one_node)
+{
+	if (!unread)
 		return 0;
-	if (!c->sl2vl.partial_logged) {
-		c->sl2vl.partial_logged = 1;
-		log_info("SA: SL2VLTableRecord query from LID %u: %u matching table%s not read yet (%llu of %llu known; reading them): %s",
-			 q->slid, w.unread, w.unread == 1 ? "" : "s",
-			 (unsigned long long)c->sl2vl.known,
-			 (unsigned long long)(c->sl2vl.known + c->sl2vl.wanted),
-			 n >= 0 ? "Busy until read" : "answered from what is known");
+	if (!t->partial_logged) {
+		t->partial_logged = 1;
+		log_info("SA: %s query from LID %u: %u matching table%s not read yet (%llu of %llu known; reading them): %s",
+			 rec_name, q->slid, unread, unread == 1 ? "" : "s",
+			 (unsigned long long)t->known,
+			 (unsigned long long)(t->known + t->wanted),
+			 one_node ? "Busy until read" : "answered from what is known");
 	}
-	if ((q->method == SA_METHOD_GET && sa_answer_count(a) == 0) || n >= 0)
+	if ((q->method == SA_METHOD_GET && sa_answer_count(a) == 0) || one_node)
 		return SA_STATUS_BUSY;
 	return 0;
 }

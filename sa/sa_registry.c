@@ -22,6 +22,7 @@ static const struct sa_attr_ops *const table[] = {
 	&sa_informinfo_ops,
 	&sa_informinforecord_ops,
 	&sa_sl2vlrecord_ops,
+	&sa_vlarbrecord_ops,
 };
 #define NUM (int)(sizeof(table) / sizeof(table[0]))
 

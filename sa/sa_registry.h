@@ -16,6 +16,7 @@ extern const struct sa_attr_ops sa_classportinfo_ops, sa_noderecord_ops,
 	sa_lftrecord_ops, sa_guidinforecord_ops, sa_pkeyrecord_ops,
 	sa_sminforecord_ops, sa_pathrecord_ops, sa_mcmember_ops,
 	sa_servicerecord_ops, sa_mftrecord_ops, sa_informinfo_ops,
-	sa_informinforecord_ops, sa_multipathrecord_ops, sa_sl2vlrecord_ops;
+	sa_informinforecord_ops, sa_multipathrecord_ops, sa_sl2vlrecord_ops,
+	sa_vlarbrecord_ops;
 
 #endif

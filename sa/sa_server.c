@@ -88,6 +88,7 @@ void sa_server_init(struct sa_server *s, struct mad_transport *t)
 	s->rmpp_retries = SA_RMPP_RETRIES;
 	sa_db_init(&s->ctx.db);
 	sa_sl2vl_init(&s->ctx.sl2vl);
+	sa_tbl_init(&s->ctx.vlarb, SA_TBL_VLARB);
 	if (rmpp_rx_init(&s->rx, &sa_rx_opts) < 0)
 		log_warn("SA: no memory for RMPP reassembly: multi-MAD requests will be stopped");
 }
@@ -101,6 +102,7 @@ void sa_server_free(struct sa_server *s)
 	sa_service_db_free(&s->ctx.services);
 	sa_inform_db_free(&s->ctx.informs);
 	sa_sl2vl_free(&s->ctx.sl2vl);
+	sa_sl2vl_free(&s->ctx.vlarb);
 	memset(s, 0, sizeof(*s));
 }
 

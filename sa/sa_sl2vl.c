@@ -4,10 +4,27 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <infiniband/mad.h>
+
+void sa_tbl_init(struct sa_sl2vl_cache *c, enum sa_tbl_kind kind)
+{
+	memset(c, 0, sizeof(*c));
+	c->kind = kind;
+}
 
 void sa_sl2vl_init(struct sa_sl2vl_cache *c)
 {
-	memset(c, 0, sizeof(*c));
+	sa_tbl_init(c, SA_TBL_SL2VL);
+}
+
+unsigned sa_tbl_len(const struct sa_sl2vl_cache *c)
+{
+	return c->kind == SA_TBL_VLARB ? SA_VLARB_BLOCK_LEN : 8;
+}
+
+const char *sa_tbl_name(const struct sa_sl2vl_cache *c)
+{
+	return c->kind == SA_TBL_VLARB ? "VLArb" : "SL2VL";
 }
 
 static void node_free(struct sa_sl2vl_node *n)
@@ -19,17 +36,45 @@ static void node_free(struct sa_sl2vl_node *n)
 
 void sa_sl2vl_free(struct sa_sl2vl_cache *c)
 {
+	enum sa_tbl_kind kind = c->kind;
+
 	for (uint32_t i = 0; i < c->num_nodes; i++)
 		node_free(&c->nodes[i]);
 	free(c->nodes);
-	memset(c, 0, sizeof(*c));
+	sa_tbl_init(c, kind);
 }
 
-static unsigned num_tables(const struct sa_sl2vl_node *n)
+unsigned sa_tbl_count(const struct sa_sl2vl_cache *c, const struct sa_sl2vl_node *n)
 {
 	unsigned p = n->num_ports + 1u;
 
+	if (c->kind == SA_TBL_VLARB)
+		return p * SA_VLARB_BLOCKS;
 	return n->is_switch ? p * p : p;
+}
+
+/* The ports table i of node n belongs to: SL2VL (in, out), VLArb the
+ * port twice. */
+static void tbl_ports(const struct sa_sl2vl_cache *c, const struct sa_sl2vl_node *n,
+		      unsigned i, unsigned *in, unsigned *out)
+{
+	if (c->kind == SA_TBL_VLARB) {
+		*in = *out = i / SA_VLARB_BLOCKS;
+	} else if (n->is_switch) {
+		*in = i / (n->num_ports + 1u);
+		*out = i % (n->num_ports + 1u);
+	} else {
+		*in = 0;
+		*out = i;
+	}
+}
+
+int sa_vlarb_index(const struct sa_sl2vl_node *n, unsigned port, unsigned block)
+{
+	if (port > n->num_ports || block < 1 || block > SA_VLARB_BLOCKS ||
+	    (!n->is_switch && port == 0))
+		return -1;
+	return (int)(port * SA_VLARB_BLOCKS + block - 1);
 }
 
 int sa_sl2vl_index(const struct sa_sl2vl_node *n, unsigned in, unsigned out)
@@ -79,23 +124,47 @@ static uint64_t port_sig(const struct fabric *f, uint32_t p)
 	return f->nodes[f->ports[q].node].guid * 257u + f->ports[q].num + 1u;
 }
 
-/* Whether the cache keeps table idx of node n (fabric node fn). */
-static int planned(const struct fabric *f, uint32_t fn,
-		   const struct sa_sl2vl_node *n, unsigned idx)
+/* Whether the cache keeps table idx of node n (fabric node fn). A
+ * switch's port 0 too (OpenSM answers it, and osmtest asks for it). */
+static int planned(const struct sa_sl2vl_cache *c, const struct fabric *f,
+		   uint32_t fn, const struct sa_sl2vl_node *n, unsigned idx)
 {
 	const struct fab_node *nd = &f->nodes[fn];
+	unsigned in, out;
 
+	tbl_ports(c, n, idx, &in, &out);
 	if (!n->is_switch) {
-		uint32_t p = nd->first_port + idx;
+		uint32_t p = nd->first_port + out;
 
-		return idx >= 1 && f->ports[p].peer != FAB_NONE && f->ports[p].lid;
+		return out >= 1 && f->ports[p].peer != FAB_NONE && f->ports[p].lid;
 	}
-	{
-		unsigned in = idx / (n->num_ports + 1u), out = idx % (n->num_ports + 1u);
+	if (c->kind == SA_TBL_VLARB)
+		return out == 0 || f->ports[nd->first_port + out].peer != FAB_NONE;
+	/* Port 0 to itself: the one port-0 table osmtest -f q asks for (it
+	 * asks a switch's port 0 as it asks a CA port, ports 0/0). */
+	if (in == 0 && out == 0)
+		return 1;
+	return out >= 1 && f->ports[nd->first_port + out].peer != FAB_NONE &&
+	       (in == 0 || f->ports[nd->first_port + in].peer != FAB_NONE);
+}
 
-		return out >= 1 && f->ports[nd->first_port + out].peer != FAB_NONE &&
-		       (in == 0 || f->ports[nd->first_port + in].peer != FAB_NONE);
-	}
+/* Whether VLArb table idx of node fn lies wholly past its port's
+ * VLArbitrationLowCap/HighCap (PortInfo, IBA 14.2.5.6): blocks 2 and 4
+ * hold entries 32..63, which a port with a cap of 32 or less does not
+ * have (ibsim refuses the Get). Such a block is known without a read:
+ * all zeros, weight 0 being an entry that is skipped (IBA 7.6.9), which is
+ * also what OpenSM answers for it. */
+static int vlarb_past_cap(const struct sweep_result *r, uint32_t fn, unsigned idx)
+{
+	uint32_t p = r->fab.nodes[fn].first_port + idx / SA_VLARB_BLOCKS;
+	unsigned block = idx % SA_VLARB_BLOCKS + 1, cap;
+
+	if (!r->port_info || !r->port_info_ok || r->port_info_ok[p] != 1)
+		return 0;
+	cap = (unsigned)mad_get_field((void *)r->port_info[p], 0, block <= 2 ?
+				      IB_PORT_VL_ARBITRATION_LOW_CAP_F :
+				      IB_PORT_VL_ARBITRATION_HIGH_CAP_F);
+	return (block == 2 || block == 4 ? 32u : 0u) >= cap;
 }
 
 int sa_sl2vl_sweep(struct sa_sl2vl_cache *c, const struct sweep_result *r)
@@ -115,10 +184,10 @@ int sa_sl2vl_sweep(struct sa_sl2vl_cache *c, const struct sweep_result *r)
 		n->guid = nd->guid;
 		n->num_ports = (uint8_t)nd->num_ports;
 		n->is_switch = fab_is_switch(f, fn);
-		nt = num_tables(n);
+		nt = sa_tbl_count(c, n);
 		n->sig = calloc(n->num_ports + 1u, sizeof(*n->sig));
 		n->state = calloc(nt, 1);
-		n->tbl = calloc(nt, sizeof(*n->tbl));
+		n->tbl = calloc(nt, sa_tbl_len(c));
 		if (!n->sig || !n->state || !n->tbl) {
 			for (uint32_t k = 0; k <= fn; k++)
 				node_free(&nodes[k]);
@@ -132,19 +201,19 @@ int sa_sl2vl_sweep(struct sa_sl2vl_cache *c, const struct sweep_result *r)
 	for (uint32_t fn = 0; fn < f->num_nodes; fn++) {
 		struct sa_sl2vl_node *n = &nodes[fn];
 		const struct sa_sl2vl_node *o = sa_sl2vl_find(c, n->guid, NULL);
-		unsigned nt = num_tables(n);
+		unsigned nt = sa_tbl_count(c, n);
 
 		if (o && o->num_ports == n->num_ports && o->is_switch == n->is_switch) {
 			n->asked = o->asked;    /* keep a node clients ask for fresh */
 			memcpy(n->state, o->state, nt);
-			memcpy(n->tbl, o->tbl, nt * sizeof(*n->tbl));
+			memcpy(n->tbl, o->tbl, (size_t)nt * sa_tbl_len(c));
 			for (unsigned p = 0; p <= n->num_ports; p++) {
 				if (o->sig[p] == n->sig[p])
 					continue;
 				for (unsigned i = 0; i < nt; i++) {
-					unsigned in = n->is_switch ? i / (n->num_ports + 1u) : 0;
-					unsigned out = n->is_switch ? i % (n->num_ports + 1u) : i;
+					unsigned in, out;
 
+					tbl_ports(c, n, i, &in, &out);
 					if ((in == p || out == p) &&
 					    (n->state[i] == SL2VL_READ || n->state[i] == SL2VL_SET)) {
 						n->state[i] = SL2VL_NONE;
@@ -154,9 +223,12 @@ int sa_sl2vl_sweep(struct sa_sl2vl_cache *c, const struct sweep_result *r)
 			}
 		}
 		for (unsigned i = 0; i < nt; i++) {
-			if (!planned(f, fn, n, i))
+			if (!planned(c, f, fn, n, i)) {
 				n->state[i] = SL2VL_NONE;
-			else if (n->state[i] == SL2VL_NONE || n->state[i] == SL2VL_FAILED ||
+			} else if (c->kind == SA_TBL_VLARB && vlarb_past_cap(r, fn, i)) {
+				memset(sa_tbl_at(c, n, i), 0, sa_tbl_len(c));
+				n->state[i] = SL2VL_SET;
+			} else if (n->state[i] == SL2VL_NONE || n->state[i] == SL2VL_FAILED ||
 				 n->state[i] == SL2VL_READING)
 				n->state[i] = SL2VL_WANTED;
 		}
@@ -171,7 +243,7 @@ int sa_sl2vl_sweep(struct sa_sl2vl_cache *c, const struct sweep_result *r)
 	c->nodes = nodes;
 	c->num_nodes = f->num_nodes;
 	for (uint32_t i = 0; i < c->num_nodes; i++)
-		for (unsigned k = 0; k < num_tables(&nodes[i]); k++) {
+		for (unsigned k = 0; k < sa_tbl_count(c, &nodes[i]); k++) {
 			c->wanted += nodes[i].state[k] == SL2VL_WANTED;
 			c->known += nodes[i].state[k] == SL2VL_READ ||
 				    nodes[i].state[k] == SL2VL_SET;
@@ -193,7 +265,7 @@ void sa_sl2vl_store_at(struct sa_sl2vl_cache *c, uint32_t node, uint32_t idx,
 	struct sa_sl2vl_node *n;
 	uint8_t *s;
 
-	if (node >= c->num_nodes || idx >= num_tables(&c->nodes[node]))
+	if (node >= c->num_nodes || idx >= sa_tbl_count(c, &c->nodes[node]))
 		return;
 	n = &c->nodes[node];
 	s = &n->state[idx];
@@ -207,7 +279,7 @@ void sa_sl2vl_store_at(struct sa_sl2vl_cache *c, uint32_t node, uint32_t idx,
 		*s = SL2VL_FAILED;
 		return;
 	}
-	memcpy(n->tbl[idx], tbl, 8);
+	memcpy(sa_tbl_at(c, n, idx), tbl, sa_tbl_len(c));
 	*s = (uint8_t)st;
 	c->known++;
 }
@@ -224,12 +296,24 @@ void sa_sl2vl_store(struct sa_sl2vl_cache *c, uint64_t guid, unsigned in,
 	sa_sl2vl_store_at(c, pos, (uint32_t)idx, tbl, st);
 }
 
+void sa_vlarb_store(struct sa_sl2vl_cache *c, uint64_t guid, unsigned port,
+		    unsigned block, const uint8_t *tbl, enum sl2vl_state st)
+{
+	uint32_t pos;
+	struct sa_sl2vl_node *n = sa_sl2vl_find(c, guid, &pos);
+	int idx;
+
+	if (!n || (idx = sa_vlarb_index(n, port, block)) < 0)
+		return;
+	sa_sl2vl_store_at(c, pos, (uint32_t)idx, tbl, st);
+}
+
 void sa_sl2vl_want(struct sa_sl2vl_cache *c, uint32_t node, uint32_t idx)
 {
 	struct sa_sl2vl_node *n;
 	unsigned k;
 
-	if (node >= c->num_nodes || idx >= num_tables(&c->nodes[node]))
+	if (node >= c->num_nodes || idx >= sa_tbl_count(c, &c->nodes[node]))
 		return;
 	n = &c->nodes[node];
 	if (!n->asked) {
@@ -257,7 +341,7 @@ void sa_sl2vl_want(struct sa_sl2vl_cache *c, uint32_t node, uint32_t idx)
 
 void sa_sl2vl_reading(struct sa_sl2vl_cache *c, uint32_t node, uint32_t idx)
 {
-	if (node < c->num_nodes && idx < num_tables(&c->nodes[node]) &&
+	if (node < c->num_nodes && idx < sa_tbl_count(c, &c->nodes[node]) &&
 	    c->nodes[node].state[idx] == SL2VL_WANTED)
 		c->nodes[node].state[idx] = SL2VL_READING;
 }
@@ -270,12 +354,16 @@ int sa_sl2vl_drops(const struct sa_sl2vl_cache *c, const struct fabric *f,
 	int idx;
 	unsigned vl;
 
-	if (sl > 15 || fab_is_switch(f, fp->node))
+	if (sl > 15 || fab_is_switch(f, fp->node) || c->kind != SA_TBL_SL2VL)
 		return 0;
 	n = sa_sl2vl_find(c, f->nodes[fp->node].guid, NULL);
 	if (!n || (idx = sa_sl2vl_index(n, 0, fp->num)) < 0 ||
 	    (n->state[idx] != SL2VL_READ && n->state[idx] != SL2VL_SET))
 		return 0;
-	vl = sl & 1 ? n->tbl[idx][sl / 2] & 0xf : n->tbl[idx][sl / 2] >> 4;
+	{
+		const uint8_t *t = sa_tbl_at(c, n, (unsigned)idx);
+
+		vl = sl & 1 ? t[sl / 2] & 0xf : t[sl / 2] >> 4;
+	}
 	return vl == 15;
 }

@@ -11,7 +11,7 @@
  *
  * Keyed by node GUID, so it survives sweeps (the SA database does not):
  *   switch  one table per (in, out): out a linked port, in 0 or a linked
- *           port (in == out included, as the spec defines it)
+ *           port (in == out included, as the spec defines it); and (0, 0)
  *   CA      one table per linked port with a LID (in = out = 0 in records)
  * Each heavy sweep reconciles it with the fabric seen (sa_sl2vl_sweep):
  * nodes gone are dropped; a port whose link now leads elsewhere, or is
@@ -24,12 +24,22 @@
  *   FAILED  the Get failed; WANTED again after the next heavy sweep, or
  *           when a query asks for it
  *   READING a Get is under way (counted as wanted; WANTED again in a
- *           new generation, whose reader drops the old answer) */
+ *           new generation, whose reader drops the old answer)
+ *
+ * The same cache, reader and states serve VLArbitrationTableRecord (IBA
+ * 15.2.5.9): a cache of kind SA_TBL_VLARB keeps the four 32-entry blocks
+ * of VLArbitrationTable (IBA 14.2.5.9; 1, 2 low priority, 3, 4 high) of
+ * every port: a switch's linked ports and port 0, a CA's linked ports
+ * with a LID (sa_vlarb_index). Only the table layout differs by kind. */
 #ifndef IBSM_SA_SA_SL2VL_H
 #define IBSM_SA_SA_SL2VL_H
 
 #include <stdint.h>
 #include "../discovery/sweep.h"
+
+enum sa_tbl_kind { SA_TBL_SL2VL, SA_TBL_VLARB };
+#define SA_VLARB_BLOCKS 4
+#define SA_VLARB_BLOCK_LEN 64       /* 32 entries of VL (4 bits) and weight */
 
 enum sl2vl_state { SL2VL_NONE, SL2VL_WANTED, SL2VL_READ, SL2VL_SET,
 		   SL2VL_FAILED, SL2VL_READING };
@@ -39,13 +49,14 @@ struct sa_sl2vl_node {
 	uint8_t num_ports, is_switch;
 	uint8_t asked;              /* an SA query wanted its tables: read them */
 	uint64_t *sig;              /* per port 0..num_ports: who its link leads to */
-	uint8_t *state;             /* per table (sa_sl2vl_index) */
-	uint8_t (*tbl)[8];          /* 16 SLs, 4 bits each, as on the wire */
+	uint8_t *state;             /* per table (sa_sl2vl_index, sa_vlarb_index) */
+	uint8_t *tbl;               /* tables of sa_tbl_len() bytes, as on the wire */
 };
 
 #define SL2VL_WANT_RING 64
 
 struct sa_sl2vl_cache {
+	enum sa_tbl_kind kind;
 	struct sa_sl2vl_node *nodes;    /* sorted by GUID */
 	uint32_t num_nodes;
 	unsigned gen;                   /* +1 at every reconcile */
@@ -59,6 +70,19 @@ struct sa_sl2vl_cache {
 };
 
 void sa_sl2vl_init(struct sa_sl2vl_cache *c);
+/* An empty cache of the given kind (sa_sl2vl_init: SA_TBL_SL2VL). */
+void sa_tbl_init(struct sa_sl2vl_cache *c, enum sa_tbl_kind kind);
+/* Bytes of one table: 8 (16 SLs, 4 bits each) or a VLArb block's 64. */
+unsigned sa_tbl_len(const struct sa_sl2vl_cache *c);
+/* Tables node n keeps, and table idx of node n. */
+unsigned sa_tbl_count(const struct sa_sl2vl_cache *c, const struct sa_sl2vl_node *n);
+static inline uint8_t *sa_tbl_at(const struct sa_sl2vl_cache *c,
+				 const struct sa_sl2vl_node *n, unsigned idx)
+{
+	return n->tbl + (size_t)idx * sa_tbl_len(c);
+}
+/* "SL2VL" or "VLArb", for logs. */
+const char *sa_tbl_name(const struct sa_sl2vl_cache *c);
 void sa_sl2vl_free(struct sa_sl2vl_cache *c);
 /* Reconcile with a fabric just swept. Returns the number of tables
  * dropped because their ports changed, or -ENOMEM (cache emptied). */
@@ -69,10 +93,15 @@ struct sa_sl2vl_node *sa_sl2vl_find(const struct sa_sl2vl_cache *c,
 /* Table index of (in, out) on a switch, or of port `out` on a CA; -1 if
  * out of range. */
 int sa_sl2vl_index(const struct sa_sl2vl_node *n, unsigned in, unsigned out);
+/* Table index of VLArb block (1..4) of a port (switch: 0..num_ports, CA:
+ * 1..num_ports); -1 if out of range. */
+int sa_vlarb_index(const struct sa_sl2vl_node *n, unsigned port, unsigned block);
 /* Store a table read (SL2VL_READ) or written (SL2VL_SET), or a failure
  * (SL2VL_FAILED, tbl NULL). Ignored for tables the cache does not keep. */
 void sa_sl2vl_store(struct sa_sl2vl_cache *c, uint64_t guid, unsigned in,
 		    unsigned out, const uint8_t *tbl, enum sl2vl_state st);
+void sa_vlarb_store(struct sa_sl2vl_cache *c, uint64_t guid, unsigned port,
+		    unsigned block, const uint8_t *tbl, enum sl2vl_state st);
 void sa_sl2vl_store_at(struct sa_sl2vl_cache *c, uint32_t node, uint32_t idx,
 		       const uint8_t *tbl, enum sl2vl_state st);
 /* A Get of a WANTED table is under way: READING, so that it is not

@@ -1,4 +1,4 @@
-/* Background SL2VL reads (sm/sl2vl_read.h). */
+/* Background SL2VL and VLArb reads (sm/sl2vl_read.h). */
 #include "sl2vl_read.h"
 
 #include <errno.h>
@@ -73,19 +73,26 @@ static int submit(struct sl2vl_reader *rd, struct mad_transport *t,
 		  struct sweep_result *r, uint32_t cn, uint32_t idx)
 {
 	const struct sa_sl2vl_node *n = &rd->c->nodes[cn];
-	uint32_t fn = rd->fnode[cn], mod = 0;
+	uint32_t fn = rd->fnode[cn], mod = 0, attr = IB_ATTR_SLVL_TABLE;
+	unsigned port = idx;
 	const struct smp_path *path;
 	int rc;
 
 	if (fn == FAB_NONE)
 		return 1;
-	if (n->is_switch) {
-		path = &r->node_path[fn];
+	if (rd->c->kind == SA_TBL_VLARB) {
+		/* IBA 14.2.5.9: block in bits 31-16, a switch's port in 15-0. */
+		attr = IB_ATTR_VL_ARBITRATION;
+		port = idx / SA_VLARB_BLOCKS;
+		mod = (idx % SA_VLARB_BLOCKS + 1u) << 16 | (n->is_switch ? port : 0);
+	} else if (n->is_switch) {
 		mod = (idx / (n->num_ports + 1u)) << 8 | idx % (n->num_ports + 1u);
-	} else {
-		path = &r->port_path[fab_port_idx(&r->fab, fn, idx)];
 	}
-	rc = mt_submit_dr(t, path, IB_MAD_METHOD_GET, IB_ATTR_SLVL_TABLE, mod,
+	if (n->is_switch)
+		path = &r->node_path[fn];
+	else
+		path = &r->port_path[fab_port_idx(&r->fab, fn, port)];
+	rc = mt_submit_dr(t, path, IB_MAD_METHOD_GET, attr, mod,
 			  NULL, on_read, rd, COOKIE(rd->gen, cn, idx));
 	if (rc < 0)
 		return rc;
@@ -119,8 +126,7 @@ static int next(struct sl2vl_reader *rd, uint32_t *cn, uint32_t *idx)
 	}
 	for (; rd->node < c->num_nodes; rd->node++, rd->idx = 0) {
 		const struct sa_sl2vl_node *n = &c->nodes[rd->node];
-		unsigned nt = n->is_switch ? (n->num_ports + 1u) * (n->num_ports + 1u)
-					   : n->num_ports + 1u;
+		unsigned nt = sa_tbl_count(c, n);
 
 		if (!rd->all && !n->asked)
 			continue;
@@ -161,16 +167,16 @@ int sl2vl_reader_tick(struct sl2vl_reader *rd, struct mad_transport *t,
 			return rc;
 	}
 	if (!rd->all && rd->in_flight == 0 && rd->read + rd->failed != rd->logged_read) {
-		log_info("SL2VL tables for the SA: %llu read on demand, %llu failed since the last sweep (%.2f s); %llu known in all",
-			 (unsigned long long)rd->read, (unsigned long long)rd->failed,
+		log_info("%s tables for the SA: %llu read on demand, %llu failed since the last sweep (%.2f s); %llu known in all",
+			 sa_tbl_name(rd->c), (unsigned long long)rd->read, (unsigned long long)rd->failed,
 			 now - rd->started, (unsigned long long)rd->c->known);
 		rd->logged_read = rd->read + rd->failed;
 	}
 	if (rd->walking && !rd->done_logged && rd->in_flight == 0 &&
 	    rd->node >= rd->c->num_nodes) {
 		rd->done_logged = 1;
-		log_info("SL2VL tables for the SA: %llu read, %llu failed in %.2f s (background, at most %.0f/s); %llu known in all",
-			 (unsigned long long)rd->read, (unsigned long long)rd->failed,
+		log_info("%s tables for the SA: %llu read, %llu failed in %.2f s (background, at most %.0f/s); %llu known in all",
+			 sa_tbl_name(rd->c), (unsigned long long)rd->read, (unsigned long long)rd->failed,
 			 now - rd->started, rd->rate,
 			 (unsigned long long)rd->c->known);
 	}

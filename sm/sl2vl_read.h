@@ -1,6 +1,8 @@
 /* Reads of SL2VL tables for the SA (sa/sa_sl2vl.h), with a directed-route
  * SubnGet(SLtoVLMappingTable) (IBA 14.2.5.8; modifier in << 8 | out on a
- * switch, 0 on a CA port), outside the sweep: from the daemon's idle loop,
+ * switch, 0 on a CA port), or of VLArb blocks for a cache of kind
+ * SA_TBL_VLARB (SubnGet(VLArbitrationTable), IBA 14.2.5.9; one reader per
+ * cache, each with its own rate), outside the sweep: from the daemon's idle loop,
  * at most `rate` a second (a token bucket) and SL2VL_READ_INFLIGHT at
  * once, tables an SA query asked for first. On demand (the default) only
  * the nodes an SA query asked for are read: no flood of Gets after every

@@ -351,6 +351,10 @@ int sm_init(struct sm *sm, const struct ibsm_config *cfg,
 	sl2vl_reader_init(&sm->sl2vl_rd, &sm->sa.ctx.sl2vl,
 			  cfg->sa_enabled && cfg->sl2vl_read ? cfg->sl2vl_read_rate : 0,
 			  cfg->sl2vl_read_all);
+	/* VLArb blocks for the SA: read as SL2VL tables are, by the same keys. */
+	sl2vl_reader_init(&sm->vlarb_rd, &sm->sa.ctx.vlarb,
+			  cfg->sa_enabled && cfg->sl2vl_read ? cfg->sl2vl_read_rate : 0,
+			  cfg->sl2vl_read_all);
 	sm->sa.ctx.subnet_timeout = cfg->subnet_timeout;
 	sa_identity(sm);
 	link_hold_init(&sm->hold);
@@ -410,6 +414,7 @@ void sm_free(struct sm *sm)
 	mt_set_request_handler(sm->t, NULL, NULL);
 	mt_set_long_request_handler(sm->t, NULL, NULL);
 	sl2vl_reader_free(&sm->sl2vl_rd);
+	sl2vl_reader_free(&sm->vlarb_rd);
 	sa_server_free(&sm->sa);
 	sm_report_free(&sm->report);
 	sm_standby_free(&sm->standby);
@@ -947,13 +952,19 @@ int sm_heavy_sweep(struct sm *sm)
 	/* The SA's SL2VL tables follow this view of the fabric (by GUID):
 	 * before programming, so the tables written below are kept. */
 	if (cfg->sa_enabled) {
-		int dropped = sa_sl2vl_sweep(&sm->sa.ctx.sl2vl, &nr);
+		struct sa_sl2vl_cache *tc[] = { &sm->sa.ctx.sl2vl, &sm->sa.ctx.vlarb };
 
-		if (dropped < 0)
-			log_err("sweep %u: SA SL2VL tables: out of memory", n);
-		else if (dropped)
-			log_info("sweep %u: SA SL2VL tables: %d dropped (their ports changed), %llu to read",
-				 n, dropped, (unsigned long long)sm->sa.ctx.sl2vl.wanted);
+		for (unsigned k = 0; k < 2; k++) {
+			int dropped = sa_sl2vl_sweep(tc[k], &nr);
+
+			if (dropped < 0)
+				log_err("sweep %u: SA %s tables: out of memory", n,
+					sa_tbl_name(tc[k]));
+			else if (dropped)
+				log_info("sweep %u: SA %s tables: %d dropped (their ports changed), %llu to read",
+					 n, sa_tbl_name(tc[k]), dropped,
+					 (unsigned long long)tc[k]->wanted);
+		}
 	}
 	/* Partitions (IBA 10.9): P_Key tables before any port goes ACTIVE,
 	 * as OpenSM's partition manager does. */
@@ -983,7 +994,8 @@ int sm_heavy_sweep(struct sm *sm)
 		struct vlprog_stats vs = { 0 };
 
 		rc = vlprog_program(sm->t, &nr, sm->sl_next.vls_used,
-				    cfg->sa_enabled ? &sm->sa.ctx.sl2vl : NULL, &vs);
+				    cfg->sa_enabled ? &sm->sa.ctx.sl2vl : NULL,
+				    cfg->sa_enabled ? &sm->sa.ctx.vlarb : NULL, &vs);
 		if (rc < 0)
 			goto out;
 		log_info("sweep %u: VLs: %u layers; SL2VL/VLArb tables %llu written, %llu unchanged, %llu read, %u failed",
@@ -1425,8 +1437,9 @@ int sm_run(struct sm *sm, const struct sm_signals *sig)
 		sm_report_groups(sm);
 		sa_server_tick(&sm->sa, now_seconds());
 		if (!sm->heavy_wanted &&
-		    sl2vl_reader_tick(&sm->sl2vl_rd, sm->t, &sm->cur, now_seconds()) < 0)
-			log_warn("SL2VL background read: out of memory");
+		    (sl2vl_reader_tick(&sm->sl2vl_rd, sm->t, &sm->cur, now_seconds()) < 0 ||
+		     sl2vl_reader_tick(&sm->vlarb_rd, sm->t, &sm->cur, now_seconds()) < 0))
+			log_warn("SL2VL/VLArb background read: out of memory");
 		if (sm->fabric_up && !sm->heavy_wanted)
 			copying = spare_prefault(sm);
 		if (sm->fabric_up && sm_mcast_dirty(&sm->mcast) &&

@@ -126,6 +126,7 @@ struct sm {
 	uint64_t persist_failures;
 	struct sa_server sa;            /* Subnet Administration (sa/) */
 	struct sl2vl_reader sl2vl_rd;   /* SL2VL tables for the SA, in the background */
+	struct sl2vl_reader vlarb_rd;   /* VLArb blocks for the SA, likewise */
 	struct sm_mcast mcast;          /* multicast groups and MFTs */
 	struct part_tables parts;       /* P_Key tables of sm->cur's ports */
 	struct pkeyprog_cache pkeys;    /* what the ports' tables hold */

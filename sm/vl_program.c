@@ -44,7 +44,7 @@ unsigned vlprog_fabric_vls(const struct sweep_result *r)
 struct job {
 	const struct smp_path *path;
 	uint64_t guid;              /* node, for the SA's SL2VL cache ... */
-	uint16_t key;               /* ... and its in << 8 | out (CA: port) */
+	uint16_t key;               /* ... and its in << 8 | out (CA: port; VLArb: port) */
 	uint32_t mod;
 	uint16_t attr;
 	uint8_t cur[64], want[64];
@@ -54,14 +54,20 @@ struct job {
 struct vp_ctx {
 	struct job *j;
 	struct vlprog_stats *st;
-	struct sa_sl2vl_cache *known;
+	struct sa_sl2vl_cache *known, *known_vlarb;
 };
 
 /* The SA's copy: switches key tables by (in, out), CA ports by the port
- * (read through the port's own path with modifier 0). */
+ * (read through the port's own path with modifier 0); VLArb block 1 (the
+ * one written) by the port. */
 static void keep(struct vp_ctx *c, const struct job *j, const uint8_t *tbl,
 		 enum sl2vl_state st)
 {
+	if (j->attr == IB_ATTR_VL_ARBITRATION) {
+		if (c->known_vlarb)
+			sa_vlarb_store(c->known_vlarb, j->guid, j->key, 1, tbl, st);
+		return;
+	}
 	if (!c->known || j->attr != IB_ATTR_SLVL_TABLE)
 		return;
 	sa_sl2vl_store(c->known, j->guid, j->key >> 8, j->key & 0xff, tbl, st);
@@ -125,12 +131,12 @@ static size_t job_len(const struct job *j)
 
 int vlprog_program(struct mad_transport *t, const struct sweep_result *r,
 		   unsigned vls, struct sa_sl2vl_cache *known,
-		   struct vlprog_stats *st)
+		   struct sa_sl2vl_cache *known_vlarb, struct vlprog_stats *st)
 {
 	const struct fabric *f = &r->fab;
 	size_t limit = (size_t)mt_window(t) * 8;
 	uint32_t cap = 0, n = 0;
-	struct vp_ctx c = { .st = st, .known = known };
+	struct vp_ctx c = { .st = st, .known = known, .known_vlarb = known_vlarb };
 	int rc = 0;
 
 #define ADD(PATH, ATTR, MOD, WANTFN, KEY) do { \
@@ -161,7 +167,7 @@ int vlprog_program(struct mad_transport *t, const struct sweep_result *r,
 				if (mad_get_field((void *)r->port_info[po], 0,
 						  IB_PORT_VL_ARBITRATION_LOW_CAP_F) >= vls)
 					ADD(&r->node_path[nd], IB_ATTR_VL_ARBITRATION,
-					    1u << 16 | out, vlarb_want, 0);
+					    1u << 16 | out, vlarb_want, out);
 			}
 		} else {
 			for (unsigned k = 1; k <= node->num_ports; k++) {
@@ -174,7 +180,7 @@ int vlprog_program(struct mad_transport *t, const struct sweep_result *r,
 				    mad_get_field((void *)r->port_info[p], 0,
 						  IB_PORT_VL_ARBITRATION_LOW_CAP_F) >= vls)
 					ADD(&r->port_path[p], IB_ATTR_VL_ARBITRATION,
-					    1u << 16, vlarb_want, 0);
+					    1u << 16, vlarb_want, k);
 			}
 		}
 	}

@@ -24,10 +24,10 @@ struct vlprog_stats {
  * 8 or 15): the layer budget of the fabric. */
 unsigned vlprog_fabric_vls(const struct sweep_result *r);
 /* Program for `vls` layers (2..15). SL2VL tables read and written are
- * stored in `known` (the SA's cache; NULL: nowhere). 0, or a negative
- * errno (transport). */
+ * stored in `known`, VLArb blocks in `known_vlarb` (the SA's caches;
+ * NULL: nowhere). 0, or a negative errno (transport). */
 int vlprog_program(struct mad_transport *t, const struct sweep_result *r,
 		   unsigned vls, struct sa_sl2vl_cache *known,
-		   struct vlprog_stats *st);
+		   struct sa_sl2vl_cache *known_vlarb, struct vlprog_stats *st);
 
 #endif

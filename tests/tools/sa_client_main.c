@@ -13,6 +13,9 @@
  *             [--generic 0|1] [--type N] [--producer N] [--qpn N]
  *             [--subscribe N] [--listen SECONDS] [--issm] [--ignore-reports]
  *   sa-client [-C ca] [-P port] mc-join|mc-leave [--mgid MGID] [--gid GID]
+ *   sa-client [-C ca] [-P port] get --attr N [--mask N]
+ *             (a Get of any attribute with a zero record: how an SA answers
+ *             an attribute it does not serve, which saquery cannot ask)
  *   any of them with --count N: N requests in a row on one open port
  *   (a flood: sr-set adds k to the ServiceID, mc-join with an MGID adds k
  *   to its last 32 bits, MGID 0 asks for a new SM-assigned group each
@@ -83,6 +86,7 @@ static void usage(void)
 		"       [--type N] [--producer N] [--qpn N] [--subscribe N] [--listen S] [--issm]\n"
 		"       [--ignore-reports]\n"
 		"   or: sa-client [-C ca] [-P port] mc-join|mc-leave [--mgid MGID] [--gid GID]\n"
+		"   or: sa-client [-C ca] [-P port] get --attr N [--mask N]\n"
 		"   any with --count N: N requests in a row, a tally instead of records\n");
 	exit(2);
 }
@@ -473,7 +477,7 @@ int main(int argc, char **argv)
 		{ "type", 1, 0, 'T' }, { "producer", 1, 0, 'r' },
 		{ "qpn", 1, 0, 'q' }, { "subscribe", 1, 0, 's' },
 		{ "listen", 1, 0, 'L' }, { "issm", 0, 0, 'I' },
-		{ "mgid", 1, 0, 'M' }, { "count", 1, 0, 'c' },
+		{ "mgid", 1, 0, 'M' }, { "count", 1, 0, 'c' }, { "attr", 1, 0, 'A' },
 		{ "ignore-reports", 0, 0, 'N' },
 		{ 0, 0, 0, 0 },
 	};
@@ -483,6 +487,7 @@ int main(int argc, char **argv)
 	struct req q = { 0 };
 	uint8_t gid[16] = { 0 }, ii[IB_SA_DATA_SIZE] = { 0 };
 	int have_gid = 0, subscribe = -1;
+	unsigned attr = 0;
 	uint8_t mgid[16] = { 0 };
 	ib_portid_t sa = { 0 };
 	umad_port_t p;
@@ -557,6 +562,7 @@ int main(int argc, char **argv)
 		case 's': subscribe = (int)num("--subscribe", optarg, 255); break;
 		case 'L': q.listen_s = (int)num("--listen", optarg, 3600); break;
 		case 'I': q.issm = 1; break;
+		case 'A': attr = (unsigned)num("--attr", optarg, 0xFFFF); break;
 		case 'M':
 			if (inet_pton(AF_INET6, optarg, mgid) != 1) {
 				fprintf(stderr, "sa-client: --mgid: bad GID \"%s\"\n", optarg);
@@ -620,7 +626,12 @@ int main(int argc, char **argv)
 		mad_set_array(q.rec, 0, IB_SA_SR_GID_F, gid);
 		q.mask |= 1ull << SR_GID;
 	}
-	if (q.attr == IB_SA_ATTR_INFORMINFO || q.attr == IB_SA_ATTR_MCRECORD)
+	if (!strcmp(verb, "get")) {
+		if (!attr)
+			usage();
+		q.attr = attr;
+		q.method = IB_MAD_METHOD_GET;
+	} else if (q.attr == IB_SA_ATTR_INFORMINFO || q.attr == IB_SA_ATTR_MCRECORD)
 		;
 	else if (!strcmp(verb, "sr-set"))
 		q.method = IB_MAD_METHOD_SET;

@@ -49,8 +49,8 @@ static const unsigned sa_attrs[] = {
 static int allowed(unsigned st)
 {
 	switch (st) {
-	/* 0x0001 Busy (IBA 13.4.7): ibsm's Get of an SL2VL table it has
-	 * not read yet. */
+	/* 0x0001 Busy (IBA 13.4.7): ibsm's Get of an SL2VL table or a
+	 * VLArb block it has not read yet. */
 	case 0x0000: case 0x0001: case 0x0004: case 0x0008: case 0x000C: case 0x001C:
 	case 0x0100: case 0x0200: case 0x0300: case 0x0400: case 0x0500:
 	case 0x0600: case 0x0700:

@@ -472,9 +472,10 @@ static void test_sl2vl(void **state)
 
 	(void)state;
 	mini_build(&m);
-	/* Switch: out 1 or 2 (linked) x in 0, 1, 2; each CA port: one. */
+	/* Switch: out 1 or 2 (linked) x in 0, 1, 2, and port 0 to itself
+	 * (osmtest -f q asks for it); each CA port: one. */
 	assert_int_equal(sa_sl2vl_sweep(&m.s.ctx.sl2vl, &m.r), 0);
-	assert_int_equal(m.s.ctx.sl2vl.wanted, 8);
+	assert_int_equal(m.s.ctx.sl2vl.wanted, 9);
 	req_init(req, 0x01, 0x0013, key);
 	sa_put(&sa_sl2vl_rec, req + GMP_SA_DATA_OFFS, SL2VL_LID, 1);
 	sa_put(&sa_sl2vl_rec, req + GMP_SA_DATA_OFFS, SL2VL_INPORT, 1);
@@ -527,6 +528,93 @@ static void test_sl2vl(void **state)
 	m.r.fab.ports[fab_port_idx(&m.r.fab, 0, 2)].peer = FAB_NONE;
 	assert_int_equal(sa_sl2vl_sweep(&m.s.ctx.sl2vl, &m.r), 1);
 	assert_int_equal(m.s.ctx.sl2vl.known, 1);       /* CA b's, by GUID */
+	mini_free(&m);
+}
+
+/* VLArbitrationTableRecord (IBA 15.2.5.9): blocks come from the VLArb
+ * cache, read or written; blocks wholly past the port's VLArb cap are
+ * known zeros without a read; unread ones make a Get answer Busy; a CA is
+ * named by its LID whatever OutputPortNum says (osmtest asks port 0). */
+static void test_vlarb(void **state)
+{
+	struct mini m;
+	uint8_t req[GMP_SIZE], out[4 * GMP_SIZE], blk[64], zero[64] = { 0 };
+	const uint8_t *rec = out + GMP_SA_DATA_OFFS;
+	struct sa_sl2vl_cache *t = &m.s.ctx.vlarb;
+	struct rmpp_hdr h;
+	const uint64_t key = 1ull << VLA_LID | 1ull << VLA_PORT | 1ull << VLA_BLOCK;
+
+	(void)state;
+	mini_build(&m);
+	for (uint32_t p = 0; p < m.r.fab.num_ports; p++) {
+		mad_set_field(m.r.port_info[p], 0, IB_PORT_VL_ARBITRATION_LOW_CAP_F, 8);
+		mad_set_field(m.r.port_info[p], 0, IB_PORT_VL_ARBITRATION_HIGH_CAP_F, 8);
+	}
+	/* Switch port 1 has 40 low-priority entries: its block 2 is real. */
+	mad_set_field(m.r.port_info[fab_port_idx(&m.r.fab, 0, 1)], 0,
+		      IB_PORT_VL_ARBITRATION_LOW_CAP_F, 40);
+	for (unsigned i = 0; i < 64; i++)
+		blk[i] = (uint8_t)(i % 2 ? 32 + i : i / 2 % 8);
+	assert_int_equal(sa_sl2vl_sweep(t, &m.r), 0);
+	/* Switch ports 0, 1, 2: blocks 1, 3 (+ 2 on port 1); CAs: 1, 3. */
+	assert_int_equal(t->wanted, 11);
+	assert_int_equal(t->known, 9);                  /* blocks past the cap */
+
+	req_init(req, 0x01, 0x0036, key);
+	sa_put(&sa_vlarb_rec, req + GMP_SA_DATA_OFFS, VLA_LID, 2);
+	sa_put(&sa_vlarb_rec, req + GMP_SA_DATA_OFFS, VLA_PORT, 0);
+	sa_put(&sa_vlarb_rec, req + GMP_SA_DATA_OFFS, VLA_BLOCK, 1);
+	sa_server_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(status_of(out), SA_STATUS_BUSY);
+	assert_int_equal(t->want_len, 1);
+	sa_vlarb_store(t, 0x200, 1, 1, blk, SL2VL_READ);
+	sa_server_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(status_of(out), 0);
+	assert_int_equal(mad_get_field(out, 0, IB_SA_ATTROFFS_F), 72 / 8);
+	assert_int_equal(sa_get(&sa_vlarb_rec, rec, VLA_LID), 2);
+	assert_int_equal(sa_get(&sa_vlarb_rec, rec, VLA_PORT), 1);
+	assert_int_equal(sa_get(&sa_vlarb_rec, rec, VLA_BLOCK), 1);
+	assert_memory_equal(rec + 8, blk, 64);
+	/* Past the cap: zeros, no read; a CA's port number does not narrow. */
+	sa_put(&sa_vlarb_rec, req + GMP_SA_DATA_OFFS, VLA_PORT, 5);
+	sa_put(&sa_vlarb_rec, req + GMP_SA_DATA_OFFS, VLA_BLOCK, 4);
+	sa_server_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(status_of(out), 0);
+	assert_int_equal(sa_get(&sa_vlarb_rec, rec, VLA_PORT), 1);
+	assert_memory_equal(rec + 8, zero, 64);
+	/* Switch: port 3 is down (no record), port 0 is kept, port 1's
+	 * block 2 must be read, and what the SM wrote is answered. */
+	sa_put(&sa_vlarb_rec, req + GMP_SA_DATA_OFFS, VLA_LID, 1);
+	sa_put(&sa_vlarb_rec, req + GMP_SA_DATA_OFFS, VLA_PORT, 3);
+	sa_put(&sa_vlarb_rec, req + GMP_SA_DATA_OFFS, VLA_BLOCK, 1);
+	sa_server_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(status_of(out), SA_STATUS_NO_RECORDS);
+	sa_put(&sa_vlarb_rec, req + GMP_SA_DATA_OFFS, VLA_PORT, 0);
+	sa_put(&sa_vlarb_rec, req + GMP_SA_DATA_OFFS, VLA_BLOCK, 2);
+	sa_server_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(status_of(out), 0);
+	sa_put(&sa_vlarb_rec, req + GMP_SA_DATA_OFFS, VLA_PORT, 1);
+	sa_server_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(status_of(out), SA_STATUS_BUSY);
+	sa_vlarb_store(t, 0x100, 2, 1, blk, SL2VL_SET);
+	sa_put(&sa_vlarb_rec, req + GMP_SA_DATA_OFFS, VLA_PORT, 2);
+	sa_put(&sa_vlarb_rec, req + GMP_SA_DATA_OFFS, VLA_BLOCK, 1);
+	sa_server_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(status_of(out), 0);
+	assert_memory_equal(rec + 8, blk, 64);
+	/* GetTable of every block 2: the four known, switch port 1's left
+	 * out (a whole-fabric table is answered from what is known). */
+	req_init(req, 0x12, 0x0036, 1ull << VLA_BLOCK);
+	sa_put(&sa_vlarb_rec, req + GMP_SA_DATA_OFFS, VLA_BLOCK, 2);
+	sa_server_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(status_of(out), 0);
+	rmpp_get(out, &h);
+	assert_int_equal(h.len_or_window, 4 * 72 + 2 * 20);    /* 2 segments */
+	/* A link gone drops its port's blocks: the one written, the two
+	 * past the cap. */
+	m.r.fab.ports[fab_port_idx(&m.r.fab, 0, 2)].peer = FAB_NONE;
+	assert_int_equal(sa_sl2vl_sweep(t, &m.r), 3);
+	assert_int_equal(t->known, 8);
 	mini_free(&m);
 }
 
@@ -797,6 +885,7 @@ int main(void)
 		cmocka_unit_test(test_path_qos_fields),
 		cmocka_unit_test(test_multipath_multi_mad),
 		cmocka_unit_test(test_sl2vl),
+		cmocka_unit_test(test_vlarb),
 		cmocka_unit_test(test_portinfo_mkey_hidden),
 		cmocka_unit_test(test_rmpp_budget),
 		cmocka_unit_test(test_capmask_match),
