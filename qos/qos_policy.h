@@ -100,7 +100,7 @@ struct qos_port {
 struct qos_request {
 	uint64_t service_id;
 	uint16_t pkey;
-	uint8_t qos_class;
+	uint16_t qos_class;         /* 12 bits */
 	unsigned has_sid : 1, has_pkey : 1, has_class : 1;
 };
 
