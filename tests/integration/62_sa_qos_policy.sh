@@ -5,8 +5,9 @@
 # on SL 4 (a qos-match-rule, so it wins over the ULP), default SL 0.
 # saquery PathRecords by GID between CA pairs, plain, with a service ID
 # in and out of the range, asking the policy's SL and asking another one:
-# ibsm must give what OpenSM gives, and both what the policy says. Then a
-# bad policy: an error exit at start naming file:line, and at SIGHUP the
+# ibsm must give what OpenSM gives, and both what the policy says. A
+# second policy has classes by partition (port group "partition:", rule
+# and ULP by P_Key) and by port name. Then a bad policy: an error exit at start naming file:line, and at SIGHUP the
 # old policy stays.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -102,6 +103,101 @@ if ! diff "$W/osm.sl" "$W/ibsm.sl"; then
 	fail "ibsm's PathRecord SLs differ from OpenSM's with the same policy"
 fi
 echo "ok $(wc -l <"$W/ibsm.sl") PathRecord queries: SLs as the policy and as OpenSM -Q"
+
+# --- a second policy: classes by partition and by port name -----------------
+g1=$(echo "$guids" | sed -n 1p); g2=$(echo "$guids" | sed -n 2p)
+g3=$(echo "$guids" | sed -n 3p)
+server=$(ibsim_ca_name "$W/ft.net" 5)          # port-name "node-4/P1"
+printf 'Default=0x7fff, ipoib : ALL=full ;\nred=0x0002 : %s=full, %s=full, %s=full ;\n' \
+	"$g1" "$g2" "$g3" >"$W/partitions.conf"
+cat >"$W/qos2.conf" <<EOP
+port-groups
+    port-group
+        name: Red
+        partition: red
+    end-port-group
+    port-group
+        name: Servers
+        port-name: $server/P1
+    end-port-group
+end-port-groups
+qos-levels
+    qos-level
+        name: DEFAULT
+        sl: 0
+    end-qos-level
+    qos-level
+        name: RedTraffic
+        sl: 3
+    end-qos-level
+    qos-level
+        name: ToServers
+        sl: 6
+    end-qos-level
+end-qos-levels
+qos-match-rules
+    qos-match-rule
+        destination: Servers
+        qos-level-name: ToServers
+    end-qos-match-rule
+    qos-match-rule
+        source: Red
+        destination: Red
+        pkey: 0x0002
+        qos-level-name: RedTraffic
+    end-qos-match-rule
+end-qos-match-rules
+qos-ulps
+    default        : 0
+    ipoib          : 1
+end-qos-ulps
+EOP
+cat >"$W/ibsm2.yaml" <<EOY
+qos: true
+qos_policy_file: $W/qos2.conf
+partitions:
+  - name: Default
+    pkey: 0x7fff
+    ipoib: true
+    members: [ALL=full]
+  - name: red
+    pkey: 0x0002
+    members: [$g1=full, $g2=full, $g3=full]
+EOY
+ask2() { # out
+	: >"$1"
+	for s in $(echo "$guids" | sed -n '1p;3p;7p'); do
+		for d in $(echo "$guids" | sed -n '2p;5p;8p'); do
+			for pk in none 0x8002 0xffff; do
+				a=; [ $pk = none ] || a="--pkey $pk"
+				sl=$(SIM_HOST=$client sim_run timeout 10 saquery -p --sgid "$(gid "$s")" --dgid "$(gid "$d")" $a 2>/dev/null |
+					awk -F. '/^[[:space:]]*sl\./ { print $NF; exit }')
+				[ -n "$sl" ] && sl=$((sl))
+				echo "$s $d $pk ${sl:--}" >>"$1"
+			done
+		done
+	done
+}
+sim_cleanup
+ibsim_start "$W/ft.net" || fail "ibsim did not restart"
+osm_daemon "$W/osm2.log" -P "$W/partitions.conf" -Q -Y "$W/qos2.conf"
+ask2 "$W/osm2.sl"
+sim_cleanup
+ibsim_start "$W/ft.net" || fail "ibsim did not restart"
+sm_daemon "$W/sm2.log" -c "$W/ibsm2.yaml" --cache-dir "$W/cache3"
+ask2 "$W/ibsm2.sl"
+kill "$SMPID"; wait "$SMPID" 2>/dev/null
+sim_cleanup
+srv=$(echo "$guids" | sed -n 5p)
+grep -q "^$g1 $g2 0x8002 3\$" "$W/ibsm2.sl" && grep -q "^$g1 $srv none 6\$" "$W/ibsm2.sl" &&
+	grep -q "^$g1 $g2 0xffff 1\$" "$W/ibsm2.sl" && grep -q "^$g1 $g2 none 0\$" "$W/ibsm2.sl" ||
+	{ cat "$W/ibsm2.sl"; fail "second policy: SLs by partition / port name not as the policy says"; }
+if ! diff "$W/osm2.sl" "$W/ibsm2.sl"; then
+	fail "second policy: ibsm's SLs differ from OpenSM's"
+fi
+echo "ok second policy: $(wc -l <"$W/ibsm2.sl") queries by partition, P_Key and port name as OpenSM"
+ibsim_start "$W/ft.net" || fail "ibsim did not restart"
+sm_daemon "$W/sm.log" --cache-dir "$W/cache" --set qos=1 --set qos_policy_file="$W/qos-policy.conf"
 
 # --- a bad policy at SIGHUP: the old one stays -----------------------------
 printf 'qos-levels\n qos-level\n name: DEFAULT\n sl: 17\n end-qos-level\nend-qos-levels\n' >"$W/qos-policy.conf"
