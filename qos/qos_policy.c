@@ -174,10 +174,17 @@ static int parse_names(struct parser *ps, const char *key, char *s,
 	return 0;
 }
 
+/* A name or description; double quotes around it are not part of it. */
 static int set_str(struct parser *ps, char **dst, const char *v)
 {
+	size_t l = strlen(v);
+
 	free(*dst);
-	if (!(*dst = strdup(v)))
+	if (l >= 2 && v[0] == '"' && v[l - 1] == '"')
+		*dst = strndup(v + 1, l - 2);
+	else
+		*dst = strdup(v);
+	if (!*dst)
 		return fail(ps, "out of memory");
 	return 0;
 }

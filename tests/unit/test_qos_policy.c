@@ -23,7 +23,7 @@ static const char good[] =
 	"        port-guid: 0x1000000000FFFF\n"
 	"    end-port-group\n"
 	"    port-group\n"
-	"        name: Virtual Servers\n"
+	"        name: \"Virtual Servers\"\n"
 	"        port-name: vs1 HCA-1/P1, \"vs2 HCA-1/P1\"\n"
 	"    end-port-group\n"
 	"    port-group\n"
@@ -122,6 +122,7 @@ static void test_good_file(void **state)
 	assert_int_equal(qos_policy_resolve_partitions(p, part_lookup, NULL, err, sizeof(err)), 0);
 	assert_int_equal(p->num_groups, 4 + 2);    /* two from the ULP GUIDs */
 	assert_true(p->groups[2].pkeys.n == 2);
+	assert_string_equal(p->groups[1].name, "Virtual Servers");
 	/* No component: the default. */
 	assert_int_equal(sl_of(p, &q, 1, 2), 0);
 	/* Match rules come before the ULPs (qos-ulps is earlier in the file):
