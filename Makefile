@@ -28,7 +28,7 @@ endif
 # and the daemon's parts: sm/, sa/, multicast/, partition/, standby/, perfmgr/
 # (libibsm-sm.a).
 LIB_SRCS := $(filter-out %_main.c,$(wildcard core/*.c mad/*.c discovery/*.c routing/*.c sim/*.c))
-SM_SRCS := $(filter-out %_main.c,$(wildcard sm/*.c sa/*.c multicast/*.c partition/*.c standby/*.c perfmgr/*.c))
+SM_SRCS := $(filter-out %_main.c,$(wildcard sm/*.c sa/*.c multicast/*.c partition/*.c standby/*.c perfmgr/*.c qos/*.c))
 MAIN_SRCS := $(wildcard routing/*_main.c sim/*_main.c sm/*_main.c discovery/*_main.c sa/*_main.c tests/tools/*_main.c)
 PROGS := $(foreach m,$(MAIN_SRCS),$(BUILD)/bin/$(subst _,-,$(notdir $(m:_main.c=))))
 # Test tools (tests/tools: sa-client, sa-fuzz, sa-load, sa-table, sm-rogue)

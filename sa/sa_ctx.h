@@ -13,6 +13,7 @@
 
 struct mft_held;
 struct part_tables;
+struct qos_policy;
 
 /* SM_Key 1 is OpenSM's default and ours: every diag tool knows it
  * (saquery --smkey 1), so it proves nothing about a requester. */
@@ -35,6 +36,9 @@ struct sa_ctx {
 	 * Engines that use virtual lanes supply it. */
 	uint8_t (*path_sl)(void *arg, uint16_t slid, uint16_t dlid);
 	void *path_sl_arg;
+	/* The QoS policy PathRecords follow (qos/qos_policy.h, docs/qos.md);
+	 * NULL: QoS off, SLs as OpenSM gives them without -Q. */
+	const struct qos_policy *qos;
 	/* P_Key tables of the database's ports (partition/part_table.h);
 	 * NULL or empty: every port holds the default partition 0xFFFF. */
 	const struct part_tables *parts;

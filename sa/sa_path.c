@@ -5,15 +5,17 @@
  * under LMC every LID pair is a path of its own. MTU, rate and packet
  * lifetime honour their selectors (Table 207: 0 greater than, 1 less
  * than, 2 exactly, 3 the largest available). The ends' own MTUCap (and a
- * switch port 0's rate) cap the path. SL, TClass, FlowLabel, HopLimit and
- * QoSClass as OpenSM answers with QoS off (issue 25; QoS policies are
- * issue 28). */
+ * switch port 0's rate) cap the path. With a QoS policy (sa/sa_qos.h,
+ * docs/qos.md) the request's level gives the SL and caps MTU, rate and
+ * packet lifetime, as OpenSM with -Q; without one, SL, TClass, FlowLabel,
+ * HopLimit and QoSClass as OpenSM answers with QoS off (issue 25). */
 #include <stdlib.h>
 #include <string.h>
 #include <infiniband/mad.h>
 
 #include "../mad/smp.h"
 #include "sa_partition.h"
+#include "sa_qos.h"
 #include "sa_rec.h"
 
 #define MAX_PATH_HOPS 64
@@ -171,6 +173,35 @@ static void gid_of(const struct sa_ctx *c, uint32_t p, uint8_t *gid)
 	}
 }
 
+/* A QoS level with P_Keys (OpenSM): a P_Key asked for must be one of
+ * them; otherwise the first of them both ends share. -1: none. */
+static int level_has_pkey(const struct qos_level *lvl, uint16_t pkey)
+{
+	for (unsigned i = 0; i < lvl->pkeys.n; i++)
+		if ((pkey & 0x7FFF) >= (lvl->pkeys.r[i].lo & 0x7FFF) &&
+		    (pkey & 0x7FFF) <= (lvl->pkeys.r[i].hi & 0x7FFF))
+			return 1;
+	return 0;
+}
+
+static int level_pkey(const struct sa_ctx *c, const struct qos_level *lvl,
+		      uint32_t ps, uint32_t pd, int asked, uint16_t *pkey)
+{
+	if (level_has_pkey(lvl, *pkey))
+		return 0;
+	if (asked)
+		return -1;
+	for (unsigned i = 0; i < lvl->pkeys.n; i++)
+		for (uint64_t k = lvl->pkeys.r[i].lo & 0x7FFF; k <= (lvl->pkeys.r[i].hi & 0x7FFF); k++)
+			if (part_share_pkey(sa_parts(c), ps, pd, (uint16_t)k)) {
+				uint16_t e = part_port_entry(sa_parts(c), ps, (uint16_t)k);
+
+				*pkey = e ? e : (uint16_t)k;
+				return 0;
+			}
+	return -1;
+}
+
 /* One path record for slid -> dlid, if the request's constraints allow.
  * Returns 1 appended, 0 not, <0 no room. */
 static int one_path(const struct sa_ctx *c, const struct sa_query *q,
@@ -185,6 +216,7 @@ static int one_path(const struct sa_ctx *c, const struct sa_query *q,
 	uint8_t sl;
 	uint16_t pkey;
 	uint32_t rq = sa_requester_port(c, q);
+	const struct qos_level *lvl = sa_qos_level(c, q, ps, pd);
 
 	/* Partitions (IBA 10.9, 15.2.5.16): the ends must share the P_Key
 	 * asked for, or else one partition (the default one first); the
@@ -196,6 +228,8 @@ static int one_path(const struct sa_ctx *c, const struct sa_query *q,
 	} else if (!(pkey = part_common_pkey(sa_parts(c), ps, pd))) {
 		return 0;
 	}
+	if (lvl && lvl->pkeys.n && level_pkey(c, lvl, ps, pd, m >> PR_PKEY & 1, &pkey) < 0)
+		return 0;
 	if (!sa_ports_share(c, rq, ps) || !sa_ports_share(c, rq, pd))
 		return 0;
 	if (trace(c, ps, pd, dlid, &pp) < 0)
@@ -207,6 +241,16 @@ static int one_path(const struct sa_ctx *c, const struct sa_query *q,
 	mtu = (int)pp.mtu;
 	rate = pp.rate;
 	plt = c->packet_life_time;
+	/* The QoS level's limits bound the path before the request's
+	 * selectors choose within them (OpenSM, osm_sa_path_record.c). */
+	if (lvl) {
+		if (lvl->mtu_set && mtu > lvl->mtu_limit)
+			mtu = lvl->mtu_limit;
+		if (lvl->rate_set && rate_q[lvl->rate_limit] < rate_q[rate])
+			rate = lvl->rate_limit;
+		if (lvl->pkt_life_set)
+			plt = lvl->pkt_life;
+	}
 	if (m >> PR_MTU & 1) {
 		int sel = m >> PR_MTUSEL & 1 ? (int)sa_get(L, q->record, PR_MTUSEL) : 2;
 
@@ -246,6 +290,16 @@ static int one_path(const struct sa_ctx *c, const struct sa_query *q,
 	if (c->path_sl) {
 		sl = c->path_sl(c->path_sl_arg, (uint16_t)slid, (uint16_t)dlid);
 		if ((m >> PR_SL & 1) && sa_get(L, q->record, PR_SL) != sl)
+			return 0;
+	} else if (lvl && lvl->sl_set) {
+		/* QoS (IBA 15.2.5.16, as OpenSM with -Q): the level's SL; a
+		 * request for another SL gets no record (GetTable: none of
+		 * this pair; Get: status NO_RECORDS), nor does an SL the
+		 * source port drops. */
+		sl = lvl->sl;
+		if ((m >> PR_SL & 1) && sa_get(L, q->record, PR_SL) != sl)
+			return 0;
+		if (sa_sl2vl_drops(&c->sl2vl, sa_fab(c), ps, sl))
 			return 0;
 	} else {
 		sl = m >> PR_SL & 1 ? (uint8_t)sa_get(L, q->record, PR_SL) : 0;
@@ -488,6 +542,16 @@ static int mpr_query(struct sa_ctx *c, const struct sa_query *q,
 			continue;
 		sa_put(&sa_path_rec, pr, MPR_TO_PR(i), sa_get(M, q->record, i));
 		pm |= 1ull << MPR_TO_PR(i);
+	}
+	/* ServiceID (8 MSB + 56 LSB) as PathRecord's two halves, for the
+	 * QoS policy's service-id rules. */
+	if ((m >> MPR_SID_MSB & 1) && (m >> MPR_SID_LSB & 1)) {
+		uint64_t sid = sa_get(M, q->record, MPR_SID_MSB) << 56 |
+			sa_get(M, q->record, MPR_SID_LSB);
+
+		sa_put(&sa_path_rec, pr, PR_SERVICEID0, sid >> 32);
+		sa_put(&sa_path_rec, pr, PR_SERVICEID0 + 1, sid & 0xFFFFFFFFu);
+		pm |= 3ull << PR_SERVICEID0;
 	}
 	if (m >> MPR_NUMBPATH & 1)
 		max = (unsigned)sa_get(M, q->record, MPR_NUMBPATH) & 0x7f;

@@ -88,6 +88,8 @@ static const struct key_desc keys[] = {
 	{ "m_key_protect_bits", NUM(K_UNSIGNED, m_key_protect_bits, 0, 3) },
 	{ "m_key_lease_period", NUM(K_UNSIGNED, m_key_lease_period, 0, 65535) },
 	{ "packet_life_time", NUM(K_U8, packet_life_time, 0, 63) },
+	{ "qos",            NUM(K_BOOL, qos, 0, 1) },
+	{ "qos_policy_file", STR(qos_policy_file) },
 	{ "sl2vl_read",     NUM(K_BOOL, sl2vl_read, 0, 1) },
 	{ "sl2vl_read_all", NUM(K_BOOL, sl2vl_read_all, 0, 1) },
 	{ "sl2vl_read_rate", NUM(K_UNSIGNED, sl2vl_read_rate, 1, 1000000) },
@@ -501,7 +503,7 @@ static const char *const live_keys[] = {
 	"vl_stall_count", "leaf_vl_stall_count", "packet_life_time",
 	"sweep_interval", "flap_max_delay", "log_level", "log_file",
 	"sa_max_services_per_port", "mcast_max_groups_per_port",
-	"mcast_max_joins_per_port",
+	"mcast_max_joins_per_port", "qos", "qos_policy_file",
 };
 
 int config_key_live(const char *key)

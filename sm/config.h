@@ -21,6 +21,8 @@ struct ibsm_config {
 	char engine_paths[1024];    /* ':'-separated .so files to dlopen */
 	char root_guid_file[512];
 	char cn_guid_file[512];
+	int qos;                    /* PathRecord SLs from the QoS policy */
+	char qos_policy_file[512];  /* OpenSM's qos-policy.conf (docs/qos.md) */
 	char cn_order[512];         /* rank order file, "" = host names, "port" */
 	uint8_t lmc;
 	/* SM behaviour */

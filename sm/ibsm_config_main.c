@@ -20,7 +20,7 @@ static void usage(FILE *out)
 	      "\n"
 	      "  -p, --partitions FILE   partitions.conf (default: the conf's\n"
 	      "                          partition_config_file, if it exists)\n"
-	      "  -Q, --qos-policy FILE   qos-policy.conf, kept as a reference (no QoS yet)\n"
+	      "  -Q, --qos-policy FILE   qos-policy.conf (carried over when qos is TRUE)\n"
 	      "  -o, --output FILE       write the YAML here (default standard output)\n"
 	      "      --strict            exit 3 when an option is not honoured\n"
 	      "  -h, --help              this text\n"

@@ -18,6 +18,7 @@
 #include "config.h"
 #include "../mad/mad_transport.h"
 #include "sm_state.h"
+#include "sm_qos.h"
 
 /* Signal flags: the only mutable globals, as signal handlers need them. */
 static volatile sig_atomic_t sig_stop, sig_dump, sig_hup;
@@ -408,7 +409,8 @@ int main(int argc, char **argv)
 	if ((m.cfg.root_guid_file[0] &&
 	     guid_list_read(m.cfg.root_guid_file, &sm.root_guids, &sm.num_root_guids) < 0) ||
 	    (m.cfg.cn_guid_file[0] &&
-	     guid_list_read(m.cfg.cn_guid_file, &sm.cn_guids, &sm.num_cn_guids) < 0)) {
+	     guid_list_read(m.cfg.cn_guid_file, &sm.cn_guids, &sm.num_cn_guids) < 0) ||
+	    sm_qos_load(&sm, 1) < 0) {
 		sm_free(&sm);
 		mt_close(t);
 		return 1;

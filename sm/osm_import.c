@@ -6,8 +6,9 @@
  * OpenSM's default (nothing is lost: counted), or not honoured (named with
  * FILE:LINE and why). partitions.conf (OpenSM's grammar, "Name=PKey,flags :
  * members ;") becomes the `partitions` list; its member syntax is ibsm's
- * (docs/partitions.md). qos-policy.conf is carried as a file reference: QoS
- * is not implemented yet. */
+ * (docs/partitions.md). With qos TRUE, qos-policy.conf is read (an error
+ * is named with its file:line) and carried as qos_policy_file (docs/qos.md);
+ * with qos FALSE it stays a comment, as OpenSM does not apply it. */
 #include "osm_import.h"
 
 #include <ctype.h>
@@ -15,8 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "../partition/part_conf.h"
+#include "../qos/qos_policy.h"
 #include "../routing/engine.h"
 #include "config.h"
 
@@ -90,7 +93,7 @@ static const struct {
 	const char *prefix;
 	const char *why;
 } reasons[] = {
-	{ "qos", "QoS is not implemented yet (a later issue); qos_policy_file is kept as a reference" },
+	{ "qos_", "SL2VL and VLArb tables from the qos_* options are not programmed yet (docs/qos.md)" },
 	{ "console", "no console: use ibsmctl over ctl_socket (ibsmctl(8))" },
 	{ "event_plugin", "OpenSM event plugins do not load into ibsm (ibsm's engines load into OpenSM instead: docs/opensm-plugin.md)" },
 	{ "daemon", "ibsm does not fork: run it under systemd (contrib/ibsm.service)" },
@@ -586,6 +589,9 @@ int osm_import(const struct osm_import_opts *o, FILE *out, FILE *warn,
 
 		if (find(&im, op->key) != op)
 			continue;       /* a later line sets it again */
+		if (!strcmp(op->key, "qos") &&
+		    (!strcasecmp(op->val, "true") || !strcmp(op->val, "1")))
+			continue;       /* with the policy file, below */
 		if (m) {
 			if (m->kind == M_PARTFILE) {
 				part = op;
@@ -627,17 +633,45 @@ int osm_import(const struct osm_import_opts *o, FILE *out, FILE *warn,
 	}
 	put_perf(&im);
 
-	/* qos-policy.conf: a reference for the QoS issue, not applied. */
+	/* qos TRUE: the policy file is read as ibsm will read it and carried
+	 * over; qos FALSE: OpenSM does not apply it, a comment keeps it. */
 	{
 		const char *qf = o->qos_policy ? o->qos_policy : qos ? qos->val : NULL;
 		const struct opt *qon = find(&im, "qos");
+		int on = qon && (!strcasecmp(qon->val, "true") || !strcmp(qon->val, "1"));
 
-		if (qf && !is_null(qf))
-			fprintf(out, "# qos_policy_file: %s   (OpenSM QoS policy, kept as a reference:\n"
-				"#   ibsm does not implement QoS yet; the file is not read)\n", qf);
-		if (o->qos_policy && !(qon && !strcasecmp(qon->val, "true")))
-			not_honoured(&im, o->qos_policy, 1, "qos-policy.conf",
-				     "QoS is not implemented yet (a later issue); the file is kept as a reference");
+		if (qf && is_null(qf))
+			qf = NULL;
+		if (on && !qf) {
+			not_honoured(&im, o->conf, qon->line, "qos TRUE",
+				     "no qos_policy_file: give one (-Q FILE)");
+		} else if (on) {
+			char err[600];
+			struct qos_policy *p = qos_policy_read(qf, err, sizeof(err));
+
+			if (!p && access(qf, F_OK) < 0) {
+				not_honoured(&im, o->conf, qon->line, "qos TRUE", err);
+			} else if (!p) {
+				fprintf(warn, "%s\n", err);
+				im.errors++;
+			} else {
+				qos_policy_free(p);
+				if (try_key(&im, "qos", "true", o->conf, qon->line, "qos") == 0 &&
+				    try_key(&im, "qos_policy_file", qf, o->conf,
+					    qos ? qos->line : qon->line, "qos_policy_file") == 0) {
+					fprintf(out, "qos: true   # %s:%u qos TRUE\n", o->conf, qon->line);
+					fprintf(out, "qos_policy_file: \"%s\"   # %s (OpenSM's format, read as it is)\n",
+						qf, o->qos_policy ? "-Q" : "qos_policy_file");
+					res->carried += 2;
+				}
+			}
+		} else if (qf) {
+			fprintf(out, "# qos_policy_file: %s   (OpenSM QoS policy, not applied: qos is\n"
+				"#   FALSE in the OpenSM configuration; qos: true applies it, docs/qos.md)\n", qf);
+			if (o->qos_policy)
+				not_honoured(&im, o->qos_policy, 1, "qos-policy.conf",
+					     "qos is FALSE in the OpenSM configuration: kept as a comment");
+		}
 	}
 
 	/* partitions.conf: the one given, or the conf's if it exists (OpenSM

@@ -25,6 +25,7 @@
 #include "sm_heat.h"
 #include "vl_program.h"
 #include "../routing/path_sl.h"
+#include "sm_qos.h"
 #include "../routing/cong_rebalance.h"
 
 /* --- unsolicited MADs ------------------------------------------------- */
@@ -420,6 +421,7 @@ void sm_free(struct sm *sm)
 	sm_standby_free(&sm->standby);
 	path_sl_free(&sm->sl);
 	path_sl_free(&sm->sl_next);
+	sm_qos_free(sm);
 	sm_mcast_free(&sm->mcast);
 	part_tables_free(&sm->parts);
 	pkeyprog_cache_free(&sm->pkeys);
@@ -1411,6 +1413,7 @@ int sm_run(struct sm *sm, const struct sm_signals *sig)
 				/* the SA's copies of live keys */
 				sm->sa.ctx.packet_life_time = cfg->packet_life_time;
 				sm->sa.ctx.subnet_timeout = cfg->subnet_timeout;
+				sm_qos_load(sm, 0);
 			}
 			log_info("SIGHUP: heavy sweep");
 			sm->heavy_wanted = 1;

@@ -46,8 +46,11 @@ struct sm_signals {
 	void *reload_arg;
 };
 
+struct qos_policy;
+
 struct sm {
 	const struct ibsm_config *cfg;
+	struct qos_policy *qos;         /* in force, or NULL (sm_qos.h) */
 	struct mad_transport *t;
 	uint8_t state;                  /* enum smp_sm_state */
 	uint32_t act_count;             /* SMInfo.ActCount */

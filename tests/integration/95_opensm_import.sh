@@ -71,6 +71,23 @@ printf '# site\nsm_priority 99\n' >"$W/range.conf"
 "$IBSM_BUILD/bin/ibsm-config" import "$W/range.conf" -o /dev/null 2>"$W/range.err"
 [ $? = 1 ] && grep -q "range.conf:2: sm_priority: bad value" "$W/range.err" || { cat "$W/range.err"; fail "out-of-range value"; }
 echo "ok defaults clean, --strict, bad input"
+# qos TRUE with a policy file: carried over (issue 28); a bad policy is
+# named with its file:line; qos FALSE keeps it a comment.
+printf 'qos-ulps\n    default : 0\n    any, service-id 0x1000-0x1fff : 2\nend-qos-ulps\n' >"$W/qos-policy.conf"
+"$IBSM_BUILD/bin/ibsm-config" import -Q "$W/qos-policy.conf" "$W/opensm.conf" -o "$W/qos.yaml" 2>"$W/qos.err" ||
+	{ cat "$W/qos.err"; fail "import with a QoS policy"; }
+"$IBSM_BUILD/bin/ibsm" -c "$W/qos.yaml" --dump-config >"$W/qos.eff" || fail "ibsm does not load the QoS import"
+grep -qx "qos: true" "$W/qos.eff" && grep -qx "qos_policy_file: \"$W/qos-policy.conf\"" "$W/qos.eff" ||
+	{ grep "^qos" "$W/qos.eff"; fail "qos keys not carried over"; }
+grep -q "^$W/opensm.conf:$(ln_of qos): qos " "$W/qos.err" && fail "qos TRUE with a policy still named not honoured"
+printf 'qos-ulps\n    default : 0\n    nfs : 2\nend-qos-ulps\n' >"$W/bad-qos.conf"
+"$IBSM_BUILD/bin/ibsm-config" import -Q "$W/bad-qos.conf" "$W/opensm.conf" -o /dev/null 2>"$W/bad-qos.err"
+[ $? = 1 ] && grep -q "^$W/bad-qos.conf:3: qos-ulps: unknown ULP 'nfs'" "$W/bad-qos.err" ||
+	{ cat "$W/bad-qos.err"; fail "bad qos-policy.conf not named with file:line"; }
+"$IBSM_BUILD/bin/ibsm-config" import -Q "$W/qos-policy.conf" "$W/opensm.conf.default" -o "$W/qos-off.yaml" 2>/dev/null
+grep -q "^# qos_policy_file: $W/qos-policy.conf" "$W/qos-off.yaml" && ! grep -q "^qos:" "$W/qos-off.yaml" ||
+	fail "qos FALSE: the policy must stay a comment"
+echo "ok QoS policy carried over with qos TRUE, a comment with qos FALSE, errors with file:line"
 
 # --- OpenSM's subnet.lst -------------------------------------------------
 NET=$top/tests/data/small_2sw.net

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 #include <infiniband/mad.h>
 
+#include "qos/qos_policy.h"
 #include "mad/gmp.h"
 #include "routing/lft.h"
 #include "sa/sa_handler.h"
@@ -744,6 +745,108 @@ static void test_path_qos_fields(void **state)
 	mini_free(&m);
 }
 
+/* A QoS policy (issue 28, docs/qos.md): the request's level gives the SL
+ * and caps MTU, rate and lifetime; another SL asked gets no record; a
+ * MultiPathRecord's ServiceID matches as a PathRecord's. */
+static void test_path_qos_policy(void **state)
+{
+	static const char policy[] =
+		"qos-levels\n"
+		" qos-level\n name: DEFAULT\n sl: 0\n end-qos-level\n"
+		" qos-level\n name: Slow\n sl: 5\n mtu-limit: 3\n rate-limit: 3\n packet-life: 9\n end-qos-level\n"
+		" qos-level\n name: Class\n sl: 6\n end-qos-level\n"
+		"end-qos-levels\n"
+		"qos-match-rules\n"
+		" qos-match-rule\n qos-class: 7\n qos-level-name: Class\n end-qos-match-rule\n"
+		" qos-match-rule\n service-id: 0x100000002000\n qos-level-name: Slow\n end-qos-match-rule\n"
+		"end-qos-match-rules\n"
+		"qos-ulps\n default : 0\n any, service-id 0x1000-0x1fff : 1\nend-qos-ulps\n";
+	struct mini m;
+	uint8_t req[GMP_SIZE], out[4 * GMP_SIZE];
+	uint8_t *r = req + GMP_SA_DATA_OFFS;
+	const uint8_t *rec = out + GMP_SA_DATA_OFFS;
+	char err[256];
+	struct qos_policy *p = qos_policy_parse("t.conf", policy, err, sizeof(err));
+	uint64_t pr_sid = (1ull << PR_SERVICEID0) | (1ull << (PR_SERVICEID0 + 1));
+
+	(void)state;
+	if (!p)
+		fail_msg("%s", err);
+	mini_build(&m);
+	m.s.ctx.qos = p;
+	/* No component: DEFAULT, the path's own MTU, rate and lifetime. */
+	req_init(req, 0x01, 0x0035, (1ull << PR_SLID) | (1ull << PR_DLID));
+	sa_put(&sa_path_rec, r, PR_SLID, 2);
+	sa_put(&sa_path_rec, r, PR_DLID, 3);
+	sa_server_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(status_of(out), 0);
+	assert_int_equal(sa_get(&sa_path_rec, rec, PR_SL), 0);
+	assert_int_equal(sa_get(&sa_path_rec, rec, PR_MTU), 4);
+	assert_int_equal(sa_get(&sa_path_rec, rec, PR_RATE), 7);
+	/* ServiceID 0x100000002000 (both halves): level Slow. */
+	req_init(req, 0x01, 0x0035, (1ull << PR_SLID) | (1ull << PR_DLID) | pr_sid);
+	sa_put(&sa_path_rec, r, PR_SLID, 2);
+	sa_put(&sa_path_rec, r, PR_DLID, 3);
+	sa_put(&sa_path_rec, r, PR_SERVICEID0, 0x1000);
+	sa_put(&sa_path_rec, r, PR_SERVICEID0 + 1, 0x2000);
+	sa_server_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(status_of(out), 0);
+	assert_int_equal(sa_get(&sa_path_rec, rec, PR_SL), 5);
+	assert_int_equal(sa_get(&sa_path_rec, rec, PR_MTU), 3);
+	assert_int_equal(sa_get(&sa_path_rec, rec, PR_RATE), 3);
+	assert_int_equal(sa_get(&sa_path_rec, rec, PR_PLT), 9);
+	/* The low half alone is 0x1000..0x1fff: SL 1. */
+	sa_put(&sa_path_rec, r, PR_SERVICEID0, 0);
+	sa_put(&sa_path_rec, r, PR_SERVICEID0 + 1, 0x1234);
+	sa_server_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(sa_get(&sa_path_rec, rec, PR_SL), 1);
+	/* Asking the policy's SL is fine, another one gets no record. */
+	mad_set_field64(req, 0, IB_SA_COMPMASK_F, (1ull << PR_SLID) | (1ull << PR_DLID) |
+			pr_sid | (1ull << PR_SL));
+	sa_put(&sa_path_rec, r, PR_SL, 1);
+	sa_server_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(status_of(out), 0);
+	assert_int_equal(sa_get(&sa_path_rec, rec, PR_SL), 1);
+	sa_put(&sa_path_rec, r, PR_SL, 3);
+	sa_server_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(status_of(out), SA_STATUS_NO_RECORDS);
+	/* Match rules before ULPs: QoS class 7 wins over the service ID. */
+	mad_set_field64(req, 0, IB_SA_COMPMASK_F, (1ull << PR_SLID) | (1ull << PR_DLID) |
+			pr_sid | (1ull << PR_QOS));
+	sa_put(&sa_path_rec, r, PR_QOS, 7);
+	sa_server_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(sa_get(&sa_path_rec, rec, PR_SL), 6);
+
+	/* MultiPathRecord: CA a -> CA b with ServiceID 0x100000002000. */
+	req_init(req, 0x14, 0x003A, (1ull << MPR_SGIDCOUNT) | (1ull << MPR_DGIDCOUNT) |
+		 (1ull << MPR_SID_MSB) | (1ull << MPR_SID_LSB));
+	sa_put(&sa_mpr_rec, r, MPR_SGIDCOUNT, 1);
+	sa_put(&sa_mpr_rec, r, MPR_DGIDCOUNT, 1);
+	sa_put(&sa_mpr_rec, r, MPR_SID_MSB, 0);
+	sa_put(&sa_mpr_rec, r, MPR_SID_LSB, 0x100000002000ull);
+	for (unsigned i = 0; i < 2; i++) {
+		uint8_t *g = r + 24 + 16 * i;
+
+		g[0] = 0xfe;
+		g[1] = 0x80;
+		g[14] = i ? 0x03 : 0x02;
+		g[15] = 0x01;
+	}
+	sa_server_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(status_of(out), 0);
+	assert_int_equal(sa_get(&sa_path_rec, rec, PR_SLID), 2);
+	assert_int_equal(sa_get(&sa_path_rec, rec, PR_SL), 5);
+	assert_int_equal(sa_get(&sa_path_rec, rec, PR_MTU), 3);
+	/* Without the ServiceID: DEFAULT. */
+	mad_set_field64(req, 0, IB_SA_COMPMASK_F, (1ull << MPR_SGIDCOUNT) | (1ull << MPR_DGIDCOUNT));
+	sa_server_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(status_of(out), 0);
+	assert_int_equal(sa_get(&sa_path_rec, rec, PR_SL), 0);
+	m.s.ctx.qos = NULL;
+	qos_policy_free(p);
+	mini_free(&m);
+}
+
 /* ClassPortInfo claims PortInfoCapMaskMatch, and a CapabilityMask
  * component then matches bitwise: saquery -s finds the SM (issue 25). */
 static void test_capmask_match(void **state)
@@ -883,6 +986,7 @@ int main(void)
 		cmocka_unit_test(test_node_table_rmpp),
 		cmocka_unit_test(test_path),
 		cmocka_unit_test(test_path_qos_fields),
+		cmocka_unit_test(test_path_qos_policy),
 		cmocka_unit_test(test_multipath_multi_mad),
 		cmocka_unit_test(test_sl2vl),
 		cmocka_unit_test(test_vlarb),
