@@ -121,7 +121,9 @@ int lft_write_dump_fts(const struct fabric *f, const struct lft_set *t,
 /* Read a dump_fts / ibroute dump into tables for fabric f (switches matched
  * by GUID). LIDs past FAB_MAX_UCAST_LID (up to LFT_MAX_ANALYSIS_LID, and
  * within t) are accepted only with wide_lids: tables `ibsm-route
- * --wide-lids` wrote for analysis; no switch dump has them. Errors are
+ * --wide-lids` wrote for analysis; no switch dump has them. Entries for
+ * unicast LIDs above t's max LID (nodes the topology does not show, whose
+ * routes a live fabric still holds) are skipped with one warning. Errors are
  * logged as "FILE:LINE: reason". Returns 0 or -EINVAL. */
 int lft_read_dump_fts(const struct fabric *f, struct lft_set *t,
 		      const char *path, int wide_lids);
