@@ -153,18 +153,17 @@ run_one() { # sm flood
 		r=$(rss "$SMPID"); [ "${r:-0}" -gt "$PEAK" ] && PEAK=$r
 		sleep 0.2; _i=$((_i + 1))
 	done
-	if [ "$1" = ibsm ]; then swp="sweep [0-9]*: program"; else swp="SUBNET UP"; fi
+	if [ "$1" = ibsm ]; then swp="sweep [0-9]*: program"; else swp="tables configured on all switches"; fi
 	s0=$(grep -c "$swp" "$log")
 	t0=$(now)
 	ibsim_cmd "Unlink \"leaf-1\"[7]"
-	polls=0; rr=; tl=$t0
+	polls=0; rr=
 	while :; do
 		n=$(dead_entries)
 		t=$(now); polls=$((polls + 1))
 		r=$(rss "$SMPID"); [ "${r:-0}" -gt "$PEAK" ] && PEAK=$r
 		[ "$n" -eq 0 ] && { rr=$(awk -v a="$t0" -v b="$t" 'BEGIN { printf "%.2f", b - a }'); break; }
 		awk -v a="$t0" -v b="$t" -v c="$CAP" 'BEGIN { exit !(b - a > c) }' && break
-		tl=$t
 	done
 	poll=$(awk -v a="$t0" -v b="$t" -v n="$polls" 'BEGIN { printf "%.2f", (b - a) / n }')
 	RR=${rr:->$CAP}
@@ -174,12 +173,13 @@ run_one() { # sm flood
 	sw=$(( $(grep -c "$swp" "$log") - s0 ))
 	# another host's SA query and registration, flood still running
 	if SIM_HOST=$client sim_run timeout 15 saquery NR 2>/dev/null | grep -q "NodeRecord"; then nr=yes; else nr=no; fi
+	# registered: the SA echoed the record (not a status, "no answer" or nothing)
 	if SIM_HOST=$other sim_run timeout 15 "$B/bin/sa-client" sr-set --id 0x94 --gid own \
-		--name other 2>&1 | grep -q "status\|timeout\|fail"; then sr=no; else sr=yes; fi
+		--name other 2>&1 | grep -q "^ServiceID"; then sr=yes; else sr=no; fi
 	live=up; kill -0 "$SMPID" 2>/dev/null || live=DEAD
 	fl=
 	[ -s "$WORK/flood.out" ] && fl=$(grep -m1 "^sent" "$WORK/flood.out" | cut -c1-60)
-	row "$2" "$1" "$RR" "$poll" "$PEAK" "$d0" "$nr" "$sr" "${left}sm $live, $sw sweeps done after the Unlink${fl:+; flood: $fl}"
+	row "$2" "$1" "$RR" "$poll" "$PEAK" "$d0" "$nr" "$sr" "${left}sm $live, $sw routings logged by then${fl:+; flood: $fl}"
 	stop_all
 	rm -f "$WORK/flood.out"
 }
