@@ -173,16 +173,19 @@ sm_sa_stats() {
 	done
 }
 
-# Stop the daemon SMPID and fail if its log LOG holds a sanitizer report
-# (with IBSM_BUILD a SAN=1 build, ASan/UBSan write there; leaks show at
-# exit).
+# Stop the daemon SMPID and fail if it left a sanitizer report (with
+# IBSM_BUILD a SAN=1 build; leaks show at exit): in its log LOG (stderr,
+# run by hand) or, under tests/run_all.sh, in the IBSM_SAN_LOG.PID files
+# (log_path), which run_all.sh also checks for every process of every test.
 #   sm_stop_clean LOG
 sm_stop_clean() {
 	sim_stop_pid "$SMPID"
-	if grep -q "ERROR: AddressSanitizer\|ERROR: LeakSanitizer\|runtime error:" "$1"; then
-		grep -A20 "ERROR: AddressSanitizer\|ERROR: LeakSanitizer\|runtime error:" "$1" | head -40
-		fail "sanitizer report in $1"
-	fi
+	_pat="ERROR: AddressSanitizer\|ERROR: LeakSanitizer\|runtime error:"
+	for _f in "$1" ${IBSM_SAN_LOG:+"$IBSM_SAN_LOG".*}; do
+		[ -f "$_f" ] && grep -q "$_pat" "$_f" || continue
+		grep -A20 "$_pat" "$_f" | head -40
+		fail "sanitizer report in $_f"
+	done
 }
 
 # Wait until FILE has a line matching PATTERN, up to SECONDS: 0, or 1.
