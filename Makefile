@@ -112,7 +112,7 @@ tests: $(UNIT_BINS) $(TEST_ENGINE_SOS)
 check: deps-test
 	@$(MAKE) --no-print-directory build-all tests
 	@$(MAKE) --no-print-directory BUILD=build-asan SAN=1 build-all tests
-	@sh tests/run_all.sh build-asan build
+	@sh tests/run_all.sh build-asan build-asan
 
 unit: deps-test
 	@$(MAKE) --no-print-directory build-all tests

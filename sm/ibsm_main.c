@@ -403,6 +403,10 @@ int main(int argc, char **argv)
 	if ((rc = sm_init(&sm, &m.cfg, t)) < 0) {
 		if (rc == -ENAMETOOLONG)
 			log_err("paths in the configuration are too long");
+		/* What sm_init allocated before it failed (the SA's RMPP
+		 * buffers, the multicast groups, ...): LeakSanitizer reported
+		 * them when metrics_listen was busy (test 81). */
+		sm_free(&sm);
 		mt_close(t);
 		return 1;
 	}

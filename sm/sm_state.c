@@ -322,6 +322,7 @@ int sm_init(struct sm *sm, const struct ibsm_config *cfg,
 	memset(sm, 0, sizeof(*sm));
 	sm->cfg = cfg;
 	sm->t = t;
+	sm->ctl_fd = -1;        /* sm_free closes it: not stdin on an early failure */
 	sm->state = SMP_SM_DISCOVERING;
 	sm->guid = mt_port_guid(t);
 	sweep_result_init(&sm->cur);
@@ -363,7 +364,6 @@ int sm_init(struct sm *sm, const struct ibsm_config *cfg,
 	link_hold_init(&sm->wake);
 	sm_flap_init(&sm->flap, cfg);
 	trap_damp_init(&sm->damp);
-	sm->ctl_fd = -1;
 	if (sm_perf_init(&sm->perf, cfg, t, &sm->hold, &sm->down, &sm->wake) < 0 ||
 	    sm_metrics_start(sm) < 0 || sm_ctl_start(sm) < 0)
 		return -EINVAL;

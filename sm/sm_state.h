@@ -156,7 +156,8 @@ struct sm {
 	double last_heavy_s, heavy_s_total;
 };
 
-/* Prepare (no MADs yet). Installs the SMInfo / trap handler on t. */
+/* Prepare (no MADs yet). Installs the SMInfo / trap handler on t. On
+ * failure sm_free releases what was allocated. */
 int sm_init(struct sm *sm, const struct ibsm_config *cfg,
 	    struct mad_transport *t);
 void sm_free(struct sm *sm);

@@ -8,6 +8,11 @@
 # machines we target): every test has its own ibsim socket, work directory
 # and (where it serves metrics) a port picked free, so two run side by side.
 # The longest start first (LONG_FIRST), so the lanes end together.
+# Sanitizers: every process a test starts (background daemons included,
+# whose death the script may never notice) writes its ASan/UBSan/LSan
+# report to $logdir/NAME.san.PID (log_path, exported per test as
+# IBSM_SAN_LOG); a test that leaves such a file fails, and the reports are
+# printed. With INTEG_BUILD a SAN=1 build this covers the integration tests.
 mode=all
 case "${1:-}" in
 --unit-only) mode=unit; shift ;;
@@ -32,6 +37,12 @@ report() { # name
 	_r=$1
 	_rc=$(cat "$logdir/$_r.rc")
 	_dt=$(( $(cat "$logdir/$_r.t1") - $(cat "$logdir/$_r.t0") ))
+	# A sanitizer report from any of its processes fails the test.
+	_san=$(ls "$logdir/$_r.san".* 2>/dev/null)
+	if [ -n "$_san" ] && [ "$_rc" -eq 0 -o "$_rc" -eq 77 ]; then
+		echo "sanitizer report(s): $_san" >>"$logdir/$_r.log"
+		_rc=1
+	fi
 	if [ "$_rc" -eq 0 ]; then
 		pass=$((pass + 1)); echo "PASS $_r (${_dt}s)"
 	elif [ "$_rc" -eq 77 ]; then
@@ -40,6 +51,10 @@ report() { # name
 		fail=$((fail + 1)); failed="$failed $_r"
 		echo "FAIL $_r (rc $_rc, ${_dt}s):"
 		tail -40 "$logdir/$_r.log" | sed 's/^/    /'
+		for _f in $_san; do
+			echo "    --- $(basename "$_f")"
+			head -60 "$_f" | sed 's/^/    /'
+		done
 	fi
 	case $_r in unit/*)
 		grep -h -E '^\[  (PASSED|FAILED)  \]' "$logdir/$_r.log" 2>/dev/null | sed 's/^/    /' ;;
@@ -65,7 +80,11 @@ run_one() { # name, cmd...
 	done
 	mkdir -p "$logdir/$(dirname "$_name")"
 	date +%s >"$logdir/$_name.t0"
-	( "$@" >"$logdir/$_name.log" 2>&1; _rc=$?
+	( IBSM_SAN_LOG="$logdir/$_name.san"
+	  ASAN_OPTIONS="$ASAN_OPTIONS:log_path=$IBSM_SAN_LOG"
+	  UBSAN_OPTIONS="$UBSAN_OPTIONS:log_path=$IBSM_SAN_LOG"
+	  export IBSM_SAN_LOG ASAN_OPTIONS UBSAN_OPTIONS
+	  "$@" >"$logdir/$_name.log" 2>&1; _rc=$?
 	  date +%s >"$logdir/$_name.t1"
 	  echo $_rc >"$logdir/$_name.rc.tmp" && mv "$logdir/$_name.rc.tmp" "$logdir/$_name.rc" ) &
 	running="$running $_name"

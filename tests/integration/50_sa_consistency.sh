@@ -62,6 +62,7 @@ PY
 # The SA statistics reach the dump.
 sm_sa_stats "$W/dump"
 awk '$1 == "NodeRecord" && $2 + $3 > 0 { ok = 1 } END { exit !ok }' "$W/dump/sa-stats.txt" || { cat "$W/dump/sa-stats.txt"; fail "NodeRecord queries not counted"; }
+sm_reroute "$W/ft.net" "$W/sm.log"
 kill "$SMPID"; wait "$SMPID" 2>/dev/null
 sim_cleanup
 

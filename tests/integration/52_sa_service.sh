@@ -61,6 +61,7 @@ ibsim_start "$W/ft.net" || fail "ibsim did not start"
 sm_daemon "$W/sm.log" -R updn --cache-dir "$W/cache" --sweep 1
 T=$W/ibsm.txt; : >"$T"
 scenario ibsm
+sm_reroute "$W/ft.net" "$W/sm.log"
 kill -0 "$SMPID" 2>/dev/null || fail "ibsm died"
 sim_cleanup
 

@@ -76,6 +76,7 @@ grep "SL2VL tables for the SA" "$W/sm.log"
 check ibsm
 [ "$(sa_vls "$(awk '$1 == "CA" { print $2; exit }' "$W/ibsm.ibnd")")" = "0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 7" ] ||
 	fail "ibsm: a CA's table is not ibsim's default"
+sm_reroute "$W/ft.net" "$W/sm.log"
 kill -0 "$SMPID" 2>/dev/null || fail "ibsm died"
 sim_cleanup
 

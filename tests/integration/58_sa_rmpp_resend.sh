@@ -68,5 +68,6 @@ r3=$(stat_of rmpp_resends)
 lid=$(awk '/^lid / { print $2; exit }' "$W/nr.ref")
 SIM_HOST=$client sim_run timeout 10 saquery NR "$lid" | grep -q "lid\.*$lid" || fail "saquery after the aborted transfer"
 echo "ok non-RMPP reader: no resend; the SA still answers"
+sm_reroute "$W/ft.net" "$W/sm.log"
 kill -0 "$SMPID" 2>/dev/null || fail "ibsm died"
 echo "PASS"

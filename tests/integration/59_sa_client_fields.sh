@@ -97,6 +97,7 @@ kill -0 "$SMPID" 2>/dev/null || fail "ibsm died while answering the SA"
 echo "ok ibsm: an unserved attribute: $out"
 cmp -s "$W/ibsm.bcast" "$W/OpenSM.bcast" ||
 	{ paste "$W/ibsm.bcast" "$W/OpenSM.bcast"; fail "IPoIB broadcast group MTU/rate differ from OpenSM's default"; }
+sm_reroute "$W/ft.net" "$W/sm.log"
 echo "ok ibsm: IPoIB broadcast group" $(cat "$W/ibsm.bcast") "as OpenSM's"
 sim_stop_pid "$SMPID"
 sim_cleanup

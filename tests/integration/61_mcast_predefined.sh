@@ -49,5 +49,6 @@ case $out in *"status 0x0200"*) ;; *) fail "a join with another Q_Key was not re
 sac mc-leave --mgid ff12:601b:ffff::61:1 >/dev/null
 groups >"$W/g1"
 grep -qx "ff12:601b:ffff::61:1 0xC001" "$W/g1" || fail "predefined group 1 gone after its last member left"
+sm_reroute "$W/ft.net" "$W/sm.log"
 kill -0 "$SMPID" 2>/dev/null || fail "ibsm died"
 echo "ok: predefined multicast groups created, listed, joined by their Q_Key, kept without members"

@@ -99,6 +99,7 @@ done
 wait "$SLOW"
 echo "slow clients: $(cat "$W/slow.out")"
 [ $ok -eq 3 ] || fail "$ok of 3 scrapes answered during the slowloris"
+sm_reroute "$W/ft.net" "$W/sm.log"
 kill -0 "$SMPID" 2>/dev/null || fail "ibsm died"
 echo "ok 2: 3 of 3 scrapes answered beside 40 slow connections"
 sm_stop_clean "$W/sm.log"
