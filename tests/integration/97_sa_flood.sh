@@ -73,8 +73,14 @@ while [ $i -lt 25 ]; do           # 5 s more of flood
 	sleep 0.2; i=$((i + 1))
 done
 kill -0 "$FLPID" 2>/dev/null || { cat "$W/flood.out"; fail "the flood ended early"; }
-# A request from another host during the flood.
-SIM_HOST=$client sim_run timeout 20 saquery NR >"$W/nr.out" 2>&1 || true
+# A request from another host during the flood: answered, not necessarily
+# within saquery's default 1 s (the flood's requests are served in turns;
+# the sanitized daemon beside another test's lane is slower), so a longer
+# timeout and one more try.
+for k in 1 2; do
+	SIM_HOST=$client sim_run timeout 20 saquery -t 5000 NR >"$W/nr.out" 2>&1 &&
+		grep -q "NodeRecord\|NodeDescription\|node_desc\|lid" "$W/nr.out" && break
+done
 # SMInfo from another host during the flood: printed, not asserted (the
 # standby above is the judge); wall clock of this machine, process start
 # under libumad2sim included.
