@@ -234,6 +234,10 @@ extern unsigned ft_order_gap_bits;      /* label spacing (tests: small) */
  * must decide. ft_witness_enabled = 0 leaves every verdict to the search
  * (tests compare both). */
 extern int ft_witness_enabled;      /* 0: the search decides alone (tests) */
+/* piece[s] for every switch: one id per set of switches joined by shared
+ * up-neighbours (union-find); the witness index and the hub use it. 0 or
+ * -ENOMEM. */
+int ft_up_pieces(const struct ftree *t, uint32_t *piece);
 int ft_witness_init(struct ft_turns *tu);
 void ft_witness_free(struct ft_turns *tu);
 void ft_witness_add(struct ft_turns *tu, uint32_t v, uint32_t a, uint32_t b);

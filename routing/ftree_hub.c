@@ -45,37 +45,6 @@ static const char *sw_name(const struct ftree *t, uint32_t s)
 	return t->fab->nodes[t->fab->switches[s]].desc;
 }
 
-static uint32_t find(uint32_t *par, uint32_t i)
-{
-	while (par[i] != i) {
-		par[i] = par[par[i]];
-		i = par[i];
-	}
-	return i;
-}
-
-/* Pieces of level >= 1: switches joined by a shared up-neighbour (the
- * union-find of ftree_witness.c, over the same relation). */
-static int pieces(const struct ftree *t, uint32_t *piece)
-{
-	uint32_t n = t->nsw;
-	uint32_t *par = malloc(2 * (size_t)n * sizeof(uint32_t));
-	if (!par)
-		return -ENOMEM;
-	for (uint32_t i = 0; i < 2 * n; i++)
-		par[i] = i;
-	for (uint32_t s = 0; s < n; s++)
-		for (uint32_t k = t->up_off[s]; k < t->up_off[s + 1]; k++) {
-			uint32_t a = find(par, s), b = find(par, n + t->up[k].peer);
-			if (a != b)
-				par[a] = b;
-		}
-	for (uint32_t s = 0; s < n; s++)
-		piece[s] = find(par, s);
-	free(par);
-	return 0;
-}
-
 static uint32_t nup(const struct ftree *t, uint32_t s)
 {
 	return t->up_off[s + 1] - t->up_off[s];
@@ -355,7 +324,7 @@ int ft_find_hub(struct ftree *t, const struct route_options *opt)
 	/* (a piece is named by its union-find root, one of 2n) */
 	uint32_t *best = malloc(2 * (size_t)n * sizeof(uint32_t));
 	uint32_t *touched = malloc((t->dn_off[n] + n + 1) * sizeof(uint32_t));
-	if (!piece || !best || !touched || pieces(t, piece)) {
+	if (!piece || !best || !touched || ft_up_pieces(t, piece)) {
 		free(piece);
 		free(best);
 		free(touched);

@@ -41,13 +41,34 @@ static uint32_t find(uint32_t *par, uint32_t i)
 	return i;
 }
 
-int ft_witness_init(struct ft_turns *tu)
+int ft_up_pieces(const struct ftree *t, uint32_t *piece)
 {
-	const struct ftree *t = tu->t;
 	uint32_t n = t->nsw;
 	/* Union-find over 2n nodes: switch s as a member of its level (s)
 	 * and as the up-neighbour of the level below (n + s). */
 	uint32_t *par = malloc(2 * (size_t)n * sizeof(uint32_t));
+
+	if (!par)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < 2 * n; i++)
+		par[i] = i;
+	for (uint32_t s = 0; s < n; s++)
+		for (uint32_t k = t->up_off[s]; k < t->up_off[s + 1]; k++) {
+			uint32_t a = find(par, s), b = find(par, n + t->up[k].peer);
+			if (a != b)
+				par[a] = b;
+		}
+	for (uint32_t s = 0; s < n; s++)
+		piece[s] = find(par, s);
+	free(par);
+	return 0;
+}
+
+int ft_witness_init(struct ft_turns *tu)
+{
+	const struct ftree *t = tu->t;
+	uint32_t n = t->nsw;
+
 	tu->piece = malloc((n ? n : 1) * sizeof(uint32_t));
 	tu->mark_z = calloc(n ? n : 1, sizeof(uint32_t));
 	tu->mark_x = calloc(n ? n : 1, sizeof(uint32_t));
@@ -58,22 +79,9 @@ int ft_witness_init(struct ft_turns *tu)
 	tu->wkey = NULL;
 	tu->nwkey = tu->wkey_cap = 0;
 	tu->witnessed = 0;
-	if (!par || !tu->piece || !tu->mark_z || !tu->mark_x) {
-		free(par);
+	if (!tu->piece || !tu->mark_z || !tu->mark_x)
 		return -ENOMEM;
-	}
-	for (uint32_t i = 0; i < 2 * n; i++)
-		par[i] = i;
-	for (uint32_t s = 0; s < n; s++)
-		for (uint32_t k = t->up_off[s]; k < t->up_off[s + 1]; k++) {
-			uint32_t a = find(par, s), b = find(par, n + t->up[k].peer);
-			if (a != b)
-				par[a] = b;
-		}
-	for (uint32_t s = 0; s < n; s++)
-		tu->piece[s] = find(par, s);
-	free(par);
-	return 0;
+	return ft_up_pieces(t, tu->piece);
 }
 
 void ft_witness_free(struct ft_turns *tu)
