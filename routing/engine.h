@@ -133,6 +133,19 @@ const struct route_engine *route_engine_load(const char *path);
 int route_run(const struct route_engine *e, const struct fabric *f,
 	      const struct route_options *opt, struct lft_set *t, char *why);
 
+/* Walking a comma-separated engine list ("ftree,updn,minhop"): begin
+ * copies it (-EINVAL, logged, when missing or too long), next gives the
+ * next known engine in order, logging and skipping an unknown name, and
+ * NULL at the end. route_run_list and the daemon's route_select walk it. */
+struct route_list_iter {
+	char list[512];
+	char *save;
+	int started;
+};
+
+int route_list_begin(struct route_list_iter *it, const char *names);
+const struct route_engine *route_list_next(struct route_list_iter *it);
+
 /* Run the first engine of a comma-separated list that accepts the fabric
  * ("ftree,updn,minhop"). *used gets the engine that produced t. Each
  * refusal is logged with its reason; never falls back silently. */

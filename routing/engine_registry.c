@@ -178,29 +178,49 @@ int route_run(const struct route_engine *e, const struct fabric *f,
 	return 0;
 }
 
+int route_list_begin(struct route_list_iter *it, const char *names)
+{
+	it->save = NULL;
+	it->started = 0;
+	if (!names || snprintf(it->list, sizeof(it->list), "%s", names) >= (int)sizeof(it->list)) {
+		log_err("routing engine list too long or missing");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+const struct route_engine *route_list_next(struct route_list_iter *it)
+{
+	for (;;) {
+		char *name = strtok_r(it->started ? NULL : it->list, ", \t", &it->save);
+		const struct route_engine *e;
+
+		it->started = 1;
+		if (!name)
+			return NULL;
+		e = route_engine_find(name);
+		if (e)
+			return e;
+		log_err("routing engine '%s' is not known, skipping it", name);
+	}
+}
+
 int route_run_list(const char *names, const struct fabric *f,
 		   const struct route_options *opt, struct lft_set *t,
 		   const struct route_engine **used)
 {
-	char list[512], why[256];
-	char *save = NULL;
+	struct route_list_iter it;
+	const struct route_engine *e;
+	char why[256];
 	int r = -EINVAL, tried = 0;
 
 	if (used)
 		*used = NULL;
-	if (!names || snprintf(list, sizeof(list), "%s", names) >= (int)sizeof(list)) {
-		log_err("routing engine list too long or missing");
+	if (route_list_begin(&it, names) < 0)
 		return -EINVAL;
-	}
-	for (char *name = strtok_r(list, ", \t", &save); name;
-	     name = strtok_r(NULL, ", \t", &save)) {
-		const struct route_engine *e = route_engine_find(name);
-		if (!e) {
-			log_err("routing engine '%s' is not known, skipping it", name);
-			continue;
-		}
+	while ((e = route_list_next(&it))) {
 		if (tried)
-			log_warn("falling back to routing engine '%s'", name);
+			log_warn("falling back to routing engine '%s'", e->name);
 		tried++;
 		r = route_run(e, f, opt, t, why);
 		if (!r) {
@@ -208,7 +228,7 @@ int route_run_list(const char *names, const struct fabric *f,
 				*used = e;
 			return 0;
 		}
-		log_warn("routing engine '%s' refused the fabric: %s", name, why);
+		log_warn("routing engine '%s' refused the fabric: %s", e->name, why);
 	}
 	if (!tried)
 		log_err("no known routing engine in \"%s\"", names);

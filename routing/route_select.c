@@ -230,24 +230,16 @@ int route_select(const char *names, const struct fabric *f,
 {
 	struct verify_opts v = *vo;
 	struct cand best = { 0 }, cur = { 0 }, tmp = { 0 };
-	char list[512], fault[640];
-	char *save = NULL;
+	struct route_list_iter it;
+	const struct route_engine *e;
+	char fault[640];
 	int r = 0, runs = 0, taken = 0;
 
 	memset(out, 0, sizeof(*out));
 	v.check_credit_loops = 1;
-	if (!names || snprintf(list, sizeof(list), "%s", names) >= (int)sizeof(list)) {
-		log_err("routing engine list too long or missing");
+	if (route_list_begin(&it, names) < 0)
 		return -EINVAL;
-	}
-	for (char *name = strtok_r(list, ", \t", &save); name;
-	     name = strtok_r(NULL, ", \t", &save)) {
-		const struct route_engine *e = route_engine_find(name);
-
-		if (!e) {
-			log_err("routing engine '%s' is not known, skipping it", name);
-			continue;
-		}
+	while ((e = route_list_next(&it))) {
 		if (!out->preferred[0])
 			snprintf(out->preferred, sizeof(out->preferred), "%s", e->name);
 		if (runs)
