@@ -45,6 +45,27 @@ int64_t sa_query_lid_node(const struct sa_ctx *c, const struct sa_layout *l,
 			  const struct sa_query *q, unsigned lid_comp,
 			  uint64_t *mask, uint32_t *port);
 
+/* A SL2VL or VLArb table query under way: what a record type's node
+ * walk offers into, and how many matching tables were not read yet. */
+struct sa_tbl_walk {
+	struct sa_ctx *c;
+	const struct sa_query *q;
+	uint64_t mask;
+	struct sa_answer *a;
+	unsigned unread;
+};
+
+/* A SL2VL/VLArb table query (sa_rec_sl2vl.c): walk(w, node,
+ * only_port) over the node the LID component `lid_comp` names (only_port:
+ * the CA port it names, else FAB_NONE) or over every node, from cache t;
+ * then what sa_tbl_unread says. An SA status. */
+int sa_tbl_query(struct sa_ctx *c, const struct sa_query *q,
+		 struct sa_answer *a, const struct sa_layout *rec,
+		 unsigned lid_comp, struct sa_sl2vl_cache *t,
+		 const char *rec_name,
+		 int (*walk)(struct sa_tbl_walk *w, uint32_t fn,
+			     uint32_t only_port));
+
 /* The end of a SL2VL/VLArb table query that met `unread` matching tables
  * not read yet (sa_rec_sl2vl.c): logs once a generation and returns Busy
  * when the query named a LID (one_node) or a Get found nothing, else 0. */

@@ -15,16 +15,8 @@
 #include "sa_rec.h"
 #include "sa_sl2vl.h"
 
-struct sl2vl_walk {
-	struct sa_ctx *c;
-	const struct sa_query *q;
-	uint64_t mask;
-	struct sa_answer *a;
-	unsigned unread;
-};
-
 /* Offer table idx of cache node cn as the record (lid, in, out). */
-static int offer(struct sl2vl_walk *w, uint32_t cn, unsigned idx, uint32_t lid,
+static int offer(struct sa_tbl_walk *w, uint32_t cn, unsigned idx, uint32_t lid,
 		 unsigned in, unsigned out)
 {
 	const struct sa_sl2vl_node *n = &w->c->sl2vl.nodes[cn];
@@ -49,7 +41,7 @@ static int offer(struct sl2vl_walk *w, uint32_t cn, unsigned idx, uint32_t lid,
 	return sa_offer(&sa_sl2vl_rec, w->q, w->mask, rec, w->a) < 0 ? -1 : 0;
 }
 
-static int walk_node(struct sl2vl_walk *w, uint32_t fn, uint32_t only_port)
+static int walk_node(struct sa_tbl_walk *w, uint32_t fn, uint32_t only_port)
 {
 	const struct fabric *f = sa_fab(w->c);
 	const struct fab_node *nd = &f->nodes[fn];
@@ -90,22 +82,33 @@ static int walk_node(struct sl2vl_walk *w, uint32_t fn, uint32_t only_port)
 static int sl2vl_query(struct sa_ctx *c, const struct sa_query *q,
 		       struct sa_answer *a)
 {
-	struct sl2vl_walk w = { .c = c, .q = q, .mask = q->comp_mask, .a = a };
+	return sa_tbl_query(c, q, a, &sa_sl2vl_rec, SL2VL_LID, &c->sl2vl,
+			    "SL2VLTableRecord", walk_node);
+}
+
+int sa_tbl_query(struct sa_ctx *c, const struct sa_query *q,
+		 struct sa_answer *a, const struct sa_layout *rec,
+		 unsigned lid_comp, struct sa_sl2vl_cache *t,
+		 const char *rec_name,
+		 int (*walk)(struct sa_tbl_walk *w, uint32_t fn,
+			     uint32_t only_port))
+{
+	struct sa_tbl_walk w = { .c = c, .q = q, .mask = q->comp_mask, .a = a };
 	uint32_t port, lo, hi;
 	int64_t n;
 
 	if (!c->db.r)
 		return 0;
-	n = sa_query_lid_node(c, &sa_sl2vl_rec, q, SL2VL_LID, &w.mask, &port);
+	n = sa_query_lid_node(c, rec, q, lid_comp, &w.mask, &port);
 	if (n == FAB_NONE)
 		return 0;
 	lo = n >= 0 ? (uint32_t)n : 0;
 	hi = n >= 0 ? (uint32_t)n + 1 : sa_fab(c)->num_nodes;
 	for (uint32_t fn = lo; fn < hi; fn++)
-		if (walk_node(&w, fn, n >= 0 && !fab_is_switch(sa_fab(c), fn) ? port
+		if (walk(&w, fn, n >= 0 && !fab_is_switch(sa_fab(c), fn) ? port
 									   : FAB_NONE) < 0)
 			return SA_STATUS_NO_RESOURCES;
-	return sa_tbl_unread(&c->sl2vl, "SL2VLTableRecord", q, a, w.unread, n >= 0);
+	return sa_tbl_unread(t, rec_name, q, a, w.unread, n >= 0);
 }
 
 int sa_tbl_unread(struct sa_sl2vl_cache *t, const char *rec_name,

@@ -12,16 +12,8 @@
 #include "sa_rec.h"
 #include "sa_sl2vl.h"
 
-struct vlarb_walk {
-	struct sa_ctx *c;
-	const struct sa_query *q;
-	uint64_t mask;
-	struct sa_answer *a;
-	unsigned unread;
-};
-
 /* Offer the blocks of `port` (record LID lid) of cache node cn. */
-static int offer_port(struct vlarb_walk *w, uint32_t cn, unsigned port, uint32_t lid)
+static int offer_port(struct sa_tbl_walk *w, uint32_t cn, unsigned port, uint32_t lid)
 {
 	struct sa_sl2vl_cache *t = &w->c->vlarb;
 	const struct sa_sl2vl_node *n = &t->nodes[cn];
@@ -51,7 +43,7 @@ static int offer_port(struct vlarb_walk *w, uint32_t cn, unsigned port, uint32_t
 	return 0;
 }
 
-static int walk_node(struct vlarb_walk *w, uint32_t fn, uint32_t only_port)
+static int walk_node(struct sa_tbl_walk *w, uint32_t fn, uint32_t only_port)
 {
 	const struct fabric *f = sa_fab(w->c);
 	const struct fab_node *nd = &f->nodes[fn];
@@ -92,22 +84,8 @@ static int walk_node(struct vlarb_walk *w, uint32_t fn, uint32_t only_port)
 static int vlarb_query(struct sa_ctx *c, const struct sa_query *q,
 		       struct sa_answer *a)
 {
-	struct vlarb_walk w = { .c = c, .q = q, .mask = q->comp_mask, .a = a };
-	uint32_t port, lo, hi;
-	int64_t n;
-
-	if (!c->db.r)
-		return 0;
-	n = sa_query_lid_node(c, &sa_vlarb_rec, q, VLA_LID, &w.mask, &port);
-	if (n == FAB_NONE)
-		return 0;
-	lo = n >= 0 ? (uint32_t)n : 0;
-	hi = n >= 0 ? (uint32_t)n + 1 : sa_fab(c)->num_nodes;
-	for (uint32_t fn = lo; fn < hi; fn++)
-		if (walk_node(&w, fn, n >= 0 && !fab_is_switch(sa_fab(c), fn) ? port
-									   : FAB_NONE) < 0)
-			return SA_STATUS_NO_RESOURCES;
-	return sa_tbl_unread(&c->vlarb, "VLArbitrationTableRecord", q, a, w.unread, n >= 0);
+	return sa_tbl_query(c, q, a, &sa_vlarb_rec, VLA_LID, &c->vlarb,
+			    "VLArbitrationTableRecord", walk_node);
 }
 
 const struct sa_attr_ops sa_vlarbrecord_ops = {
