@@ -27,9 +27,11 @@ endif
 # Libraries: the core graph + discovery + routing + generators (libibsm.a),
 # and the daemon's parts: sm/, sa/, multicast/, partition/, standby/, perfmgr/
 # (libibsm-sm.a).
-LIB_SRCS := $(filter-out %_main.c,$(wildcard core/*.c mad/*.c discovery/*.c routing/*.c sim/*.c))
-SM_SRCS := $(filter-out %_main.c,$(wildcard sm/*.c sa/*.c multicast/*.c partition/*.c standby/*.c perfmgr/*.c qos/*.c))
-MAIN_SRCS := $(wildcard routing/*_main.c sim/*_main.c sm/*_main.c discovery/*_main.c sa/*_main.c tests/tools/*_main.c)
+# A folder's sources include those of its sub-folders (routing/ftree/, sm/program/).
+srcs_in = $(foreach d,$(1),$(wildcard $(d)/*.c $(d)/*/*.c))
+LIB_SRCS := $(filter-out %_main.c,$(call srcs_in,core mad discovery formats topogen routing sim))
+SM_SRCS := $(filter-out %_main.c,$(call srcs_in,sm sa multicast partition standby perfmgr qos))
+MAIN_SRCS := $(wildcard tools/*_main.c routing/*_main.c sim/*_main.c sm/*_main.c discovery/*_main.c sa/*_main.c tests/tools/*_main.c)
 PROGS := $(foreach m,$(MAIN_SRCS),$(BUILD)/bin/$(subst _,-,$(notdir $(m:_main.c=))))
 # Test tools (tests/tools: sa-client, sa-fuzz, sa-load, sa-table, sm-rogue)
 # are built with everything else but never installed.
