@@ -6,7 +6,7 @@
 # Build deps are headers and a compiler; test deps add ibsim, the diag tools
 # and OpenSM, installed with their services left disabled (scripts/deps.sh).
 # Sources are picked up by directory: files named *_main.c become programs
-# (sm/ibsm_main.c -> ibsm, routing/ibsm_route_main.c -> ibsm-route, ...),
+# (tools/ibsm_main.c -> ibsm, tools/ibsm_route_main.c -> ibsm-route, ...),
 # everything else goes into libraries.
 
 BUILD ?= build
@@ -31,7 +31,7 @@ endif
 srcs_in = $(foreach d,$(1),$(wildcard $(d)/*.c $(d)/*/*.c))
 LIB_SRCS := $(filter-out %_main.c,$(call srcs_in,core mad discovery formats topogen routing sim))
 SM_SRCS := $(filter-out %_main.c,$(call srcs_in,sm sa multicast partition standby perfmgr qos))
-MAIN_SRCS := $(wildcard tools/*_main.c routing/*_main.c sim/*_main.c sm/*_main.c discovery/*_main.c sa/*_main.c tests/tools/*_main.c)
+MAIN_SRCS := $(wildcard tools/*_main.c tests/tools/*_main.c)
 PROGS := $(foreach m,$(MAIN_SRCS),$(BUILD)/bin/$(subst _,-,$(notdir $(m:_main.c=))))
 # Test tools (tests/tools: sa-client, sa-fuzz, sa-load, sa-table, sm-rogue)
 # are built with everything else but never installed.

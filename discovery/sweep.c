@@ -26,7 +26,7 @@ enum { PI_NONE = 0, PI_VALID = 1, PI_ASKED = 2 };
 
 struct sweep {
 	struct mad_transport *t;
-	struct sweep_result *r;
+	struct subnet *r;
 	/* open-addressing GUID -> node index (the fabric's own index is
 	 * dropped on every add, which would make discovery quadratic) */
 	uint64_t *hkeys;
@@ -136,61 +136,6 @@ static int guid_insert(struct sweep *s, uint64_t guid, uint32_t node)
 	return 0;
 }
 
-void sweep_result_init(struct sweep_result *r)
-{
-	memset(r, 0, sizeof(*r));
-	fab_init(&r->fab);
-	r->sm_node = FAB_NONE;
-	r->sm_port = FAB_NONE;
-}
-
-void sweep_result_free(struct sweep_result *r)
-{
-	fab_free(&r->fab);
-	free(r->node_path);
-	free(r->sw_info);
-	free(r->node_info);
-	free(r->port_path);
-	free(r->port_info);
-	free(r->port_info_ok);
-	free(r->link_own);
-	free(r->lost);
-	sweep_result_init(r);
-}
-
-/* Keep the side arrays as large as the fabric's (the arrays of a kind
- * share cap_nodes or cap_ports). */
-static int grow_side(struct sweep_result *r)
-{
-	uint32_t c, nn = r->fab.num_nodes, np = r->fab.num_ports;
-
-	if (nn > r->cap_nodes) {
-		uint32_t was = r->cap_nodes;
-		if (grow_array_shared((void **)&r->node_path, was, &c, nn,
-				      sizeof(*r->node_path), 256) ||
-		    grow_array_shared((void **)&r->sw_info, was, &c, nn,
-				      sizeof(*r->sw_info), 256) ||
-		    grow_array_shared((void **)&r->node_info, was, &c, nn,
-				      sizeof(*r->node_info), 256))
-			return -ENOMEM;
-		r->cap_nodes = c;
-	}
-	if (np > r->cap_ports) {
-		uint32_t was = r->cap_ports;
-		if (grow_array_shared((void **)&r->port_path, was, &c, np,
-				      sizeof(*r->port_path), 1024) ||
-		    grow_array_shared((void **)&r->port_info, was, &c, np,
-				      sizeof(*r->port_info), 1024) ||
-		    grow_array_shared((void **)&r->port_info_ok, was, &c, np, 1, 1024) ||
-		    grow_array_shared((void **)&r->link_own, was, &c, np, 1, 1024))
-			return -ENOMEM;
-		memset(r->port_info_ok + was, 0, c - was);
-		memset(r->link_own + was, 0, c - was);
-		r->cap_ports = c;
-	}
-	return 0;
-}
-
 static void on_answer(void *ctx, uint64_t cookie, const uint8_t *req,
 		      const uint8_t *resp);
 
@@ -219,7 +164,7 @@ static void req_path(const uint8_t *req, struct smp_path *p)
  * sweep, when the first one's NodeDescription is known. */
 static void report_dup(struct sweep *s, uint32_t n, const struct smp_path *other)
 {
-	struct sweep_result *r = s->r;
+	struct subnet *r = s->r;
 
 	if (n >= s->dup_cap) {
 		uint32_t c, was = s->dup_cap;
@@ -247,7 +192,7 @@ static void report_dup(struct sweep *s, uint32_t n, const struct smp_path *other
 static void link_ports(struct sweep *s, uint32_t from_node, uint8_t from_port,
 		       uint32_t node, uint8_t port, const struct smp_path *path)
 {
-	struct sweep_result *r = s->r;
+	struct subnet *r = s->r;
 	struct fabric *f = &r->fab;
 	uint32_t a, b, old;
 
@@ -295,7 +240,7 @@ static void got_nodeinfo(struct sweep *s, uint32_t from_node,
 			 uint8_t from_port, const struct smp_path *path,
 			 const uint8_t *data)
 {
-	struct sweep_result *r = s->r;
+	struct subnet *r = s->r;
 	struct smp_nodeinfo ni;
 	uint32_t n;
 
@@ -334,7 +279,7 @@ static void got_nodeinfo(struct sweep *s, uint32_t from_node,
 	}
 	n = fab_add_node(&r->fab, (enum fab_node_type)ni.type, ni.num_ports,
 			 ni.node_guid, NULL);
-	if (n == FAB_NONE || grow_side(r) < 0 ||
+	if (n == FAB_NONE || subnet_grow(r) < 0 ||
 	    guid_insert(s, ni.node_guid, n) < 0) {
 		s->nomem = 1;
 		return;
@@ -375,7 +320,7 @@ static void got_nodeinfo(struct sweep *s, uint32_t from_node,
 static void got_portinfo(struct sweep *s, uint32_t n, uint8_t num,
 			 const uint8_t *data)
 {
-	struct sweep_result *r = s->r;
+	struct subnet *r = s->r;
 	struct fabric *f = &r->fab;
 	uint32_t p = fab_port_idx(f, n, num);
 	struct fab_port *port = &f->ports[p];
@@ -421,7 +366,7 @@ static void got_portinfo(struct sweep *s, uint32_t n, uint8_t num,
 
 /* Keep what was lost by GUID and port (node indices are renumbered
  * before the sweep returns). A probe out of the root has no node. */
-static void note_lost(struct sweep_result *r, uint32_t node, uint8_t port,
+static void note_lost(struct subnet *r, uint32_t node, uint8_t port,
 		      uint16_t attr, const struct smp_path *path)
 {
 	struct sweep_lost *l;
@@ -440,7 +385,7 @@ static void on_answer(void *ctx, uint64_t cookie, const uint8_t *req,
 		      const uint8_t *resp)
 {
 	struct sweep *s = ctx;
-	struct sweep_result *r = s->r;
+	struct subnet *r = s->r;
 	enum sweep_kind k;
 	uint32_t node;
 	uint8_t port;
@@ -520,9 +465,9 @@ static int cmp_node_guid(const void *a, const void *b)
  * several MADs in flight), and node order feeds the routing engines'
  * tie-breaks: a canonical order makes the routes, and so a restart's
  * "nothing to write", independent of timing. */
-static int canonicalize(struct sweep_result *r)
+static int canonicalize(struct subnet *r)
 {
-	struct sweep_result c;
+	struct subnet c;
 	const struct fabric *f = &r->fab;
 	struct guid_idx *gi = malloc((f->num_nodes + 1) * sizeof(*gi));
 	uint32_t *order = malloc((f->num_nodes + 1) * sizeof(*order));
@@ -530,7 +475,7 @@ static int canonicalize(struct sweep_result *r)
 	uint32_t *port_map = malloc((f->num_ports + 1) * sizeof(*port_map));
 	int rc = -ENOMEM;
 
-	sweep_result_init(&c);
+	subnet_init(&c);
 	if (!gi || !order || !new_of || !port_map)
 		goto out;
 	for (uint32_t i = 0; i < f->num_nodes; i++)
@@ -543,7 +488,7 @@ static int canonicalize(struct sweep_result *r)
 		uint32_t n = fab_add_node(&c.fab, (enum fab_node_type)o->type,
 					  o->num_ports, o->guid, NULL);
 
-		if (n == FAB_NONE || grow_side(&c) < 0)
+		if (n == FAB_NONE || subnet_grow(&c) < 0)
 			goto out;
 		new_of[order[i]] = n;
 		{
@@ -582,12 +527,12 @@ static int canonicalize(struct sweep_result *r)
 	c.redo_rounds = r->redo_rounds;
 	c.redone = r->redone;
 	c.dup_guids = r->dup_guids;
-	sweep_result_free(r);
+	subnet_free(r);
 	*r = c;
-	sweep_result_init(&c);
+	subnet_init(&c);
 	rc = 0;
 out:
-	sweep_result_free(&c);
+	subnet_free(&c);
 	free(gi);
 	free(order);
 	free(new_of);
@@ -628,12 +573,12 @@ static void drop_dup_links(struct sweep *s)
 	}
 }
 
-int sweep_discover(struct mad_transport *t, struct sweep_result *r)
+int sweep_discover(struct mad_transport *t, struct subnet *r)
 {
 	return sweep_discover_hooked(t, r, NULL);
 }
 
-int sweep_discover_hooked(struct mad_transport *t, struct sweep_result *r,
+int sweep_discover_hooked(struct mad_transport *t, struct subnet *r,
 			  const struct sweep_hook *hook)
 {
 	struct sweep s = { .t = t, .r = r, .hook = hook };
@@ -641,7 +586,7 @@ int sweep_discover_hooked(struct mad_transport *t, struct sweep_result *r,
 	const struct mt_stats st0 = *mt_get_stats(t);
 	int rc;
 
-	sweep_result_free(r);
+	subnet_free(r);
 	submit(&s, &root, IB_ATTR_NODE_INFO, 0, K_NODEINFO, FAB_NONE, 0);
 	rc = mt_drain(t);
 	/* What failed every try is asked again, after a pause, instead of

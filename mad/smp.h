@@ -7,19 +7,13 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "../core/dr_path.h"
 
 #define SMP_SIZE 256
-#define SMP_MAX_HOPS 63                 /* DR path holds 64 bytes (IBA 14.2.2.1) */
 #define SMP_CLASS_LID 0x01              /* SubnMgt, LID routed */
 #define SMP_CLASS_DR 0x81               /* SubnMgt, directed route */
 #define SMP_ATTR_NOTICE 0x0002          /* Notice, carried by SubnTrap (IBA 14.2.5.1) */
 
-/* Initial path of a directed-route SMP: port[1..hops] are the ports to leave
- * by at each hop (port[0] is unused, as in the wire format). */
-struct smp_path {
-	uint8_t hops;
-	uint8_t port[SMP_MAX_HOPS + 1];
-};
 
 /* The path one hop further, out of `port`. Returns 0 or -E2BIG. */
 int smp_path_extend(struct smp_path *dst, const struct smp_path *src,

@@ -30,7 +30,7 @@ static uint16_t mask16(const uint8_t *mask, unsigned pos)
 }
 
 struct mp_ctx {
-	const struct sweep_result *r;
+	const struct subnet *r;
 	uint8_t *sw_failed;
 	struct mftprog_stats *st;
 };
@@ -75,7 +75,7 @@ static const uint8_t *held_mask(const struct mft_held *h, uint32_t row,
 	return h->mask[(size_t)row * h->num_mlids + mlid_off];
 }
 
-int mftprog_program(struct mad_transport *t, const struct sweep_result *r,
+int mftprog_program(struct mad_transport *t, const struct subnet *r,
 		    const struct mft_set *want, struct mft_held *held,
 		    struct mftprog_stats *st)
 {

@@ -6,7 +6,7 @@
 #define IBSM_MULTICAST_MFT_PROGRAM_H
 
 #include <stdint.h>
-#include "../discovery/sweep.h"
+#include "../core/subnet.h"
 #include "../mad/mad_transport.h"
 #include "mcast_tree.h"
 
@@ -28,7 +28,7 @@ void mft_held_free(struct mft_held *h);
 /* Program want (switch ordinals of r->fab). Switches whose every block
  * was taken become held; a switch with a failure is forgotten (all its
  * blocks are written next time). Returns 0 or a negative errno. */
-int mftprog_program(struct mad_transport *t, const struct sweep_result *r,
+int mftprog_program(struct mad_transport *t, const struct subnet *r,
 		    const struct mft_set *want, struct mft_held *held,
 		    struct mftprog_stats *st);
 

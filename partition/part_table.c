@@ -88,7 +88,7 @@ static void apply_members(const struct part_def *d, const struct fabric *f,
 	}
 }
 
-int part_switch_enforces(const struct sweep_result *r, uint32_t n)
+int part_switch_enforces(const struct subnet *r, uint32_t n)
 {
 	void *si = (void *)(uintptr_t)r->sw_info[n];
 
@@ -97,7 +97,7 @@ int part_switch_enforces(const struct sweep_result *r, uint32_t n)
 }
 
 int part_tables_build(struct part_tables *t, const struct part_conf *c,
-		      const struct sweep_result *r, struct part_build_stats *bs)
+		      const struct subnet *r, struct part_build_stats *bs)
 {
 	const struct fabric *f = &r->fab;
 	const struct part_def *def = part_conf_default(c);

@@ -1,6 +1,6 @@
 /* Which P_Keys each port holds (IBA 10.9): computed from the partition
  * configuration and a swept fabric, after every heavy sweep. The SM
- * programs these tables (sm/pkey_program.c) and the SA answers from them
+ * programs these tables (sm/program/pkey_program.c) and the SA answers from them
  * (P_KeyTableRecord, and the partition checks of PathRecord,
  * ServiceRecord, MCMemberRecord).
  *
@@ -25,7 +25,7 @@
 
 #include <stdint.h>
 
-#include "../discovery/sweep.h"
+#include "../core/subnet.h"
 #include "part_conf.h"
 
 struct part_tables {
@@ -51,7 +51,7 @@ void part_tables_free(struct part_tables *t);
 /* Build for r (c NULL: the default partition only, every port full).
  * 0 or -ENOMEM (t left empty). */
 int part_tables_build(struct part_tables *t, const struct part_conf *c,
-		      const struct sweep_result *r, struct part_build_stats *st);
+		      const struct subnet *r, struct part_build_stats *st);
 
 static inline uint32_t part_num_keys(const struct part_tables *t, uint32_t p)
 {
@@ -65,7 +65,7 @@ static inline const uint16_t *part_keys(const struct part_tables *t, uint32_t p)
  * (SwitchInfo Inbound/OutboundEnforcementCap, IBA 14.2.5.4). One that
  * cannot never looks at its external ports' tables: none is kept there,
  * nor read or written. */
-int part_switch_enforces(const struct sweep_result *r, uint32_t n);
+int part_switch_enforces(const struct subnet *r, uint32_t n);
 
 /* P_KeyTable blocks of 32 entries the port's table fills (0: no table). */
 unsigned part_blocks(const struct part_tables *t, uint32_t p);

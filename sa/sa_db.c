@@ -25,7 +25,7 @@ static int cmp_guid(const void *a, const void *b)
 	return x->guid < y->guid ? -1 : x->guid > y->guid;
 }
 
-int sa_db_build(struct sa_db *db, const struct sweep_result *r,
+int sa_db_build(struct sa_db *db, const struct subnet *r,
 		struct fabric *lft_fab, const struct lft_set *lft,
 		uint64_t subnet_prefix)
 {

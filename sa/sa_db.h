@@ -8,7 +8,7 @@
 #define IBSM_SA_SA_DB_H
 
 #include <stdint.h>
-#include "../discovery/sweep.h"
+#include "../core/subnet.h"
 #include "../routing/lft.h"
 
 struct sa_port_guid {
@@ -17,7 +17,7 @@ struct sa_port_guid {
 };
 
 struct sa_db {
-	const struct sweep_result *r;       /* NULL: nothing swept yet */
+	const struct subnet *r;       /* NULL: nothing swept yet */
 	const struct fabric *lft_fab;       /* fabric the tables were made for */
 	const struct lft_set *lft;
 	uint32_t *port_of_lid;              /* LID -> endpoint port, FAB_NONE */
@@ -33,7 +33,7 @@ void sa_db_init(struct sa_db *db);
 void sa_db_free(struct sa_db *db);
 /* Rebuild from a sweep result and the tables programmed for lft_fab
  * (lft may be NULL: no routes yet). Returns 0 or -ENOMEM (db emptied). */
-int sa_db_build(struct sa_db *db, const struct sweep_result *r,
+int sa_db_build(struct sa_db *db, const struct subnet *r,
 		struct fabric *lft_fab, const struct lft_set *lft,
 		uint64_t subnet_prefix);
 

@@ -40,7 +40,7 @@ static int swir_query(struct sa_ctx *c, const struct sa_query *q,
 		       sa_lid_of_port(c, fab_port_idx(sa_fab(c), n, 0)));
 		sa_put_bytes(&sa_swinfo_rec, rec, SWIR_SWINFO, c->db.r->sw_info[n]);
 		/* The sweep read SwitchInfo before programming: show the
-		 * LinearFDBTop the SM set since (sm/lft_program.c). */
+		 * LinearFDBTop the SM set since (sm/program/lft_program.c). */
 		if (c->db.lft && c->db.lft_row[n] != FAB_NONE)
 			mad_set_field(rec + sa_comp_offset(&sa_swinfo_rec, SWIR_SWINFO) / 8,
 				      0, IB_SW_LINEAR_FDB_TOP_F, c->db.lft->max_lid);

@@ -154,7 +154,7 @@ static int planned(const struct sa_sl2vl_cache *c, const struct fabric *f,
  * have (ibsim refuses the Get). Such a block is known without a read:
  * all zeros, weight 0 being an entry that is skipped (IBA 7.6.9), which is
  * also what OpenSM answers for it. */
-static int vlarb_past_cap(const struct sweep_result *r, uint32_t fn, unsigned idx)
+static int vlarb_past_cap(const struct subnet *r, uint32_t fn, unsigned idx)
 {
 	uint32_t p = r->fab.nodes[fn].first_port + idx / SA_VLARB_BLOCKS;
 	unsigned block = idx % SA_VLARB_BLOCKS + 1, cap;
@@ -167,7 +167,7 @@ static int vlarb_past_cap(const struct sweep_result *r, uint32_t fn, unsigned id
 	return (block == 2 || block == 4 ? 32u : 0u) >= cap;
 }
 
-int sa_sl2vl_sweep(struct sa_sl2vl_cache *c, const struct sweep_result *r)
+int sa_sl2vl_sweep(struct sa_sl2vl_cache *c, const struct subnet *r)
 {
 	const struct fabric *f = &r->fab;
 	struct sa_sl2vl_node *nodes = calloc(f->num_nodes ? f->num_nodes : 1,

@@ -2,8 +2,8 @@
  * 14.2.5.8), to answer SL2VLTableRecord (IBA 15.2.5.4). Nothing is read in
  * the sweep: reading every input/output pair costs ports^2 MADs a switch
  * (21,888 Gets at 324 nodes, 2.1 M at 11,664 CAs). What the SM programs
- * itself (sm/vl_program.c) is stored as it is read and written; the rest
- * is read on demand (sm/sl2vl_read.c): a query that meets a table not read
+ * itself (sm/program/vl_program.c) is stored as it is read and written; the rest
+ * is read on demand (sm/program/sl2vl_read.c): a query that meets a table not read
  * yet marks its node "asked", and the reader reads the asked nodes' tables
  * (that one first), at a bounded rate; the SA answers Busy meanwhile.
  * `sl2vl_read_all` restores the background read of every table after each
@@ -35,7 +35,7 @@
 #define IBSM_SA_SA_SL2VL_H
 
 #include <stdint.h>
-#include "../discovery/sweep.h"
+#include "../core/subnet.h"
 
 enum sa_tbl_kind { SA_TBL_SL2VL, SA_TBL_VLARB };
 #define SA_VLARB_BLOCKS 4
@@ -86,7 +86,7 @@ const char *sa_tbl_name(const struct sa_sl2vl_cache *c);
 void sa_sl2vl_free(struct sa_sl2vl_cache *c);
 /* Reconcile with a fabric just swept. Returns the number of tables
  * dropped because their ports changed, or -ENOMEM (cache emptied). */
-int sa_sl2vl_sweep(struct sa_sl2vl_cache *c, const struct sweep_result *r);
+int sa_sl2vl_sweep(struct sa_sl2vl_cache *c, const struct subnet *r);
 /* Node with this GUID and its position, NULL if none. */
 struct sa_sl2vl_node *sa_sl2vl_find(const struct sa_sl2vl_cache *c,
 				    uint64_t guid, uint32_t *pos);

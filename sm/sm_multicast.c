@@ -127,7 +127,7 @@ static bool alive(void *arg, uint64_t guid)
 }
 
 int sm_mcast_update(struct sm_mcast *m, struct mad_transport *t,
-		    const struct sweep_result *r)
+		    const struct subnet *r)
 {
 	const struct fabric *f = &r->fab;
 	struct live_ports live = { 0 };

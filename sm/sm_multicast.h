@@ -6,7 +6,7 @@
 #define IBSM_SM_SM_MULTICAST_H
 
 #include <stdint.h>
-#include "../discovery/sweep.h"
+#include "../core/subnet.h"
 #include "../mad/mad_transport.h"
 #include "../multicast/mcast_db.h"
 #include "../multicast/mft_program.h"
@@ -35,6 +35,6 @@ int sm_mcast_dirty(const struct sm_mcast *m);
  * while it has no member, compute every group's tree and program the MFT
  * blocks that changed. Logs what it did. 0 or a negative errno. */
 int sm_mcast_update(struct sm_mcast *m, struct mad_transport *t,
-		    const struct sweep_result *r);
+		    const struct subnet *r);
 
 #endif

@@ -9,8 +9,8 @@
 #ifndef IBSM_SM_SM_PERF_H
 #define IBSM_SM_SM_PERF_H
 
-#include "config.h"
-#include "link_hold.h"
+#include "config/config.h"
+#include "health/link_hold.h"
 #include "../perfmgr/perfmgr.h"
 #include "../perfmgr/noisy.h"
 

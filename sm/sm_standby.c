@@ -29,7 +29,7 @@ void sm_standby_free(struct sm_standby *s)
 
 struct ask {
 	struct sm_standby *s;
-	const struct sweep_result *r;
+	const struct subnet *r;
 };
 
 /* cookie: the port index asked. */
@@ -59,7 +59,7 @@ static void on_sminfo(void *ctx, uint64_t cookie, const uint8_t *req,
 		s->stalled_asked++;
 }
 
-int sm_standby_discover(struct sm *sm, const struct sweep_result *r)
+int sm_standby_discover(struct sm *sm, const struct subnet *r)
 {
 	struct sm_standby *s = &sm->standby;
 	const struct fabric *f = &r->fab;
@@ -318,7 +318,7 @@ static void on_control_done(void *ctx, uint64_t cookie, const uint8_t *req,
 		log_warn("SMInfo control %u: no (good) answer", (unsigned)cookie);
 }
 
-void sm_standby_handover(struct sm *sm, const struct sweep_result *r)
+void sm_standby_handover(struct sm *sm, const struct subnet *r)
 {
 	struct sm_standby *s = &sm->standby;
 	uint8_t data[64];
@@ -402,7 +402,7 @@ static int known_by_lid(const struct sm_standby *s, uint16_t slid)
  * the answer leaves it): from our port's peer, leave by ReturnPath[h-1]
  * down to [1]; the peer reached is the requester. FAB_NONE if the path
  * does not fit the fabric. A switch's SM is its port 0. */
-static uint32_t dr_requester(const struct sweep_result *r, const uint8_t *mad)
+static uint32_t dr_requester(const struct subnet *r, const uint8_t *mad)
 {
 	const struct fabric *f = &r->fab;
 	unsigned h = mad_get_field((void *)mad, 0, IB_DRSMP_HOPCNT_F);

@@ -12,7 +12,7 @@
 #define IBSM_SM_SM_STANDBY_H
 
 #include <stdint.h>
-#include "../discovery/sweep.h"
+#include "../core/subnet.h"
 #include "../standby/sm_election.h"
 #include "../standby/sminfo_control.h"
 
@@ -63,14 +63,14 @@ struct sm_standby {
 
 void sm_standby_free(struct sm_standby *s);
 /* Ask the IsSM ports of r for their SMInfo; fills s->peers. 0 or -ENOMEM. */
-int sm_standby_discover(struct sm *sm, const struct sweep_result *r);
+int sm_standby_discover(struct sm *sm, const struct subnet *r);
 /* After discovery: the peer to follow, or NULL to be (stay) master. */
 const struct sm_peer *sm_standby_elect(struct sm *sm, int we_are_master);
 /* Become STANDBY under `master` (logged). */
 void sm_standby_enter(struct sm *sm, const struct sm_peer *master);
 /* Master with honor_priority: a STANDBY SM better than us is sent
  * SMInfo Set(HANDOVER) (IBA 14.4.1.2); its ACKNOWLEDGE makes us STANDBY. */
-void sm_standby_handover(struct sm *sm, const struct sweep_result *r);
+void sm_standby_handover(struct sm *sm, const struct subnet *r);
 /* A SubnSet(SMInfo) with control HANDOVER, ACKNOWLEDGE, DISABLE, STANDBY
  * or DISCOVER from another SM (data: its SMInfo; slid 0xffff when it came
  * by directed route). */

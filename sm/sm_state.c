@@ -13,17 +13,17 @@
 
 #include "../core/log.h"
 #include "../mad/gmp.h"
-#include "../discovery/topo_read.h"
+#include "../formats/topo_read.h"
 #include "../routing/engine.h"
 #include "../routing/verify.h"
 #include "../routing/route_select.h"
-#include "lid_manager.h"
-#include "port_config.h"
-#include "sm_metrics.h"
-#include "sm_ctl.h"
+#include "program/lid_manager.h"
+#include "program/port_config.h"
+#include "observe/sm_metrics.h"
+#include "observe/sm_ctl.h"
 #include "../core/cn_rank.h"
-#include "sm_heat.h"
-#include "vl_program.h"
+#include "observe/sm_heat.h"
+#include "program/vl_program.h"
 #include "../routing/path_sl.h"
 #include "sm_qos.h"
 #include "../routing/cong_rebalance.h"
@@ -87,7 +87,7 @@ static void on_requester_portinfo(void *ctx, uint64_t cookie,
 static int sminfo_hold(struct sm *sm, uint8_t *mad, uint16_t slid,
 		       uint32_t sqp)
 {
-	const struct sweep_result *r = &sm->cur;
+	const struct subnet *r = &sm->cur;
 	uint32_t p = sm_standby_requester(sm, mad, slid), n;
 	struct sminfo_held *h;
 
@@ -325,7 +325,7 @@ int sm_init(struct sm *sm, const struct ibsm_config *cfg,
 	sm->ctl_fd = -1;        /* sm_free closes it: not stdin on an early failure */
 	sm->state = SMP_SM_DISCOVERING;
 	sm->guid = mt_port_guid(t);
-	sweep_result_init(&sm->cur);
+	subnet_init(&sm->cur);
 	lft_held_init(&sm->held);
 	if (config_guid2lid_path(cfg, sm->guid2lid, sizeof(sm->guid2lid)) < 0 ||
 	    config_dump_path(cfg, sm->dump_dir, sizeof(sm->dump_dir)) < 0)
@@ -425,7 +425,7 @@ void sm_free(struct sm *sm)
 	sm_mcast_free(&sm->mcast);
 	part_tables_free(&sm->parts);
 	pkeyprog_cache_free(&sm->pkeys);
-	sweep_result_free(&sm->cur);
+	subnet_free(&sm->cur);
 	unreach_free(&sm->unreach);
 	lft_free(&sm->spare);
 	route_memo_free(&sm->memo_next);
@@ -635,7 +635,7 @@ static int route_and_verify(struct sm *sm, const struct fabric *f,
  * credit-loop-free on one VL (switch-LID routes included) it keeps them
  * instead of routing anew, so a takeover from any SM (OpenSM too) changes
  * no table. 1 with *t filled, 0 to route (logged why), negative errno. */
-static int keep_switch_tables(struct sm *sm, const struct sweep_result *r,
+static int keep_switch_tables(struct sm *sm, const struct subnet *r,
 			      struct lft_set *t)
 {
 	struct verify_opts vo = { .check_credit_loops = 1, .cdg_switch_lids = 1 };
@@ -734,7 +734,7 @@ static int route_while_serving(struct sm *sm, const struct fabric *f,
 int sm_heavy_sweep(struct sm *sm)
 {
 	const struct ibsm_config *cfg = sm->cfg;
-	struct sweep_result nr;
+	struct subnet nr;
 	struct lft_set nl = { 0 };
 	struct portcfg_stats ps = { 0 };
 	struct lftprog_stats ls = { 0 };
@@ -759,12 +759,12 @@ int sm_heavy_sweep(struct sm *sm)
 		sm->rereg_done = 0;     /* not master now: rereg when we become it */
 		sm->rereg_tries = 0;
 	}
-	sweep_result_init(&nr);
+	subnet_init(&nr);
 	part_tables_init(&npt);
 
 	{
 		/* The P_Key tables the SM may program are read in the
-		 * discovery window (sm/pkey_prefetch.h). */
+		 * discovery window (sm/program/pkey_prefetch.h). */
 		struct sweep_hook hook;
 
 		pkeyprog_discovery_hook(&sm->pkeys, &hook);
@@ -785,7 +785,7 @@ int sm_heavy_sweep(struct sm *sm)
 			 nr.lost_probes + nr.lost_attrs);
 
 	/* A view that lost answers, or shows less than the programmed one
-	 * without a trap to say why, is not programmed (sm/sweep_guard.h). */
+	 * without a trap to say why, is not programmed (sm/health/sweep_guard.h). */
 	{
 		char why[256];
 		enum sweep_verdict v = sweep_guard_judge(&sm->guard, &nr,
@@ -1067,9 +1067,9 @@ int sm_heavy_sweep(struct sm *sm)
 			goto out;
 		sweep_guard_programmed(&sm->guard, &nr);
 	}
-	sweep_result_free(&sm->cur);
+	subnet_free(&sm->cur);
 	sm->cur = nr;
-	sweep_result_init(&nr);
+	subnet_init(&nr);
 	part_tables_free(&sm->parts);
 	sm->parts = npt;
 	part_tables_init(&npt);
@@ -1116,7 +1116,7 @@ out:
 	if (have_heldout)
 		fab_free(&heldout);
 	part_tables_free(&npt);
-	sweep_result_free(&nr);
+	subnet_free(&nr);
 	sm->last_heavy_end = now_seconds();
 	sm->last_heavy_s = sm->last_heavy_end - t0;
 	sm->heavy_s_total += sm->last_heavy_s;
@@ -1127,7 +1127,7 @@ out:
 
 struct light_ctx {
 	int changed;
-	const struct sweep_result *r;
+	const struct subnet *r;
 };
 
 static void on_light(void *ctx, uint64_t cookie, const uint8_t *req,

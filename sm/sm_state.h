@@ -16,25 +16,25 @@
 #include <signal.h>
 #include <sys/types.h>
 #include <stdint.h>
-#include "config.h"
+#include "config/config.h"
 #include "../mad/mad_transport.h"
-#include "lft_program.h"
-#include "../discovery/sweep.h"
+#include "program/lft_program.h"
+#include "../core/subnet.h"
 #include "../sa/sa_server.h"
-#include "sweep_guard.h"
+#include "health/sweep_guard.h"
 #include "sm_multicast.h"
-#include "pkey_program.h"
+#include "program/pkey_program.h"
 #include "../partition/part_table.h"
-#include "link_hold.h"
+#include "health/link_hold.h"
 #include "sm_perf.h"
-#include "sm_flap.h"
-#include "trap_damp.h"
+#include "health/sm_flap.h"
+#include "health/trap_damp.h"
 #include "sm_report.h"
 #include "sm_standby.h"
 #include "../routing/path_sl.h"
 #include "../routing/route_select.h"
-#include "sl2vl_read.h"
-#include "unreachable.h"
+#include "program/sl2vl_read.h"
+#include "health/unreachable.h"
 
 struct sm_signals {
 	volatile sig_atomic_t *stop;    /* SIGTERM / SIGINT */
@@ -85,7 +85,7 @@ struct sm {
 	uint32_t sweeps;
 	unsigned sminfo_held;           /* SMInfo Gets waiting for PortInfo */
 	/* the fabric as last routed */
-	struct sweep_result cur;
+	struct subnet cur;
 	const char *engine_used;
 	/* How the programmed tables were chosen (routing/route_select.h):
 	 * the list's first engine, why it was passed over (enum route_pass),

@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "core/cn_rank.h"
-#include "discovery/topo_read.h"
+#include "formats/topo_read.h"
 #include "ibsm_osm.h"
 
 #define HOP_UNKNOWN 0xFFFE

@@ -7,7 +7,7 @@
 # doubling to flap_max_delay), and after the storm the fabric is whole and
 # consistent (diag tools, our verifier), LIDs unchanged. Then a lost
 # switch (traps from all its neighbours at once) is re-routed at once, not
-# damped as a storm (damping is per issuer, sm/trap_damp.h).
+# damped as a storm (damping is per issuer, sm/health/trap_damp.h).
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 IBSM_BUILD=${IBSM_BUILD:-$top/build}

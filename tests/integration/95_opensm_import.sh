@@ -11,7 +11,7 @@ IBSM_BUILD=${IBSM_BUILD:-$top/build}
 . "$top/sim/ibsim_harness.sh"
 . "$top/tests/integration/sm_lib.sh"
 sm_test_start 95 opensm
-[ -x "$IBSM_BUILD/bin/ibsm-config" ] || fail "ibsm-config not built (sm/ibsm_config_main.c)"
+[ -x "$IBSM_BUILD/bin/ibsm-config" ] || fail "ibsm-config not built (tools/ibsm_config_main.c)"
 
 # --- opensm.conf -> YAML -------------------------------------------------
 opensm -c "$W/opensm.conf.default" >/dev/null 2>&1

@@ -149,7 +149,7 @@ static void on_signal(int sig)
  * ibsim. A client left connected keeps its IsSM claim in ibsim until a
  * later request to it fails, and then ibsim clears IsSM on the port for
  * every client there (the next rogue on that node included). That handler
- * can hang (see sm/ibsm_main.c): an alarm ends the process then. */
+ * can hang (see tools/ibsm_main.c): an alarm ends the process then. */
 static void leave(int code)
 {
 	fflush(stdout);

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "core/log.h"
-#include "sm/config.h"
+#include "sm/config/config.h"
 
 /* A temp file holding `text`, and a log sink the test can read back. */
 struct fixture {

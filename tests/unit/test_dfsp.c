@@ -24,7 +24,7 @@
 #include "routing/cdg_dag.h"
 #include "routing/route_graph.h"
 #include "routing/verify.h"
-#include "sim/topo_gen.h"
+#include "topogen/topo_gen.h"
 
 static void torus(struct fabric *f, unsigned x, unsigned y)
 {

@@ -23,7 +23,7 @@
 #include "routing/engine_internal.h"
 #include "routing/lft.h"
 #include "routing/verify.h"
-#include "sim/topo_gen.h"
+#include "topogen/topo_gen.h"
 
 /* ---- checking helpers ------------------------------------------------ */
 

@@ -1,4 +1,4 @@
-/* sm/flap_track.c: when a port counts as flapping, and when it is given
+/* sm/health/flap_track.c: when a port counts as flapping, and when it is given
  * back. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,7 +8,7 @@
 #include <time.h>
 #include <cmocka.h>
 
-#include "sm/flap_track.h"
+#include "sm/health/flap_track.h"
 
 /* n down/up cycles of port i, one change per `step` s from t. */
 static int cycles(struct flap_track *ft, int i, int n, double t, double step)

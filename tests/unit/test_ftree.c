@@ -31,12 +31,12 @@
 #include "core/fabric.h"
 #include "core/lid_assign.h"
 #include "core/log.h"
-#include "discovery/topo_read.h"
+#include "formats/topo_read.h"
 #include "routing/engine.h"
 #include "routing/ftree.h"
 #include "routing/lft.h"
 #include "routing/verify.h"
-#include "sim/topo_gen.h"
+#include "topogen/topo_gen.h"
 
 /* ---- fabrics ---- */
 

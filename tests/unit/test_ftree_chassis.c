@@ -1,4 +1,4 @@
-/* ftree on fat-trees of director switches (sim/topo_gen_director.c):
+/* ftree on fat-trees of director switches (topogen/topo_gen_director.c):
  *  - descriptions of chassis ASICs parse ("MF0;director-1:CS7500/L05/U1"),
  *    other shapes do not;
  *  - ft_build recognises every chassis from the graph alone (descriptions
@@ -25,7 +25,7 @@
 #include "routing/ftree.h"
 #include "routing/lft.h"
 #include "routing/verify.h"
-#include "sim/topo_gen.h"
+#include "topogen/topo_gen.h"
 
 static void make_director(struct fabric *f, unsigned d, unsigned r,
 			  unsigned n, double remove)

@@ -29,7 +29,7 @@
 #include "routing/ftree.h"
 #include "routing/lft.h"
 #include "routing/verify.h"
-#include "sim/topo_gen.h"
+#include "topogen/topo_gen.h"
 
 static void make_tree(struct fabric *f, unsigned levels, unsigned radix,
 		      double remove, uint64_t seed, uint8_t lmc)

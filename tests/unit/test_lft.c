@@ -18,8 +18,8 @@
 #include "core/log.h"
 #include "routing/engine.h"
 #include "routing/lft.h"
-#include "sm/lft_program.h"
-#include "sim/topo_gen.h"
+#include "sm/program/lft_program.h"
+#include "topogen/topo_gen.h"
 
 static void alloc_rounds_and_clears(void **state)
 {

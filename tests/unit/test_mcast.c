@@ -9,7 +9,7 @@
 
 #include "multicast/mcast_db.h"
 #include "multicast/mcast_tree.h"
-#include "sim/topo_gen.h"
+#include "topogen/topo_gen.h"
 
 static void test_groups(void **state)
 {

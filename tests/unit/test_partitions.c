@@ -18,7 +18,7 @@
 
 #include "core/log.h"
 #include "partition/part_table.h"
-#include "sm/config.h"
+#include "sm/config/config.h"
 
 static char logbuf[8192];
 
@@ -164,7 +164,7 @@ static void test_yaml_errors_name_lines(void **state)
 /* --- membership rules on a fabric: SM CA, CA a, CA b, CA c, one switch -- */
 
 struct fx {
-	struct sweep_result r;
+	struct subnet r;
 	uint32_t sm, a, b, c, sw0, swa;    /* port indexes */
 };
 
@@ -184,7 +184,7 @@ static void make_fabric(struct fx *x, unsigned ca_cap, unsigned sw_enf_cap)
 	uint32_t sw;
 
 	memset(x, 0, sizeof(*x));
-	sweep_result_init(&x->r);
+	subnet_init(&x->r);
 	sw = fab_add_node(f, FAB_SWITCH, 8, 0x100, "sw");
 	f->ports[fab_port_idx(f, sw, 0)].guid = 0x100;
 	x->sm = add_ca(x, 0x10, sw, 1);
@@ -252,7 +252,7 @@ static void test_default_only(void **state)
 	assert_int_equal(t.enforce[x.swa], 1);
 	assert_int_equal(part_common_pkey(&t, x.a, x.b), 0xFFFF);
 	part_tables_free(&t);
-	sweep_result_free(&x.r);
+	subnet_free(&x.r);
 }
 
 /* A switch that reports a P_Key table per port but can enforce in no
@@ -285,7 +285,7 @@ static void test_switch_cannot_enforce(void **state)
 	assert_int_equal(t.enforce[x.swa], 1);
 	assert_int_equal(bs.enforce_no_cap, 0);
 	part_tables_free(&t);
-	sweep_result_free(&x.r);
+	subnet_free(&x.r);
 }
 
 static void test_rules(void **state)
@@ -347,7 +347,7 @@ static void test_rules(void **state)
 	}
 	part_tables_free(&t);
 	conf_free(pc);
-	sweep_result_free(&x.r);
+	subnet_free(&x.r);
 }
 
 static void test_capacity(void **state)
@@ -374,7 +374,7 @@ static void test_capacity(void **state)
 	assert_int_equal(part_num_keys(&t, x.swa), 0);
 	part_tables_free(&t);
 	conf_free(pc);
-	sweep_result_free(&x.r);
+	subnet_free(&x.r);
 }
 
 int main(void)

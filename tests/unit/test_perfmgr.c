@@ -1,4 +1,4 @@
-/* perfmgr/pm_counters.c, perfmgr/noisy.c and sm/link_hold.c: counter
+/* perfmgr/pm_counters.c, perfmgr/noisy.c and sm/health/link_hold.c: counter
  * arithmetic and MAD layouts, the noisy-link hysteresis, held links. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,7 +12,7 @@
 
 #include "perfmgr/pm_counters.h"
 #include "perfmgr/noisy.h"
-#include "sm/link_hold.h"
+#include "sm/health/link_hold.h"
 #include "mad/gmp.h"
 
 static void test_delta(void **state)

@@ -99,7 +99,7 @@ static void test_comp_match(void **state)
 /* --- a small fabric: switch (LID 1) with CAs on ports 1 and 2 ----------- */
 
 struct mini {
-	struct sweep_result r;
+	struct subnet r;
 	struct lft_set lft;
 	struct sa_server s;
 };
@@ -123,7 +123,7 @@ static void mini_build(struct mini *m)
 	uint32_t sw, ca[2];
 
 	memset(m, 0, sizeof(*m));
-	sweep_result_init(&m->r);
+	subnet_init(&m->r);
 	sw = fab_add_node(f, FAB_SWITCH, 4, 0x100, "sw");
 	ca[0] = fab_add_node(f, FAB_CA, 1, 0x200, "ca-a");
 	ca[1] = fab_add_node(f, FAB_CA, 1, 0x300, "ca-b");
@@ -166,7 +166,7 @@ static void mini_free(struct mini *m)
 {
 	sa_server_free(&m->s);
 	lft_free(&m->lft);
-	sweep_result_free(&m->r);
+	subnet_free(&m->r);
 }
 
 /* What the server sent, captured instead of a transport. */

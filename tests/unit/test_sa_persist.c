@@ -4,7 +4,7 @@
  * a bad line leaves everything as it was; leases that ended while stopped
  * are dropped; owners (a service's registering port, a group's creator)
  * come back, and files without them read as no owner. And the SIGHUP
- * reload's key diff (sm/config.h). */
+ * reload's key diff (sm/config/config.h). */
 #include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,7 +17,7 @@
 #include <cmocka.h>
 
 #include "sa/sa_persist.h"
-#include "sm/config.h"
+#include "sm/config/config.h"
 
 struct state {
 	struct mcast_db mc;

@@ -1,4 +1,4 @@
-/* sm/sweep_guard.c: which views may be programmed. */
+/* sm/health/sweep_guard.c: which views may be programmed. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -7,16 +7,16 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "sm/sweep_guard.h"
+#include "sm/health/sweep_guard.h"
 
 /* A view: nsw switches in a chain, the SM's CA on the first, ncas CAs. */
-static void view(struct sweep_result *r, unsigned nsw, unsigned ncas,
+static void view(struct subnet *r, unsigned nsw, unsigned ncas,
 		 int sm_linked)
 {
 	struct fabric *f = &r->fab;
 	uint32_t sm, prev = FAB_NONE;
 
-	sweep_result_init(r);
+	subnet_init(r);
 	sm = fab_add_node(f, FAB_CA, 1, 0x1, "sm");
 	r->sm_node = sm;
 	r->sm_port = fab_port_idx(f, sm, 1);
@@ -36,7 +36,7 @@ static void view(struct sweep_result *r, unsigned nsw, unsigned ncas,
 static void test_rules(void **state)
 {
 	struct sweep_guard g;
-	struct sweep_result big, small, lone, lossy;
+	struct subnet big, small, lone, lossy;
 	char why[256];
 
 	(void)state;
@@ -72,10 +72,10 @@ static void test_rules(void **state)
 	for (int i = 0; i < 10; i++)
 		sweep_guard_judge(&g, &lone, 300, why, sizeof(why));
 	assert_true(sweep_guard_backoff(&g) >= 4.9 && sweep_guard_backoff(&g) <= 5.0);
-	sweep_result_free(&big);
-	sweep_result_free(&small);
-	sweep_result_free(&lone);
-	sweep_result_free(&lossy);
+	subnet_free(&big);
+	subnet_free(&small);
+	subnet_free(&lone);
+	subnet_free(&lossy);
 }
 
 /* A fabric that really has no switches (two HCAs back to back) is
@@ -83,13 +83,13 @@ static void test_rules(void **state)
 static void test_switchless_fabric(void **state)
 {
 	struct sweep_guard g;
-	struct sweep_result r;
+	struct subnet r;
 	char why[256];
 	uint32_t a, b;
 
 	(void)state;
 	sweep_guard_init(&g, 10);
-	sweep_result_init(&r);
+	subnet_init(&r);
 	a = fab_add_node(&r.fab, FAB_CA, 1, 1, "a");
 	b = fab_add_node(&r.fab, FAB_CA, 1, 2, "b");
 	fab_link(&r.fab, fab_port_idx(&r.fab, a, 1), fab_port_idx(&r.fab, b, 1));
@@ -98,11 +98,11 @@ static void test_switchless_fabric(void **state)
 	assert_int_equal(sweep_guard_judge(&g, &r, 0, why, sizeof(why)), SWEEP_PROGRAM);
 	sweep_guard_programmed(&g, &r);
 	assert_int_equal(sweep_guard_judge(&g, &r, 1, why, sizeof(why)), SWEEP_PROGRAM);
-	sweep_result_free(&r);
+	subnet_free(&r);
 }
 
 /* r loses the requests keyed guid[0..n) (NodeInfo probes out of port 2). */
-static void lose(struct sweep_result *r, const uint64_t *guid, unsigned n)
+static void lose(struct subnet *r, const uint64_t *guid, unsigned n)
 {
 	free(r->lost);
 	r->lost = calloc(n + 1, sizeof(*r->lost));
@@ -120,7 +120,7 @@ static void lose(struct sweep_result *r, const uint64_t *guid, unsigned n)
 static void test_silent_node(void **state)
 {
 	struct sweep_guard g;
-	struct sweep_result r;
+	struct subnet r;
 	char why[256];
 	const uint64_t one[] = { 0x100 }, other[] = { 0x101 };
 	double t;
@@ -179,7 +179,7 @@ static void test_silent_node(void **state)
 	r.lost_attrs = 1;
 	assert_int_equal(sweep_guard_judge(&g, &r, 100, why, sizeof(why)),
 			 SWEEP_HOLD_INCOMPLETE);
-	sweep_result_free(&r);
+	subnet_free(&r);
 }
 
 /* With a programmed view at stake, at most max(4, 2% of the nodes) silent
@@ -188,7 +188,7 @@ static void test_silent_node(void **state)
 static void test_silent_bound(void **state)
 {
 	struct sweep_guard g;
-	struct sweep_result big, r;
+	struct subnet big, r;
 	char why[256];
 	uint64_t k[8];
 
@@ -213,7 +213,7 @@ static void test_silent_bound(void **state)
 	assert_non_null(strstr(why, "more than the 4 silent nodes"));
 	/* 4 are within it. CAs gone silent make the view smaller too: not
 	 * held a second grace for as many missing nodes as are silent. */
-	sweep_result_free(&r);
+	subnet_free(&r);
 	view(&r, 4, 5, 1);
 	lose(&r, k + 4, 4);
 	assert_int_equal(sweep_guard_judge(&g, &r, 200, why, sizeof(why)), SWEEP_HOLD_INCOMPLETE);
@@ -222,7 +222,7 @@ static void test_silent_bound(void **state)
 			 SWEEP_PROGRAM_UNREACHABLE);
 	assert_null(strstr(why, "smaller"));
 	/* Smaller by more than the silent ones: held as any smaller view. */
-	sweep_result_free(&r);
+	subnet_free(&r);
 	view(&r, 3, 5, 1);
 	lose(&r, k + 4, 3);
 	assert_int_equal(sweep_guard_judge(&g, &r, 211, why, sizeof(why)), SWEEP_HOLD_SMALLER);
@@ -230,8 +230,8 @@ static void test_silent_bound(void **state)
 	assert_int_equal(sweep_guard_judge(&g, &r, 221, why, sizeof(why)),
 			 SWEEP_PROGRAM_UNREACHABLE);
 	assert_non_null(strstr(why, "taking the smaller view"));
-	sweep_result_free(&r);
-	sweep_result_free(&big);
+	subnet_free(&r);
+	subnet_free(&big);
 }
 
 int main(void)

@@ -16,8 +16,8 @@
 
 #include "core/fabric.h"
 #include "core/log.h"
-#include "discovery/topo_read.h"
-#include "sim/topo_gen.h"
+#include "formats/topo_read.h"
+#include "topogen/topo_gen.h"
 
 struct counts {
 	uint32_t cas, switches, sw_links, ca_links, unused_sw_ports;

@@ -15,7 +15,7 @@
 
 #include "core/fabric.h"
 #include "core/log.h"
-#include "discovery/topo_read.h"
+#include "formats/topo_read.h"
 
 static const char golden_ibnd[] =
 	"#\n# Topology file: generated on Sun Nov 22 17:46:28 2026\n#\n"

@@ -1,4 +1,4 @@
-/* sm/trap_damp.c: which traps space the heavy sweeps (a storm) and which
+/* sm/health/trap_damp.c: which traps space the heavy sweeps (a storm) and which
  * do not (one event, however many switches report it). */
 #include <stdarg.h>
 #include <stddef.h>
@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "sm/trap_damp.h"
+#include "sm/health/trap_damp.h"
 
 #define MAX 5.0                     /* flap_max_delay's default */
 

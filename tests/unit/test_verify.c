@@ -19,7 +19,7 @@
 #include "routing/engine.h"
 #include "routing/lft.h"
 #include "routing/verify.h"
-#include "sim/topo_gen.h"
+#include "topogen/topo_gen.h"
 
 /* ---- building blocks ---- */
 

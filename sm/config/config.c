@@ -1,0 +1,849 @@
+/* ibsm daemon configuration: one table of keys drives the YAML loader,
+ * config_set (command-line overrides), validation and printing, so a key
+ * cannot be accepted by one and forgotten by another. */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <yaml.h>
+
+#include "../../core/log.h"
+#include "../../routing/engine.h"
+#include "../observe/metrics_http.h"
+#include "../../multicast/mcast_spec.h"
+#include "config_partitions.h"
+
+enum key_kind {
+	K_STR,          /* char[] */
+	K_LIST,         /* char[]; a YAML sequence is joined with `sep` */
+	K_INT,          /* int, range lo..hi */
+	K_UNSIGNED,     /* unsigned, range lo..hi */
+	K_U8,           /* uint8_t, range lo..hi */
+	K_U64,          /* uint64_t, any value, hex or decimal */
+	K_BOOL,         /* int 0/1 */
+	K_LOG_LEVEL,    /* int, enum log_level by name or number */
+	K_DOUBLE,       /* double, range lo..hi */
+	K_PARTITIONS,   /* struct part_conf *, a YAML list of mappings only */
+};
+
+struct key_desc {
+	const char *name;
+	enum key_kind kind;
+	size_t offset;
+	size_t size;            /* of the char[] for K_STR/K_LIST */
+	unsigned long lo, hi;   /* inclusive range for numbers */
+	char sep;               /* K_LIST joiner */
+};
+
+#define STR(f) K_STR, offsetof(struct ibsm_config, f), \
+	sizeof(((struct ibsm_config *)0)->f), 0, 0, 0
+#define LIST(f, s) K_LIST, offsetof(struct ibsm_config, f), \
+	sizeof(((struct ibsm_config *)0)->f), 0, 0, s
+#define NUM(k, f, l, h) k, offsetof(struct ibsm_config, f), 0, l, h, 0
+
+/* Ranges: LMC 0..7 and SM priority 0..15 are the widths of the PortInfo
+ * and SMInfo fields (IBA 14.2.5.6, 14.2.5.13); SubnetTimeOut is 5 bits
+ * (4.096 us * 2^n). A port number is a byte; 255 is reserved. */
+static const struct key_desc keys[] = {
+	{ "ca_name",        STR(ca_name) },
+	{ "port_num",       NUM(K_INT, port_num, 0, 254) },
+	{ "port_guid",      NUM(K_U64, port_guid, 0, 0) },
+	{ "routing_engine", LIST(routing_engine, ',') },
+	{ "engine_paths",   LIST(engine_paths, ':') },
+	{ "root_guid_file", STR(root_guid_file) },
+	{ "cn_guid_file",   STR(cn_guid_file) },
+	{ "cn_order",       STR(cn_order) },
+	{ "lmc",            NUM(K_U8, lmc, 0, 7) },
+	{ "sm_priority",    NUM(K_U8, sm_priority, 0, 15) },
+	{ "sminfo_polling_timeout", NUM(K_UNSIGNED, sminfo_polling_ms, 10, 600000) },
+	{ "polling_retry_number", NUM(K_UNSIGNED, polling_retry_number, 1, 100) },
+	{ "honor_priority", NUM(K_BOOL, honor_priority, 0, 1) },
+	{ "takeover_keep_tables", NUM(K_BOOL, takeover_keep_tables, 0, 1) },
+	{ "master_stall_timeout", NUM(K_UNSIGNED, master_stall_timeout_s, 0, 86400) },
+	{ "max_vls",        NUM(K_UNSIGNED, max_vls, 0, 15) },
+	{ "subnet_prefix",  NUM(K_U64, subnet_prefix, 0, 0) },
+	{ "subnet_timeout", NUM(K_U8, subnet_timeout, 0, 31) },
+	{ "client_reregister", NUM(K_BOOL, client_reregister, 0, 1) },
+	{ "head_of_queue_lifetime", NUM(K_U8, hoq_life, 0, 31) },
+	{ "leaf_head_of_queue_lifetime", NUM(K_U8, leaf_hoq_life, 0, 31) },
+	{ "vl_stall_count", NUM(K_U8, vl_stall, 1, 7) },
+	{ "leaf_vl_stall_count", NUM(K_U8, leaf_vl_stall, 1, 7) },
+	{ "sweep_interval", NUM(K_UNSIGNED, sweep_interval_s, 0, 86400) },
+	{ "once",           NUM(K_BOOL, once, 0, 1) },
+	{ "once_timeout",   NUM(K_UNSIGNED, once_timeout_s, 1, 86400) },
+	{ "missing_grace",  NUM(K_UNSIGNED, missing_grace_s, 0, 3600) },
+	{ "flap_max_delay", NUM(K_UNSIGNED, flap_max_delay_s, 1, 600) },
+	{ "flap_hold_count", NUM(K_UNSIGNED, flap_hold_count, 0, 63) },
+	{ "flap_hold_window", NUM(K_UNSIGNED, flap_hold_window_s, 1, 86400) },
+	{ "flap_hold_quiet", NUM(K_UNSIGNED, flap_hold_quiet_s, 1, 86400) },
+	{ "sa_enabled",     NUM(K_BOOL, sa_enabled, 0, 1) },
+	{ "sm_key",         NUM(K_U64, sm_key, 0, 0) },
+	{ "m_key",          NUM(K_U64, m_key, 0, 0) },
+	{ "m_key_protect_bits", NUM(K_UNSIGNED, m_key_protect_bits, 0, 3) },
+	{ "m_key_lease_period", NUM(K_UNSIGNED, m_key_lease_period, 0, 65535) },
+	{ "packet_life_time", NUM(K_U8, packet_life_time, 0, 63) },
+	{ "qos",            NUM(K_BOOL, qos, 0, 1) },
+	{ "qos_policy_file", STR(qos_policy_file) },
+	{ "sl2vl_read",     NUM(K_BOOL, sl2vl_read, 0, 1) },
+	{ "sl2vl_read_all", NUM(K_BOOL, sl2vl_read_all, 0, 1) },
+	{ "sl2vl_read_rate", NUM(K_UNSIGNED, sl2vl_read_rate, 1, 1000000) },
+	{ "sa_rmpp_timeout_ms", NUM(K_UNSIGNED, sa_rmpp_timeout_ms, 100, 60000) },
+	{ "sa_rmpp_retries", NUM(K_UNSIGNED, sa_rmpp_retries, 0, 16) },
+	{ "sa_queue",       NUM(K_UNSIGNED, sa_queue, 0, 65535) },
+	{ "sa_queue_per_requester", NUM(K_UNSIGNED, sa_queue_per_requester, 0, 65535) },
+	{ "sa_slice_requests", NUM(K_UNSIGNED, sa_slice_requests, 1, 100000) },
+	{ "sa_slice_ms",    NUM(K_UNSIGNED, sa_slice_ms, 1, 10000) },
+	{ "sa_rmpp_budget_mb", NUM(K_UNSIGNED, sa_rmpp_budget_mb, 1, 65536) },
+	{ "sa_rmpp_requester_mb", NUM(K_UNSIGNED, sa_rmpp_requester_mb, 1, 65536) },
+	{ "report_queue",   NUM(K_UNSIGNED, report_queue, 0, 65536) },
+	{ "report_timeout_ms", NUM(K_UNSIGNED, report_timeout_ms, 10, 60000) },
+	{ "report_retries", NUM(K_UNSIGNED, report_retries, 0, 16) },
+	{ "report_max_misses", NUM(K_UNSIGNED, report_max_misses, 0, 100000) },
+	{ "sa_max_services_per_port", NUM(K_UNSIGNED, sa_max_services_per_port, 0, 4096) },
+	{ "mcast_max_groups_per_port", NUM(K_UNSIGNED, mcast_max_groups_per_port, 0, 16383) },
+	{ "mcast_max_joins_per_port", NUM(K_UNSIGNED, mcast_max_joins_per_port, 0, 16383) },
+	{ "mcast_groups",   LIST(mcast_groups, ';') },
+	{ "partitions",     K_PARTITIONS, offsetof(struct ibsm_config, partitions), 0, 0, 0, 0 },
+	{ "mad_window",     NUM(K_UNSIGNED, mad_window, 1, 4096) },
+	{ "mad_timeout_ms", NUM(K_UNSIGNED, mad_timeout_ms, 1, 60000) },
+	{ "mad_retries",    NUM(K_UNSIGNED, mad_retries, 0, 100) },
+	{ "perf_interval",  NUM(K_UNSIGNED, perf_interval_s, 0, 86400) },
+	{ "perf_window",    NUM(K_UNSIGNED, perf_window, 1, 1024) },
+	{ "perf_history",   NUM(K_UNSIGNED, perf_history, 0, 1024) },
+	{ "perf_action",    STR(perf_action) },
+	{ "perf_event_log", STR(perf_event_log) },
+	{ "perf_quiet_period", NUM(K_UNSIGNED, perf_quiet_period_s, 1, 86400) },
+	{ "perf_restore_fraction", NUM(K_DOUBLE, perf_restore_fraction, 0, 1) },
+	{ "perf_max_avoided", NUM(K_UNSIGNED, perf_max_avoided, 0, 4096) },
+	{ "perf_symbol_error_rate", NUM(K_DOUBLE, perf_symbol_error_rate, 0, 1000000000) },
+	{ "perf_link_error_recovery_rate", NUM(K_DOUBLE, perf_link_error_recovery_rate, 0, 1000000000) },
+	{ "perf_link_downed_rate", NUM(K_DOUBLE, perf_link_downed_rate, 0, 1000000000) },
+	{ "perf_rcv_errors_rate", NUM(K_DOUBLE, perf_rcv_errors_rate, 0, 1000000000) },
+	{ "perf_local_link_integrity_rate", NUM(K_DOUBLE, perf_local_link_integrity_rate, 0, 1000000000) },
+	{ "perf_excessive_buffer_overrun_rate", NUM(K_DOUBLE, perf_excessive_buffer_overrun_rate, 0, 1000000000) },
+	{ "perf_xmit_discards_rate", NUM(K_DOUBLE, perf_xmit_discards_rate, 0, 1000000000) },
+	{ "congestion_aware", NUM(K_BOOL, congestion_aware, 0, 1) },
+	{ "congestion_xmit_wait_rate", NUM(K_DOUBLE, congestion_xmit_wait_rate, 0, 1e12) },
+	{ "congestion_persist", NUM(K_UNSIGNED, congestion_persist, 1, 1000) },
+	{ "congestion_max_moves", NUM(K_UNSIGNED, congestion_max_moves, 0, 1000000) },
+	{ "metrics_listen", STR(metrics_listen) },
+	{ "metrics_max_connections", NUM(K_UNSIGNED, metrics_max_connections, 1, 1024) },
+	{ "metrics_per_ip_connections", NUM(K_UNSIGNED, metrics_per_ip_connections, 1, 1024) },
+	{ "metrics_timeout", NUM(K_UNSIGNED, metrics_timeout_s, 1, 3600) },
+	{ "ctl_socket",     STR(ctl_socket) },
+	{ "ctl_group",      STR(ctl_group) },
+	{ "cache_dir",      STR(cache_dir) },
+	{ "guid2lid_file",  STR(guid2lid_file) },
+	{ "log_level",      NUM(K_LOG_LEVEL, log_level, 0, 3) },
+	{ "log_file",       STR(log_file) },
+	{ "dump_dir",       STR(dump_dir) },
+};
+#define NUM_KEYS (sizeof(keys) / sizeof(keys[0]))
+
+void config_defaults(struct ibsm_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	/* ftree for fat-trees; it refuses anything else (saying why) and
+	 * updn, deadlock-free on any topology, takes over. */
+	snprintf(c->routing_engine, sizeof(c->routing_engine), "%s", ROUTE_DEFAULT_ENGINES);
+	c->lmc = 0;
+	c->sm_priority = 0;
+	/* A standby polls the master 5 times a second and takes over after 3
+	 * polls in a row go unanswered. Each poll is a MAD with the usual
+	 * timeout and retries (4 tries), so at 20% MAD loss one poll is lost
+	 * with p = 0.2^4 and three in a row with 4e-9: about one false
+	 * takeover in 1.6 years of polling. A dead master is noticed in about
+	 * 3 polls (0.6 s) when its port answers "no one there" at once
+	 * (ibsim), in 3 x 4 MAD timeouts when it is silent. */
+	c->sminfo_polling_ms = 200;
+	c->polling_retry_number = 3;
+	/* A better SM that joins as STANDBY gets the subnet (IBA 14.4.1.2),
+	 * as OpenSM does; 0 keeps the running master. */
+	c->honor_priority = 1;
+	/* Taking over, keep what the old master left when it verifies. */
+	c->takeover_keep_tables = 1;
+	/* Six light sweeps of OpenSM's and ibsm's default 10 s interval. */
+	c->master_stall_timeout_s = 60;
+	c->subnet_prefix = 0xfe80000000000000ull;  /* default GID prefix */
+	/* 18: 4.096 us * 2^18 = ~1 s, OpenSM's default subnet timeout. */
+	c->subnet_timeout = 18;
+	/* As OpenSM (no_clients_rereg FALSE): a new master tells every end
+	 * port to re-register, since the SA state it holds may be stale. */
+	c->client_reregister = 1;
+	/* OpenSM's defaults: a packet waits at most 4.096 us * 2^18 (~1 s) at
+	 * the head of a switch port's queue, 2^16 (~0.27 s) on a port facing
+	 * a CA (a dead host must not block the fabric for long), and a VL
+	 * stalls after 7 such discards in a row (IBA 18.2.5.4). */
+	c->hoq_life = 0x12;
+	c->leaf_hoq_life = 0x10;
+	c->vl_stall = 7;
+	c->leaf_vl_stall = 7;
+	c->sweep_interval_s = 10;
+	/* --once on a lossy fabric keeps sweeping for minutes, not one try. */
+	c->once_timeout_s = 120;
+	/* Nodes missing without a trap: hold the programmed view this long. */
+	c->missing_grace_s = 10;
+	/* A flapping link: heavy sweeps at most every 5 s while it flaps. */
+	c->flap_max_delay_s = 5;
+	/* A port that went down and up 5 times (10 state changes) within a
+	 * minute is held out of routing until it stays up for 2 minutes: a
+	 * healthy cable does not do that, and a reseat or a reboot causes
+	 * 2-4 changes. */
+	c->flap_hold_count = 10;
+	c->flap_hold_window_s = 60;
+	c->flap_hold_quiet_s = 120;
+	c->sa_enabled = 1;
+	/* 1, as OpenSM: saquery --smkey 1 is how operators ask trusted. */
+	c->sm_key = 1;
+	/* 0x12 (4.096 us * 2^18), OpenSM's default packet_life_time. */
+	c->packet_life_time = 0x12;
+	/* SL2VLTableRecords: read every table after a heavy sweep at 1,000
+	 * SMPs a second (a few percent of what a sweep sends), outside it. */
+	c->sl2vl_read = 1;
+	c->sl2vl_read_rate = 1000;
+	c->sa_rmpp_timeout_ms = 1000;
+	c->sa_rmpp_retries = 3;
+	/* SA work in slices between fault handling (docs/sa.md). */
+	c->sa_queue = 1024;
+	c->sa_queue_per_requester = 64;
+	c->sa_slice_requests = 64;
+	c->sa_slice_ms = 20;
+	c->sa_rmpp_budget_mb = 256;
+	c->sa_rmpp_requester_mb = 64;
+	/* Reports: their own queue, a short timeout, silent ports dropped. */
+	c->report_queue = 8192;
+	c->report_timeout_ms = 200;
+	c->report_retries = 1;
+	c->report_max_misses = 8;
+	/* Quotas: one host may hold a sixty-fourth of the 4,096 ServiceRecord
+	 * slots and of the 16,383 multicast LIDs (it creates a group per
+	 * IPv6 address, containers included), and be in 1,024 groups. */
+	c->sa_max_services_per_port = 64;
+	c->mcast_max_groups_per_port = 256;
+	c->mcast_max_joins_per_port = 1024;
+	c->mad_window = 32;         /* OpenSM keeps only 4 SMPs in flight */
+	c->mad_timeout_ms = 200;
+	c->mad_retries = 3;
+	/* PerfMgr off unless asked; when on, error rates per second that
+	 * no healthy link reaches (a few symbol errors a day are normal),
+	 * and links come back after a quiet minute below half of them. */
+	c->perf_window = 16;
+	c->perf_history = 8;
+	snprintf(c->perf_action, sizeof(c->perf_action), "avoid");
+	c->perf_quiet_period_s = 60;
+	c->perf_restore_fraction = 0.5;
+	c->perf_max_avoided = 8;
+	c->perf_symbol_error_rate = 1;
+	c->congestion_xmit_wait_rate = 100000;
+	c->congestion_persist = 3;
+	c->congestion_max_moves = 64;
+	c->perf_link_error_recovery_rate = 0.1;
+	c->perf_link_downed_rate = 0.1;
+	c->perf_rcv_errors_rate = 1;
+	c->perf_local_link_integrity_rate = 0.1;
+	c->perf_excessive_buffer_overrun_rate = 0.1;
+	c->perf_xmit_discards_rate = 100;
+	/* A scrape is one short GET: a few per address suffice, and a
+	 * connection idle for 3 s is a slow client, not a scraper. */
+	c->metrics_max_connections = 64;
+	c->metrics_per_ip_connections = 4;
+	c->metrics_timeout_s = 3;
+	snprintf(c->cache_dir, sizeof(c->cache_dir), "/var/cache/ibsm");
+	c->log_level = LOG_INFO;
+}
+
+static const struct key_desc *key_find(const char *name)
+{
+	for (size_t i = 0; i < NUM_KEYS; i++)
+		if (!strcmp(keys[i].name, name))
+			return &keys[i];
+	return NULL;
+}
+
+/* Whole-string unsigned number, decimal or 0x-hex; no sign, no spaces. */
+static int parse_u64(const char *s, uint64_t *out)
+{
+	if (!isdigit((unsigned char)s[0]))
+		return -1;
+	errno = 0;
+	char *end;
+	unsigned long long v = strtoull(s, &end, 0);
+	if (errno || *end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int parse_bool(const char *s)
+{
+	static const char *const yes[] = { "true", "yes", "on", "1" };
+	static const char *const no[] = { "false", "no", "off", "0" };
+	for (size_t i = 0; i < 4; i++) {
+		if (!strcasecmp(s, yes[i]))
+			return 1;
+		if (!strcasecmp(s, no[i]))
+			return 0;
+	}
+	return -1;
+}
+
+/* An engine list is names of [a-z0-9_-] separated by single commas. */
+static int engine_list_ok(const char *s)
+{
+	if (!*s)
+		return 0;
+	for (const char *p = s; *p; p++) {
+		if (*p == ',') {
+			if (p == s || !p[1] || p[1] == ',')
+				return 0;
+		} else if (!isalnum((unsigned char)*p) && *p != '_' && *p != '-') {
+			return 0;
+		}
+	}
+	return 1;
+}
+
+static int bad_value(const char *origin, const struct key_desc *k,
+		     const char *value, const char *expect)
+{
+	log_err("%s: bad value for '%s': '%s' (%s)", origin, k->name, value,
+		expect);
+	return -EINVAL;
+}
+
+static int set_number(struct ibsm_config *c, const struct key_desc *k,
+		      const char *value, const char *origin)
+{
+	char range[64];
+	snprintf(range, sizeof(range), "%lu..%lu", k->lo, k->hi);
+	void *field = (char *)c + k->offset;
+	uint64_t v;
+	int b;
+
+	switch (k->kind) {
+	case K_U64:
+		if (parse_u64(value, &v))
+			return bad_value(origin, k, value,
+					 "a 64-bit number, e.g. 0xfe80000000000000");
+		*(uint64_t *)field = v;
+		return 0;
+	case K_BOOL:
+		b = parse_bool(value);
+		if (b < 0)
+			return bad_value(origin, k, value, "true or false");
+		*(int *)field = b;
+		return 0;
+	case K_DOUBLE: {
+		char *end;
+		double d;
+
+		errno = 0;
+		d = strtod(value, &end);
+		if (!*value || *end || errno || d != d || d < (double)k->lo ||
+		    d > (double)k->hi)
+			return bad_value(origin, k, value, range);
+		*(double *)field = d;
+		return 0;
+	}
+	case K_LOG_LEVEL:
+		b = log_level_parse(value);
+		if (b < 0)
+			return bad_value(origin, k, value,
+					 "error, warn, info, debug or 0..3");
+		*(int *)field = b;
+		return 0;
+	default:
+		break;
+	}
+	if (parse_u64(value, &v) || v < k->lo || v > k->hi)
+		return bad_value(origin, k, value, range);
+	if (k->kind == K_INT)
+		*(int *)field = (int)v;
+	else if (k->kind == K_UNSIGNED)
+		*(unsigned *)field = (unsigned)v;
+	else
+		*(uint8_t *)field = (uint8_t)v;
+	return 0;
+}
+
+int config_set(struct ibsm_config *c, const char *key, const char *value,
+	       const char *origin)
+{
+	const struct key_desc *k = key_find(key);
+	if (!k) {
+		log_err("%s: unknown key '%s'", origin, key);
+		return -EINVAL;
+	}
+	if (k->kind == K_PARTITIONS) {
+		/* A list of mappings has no one-line form: the file only. */
+		log_err("%s: '%s' can only be set in the YAML file (docs/partitions.md)",
+			origin, key);
+		return -EINVAL;
+	}
+	if (k->kind != K_STR && k->kind != K_LIST)
+		return set_number(c, k, value, origin);
+	size_t len = strlen(value);
+	if (len >= k->size) {
+		char limit[48];
+		snprintf(limit, sizeof(limit), "at most %zu characters",
+			 k->size - 1);
+		return bad_value(origin, k, value, limit);
+	}
+	if (!strcmp(k->name, "routing_engine") && !engine_list_ok(value))
+		return bad_value(origin, k, value,
+				 "engine names separated by commas, e.g. updn,minhop");
+	if (!strcmp(k->name, "metrics_listen") && *value) {
+		unsigned a;
+		unsigned short port;
+
+		if (metrics_parse_listen(value, &a, &port) < 0)
+			return bad_value(origin, k, value,
+					 "ADDR:PORT or :PORT, e.g. 127.0.0.1:9464");
+	}
+	if (!strcmp(k->name, "perf_action") && strcmp(value, "report") &&
+	    strcmp(value, "avoid") && strcmp(value, "disable"))
+		return bad_value(origin, k, value, "report, avoid or disable");
+	memcpy((char *)c + k->offset, value, len + 1);
+	return 0;
+}
+
+int config_validate(const struct ibsm_config *c)
+{
+	int bad = 0;
+	/* Ranges are checked when a key is set; these catch fields filled
+	 * directly by code (command-line parsers, tests). */
+	if (c->lmc > 7 && ++bad)
+		log_err("config: lmc %u out of range 0..7", c->lmc);
+	/* cn_order: a file that must be readable now (its names are checked
+	 * against the fabric when routing), or "port". */
+	if (c->cn_order[0] && strcmp(c->cn_order, "port") &&
+	    access(c->cn_order, R_OK) < 0 && ++bad)
+		log_err("config: cn_order %s: %s", c->cn_order, strerror(errno));
+	{
+		char why[300];
+
+		if (mcast_spec_list(c->mcast_groups, NULL, NULL, why, sizeof(why)) < 0 && ++bad)
+			log_err("config: mcast_groups %s", why);
+	}
+	if (c->sm_priority > 15 && ++bad)
+		log_err("config: sm_priority %u out of range 0..15", c->sm_priority);
+	if (c->subnet_timeout > 31 && ++bad)
+		log_err("config: subnet_timeout %u out of range 0..31",
+			c->subnet_timeout);
+	if ((c->port_num < 0 || c->port_num > 254) && ++bad)
+		log_err("config: port_num %d out of range 0..254", c->port_num);
+	if ((c->mad_window < 1 || c->mad_window > 4096) && ++bad)
+		log_err("config: mad_window %u out of range 1..4096", c->mad_window);
+	if ((c->mad_timeout_ms < 1 || c->mad_timeout_ms > 60000) && ++bad)
+		log_err("config: mad_timeout_ms %u out of range 1..60000",
+			c->mad_timeout_ms);
+	if (c->mad_retries > 100 && ++bad)
+		log_err("config: mad_retries %u out of range 0..100", c->mad_retries);
+	if (c->log_level < LOG_ERR || c->log_level > LOG_DEBUG) {
+		bad++;
+		log_err("config: log_level %d out of range 0..3", c->log_level);
+	}
+	if (!engine_list_ok(c->routing_engine) && ++bad)
+		log_err("config: routing_engine '%s' is not a comma-separated "
+			"list of engine names", c->routing_engine);
+	/* A port chosen both by GUID and by CA/port number is ambiguous. */
+	if (c->port_guid && (c->ca_name[0] || c->port_num) && ++bad)
+		log_err("config: port_guid excludes ca_name and port_num");
+	if (!c->guid2lid_file[0] && !c->cache_dir[0] && ++bad)
+		log_err("config: cache_dir or guid2lid_file must be set "
+			"(LIDs must persist across restarts)");
+	if (!c->guid2lid_file[0] &&
+	    strlen(c->cache_dir) + sizeof("/guid2lid") > sizeof(c->guid2lid_file)
+	    && ++bad)
+		log_err("config: cache_dir too long");
+	return bad ? -EINVAL : 0;
+}
+
+int config_guid2lid_path(const struct ibsm_config *c, char *buf, size_t len)
+{
+	int n = c->guid2lid_file[0]
+		? snprintf(buf, len, "%s", c->guid2lid_file)
+		: snprintf(buf, len, "%s/guid2lid", c->cache_dir);
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+int config_dump_path(const struct ibsm_config *c, char *buf, size_t len)
+{
+	int n = c->dump_dir[0]
+		? snprintf(buf, len, "%s", c->dump_dir)
+		: snprintf(buf, len, "%s/dump", c->cache_dir);
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+/* A YAML double-quoted scalar: only '"' and '\' need escaping here. */
+static void print_quoted(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fputc('\\', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+/* Keys the daemon reads where it uses them (each sweep, each loop), so a
+ * new value takes effect at the next sweep; every other key is read once
+ * at start (ports, sockets, transport, engines loaded, groups made,
+ * PerfMgr set up) and needs a restart. */
+static const char *const live_keys[] = {
+	"routing_engine", "subnet_timeout", "client_reregister",
+	"head_of_queue_lifetime", "leaf_head_of_queue_lifetime",
+	"vl_stall_count", "leaf_vl_stall_count", "packet_life_time",
+	"sweep_interval", "flap_max_delay", "log_level", "log_file",
+	"sa_max_services_per_port", "mcast_max_groups_per_port",
+	"mcast_max_joins_per_port", "qos", "qos_policy_file",
+};
+
+int config_key_live(const char *key)
+{
+	for (size_t i = 0; i < sizeof(live_keys) / sizeof(live_keys[0]); i++)
+		if (!strcmp(live_keys[i], key))
+			return 1;
+	return 0;
+}
+
+static size_t key_size(const struct key_desc *k)
+{
+	switch (k->kind) {
+	case K_STR: case K_LIST: return k->size;
+	case K_INT: case K_BOOL: case K_LOG_LEVEL: return sizeof(int);
+	case K_UNSIGNED: return sizeof(unsigned);
+	case K_U8: return 1;
+	case K_U64: return sizeof(uint64_t);
+	case K_DOUBLE: return sizeof(double);
+	case K_PARTITIONS: return 0;
+	}
+	return 0;
+}
+
+/* Partitions compare by what they print as. */
+static int partitions_differ(const struct part_conf *a, const struct part_conf *b)
+{
+	char *ta = NULL, *tb = NULL;
+	size_t la = 0, lb = 0;
+	FILE *fa = open_memstream(&ta, &la), *fb = open_memstream(&tb, &lb);
+	int differ = 1;
+
+	if (fa && fb) {
+		config_print_partitions(a, fa);
+		config_print_partitions(b, fb);
+		fflush(fa);
+		fflush(fb);
+		differ = la != lb || memcmp(ta, tb, la);
+	}
+	if (fa)
+		fclose(fa);
+	if (fb)
+		fclose(fb);
+	free(ta);
+	free(tb);
+	return differ;
+}
+
+unsigned config_reload(struct ibsm_config *cur, const struct ibsm_config *next,
+		       config_changed_fn changed, void *ctx)
+{
+	unsigned n = 0;
+
+	for (size_t i = 0; i < NUM_KEYS; i++) {
+		const struct key_desc *k = &keys[i];
+		char *a = (char *)cur + k->offset;
+		const char *b = (const char *)next + k->offset;
+		int live;
+
+		if (k->kind == K_PARTITIONS ?
+		    !partitions_differ(cur->partitions, next->partitions) :
+		    k->kind == K_STR || k->kind == K_LIST ? !strcmp(a, b) :
+		    !memcmp(a, b, key_size(k)))
+			continue;
+		live = config_key_live(k->name) && k->kind != K_PARTITIONS;
+		changed(ctx, k->name, live);
+		if (live)
+			memcpy(a, b, key_size(k));
+		n++;
+	}
+	return n;
+}
+
+void config_print(const struct ibsm_config *c, FILE *out)
+{
+	static const char *const levels[] = { "error", "warn", "info", "debug" };
+	for (size_t i = 0; i < NUM_KEYS; i++) {
+		const struct key_desc *k = &keys[i];
+		const void *field = (const char *)c + k->offset;
+		if (k->kind == K_PARTITIONS) {
+			config_print_partitions(c->partitions, out);
+			continue;
+		}
+		fprintf(out, "%s: ", k->name);
+		switch (k->kind) {
+		case K_STR:
+		case K_LIST:
+			print_quoted(out, field);
+			break;
+		case K_INT:
+			fprintf(out, "%d", *(const int *)field);
+			break;
+		case K_UNSIGNED:
+			fprintf(out, "%u", *(const unsigned *)field);
+			break;
+		case K_U8:
+			fprintf(out, "%u", *(const uint8_t *)field);
+			break;
+		case K_U64:
+			fprintf(out, "0x%016" PRIx64, *(const uint64_t *)field);
+			break;
+		case K_DOUBLE:
+			fprintf(out, "%g", *(const double *)field);
+			break;
+		case K_BOOL:
+			fputs(*(const int *)field ? "true" : "false", out);
+			break;
+		case K_PARTITIONS:
+			break;
+		case K_LOG_LEVEL: {
+			int l = *(const int *)field;
+			if (l >= 0 && l <= 3)
+				fputs(levels[l], out);
+			else
+				fprintf(out, "%d", l);
+			break;
+		}
+		}
+		fputc('\n', out);
+	}
+}
+
+/* ---- YAML: one document holding one mapping of scalar keys ----
+ * The document API parses the whole file first, so a syntax error is
+ * reported alone, not after half-applied lines before it. */
+
+struct yaml_load {
+	const char *path;
+	yaml_document_t *doc;
+	struct ibsm_config *c;
+	unsigned first_line[NUM_KEYS];  /* 0 = key not seen yet */
+};
+
+static unsigned line_of(const yaml_node_t *n)
+{
+	return (unsigned)n->start_mark.line + 1;
+}
+
+/* A plain "~", "null" or empty scalar is YAML's null: an empty string. */
+static const char *scalar_text(const yaml_node_t *n)
+{
+	const char *s = (const char *)n->data.scalar.value;
+	if (n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+	    (!strcmp(s, "~") || !strcmp(s, "null") || !strcmp(s, "Null") ||
+	     !strcmp(s, "NULL")))
+		return "";
+	return s;
+}
+
+/* A list key given as a YAML sequence of scalars: join with k->sep.
+ * Returns 0 or 1 after logging. */
+static int join_list(struct yaml_load *ld, const struct key_desc *k,
+		     const yaml_node_t *seq, unsigned line, char *buf, size_t len)
+{
+	size_t used = 0;
+	buf[0] = 0;
+	for (yaml_node_item_t *it = seq->data.sequence.items.start;
+	     it < seq->data.sequence.items.top; it++) {
+		const yaml_node_t *n = yaml_document_get_node(ld->doc, *it);
+		if (n->type != YAML_SCALAR_NODE) {
+			log_err("%s:%u: '%s' must be a list of plain values",
+				ld->path, line_of(n), k->name);
+			return 1;
+		}
+		char sep[2] = { used ? k->sep : 0, 0 };
+		int w = snprintf(buf + used, len - used, "%s%s", sep,
+				 scalar_text(n));
+		if (w < 0 || (size_t)w >= len - used) {
+			log_err("%s:%u: bad value for '%s': list too long (at "
+				"most %zu characters)", ld->path, line, k->name,
+				len - 1);
+			return 1;
+		}
+		used += (size_t)w;
+	}
+	return 0;
+}
+
+/* One "key: value" pair. Returns 0, or 1 if it was bad (logged). */
+static int load_pair(struct yaml_load *ld, const yaml_node_pair_t *pair)
+{
+	const yaml_node_t *kn = yaml_document_get_node(ld->doc, pair->key);
+	const yaml_node_t *vn = yaml_document_get_node(ld->doc, pair->value);
+	unsigned line = line_of(kn);
+	if (kn->type != YAML_SCALAR_NODE) {
+		log_err("%s:%u: keys must be plain names", ld->path, line);
+		return 1;
+	}
+	const char *key = (const char *)kn->data.scalar.value;
+	const struct key_desc *k = key_find(key);
+	if (!k) {
+		log_err("%s:%u: unknown key '%s'", ld->path, line, key);
+		return 1;
+	}
+	if (ld->first_line[k - keys]) {
+		log_err("%s:%u: duplicate key '%s' (first set at line %u)",
+			ld->path, line, key, ld->first_line[k - keys]);
+		return 1;
+	}
+	ld->first_line[k - keys] = line;
+
+	char origin[600];
+	if (k->kind == K_PARTITIONS) {
+		struct part_conf *pc;
+
+		if (config_load_partitions(ld->path, ld->doc, (yaml_node_t *)(uintptr_t)vn, &pc) < 0)
+			return 1;
+		ld->c->partitions = pc;
+		return 0;
+	}
+	if (vn->type == YAML_SCALAR_NODE) {
+		/* The value's own line: it may sit below its key. */
+		snprintf(origin, sizeof(origin), "%s:%u", ld->path, line_of(vn));
+		return config_set(ld->c, key, scalar_text(vn), origin) ? 1 : 0;
+	}
+	if (vn->type == YAML_SEQUENCE_NODE && k->kind == K_LIST) {
+		char joined[sizeof(((struct ibsm_config *)0)->engine_paths)];
+		size_t cap = k->size < sizeof(joined) ? k->size : sizeof(joined);
+		if (join_list(ld, k, vn, line, joined, cap))
+			return 1;
+		snprintf(origin, sizeof(origin), "%s:%u", ld->path, line);
+		return config_set(ld->c, key, joined, origin) ? 1 : 0;
+	}
+	log_err("%s:%u: value of '%s' must be a single value, not %s",
+		ld->path, line, key,
+		vn->type == YAML_MAPPING_NODE ? "a mapping" : "a list");
+	return 1;
+}
+
+/* Returns 0, or -EINVAL after logging every bad line. */
+static int load_document(struct yaml_load *ld)
+{
+	const yaml_node_t *root = yaml_document_get_root_node(ld->doc);
+	if (!root)
+		return 0;               /* empty or comment-only file */
+	if (root->type == YAML_SCALAR_NODE && !root->data.scalar.value[0])
+		return 0;               /* "---" with nothing under it */
+	if (root->type != YAML_MAPPING_NODE) {
+		log_err("%s:%u: expected 'key: value' lines", ld->path,
+			line_of(root));
+		return -EINVAL;
+	}
+	int errors = 0;
+	for (yaml_node_pair_t *p = root->data.mapping.pairs.start;
+	     p < root->data.mapping.pairs.top; p++)
+		errors += load_pair(ld, p);
+	return errors ? -EINVAL : 0;
+}
+
+static int syntax_error(const char *path, const yaml_parser_t *p)
+{
+	size_t line = (p->problem_mark.line ? p->problem_mark.line
+		       : p->context_mark.line) + 1;
+	log_err("%s:%zu: YAML syntax error: %s%s%s", path, line,
+		p->problem ? p->problem : "unknown",
+		p->context ? " " : "", p->context ? p->context : "");
+	return -EINVAL;
+}
+
+/* Parse the whole stream: exactly zero or one document. */
+static int load_stream(struct yaml_load *ld, yaml_parser_t *parser)
+{
+	yaml_document_t doc, extra;
+	if (!yaml_parser_load(parser, &doc))
+		return syntax_error(ld->path, parser);
+	if (!yaml_parser_load(parser, &extra)) {
+		yaml_document_delete(&doc);
+		return syntax_error(ld->path, parser);
+	}
+	int rc = 0;
+	const yaml_node_t *second = yaml_document_get_root_node(&extra);
+	if (second) {
+		log_err("%s:%zu: only one YAML document is allowed", ld->path,
+			extra.start_mark.line + 1);
+		rc = -EINVAL;
+	}
+	yaml_document_delete(&extra);
+	if (rc == 0) {
+		ld->doc = &doc;
+		rc = load_document(ld);
+	}
+	yaml_document_delete(&doc);
+	return rc;
+}
+
+int config_load_yaml(struct ibsm_config *c, const char *path)
+{
+	FILE *in = fopen(path, "r");
+	if (!in) {
+		int e = errno;
+		/* A missing file is the caller's call (the default path may be
+		 * absent); anything else is reported here. */
+		if (e != ENOENT)
+			log_err("%s: %s", path, strerror(e));
+		return -e;
+	}
+	struct stat st;
+	if (fstat(fileno(in), &st) == 0 && S_ISDIR(st.st_mode)) {
+		fclose(in);
+		log_err("%s: %s", path, strerror(EISDIR));
+		return -EISDIR;
+	}
+	yaml_parser_t parser;
+	if (!yaml_parser_initialize(&parser)) {
+		fclose(in);
+		log_err("%s: cannot initialise the YAML parser", path);
+		return -ENOMEM;
+	}
+	yaml_parser_set_input_file(&parser, in);
+	/* Parse into a copy: a file with errors changes nothing. The copy
+	 * shares c's partitions until the file names its own. */
+	struct ibsm_config tmp = *c;
+	struct yaml_load ld = { .path = path, .c = &tmp };
+	int rc = load_stream(&ld, &parser);
+	yaml_parser_delete(&parser);
+	if (rc == 0 && ferror(in)) {
+		log_err("%s: read error", path);
+		rc = -EIO;
+	}
+	fclose(in);
+	if (rc == 0) {
+		if (c->partitions != tmp.partitions)
+			config_free_partitions(c);
+		*c = tmp;
+	} else if (tmp.partitions != c->partitions) {
+		config_free_partitions(&tmp);
+	}
+	return rc;
+}
+
+void config_free_partitions(struct ibsm_config *c)
+{
+	if (c->partitions) {
+		part_conf_free(c->partitions);
+		free(c->partitions);
+		c->partitions = NULL;
+	}
+}
+
+void config_free(struct ibsm_config *c)
+{
+	config_free_partitions(c);
+}
