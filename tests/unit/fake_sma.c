@@ -397,7 +397,7 @@ static uint16_t sminfo(struct fake_sma *s, uint32_t n, uint8_t in, int set,
 {
 	for (unsigned i = 0; i < s->num_sms; i++) {
 		struct fake_peer_sm *m = &s->sms[i];
-		struct smp_sminfo si = {
+		struct smp_sminfo asked, si = {
 			.guid = m->guid, .act_count = ++m->act_count,
 			.priority = m->priority, .state = m->state,
 		};
@@ -405,6 +405,9 @@ static uint16_t sminfo(struct fake_sma *s, uint32_t n, uint8_t in, int set,
 		if (m->node != n || m->port != in)
 			continue;
 		(void)set;      /* controls (HANDOVER, ...) are not modelled */
+		/* IBA 14.4.1: SM_Key only to a requester that gave it. */
+		smp_get_sminfo(d, &asked);
+		si.sm_key = asked.sm_key == m->sm_key ? m->sm_key : 0;
 		memset(d, 0, 64);
 		smp_set_sminfo(d, &si);
 		return 0;

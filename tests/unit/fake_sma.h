@@ -84,9 +84,11 @@ void fake_sma_silence(struct fake_sma *s, uint32_t node, int silent);
 void fake_sma_kill(struct fake_sma *s, uint32_t node);
 
 /* Another SM on port `port` of CA node: IsSM in its PortInfo, and SMInfo
- * Gets answered with guid, priority, state (enum smp_sm_state) and an
- * ActCount that moves by one per answer. */
+ * Gets answered with guid, priority, state (enum smp_sm_state), an
+ * ActCount that moves by one per answer, and sm_key when the Get carried
+ * it (else 0, IBA 14.4.1). */
 int fake_sma_add_sm(struct fake_sma *s, uint32_t node, uint8_t port,
-		    uint64_t guid, uint8_t priority, uint8_t state);
+		    uint64_t guid, uint64_t sm_key, uint8_t priority,
+		    uint8_t state);
 
 #endif

@@ -40,7 +40,7 @@ struct fake_port {
 struct fake_peer_sm {
 	uint32_t node;
 	uint8_t port, priority, state;
-	uint64_t guid;
+	uint64_t guid, sm_key;
 	uint32_t act_count;
 };
 

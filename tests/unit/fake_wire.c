@@ -373,7 +373,8 @@ void fake_sma_kill(struct fake_sma *s, uint32_t node)
 }
 
 int fake_sma_add_sm(struct fake_sma *s, uint32_t node, uint8_t port,
-		    uint64_t guid, uint8_t priority, uint8_t state)
+		    uint64_t guid, uint64_t sm_key, uint8_t priority,
+		    uint8_t state)
 {
 	uint32_t p;
 
@@ -382,7 +383,7 @@ int fake_sma_add_sm(struct fake_sma *s, uint32_t node, uint8_t port,
 	    !port)
 		return -EINVAL;
 	s->sms[s->num_sms++] = (struct fake_peer_sm){
-		.node = node, .port = port, .guid = guid,
+		.node = node, .port = port, .guid = guid, .sm_key = sm_key,
 		.priority = priority, .state = state,
 	};
 	mad_set_field(s->port[p].pi, 0, IB_PORT_CAPMASK_F,

@@ -1,0 +1,278 @@
+/* The SM's heavy sweep (sm_heavy_sweep, the daemon's entry) against the
+ * fake fabric (tests/unit/fake_sma.h): what it programs is what routing
+ * computed, a second sweep writes nothing, a lost MAD is sent again, a
+ * dead switch is routed around. */
+#define _XOPEN_SOURCE 700
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <ftw.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <infiniband/mad.h>
+
+#include "core/log.h"
+#include "sm/sm_state.h"
+#include "topogen/topo_gen.h"
+#include "fake_sma.h"
+
+struct rig {
+	struct fabric f;
+	struct fake_sma *s;
+	struct mad_transport *t;
+	struct ibsm_config cfg;
+	struct sm sm;
+	char dir[64];
+};
+
+static void rig_up(struct rig *g, int torus)
+{
+	char err[256];
+
+	memset(g, 0, sizeof(*g));
+	if (torus) {
+		struct torus_params p = { .dims = 2, .size = { 3, 3 }, .wrap = 1,
+					  .hcas_per_switch = 2 };
+
+		assert_int_equal(gen_torus(&g->f, &p, err), 0);
+	} else {
+		struct fattree_params p = { .levels = 2, .radix = 8, .oversub = 1 };
+
+		assert_int_equal(gen_fattree(&g->f, &p, err), 0);
+	}
+	g->s = fake_sma_new(&g->f, 0, 1);
+	assert_non_null(g->s);
+	assert_int_equal(fake_sma_open(g->s, NULL, &g->t), 0);
+	snprintf(g->dir, sizeof(g->dir), "/tmp/test_fake_sm-XXXXXX");
+	assert_non_null(mkdtemp(g->dir));
+	config_defaults(&g->cfg);
+	snprintf(g->cfg.cache_dir, sizeof(g->cfg.cache_dir), "%s", g->dir);
+	assert_int_equal(sm_init(&g->sm, &g->cfg, g->t), 0);
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag,
+		  struct FTW *ftw)
+{
+	(void)st; (void)flag; (void)ftw;
+	return remove(path);
+}
+
+static void rig_down(struct rig *g)
+{
+	sm_free(&g->sm);
+	mt_close(g->t);
+	fake_sma_free(g->s);
+	config_free(&g->cfg);
+	fab_free(&g->f);
+	nftw(g->dir, rm_one, 8, FTW_DEPTH | FTW_PHYS);
+}
+
+/* Every switch of the routed fabric holds, in the fake, the table routing
+ * computed for it (sm->held), up to the top LID. */
+static void assert_lfts_held(struct rig *g)
+{
+	const struct lft_held *h = &g->sm.held;
+	struct fabric *ff = (struct fabric *)fake_sma_fabric(g->s);
+	uint32_t top = fab_max_lid(&h->fab), routed = 0;
+
+	assert_true(h->valid);
+	for (uint32_t i = 0; i < h->fab.num_switches; i++) {
+		uint32_t n = fab_find_node_guid(ff, h->fab.nodes[h->fab.switches[i]].guid);
+
+		assert_int_not_equal(n, FAB_NONE);
+		for (uint32_t lid = 1; lid <= top; lid++) {
+			assert_int_equal(fake_sma_lft(g->s, n, lid),
+					 lft_get(&h->lft, i, lid));
+			routed += lft_get(&h->lft, i, lid) != LFT_NO_PATH;
+		}
+	}
+	assert_true(routed > 0);
+}
+
+/* Every linked port of a live node ACTIVE, every end port with its own
+ * LID, the SM's LID in every port's MasterSMLID. */
+static void assert_up(struct rig *g, uint32_t dead)
+{
+	const struct fabric *f = fake_sma_fabric(g->s);
+	uint8_t seen[0x10000] = { 0 };
+
+	for (uint32_t p = 0; p < f->num_ports; p++) {
+		const struct fab_port *port = &f->ports[p];
+		const uint8_t *pi = fake_sma_portinfo(g->s, p);
+		uint16_t lid;
+
+		if (port->node == dead || port->num == 0 || port->peer == FAB_NONE ||
+		    f->ports[port->peer].node == dead)
+			continue;
+		assert_int_equal(mad_get_field((void *)pi, 0, IB_PORT_STATE_F),
+				 FAB_PORT_ACTIVE);
+		if (f->nodes[port->node].type == FAB_SWITCH)
+			continue;
+		lid = fake_sma_lid(g->s, p);
+		assert_true(lid > 0);
+		assert_false(seen[lid]);
+		seen[lid] = 1;
+		assert_int_equal(mad_get_field((void *)pi, 0, IB_PORT_SMLID_F), g->sm.lid);
+	}
+}
+
+static void test_fattree_programmed(void **state)
+{
+	struct rig g;
+
+	(void)state;
+	rig_up(&g, 0);
+	assert_int_equal(sm_heavy_sweep(&g.sm), 0);
+	assert_int_equal(g.sm.state, SMP_SM_MASTER);
+	assert_lfts_held(&g);
+	assert_up(&g, FAB_NONE);
+	assert_true(fake_sma_count(g.s, IB_MAD_METHOD_SET, IB_ATTR_LINEARFORWTBL) > 0);
+
+	/* Diff-only: the second sweep finds everything as programmed and
+	 * sets nothing at all. */
+	fake_sma_reset_counts(g.s);
+	assert_int_equal(sm_heavy_sweep(&g.sm), 0);
+	assert_int_equal(fake_sma_count(g.s, IB_MAD_METHOD_SET, IB_ATTR_LINEARFORWTBL), 0);
+	assert_int_equal(fake_sma_count(g.s, IB_MAD_METHOD_SET, IB_ATTR_PORT_INFO), 0);
+	assert_int_equal(fake_sma_count(g.s, IB_MAD_METHOD_SET, 0), 0);
+	assert_lfts_held(&g);
+	rig_down(&g);
+}
+
+static void test_torus_programmed(void **state)
+{
+	struct rig g;
+
+	(void)state;
+	rig_up(&g, 1);
+	assert_int_equal(sm_heavy_sweep(&g.sm), 0);
+	assert_lfts_held(&g);
+	assert_up(&g, FAB_NONE);
+	rig_down(&g);
+}
+
+/* LFT Sets lost on the way: the transport sends them again, the tables
+ * end up whole. */
+static void test_lost_lft_sets(void **state)
+{
+	struct rig g;
+
+	(void)state;
+	rig_up(&g, 0);
+	fake_sma_drop(g.s, IB_ATTR_LINEARFORWTBL, IB_MAD_METHOD_SET, 3);
+	assert_int_equal(sm_heavy_sweep(&g.sm), 0);
+	assert_int_equal(fake_sma_dropped(g.s), 3);
+	assert_true(mt_get_stats(g.t)->retried >= 3);
+	assert_lfts_held(&g);
+	rig_down(&g);
+}
+
+/* A spine dies after the fabric is up: its neighbours' trap 128 makes
+ * the smaller view believable, the next sweep routes around it and
+ * rewrites only what changed. */
+static void test_dead_switch(void **state)
+{
+	struct rig g;
+	const struct fabric *f;
+	uint32_t spine = FAB_NONE, lft_sets;
+
+	(void)state;
+	rig_up(&g, 0);
+	f = fake_sma_fabric(g.s);
+	for (uint32_t n = 0; n < f->num_nodes; n++)
+		if (f->nodes[n].type == FAB_SWITCH && !strncmp(f->nodes[n].desc, "spine", 5))
+			spine = n;
+	assert_int_not_equal(spine, FAB_NONE);
+	assert_int_equal(sm_heavy_sweep(&g.sm), 0);
+	fake_sma_kill(g.s, spine);
+	fake_sma_reset_counts(g.s);
+	assert_int_equal(sm_heavy_sweep(&g.sm), 0);
+	assert_int_equal(g.sm.cur.fab.num_nodes, f->num_nodes - 1);
+	assert_int_equal(fab_find_node_guid(&g.sm.held.fab, f->nodes[spine].guid),
+			 FAB_NONE);
+	assert_lfts_held(&g);
+	assert_up(&g, spine);
+	lft_sets = fake_sma_count(g.s, IB_MAD_METHOD_SET, IB_ATTR_LINEARFORWTBL);
+	assert_true(lft_sets > 0);
+	/* No live switch forwards anything into the dead one. */
+	for (uint32_t n = 0; n < f->num_nodes; n++) {
+		if (n == spine || f->nodes[n].type != FAB_SWITCH)
+			continue;
+		for (uint32_t lid = 1; lid <= fab_max_lid(&g.sm.held.fab); lid++) {
+			uint8_t out = fake_sma_lft(g.s, n, lid);
+			uint32_t p;
+
+			if (out == LFT_NO_PATH || out == 0)
+				continue;
+			p = fab_port_idx(f, n, out);
+			assert_int_not_equal(fab_peer_node(f, p), spine);
+		}
+	}
+	rig_down(&g);
+}
+
+/* The light sweep sees a host power off through its leaf's
+ * PortStateChange, and nothing when nothing changed. */
+static void test_light_sweep(void **state)
+{
+	struct rig g;
+	const struct fabric *f;
+	uint32_t ca = FAB_NONE;
+	int changed = -1;
+
+	(void)state;
+	rig_up(&g, 0);
+	f = fake_sma_fabric(g.s);
+	for (uint32_t n = 1; n < f->num_nodes && ca == FAB_NONE; n++)
+		if (f->nodes[n].type == FAB_CA)
+			ca = n;
+	assert_int_equal(sm_heavy_sweep(&g.sm), 0);
+	assert_int_equal(sm_light_sweep(&g.sm, &changed), 0);
+	assert_int_equal(changed, 0);
+	fake_sma_kill(g.s, ca);
+	assert_int_equal(sm_light_sweep(&g.sm, &changed), 0);
+	assert_int_equal(changed, 1);
+	rig_down(&g);
+}
+
+/* Another SM, master with a better priority, answers SMInfo: the heavy
+ * sweep programs nothing and we are STANDBY (IBA 14.4.1). */
+static void test_better_master(void **state)
+{
+	struct rig g;
+	const struct fabric *f;
+	uint32_t ca = FAB_NONE;
+
+	(void)state;
+	rig_up(&g, 0);
+	f = fake_sma_fabric(g.s);
+	for (uint32_t n = f->num_nodes - 1; n > 0 && ca == FAB_NONE; n--)
+		if (f->nodes[n].type == FAB_CA)
+			ca = n;
+	assert_int_equal(fake_sma_add_sm(g.s, ca, 1, f->nodes[ca].guid + 1,
+					 g.cfg.sm_key, 9, SMP_SM_MASTER), 0);
+	assert_int_equal(sm_heavy_sweep(&g.sm), SM_SWEEP_STANDBY);
+	assert_int_equal(g.sm.state, SMP_SM_STANDBY);
+	assert_int_equal(fake_sma_count(g.s, IB_MAD_METHOD_SET, 0), 0);
+	assert_true(fake_sma_count(g.s, IB_MAD_METHOD_GET, IB_ATTR_SMINFO) >= 1);
+	rig_down(&g);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fattree_programmed),
+		cmocka_unit_test(test_torus_programmed),
+		cmocka_unit_test(test_lost_lft_sets),
+		cmocka_unit_test(test_dead_switch),
+		cmocka_unit_test(test_light_sweep),
+		cmocka_unit_test(test_better_master),
+	};
+
+	log_set_level(getenv("FAKE_SM_LOG") ? LOG_DEBUG : LOG_ERR);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
