@@ -262,6 +262,59 @@ static void test_better_master(void **state)
 	rig_down(&g);
 }
 
+/* A CA whose SMA hangs (silent from the start): with no grace to wait,
+ * the rest is programmed and the fabric is up without it (unreachable.h). */
+static void test_silent_ca(void **state)
+{
+	struct rig g;
+	const struct fabric *f;
+	uint32_t ca = FAB_NONE;
+
+	(void)state;
+	rig_up(&g, 0);
+	g.cfg.missing_grace_s = 0;
+	sm_free(&g.sm);
+	assert_int_equal(sm_init(&g.sm, &g.cfg, g.t), 0);
+	f = fake_sma_fabric(g.s);
+	for (uint32_t n = f->num_nodes - 1; n > 0 && ca == FAB_NONE; n--)
+		if (f->nodes[n].type == FAB_CA)
+			ca = n;
+	fake_sma_silence(g.s, ca, 1);
+	assert_int_equal(sm_heavy_sweep(&g.sm), 0);
+	assert_int_equal(g.sm.unreach.n, 1);
+	assert_int_equal(fab_find_node_guid(&g.sm.cur.fab, f->nodes[ca].guid), FAB_NONE);
+	assert_lfts_held(&g);
+	/* It wakes up: the next sweep takes it in. */
+	fake_sma_silence(g.s, ca, 0);
+	assert_int_equal(sm_heavy_sweep(&g.sm), 0);
+	assert_int_equal(g.sm.unreach.n, 0);
+	assert_int_not_equal(fab_find_node_guid(&g.sm.cur.fab, f->nodes[ca].guid),
+			     FAB_NONE);
+	assert_lfts_held(&g);
+	assert_up(&g, FAB_NONE);
+	rig_down(&g);
+}
+
+/* 10% of all MADs lost: the fabric comes up within a few sweeps (the SM
+ * raises its retries after a lossy discovery), tables as routed. */
+static void test_lossy_converges(void **state)
+{
+	struct rig g;
+	int rc = 1;
+
+	(void)state;
+	rig_up(&g, 0);
+	fake_sma_loss(g.s, 100, 42);
+	for (int i = 0; i < 5 && rc != 0; i++)
+		rc = sm_heavy_sweep(&g.sm);
+	assert_int_equal(rc, 0);
+	assert_true(fake_sma_dropped(g.s) > 0);
+	fake_sma_loss(g.s, 0, 1);
+	assert_lfts_held(&g);
+	assert_up(&g, FAB_NONE);
+	rig_down(&g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -271,6 +324,8 @@ int main(void)
 		cmocka_unit_test(test_dead_switch),
 		cmocka_unit_test(test_light_sweep),
 		cmocka_unit_test(test_better_master),
+		cmocka_unit_test(test_silent_ca),
+		cmocka_unit_test(test_lossy_converges),
 	};
 
 	log_set_level(getenv("FAKE_SM_LOG") ? LOG_DEBUG : LOG_ERR);
