@@ -18,6 +18,7 @@
 #include "core/log.h"
 #include "sm/sm_state.h"
 #include "topogen/topo_gen.h"
+#include "formats/topo_read.h"
 #include "fake_sma.h"
 
 struct rig {
@@ -29,12 +30,19 @@ struct rig {
 	char dir[64];
 };
 
-static void rig_up(struct rig *g, int torus)
+/* The fabrics: a 2-level fat-tree, a 3x3 torus, or a degraded 3-level
+ * tree with random GUIDs from an ibsim net file (612 nodes). */
+enum shape { FATTREE, TORUS, NETFILE };
+
+static void rig_up(struct rig *g, enum shape shape)
 {
 	char err[256];
 
 	memset(g, 0, sizeof(*g));
-	if (torus) {
+	if (shape == NETFILE) {
+		assert_int_equal(topo_read_ibsim_net(&g->f,
+			"tests/data/ft3-r12-deg2-rguid-s1.net"), 0);
+	} else if (shape == TORUS) {
 		struct torus_params p = { .dims = 2, .size = { 3, 3 }, .wrap = 1,
 					  .hcas_per_switch = 2 };
 
@@ -125,7 +133,7 @@ static void test_fattree_programmed(void **state)
 	struct rig g;
 
 	(void)state;
-	rig_up(&g, 0);
+	rig_up(&g, FATTREE);
 	assert_int_equal(sm_heavy_sweep(&g.sm), 0);
 	assert_int_equal(g.sm.state, SMP_SM_MASTER);
 	assert_lfts_held(&g);
@@ -148,10 +156,28 @@ static void test_torus_programmed(void **state)
 	struct rig g;
 
 	(void)state;
-	rig_up(&g, 1);
+	rig_up(&g, TORUS);
 	assert_int_equal(sm_heavy_sweep(&g.sm), 0);
 	assert_lfts_held(&g);
 	assert_up(&g, FAB_NONE);
+	rig_down(&g);
+}
+
+/* A fabric as cabled by people (degraded, random GUIDs), from an ibsim
+ * net file: programmed as routed, a second sweep sets nothing. */
+static void test_netfile_programmed(void **state)
+{
+	struct rig g;
+
+	(void)state;
+	rig_up(&g, NETFILE);
+	assert_int_equal(sm_heavy_sweep(&g.sm), 0);
+	assert_int_equal(g.sm.cur.fab.num_nodes, g.f.num_nodes);
+	assert_lfts_held(&g);
+	assert_up(&g, FAB_NONE);
+	fake_sma_reset_counts(g.s);
+	assert_int_equal(sm_heavy_sweep(&g.sm), 0);
+	assert_int_equal(fake_sma_count(g.s, IB_MAD_METHOD_SET, 0), 0);
 	rig_down(&g);
 }
 
@@ -162,7 +188,7 @@ static void test_lost_lft_sets(void **state)
 	struct rig g;
 
 	(void)state;
-	rig_up(&g, 0);
+	rig_up(&g, FATTREE);
 	fake_sma_drop(g.s, IB_ATTR_LINEARFORWTBL, IB_MAD_METHOD_SET, 3);
 	assert_int_equal(sm_heavy_sweep(&g.sm), 0);
 	assert_int_equal(fake_sma_dropped(g.s), 3);
@@ -181,7 +207,7 @@ static void test_dead_switch(void **state)
 	uint32_t spine = FAB_NONE, lft_sets;
 
 	(void)state;
-	rig_up(&g, 0);
+	rig_up(&g, FATTREE);
 	f = fake_sma_fabric(g.s);
 	for (uint32_t n = 0; n < f->num_nodes; n++)
 		if (f->nodes[n].type == FAB_SWITCH && !strncmp(f->nodes[n].desc, "spine", 5))
@@ -225,7 +251,7 @@ static void test_light_sweep(void **state)
 	int changed = -1;
 
 	(void)state;
-	rig_up(&g, 0);
+	rig_up(&g, FATTREE);
 	f = fake_sma_fabric(g.s);
 	for (uint32_t n = 1; n < f->num_nodes && ca == FAB_NONE; n++)
 		if (f->nodes[n].type == FAB_CA)
@@ -248,7 +274,7 @@ static void test_better_master(void **state)
 	uint32_t ca = FAB_NONE;
 
 	(void)state;
-	rig_up(&g, 0);
+	rig_up(&g, FATTREE);
 	f = fake_sma_fabric(g.s);
 	for (uint32_t n = f->num_nodes - 1; n > 0 && ca == FAB_NONE; n--)
 		if (f->nodes[n].type == FAB_CA)
@@ -271,7 +297,7 @@ static void test_silent_ca(void **state)
 	uint32_t ca = FAB_NONE;
 
 	(void)state;
-	rig_up(&g, 0);
+	rig_up(&g, FATTREE);
 	g.cfg.missing_grace_s = 0;
 	sm_free(&g.sm);
 	assert_int_equal(sm_init(&g.sm, &g.cfg, g.t), 0);
@@ -303,7 +329,7 @@ static void test_lossy_converges(void **state)
 	int rc = 1;
 
 	(void)state;
-	rig_up(&g, 0);
+	rig_up(&g, FATTREE);
 	fake_sma_loss(g.s, 100, 42);
 	for (int i = 0; i < 5 && rc != 0; i++)
 		rc = sm_heavy_sweep(&g.sm);
@@ -320,6 +346,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fattree_programmed),
 		cmocka_unit_test(test_torus_programmed),
+		cmocka_unit_test(test_netfile_programmed),
 		cmocka_unit_test(test_lost_lft_sets),
 		cmocka_unit_test(test_dead_switch),
 		cmocka_unit_test(test_light_sweep),
