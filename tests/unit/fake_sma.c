@@ -120,6 +120,10 @@ static int init_node(struct fake_sma *s, uint32_t n)
 	mad_set_field(fn->sw_info, 0, IB_SW_LIFE_TIME_F, 0x1f);
 	mad_set_field(fn->sw_info, 0, IB_SW_LIDS_PER_PORT_F, 1);
 	mad_set_field(fn->sw_info, 0, IB_SW_PARTITION_ENFORCE_CAP_F, FAKE_PKEY_CAP);
+	/* It can enforce partitions on its ports, both ways (capability
+	 * bits, read-only; the switches ibsim models report 0). */
+	mad_set_field(fn->sw_info, 0, IB_SW_PARTITION_ENF_INB_F, 1);
+	mad_set_field(fn->sw_info, 0, IB_SW_PARTITION_ENF_OUTB_F, 1);
 	mad_set_field(fn->sw_info, 0, IB_SW_ENHANCED_PORT0_F, nd->enhanced_sp0);
 	return 0;
 }
@@ -289,8 +293,6 @@ static void set_switchinfo(struct fake_sma *s, uint32_t n, uint8_t *d)
 	static const enum MAD_FIELDS rw[] = {
 		IB_SW_LINEAR_FDB_TOP_F, IB_SW_DEF_PORT_F, IB_SW_DEF_MCAST_PRIM_F,
 		IB_SW_DEF_MCAST_NOT_PRIM_F, IB_SW_LIFE_TIME_F,
-		IB_SW_PARTITION_ENF_INB_F, IB_SW_PARTITION_ENF_OUTB_F,
-		IB_SW_FILTER_RAW_INB_F, IB_SW_FILTER_RAW_OUTB_F,
 		IB_SW_MCAST_FDB_TOP_F,
 	};
 	uint8_t *si = s->node[n].sw_info;

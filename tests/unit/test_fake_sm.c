@@ -181,6 +181,68 @@ static void test_netfile_programmed(void **state)
 	rig_down(&g);
 }
 
+static int has_pkey(const struct fake_sma *s, uint32_t p, uint16_t key)
+{
+	for (unsigned i = 0; i < 32; i++)
+		if (fake_sma_pkey(s, p, i) == key)
+			return 1;
+	return 0;
+}
+
+/* Partitions (docs/partitions.md): the P_Key tables of CA ports and of
+ * the switch ports facing them hold what the configuration says, the
+ * switch ports enforce, and a second sweep writes nothing. */
+static void test_partitions_programmed(void **state)
+{
+	struct rig g;
+	const struct fabric *f;
+	uint32_t ca[3], k = 0, a, b, c, sm_p, leaf_a;
+	char path[128];
+	FILE *y;
+
+	(void)state;
+	rig_up(&g, FATTREE);
+	f = fake_sma_fabric(g.s);
+	for (uint32_t n = f->num_nodes - 1; n > 0 && k < 3; n--)
+		if (f->nodes[n].type == FAB_CA)
+			ca[k++] = fab_port_idx(f, n, 1);
+	assert_int_equal(k, 3);
+	a = ca[0];
+	b = ca[1];
+	c = ca[2];
+	sm_p = fab_port_idx(f, 0, 1);
+	leaf_a = f->ports[a].peer;
+	snprintf(path, sizeof(path), "%s/ibsm.yaml", g.dir);
+	y = fopen(path, "w");
+	assert_non_null(y);
+	fprintf(y, "partitions:\n"
+		"  - name: Default\n    pkey: 0x7fff\n    members: [ALL=limited, SELF=full]\n"
+		"  - name: storage\n    pkey: 0x0001\n    defmember: full\n"
+		"    members: [0x%016llx, 0x%016llx]\n",
+		(unsigned long long)fake_sma_port_guid(g.s, a),
+		(unsigned long long)fake_sma_port_guid(g.s, b));
+	fclose(y);
+	sm_free(&g.sm);
+	assert_int_equal(config_load_yaml(&g.cfg, path), 0);
+	assert_int_equal(sm_init(&g.sm, &g.cfg, g.t), 0);
+
+	assert_int_equal(sm_heavy_sweep(&g.sm), 0);
+	assert_true(has_pkey(g.s, sm_p, 0xFFFF));
+	assert_true(has_pkey(g.s, a, 0x8001) && has_pkey(g.s, a, 0x7FFF));
+	assert_true(has_pkey(g.s, b, 0x8001) && has_pkey(g.s, b, 0x7FFF));
+	assert_true(has_pkey(g.s, c, 0x7FFF));
+	assert_false(has_pkey(g.s, c, 0x8001) || has_pkey(g.s, c, 0x0001) ||
+		     has_pkey(g.s, c, 0xFFFF));
+	assert_true(has_pkey(g.s, leaf_a, 0x8001));
+	assert_true(mad_get_field((void *)fake_sma_portinfo(g.s, leaf_a), 0,
+				  IB_PORT_PART_EN_INB_F));
+	assert_true(fake_sma_count(g.s, IB_MAD_METHOD_SET, IB_ATTR_PKEY_TBL) > 0);
+	fake_sma_reset_counts(g.s);
+	assert_int_equal(sm_heavy_sweep(&g.sm), 0);
+	assert_int_equal(fake_sma_count(g.s, IB_MAD_METHOD_SET, 0), 0);
+	rig_down(&g);
+}
+
 /* LFT Sets lost on the way: the transport sends them again, the tables
  * end up whole. */
 static void test_lost_lft_sets(void **state)
@@ -347,6 +409,7 @@ int main(void)
 		cmocka_unit_test(test_fattree_programmed),
 		cmocka_unit_test(test_torus_programmed),
 		cmocka_unit_test(test_netfile_programmed),
+		cmocka_unit_test(test_partitions_programmed),
 		cmocka_unit_test(test_lost_lft_sets),
 		cmocka_unit_test(test_dead_switch),
 		cmocka_unit_test(test_light_sweep),
