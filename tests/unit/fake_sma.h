@@ -61,6 +61,13 @@ const uint8_t *fake_sma_switchinfo(const struct fake_sma *s, uint32_t n);
 uint8_t fake_sma_lft(const struct fake_sma *s, uint32_t n, uint32_t lid);
 /* The LID of port index p as programmed (a switch port: its port 0's). */
 uint16_t fake_sma_lid(const struct fake_sma *s, uint32_t p);
+/* SL2VL table (8 bytes, two VLs a byte, IBA 14.2.5.8) of a switch from
+ * port in to port out, or of CA port `in` (out ignored); VLArb block
+ * 1..4 of port index p (64 bytes). */
+const uint8_t *fake_sma_sl2vl(const struct fake_sma *s, uint32_t n,
+			      unsigned in, unsigned out);
+const uint8_t *fake_sma_vlarb(const struct fake_sma *s, uint32_t p,
+			      unsigned block);
 /* P_Key entry i of port index p (0 past the table). */
 uint16_t fake_sma_pkey(const struct fake_sma *s, uint32_t p, unsigned i);
 

@@ -272,6 +272,20 @@ uint8_t fake_sma_lft(const struct fake_sma *s, uint32_t n, uint32_t lid)
 	return s->node[n].lft && lid < FAKE_LFT_CAP ? s->node[n].lft[lid] : 0xFF;
 }
 
+const uint8_t *fake_sma_sl2vl(const struct fake_sma *s, uint32_t n,
+			      unsigned in, unsigned out)
+{
+	unsigned np = s->f.nodes[n].num_ports + 1u;
+
+	return s->node[n].sl2vl[fake_is_sw(s, n) ? in * np + out : in];
+}
+
+const uint8_t *fake_sma_vlarb(const struct fake_sma *s, uint32_t p,
+			      unsigned block)
+{
+	return s->port[p].vlarb[block - 1];
+}
+
 uint16_t fake_sma_pkey(const struct fake_sma *s, uint32_t p, unsigned i)
 {
 	return i < FAKE_PKEY_CAP ? s->port[p].pkey[i] : 0;

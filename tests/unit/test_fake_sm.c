@@ -243,6 +243,48 @@ static void test_partitions_programmed(void **state)
 	rig_down(&g);
 }
 
+/* Layered routing (dfsp) on a torus: SL n on VL n in every switch's
+ * SL2VL table between linked ports and on CA ports, before the tables
+ * that use the layers; a second sweep sets nothing. */
+static void test_layers_programmed(void **state)
+{
+	struct rig g;
+	const struct fabric *f;
+	unsigned layered = 0;
+
+	(void)state;
+	rig_up(&g, TORUS);
+	sm_free(&g.sm);
+	assert_int_equal(config_set(&g.cfg, "routing_engine", "dfsp", "test"), 0);
+	assert_int_equal(config_set(&g.cfg, "max_vls", "4", "test"), 0);
+	assert_int_equal(sm_init(&g.sm, &g.cfg, g.t), 0);
+	assert_int_equal(sm_heavy_sweep(&g.sm), 0);
+	assert_true(g.sm.sl.vls_used > 1);
+	assert_lfts_held(&g);
+	f = fake_sma_fabric(g.s);
+	for (uint32_t n = 0; n < f->num_nodes; n++) {
+		const struct fab_node *nd = &f->nodes[n];
+
+		for (unsigned in = 1; in <= nd->num_ports; in++) {
+			unsigned out = nd->type == FAB_SWITCH ? (in % nd->num_ports) + 1 : 0;
+			const uint8_t *t = fake_sma_sl2vl(g.s, n, in, out);
+
+			if (f->ports[nd->first_port + in].peer == FAB_NONE ||
+			    (out && f->ports[nd->first_port + out].peer == FAB_NONE))
+				continue;
+			/* SL1 -> VL1: the low nibble of byte 0 (IBA 14.2.5.8) */
+			assert_int_equal(t[0] & 0xf, 1);
+			layered++;
+		}
+	}
+	assert_true(layered > 0);
+	assert_true(fake_sma_count(g.s, IB_MAD_METHOD_SET, IB_ATTR_SLVL_TABLE) > 0);
+	fake_sma_reset_counts(g.s);
+	assert_int_equal(sm_heavy_sweep(&g.sm), 0);
+	assert_int_equal(fake_sma_count(g.s, IB_MAD_METHOD_SET, 0), 0);
+	rig_down(&g);
+}
+
 /* LFT Sets lost on the way: the transport sends them again, the tables
  * end up whole. */
 static void test_lost_lft_sets(void **state)
@@ -410,6 +452,7 @@ int main(void)
 		cmocka_unit_test(test_torus_programmed),
 		cmocka_unit_test(test_netfile_programmed),
 		cmocka_unit_test(test_partitions_programmed),
+		cmocka_unit_test(test_layers_programmed),
 		cmocka_unit_test(test_lost_lft_sets),
 		cmocka_unit_test(test_dead_switch),
 		cmocka_unit_test(test_light_sweep),
