@@ -30,6 +30,11 @@ struct rig {
 	char dir[64];
 };
 
+/* Every cache directory made, removed at the end even when a test failed
+ * half-way (cmocka leaves it by longjmp, before rig_down). */
+static char made_dirs[32][64];
+static unsigned num_made;
+
 /* The fabrics: a 2-level fat-tree, a 3x3 torus, or a degraded 3-level
  * tree with random GUIDs from an ibsim net file (612 nodes). */
 enum shape { FATTREE, TORUS, NETFILE };
@@ -57,6 +62,8 @@ static void rig_up(struct rig *g, enum shape shape)
 	assert_int_equal(fake_sma_open(g->s, NULL, &g->t), 0);
 	snprintf(g->dir, sizeof(g->dir), "/tmp/test_fake_sm-XXXXXX");
 	assert_non_null(mkdtemp(g->dir));
+	if (num_made < 32)
+		memcpy(made_dirs[num_made++], g->dir, sizeof(g->dir));
 	config_defaults(&g->cfg);
 	snprintf(g->cfg.cache_dir, sizeof(g->cfg.cache_dir), "%s", g->dir);
 	assert_int_equal(sm_init(&g->sm, &g->cfg, g->t), 0);
@@ -445,6 +452,14 @@ static void test_lossy_converges(void **state)
 	rig_down(&g);
 }
 
+static int remove_dirs(void **state)
+{
+	(void)state;
+	for (unsigned i = 0; i < num_made; i++)
+		nftw(made_dirs[i], rm_one, 8, FTW_DEPTH | FTW_PHYS);
+	return 0;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -462,5 +477,5 @@ int main(void)
 	};
 
 	log_set_level(getenv("FAKE_SM_LOG") ? LOG_DEBUG : LOG_ERR);
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, NULL, remove_dirs);
 }
