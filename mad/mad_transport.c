@@ -391,6 +391,8 @@ int mt_open_wire(struct mad_transport **out, const struct mt_wire_ops *ops,
 	for (unsigned i = 0; i < t->opt.window; i++)
 		t->free_slots[i] = t->opt.window - 1 - i;
 	t->num_free = t->opt.window;
+	/* Two SMs on one test fabric send distinct TIDs (mt_open: the pid). */
+	t->seq = (uint32_t)port_guid;
 	*out = t;
 	return 0;
 }

@@ -141,6 +141,8 @@ struct fake_sma *fake_sma_new(const struct fabric *f, uint32_t sm_node,
 		return NULL;
 	s->sm_node = sm_node;
 	s->sm_port = sm_port;
+	s->att[0] = (struct fake_att){ .s = s, .node = sm_node, .port = sm_port };
+	s->num_att = 1;
 	s->rng = 1;
 	if (fab_clone(&s->f, f) < 0)
 		goto fail;
@@ -170,7 +172,8 @@ void fake_sma_free(struct fake_sma *s)
 	}
 	free(s->node);
 	free(s->port);
-	free(s->rx);
+	for (unsigned i = 0; i < s->num_att; i++)
+		free(s->att[i].rx);
 	fab_free(&s->f);
 	free(s);
 }

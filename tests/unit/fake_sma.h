@@ -50,6 +50,15 @@ void fake_sma_free(struct fake_sma *s);
 int fake_sma_open(struct fake_sma *s, const struct mt_opts *opts,
 		  struct mad_transport **out);
 
+/* Another SM: a transport attached at port `port` of CA node (its port
+ * gets IsSM). SMInfo Gets and Sets that reach that port go to it, the
+ * answers it sends go back to whichever SM asked; when an SM's query
+ * reaches it, the fake runs its transport (mt_poll) until it has handled
+ * it, as its own loop would on its own host. Traps go to the switch's
+ * MasterSMLID. -EINVAL: not a free CA port, or 4 SMs already. */
+int fake_sma_open_at(struct fake_sma *s, uint32_t node, uint8_t port,
+		     const struct mt_opts *opts, struct mad_transport **out);
+
 /* The model's fabric (node and port indices as in the f given). */
 const struct fabric *fake_sma_fabric(const struct fake_sma *s);
 uint64_t fake_sma_port_guid(const struct fake_sma *s, uint32_t port);

@@ -51,15 +51,36 @@ struct fake_rx {
 	int status;
 };
 
+/* A transport attached at a CA port (an SM): what it sends starts there,
+ * what reaches it waits in rx until its mt_poll takes it. */
+struct fake_att {
+	struct fake_sma *s;
+	struct mad_transport *t;        /* NULL until opened */
+	uint32_t node;
+	uint8_t port;
+	unsigned busy;                  /* inside its send or a pump */
+	struct fake_rx *rx;
+	size_t rx_head, rx_len, rx_cap;
+};
+
+/* A request handed to another attached SM, waiting for its answer. */
+struct fake_pending {
+	uint64_t tid;
+	uint8_t responder, requester, used;
+};
+
+#define FAKE_MAX_ATT 4
+#define FAKE_MAX_PENDING 64
+
 struct fake_sma {
 	struct fabric f;
-	uint32_t sm_node;
+	uint32_t sm_node;               /* the first SM's port (att[0]) */
 	uint8_t sm_port;
 	struct fake_node *node;
 	struct fake_port *port;
-	/* answers (and traps) the transport has not taken yet */
-	struct fake_rx *rx;
-	size_t rx_head, rx_len, rx_cap;
+	struct fake_att att[FAKE_MAX_ATT];
+	unsigned num_att;
+	struct fake_pending pending[FAKE_MAX_PENDING];
 	uint64_t trap_tid;
 	unsigned count[3][64], all, dropped, gmps;
 	uint16_t drop_attr;

@@ -34,14 +34,15 @@ static uint32_t hop(const struct fake_sma *s, uint32_t n, unsigned out)
  * node at h == HopCount answers; its answer takes the return path back.
  * Returns the node that answers (and the port it was entered by), or
  * FAB_NONE when the SMP is lost on the way. */
-static uint32_t dr_route(struct fake_sma *s, uint8_t *mad, uint8_t *in)
+static uint32_t dr_route(struct fake_sma *s, const struct fake_att *a,
+			 uint8_t *mad, uint8_t *in)
 {
 	uint8_t ipath[64], rpath[64] = { 0 };
 	unsigned hops = mad_get_field(mad, 0, IB_DRSMP_HOPCNT_F);
-	uint32_t n = s->sm_node;
+	uint32_t n = a->node;
 
 	mad_get_array(mad, 0, IB_DRSMP_PATH_F, ipath);
-	*in = s->sm_port;
+	*in = a->port;
 	for (unsigned h = 1; h <= hops; h++) {
 		uint32_t q;
 
@@ -56,6 +57,7 @@ static uint32_t dr_route(struct fake_sma *s, uint8_t *mad, uint8_t *in)
 		rpath[h] = *in;
 	}
 	mad_set_array(mad, 0, IB_DRSMP_RPATH_F, rpath);
+	mad_set_field(mad, 0, IB_DRSMP_HOPPTR_F, hops);
 	return n;
 }
 
@@ -107,7 +109,7 @@ static uint32_t lid_route(const struct fake_sma *s, uint32_t n, uint8_t *in,
 	return FAB_NONE;
 }
 
-static struct fake_rx *rx_push(struct fake_sma *s)
+static struct fake_rx *rx_push(struct fake_att *s)
 {
 	if (s->rx_len == s->rx_cap) {
 		size_t cap = s->rx_cap ? s->rx_cap * 2 : 64;
@@ -144,51 +146,16 @@ static int lost_on_the_way(struct fake_sma *s, const uint8_t *mad)
 	return s->loss_permille && rng_next(s) % 1000 < s->loss_permille;
 }
 
-static uint16_t sm_lid(const struct fake_sma *s)
+/* The LID of an attached SM's port. */
+static uint16_t att_lid(const struct fake_att *a)
 {
-	return fake_sma_lid(s, fab_port_idx(&s->f, s->sm_node, s->sm_port));
+	return fake_sma_lid(a->s, fab_port_idx(&a->s->f, a->node, a->port));
 }
 
-static int wire_send(void *wire, const uint8_t *req, size_t len, uint16_t dlid,
-		     uint32_t dqp)
+static int deliver(struct fake_att *to, const uint8_t *mad, uint16_t slid)
 {
-	struct fake_sma *s = wire;
-	uint8_t mad[SMP_SIZE] = { 0 };
-	uint8_t cls = smp_class(req), in = 0;
-	uint32_t n;
-	uint16_t slid = 0xffff;
-	struct fake_rx *rx;
+	struct fake_rx *rx = rx_push(to);
 
-	memcpy(mad, req, len < SMP_SIZE ? len : SMP_SIZE);
-	if (dqp || (cls != SMP_CLASS_DR && cls != SMP_CLASS_LID)) {
-		s->gmps++;      /* no SA or PMA lives in the fake */
-		return 0;
-	}
-	/* Responses of ours (TrapRepress, SMInfo answers) end here. */
-	if (smp_is_response(mad) || smp_method(mad) == IB_MAD_METHOD_TRAP_REPRESS)
-		return 0;
-	if (lost_on_the_way(s, mad)) {
-		s->dropped++;
-		return 0;
-	}
-	if (cls == SMP_CLASS_DR) {
-		n = dr_route(s, mad, &in);
-	} else {
-		in = s->sm_port;
-		n = lid_route(s, s->sm_node, &in, dlid);
-		slid = dlid;
-	}
-	if (n == FAB_NONE || !alive(s, n))
-		return 0;
-	smp_make_response(mad, fake_sma_answer(s, n, in, mad));
-	if (cls == SMP_CLASS_LID) {
-		/* The answer comes back through the LFTs too. */
-		if (lid_route(s, n, &in, sm_lid(s)) != s->sm_node)
-			return 0;
-	} else {
-		mad_set_field(mad, 0, IB_DRSMP_HOPPTR_F, 0);
-	}
-	rx = rx_push(s);
 	if (!rx)
 		return -ENOMEM;
 	memcpy(rx->mad, mad, SMP_SIZE);
@@ -198,10 +165,126 @@ static int wire_send(void *wire, const uint8_t *req, size_t len, uint16_t dlid,
 	return 0;
 }
 
+/* The SM attached at port `in` of node n, other than `not`, or NULL. */
+static struct fake_att *att_at(struct fake_sma *s, uint32_t n, uint8_t in,
+			       const struct fake_att *not)
+{
+	for (unsigned i = 0; i < s->num_att; i++)
+		if (&s->att[i] != not && s->att[i].node == n && s->att[i].port == in)
+			return &s->att[i];
+	return NULL;
+}
+
+/* Let an attached SM's loop run until it has handled what reached it (it
+ * would, on a host of its own): its answer to a peer's SMInfo query may
+ * need MADs of its own first. Not while it is inside its own call. */
+static void pump(struct fake_att *b)
+{
+	if (!b->t || b->busy)
+		return;
+	b->busy++;
+	for (unsigned i = 0; i < 1000 && (b->rx_len || mt_pending(b->t)); i++)
+		if (mt_poll(b->t, 0) < 0)
+			break;
+	b->busy--;
+}
+
+/* SMInfo to a port where an SM is attached goes to that SM (IBA 14.4.1:
+ * the SM answers, not the SMA); its answer goes back to the asker. */
+static int to_peer_sm(struct fake_sma *s, struct fake_att *a,
+		      struct fake_att *b, const uint8_t *mad, uint16_t slid)
+{
+	struct fake_pending *pd = NULL;
+
+	for (unsigned i = 0; i < FAKE_MAX_PENDING && !pd; i++)
+		if (!s->pending[i].used)
+			pd = &s->pending[i];
+	if (!pd)
+		return 0;               /* lost: the asker times out */
+	*pd = (struct fake_pending){ .tid = smp_tid(mad), .used = 1,
+		.responder = (uint8_t)(b - s->att),
+		.requester = (uint8_t)(a - s->att) };
+	if (deliver(b, mad, slid) < 0)
+		return -ENOMEM;
+	pump(b);
+	return 0;
+}
+
+/* An answer from attached SM b: to whoever asked it. */
+static int from_peer_sm(struct fake_sma *s, struct fake_att *b,
+			const uint8_t *mad)
+{
+	uint64_t tid = smp_tid(mad);
+
+	for (unsigned i = 0; i < FAKE_MAX_PENDING; i++) {
+		struct fake_pending *pd = &s->pending[i];
+
+		if (!pd->used || pd->tid != tid || pd->responder != b - s->att)
+			continue;
+		pd->used = 0;
+		return deliver(&s->att[pd->requester], mad,
+			       smp_class(mad) == SMP_CLASS_DR ? 0xffff : att_lid(b));
+	}
+	return 0;
+}
+
+static int wire_send(void *wire, const uint8_t *req, size_t len, uint16_t dlid,
+		     uint32_t dqp)
+{
+	struct fake_att *a = wire;
+	struct fake_sma *s = a->s;
+	uint8_t mad[SMP_SIZE] = { 0 };
+	uint8_t cls = smp_class(req), in = 0;
+	uint32_t n;
+	uint16_t slid = 0xffff;
+	struct fake_att *b;
+	int rc = 0;
+
+	memcpy(mad, req, len < SMP_SIZE ? len : SMP_SIZE);
+	if (dqp || (cls != SMP_CLASS_DR && cls != SMP_CLASS_LID)) {
+		s->gmps++;      /* no SA or PMA lives in the fake */
+		return 0;
+	}
+	/* Answers of ours: to a peer SM that asked, else (TrapRepress) end. */
+	if (smp_is_response(mad))
+		return from_peer_sm(s, a, mad);
+	if (smp_method(mad) == IB_MAD_METHOD_TRAP_REPRESS)
+		return 0;
+	if (lost_on_the_way(s, mad)) {
+		s->dropped++;
+		return 0;
+	}
+	if (cls == SMP_CLASS_DR) {
+		n = dr_route(s, a, mad, &in);
+	} else {
+		in = a->port;
+		n = lid_route(s, a->node, &in, dlid);
+		slid = dlid;
+	}
+	if (n == FAB_NONE || !alive(s, n))
+		return 0;
+	a->busy++;
+	if (smp_attr(mad) == IB_ATTR_SMINFO && (b = att_at(s, n, in, a)) != NULL) {
+		rc = to_peer_sm(s, a, b, mad, cls == SMP_CLASS_DR ? 0xffff : att_lid(a));
+		a->busy--;
+		return rc;
+	}
+	a->busy--;
+	smp_make_response(mad, fake_sma_answer(s, n, in, mad));
+	if (cls == SMP_CLASS_LID) {
+		/* The answer comes back through the LFTs too. */
+		if (lid_route(s, n, &in, att_lid(a)) != a->node)
+			return 0;
+	} else {
+		mad_set_field(mad, 0, IB_DRSMP_HOPPTR_F, 0);
+	}
+	return deliver(a, mad, slid);
+}
+
 static int wire_recv(void *wire, uint8_t *mad, uint16_t *slid, uint32_t *sqp,
 		     int *status)
 {
-	struct fake_sma *s = wire;
+	struct fake_att *s = wire;
 	struct fake_rx *rx;
 
 	if (!s->rx_len)
@@ -220,10 +303,10 @@ static int wire_recv(void *wire, uint8_t *mad, uint16_t *slid, uint32_t *sqp,
  * transport's next timeout (at most 100 ms when it names none). */
 static int wire_wait(void *wire, int ms)
 {
-	struct fake_sma *s = wire;
+	struct fake_att *a = wire;
 	struct timespec ts;
 
-	if (s->rx_len || ms == 0)
+	if (a->rx_len || ms == 0)
 		return 0;
 	if (ms < 0 || ms > 100)
 		ms = 100;
@@ -233,21 +316,64 @@ static int wire_wait(void *wire, int ms)
 	return 0;
 }
 
+static void wire_close(void *wire)
+{
+	struct fake_att *a = wire;
+
+	a->t = NULL;
+}
+
 static const struct mt_wire_ops fake_wire_ops = {
 	.send = wire_send,
 	.recv = wire_recv,
 	.wait = wire_wait,
+	.close = wire_close,
 };
+
+static int open_att(struct fake_att *a, const struct mt_opts *opts,
+		    struct mad_transport **out)
+{
+	struct mt_opts def = { .window = 16, .timeout_ms = 5, .retries = 2 };
+	int rc;
+
+	if (a->t)
+		return -EBUSY;
+	rc = mt_open_wire(out, &fake_wire_ops, a,
+			  fake_sma_port_guid(a->s, fab_port_idx(&a->s->f, a->node,
+								a->port)),
+			  opts ? opts : &def);
+	if (rc == 0)
+		a->t = *out;
+	return rc;
+}
 
 int fake_sma_open(struct fake_sma *s, const struct mt_opts *opts,
 		  struct mad_transport **out)
 {
-	struct mt_opts def = { .window = 16, .timeout_ms = 5, .retries = 2 };
+	return open_att(&s->att[0], opts, out);
+}
 
-	return mt_open_wire(out, &fake_wire_ops, s,
-			    fake_sma_port_guid(s, fab_port_idx(&s->f, s->sm_node,
-								 s->sm_port)),
-			    opts ? opts : &def);
+int fake_sma_open_at(struct fake_sma *s, uint32_t node, uint8_t port,
+		     const struct mt_opts *opts, struct mad_transport **out)
+{
+	uint32_t p;
+	struct fake_att *a;
+
+	*out = NULL;
+	if (s->num_att == FAKE_MAX_ATT || node >= s->f.num_nodes ||
+	    fake_is_sw(s, node) || !port ||
+	    (p = fab_port_idx(&s->f, node, port)) == FAB_NONE ||
+	    att_at(s, node, port, NULL))
+		return -EINVAL;
+	a = &s->att[s->num_att];
+	*a = (struct fake_att){ .s = s, .node = node, .port = port };
+	if (open_att(a, opts, out) < 0)
+		return -ENOMEM;
+	s->num_att++;
+	/* The SM holds its port's issm device: IsSM (IBA 14.4.1). */
+	mad_set_field(s->port[p].pi, 0, IB_PORT_CAPMASK_F,
+		      mad_get_field(s->port[p].pi, 0, IB_PORT_CAPMASK_F) | CAP_IS_SM);
+	return 0;
 }
 
 /* --- what tests read and the knobs ---------------------------------------- */
@@ -344,14 +470,18 @@ void fake_sma_silence(struct fake_sma *s, uint32_t node, int silent)
  * from switch n to its MasterSMLID, as a LID-routed SubnTrap. */
 static void send_trap128(struct fake_sma *s, uint32_t n)
 {
-	uint32_t p0 = s->f.nodes[n].first_port;
+	uint32_t p0 = s->f.nodes[n].first_port, to;
 	uint16_t issuer = fake_sma_lid(s, p0);
+	uint16_t master = (uint16_t)mad_get_field(s->port[p0].pi, 0, IB_PORT_SMLID_F);
 	uint8_t in = 0;
+	struct fake_att *a;
 	struct fake_rx *rx;
 
-	if (!issuer || !sm_lid(s) || lid_route(s, n, &in, sm_lid(s)) != s->sm_node)
+	if (!issuer || !master ||
+	    (to = lid_route(s, n, &in, master)) == FAB_NONE ||
+	    !(a = att_at(s, to, in, NULL)))
 		return;
-	rx = rx_push(s);
+	rx = rx_push(a);
 	if (!rx)
 		return;
 	smp_init_lid(rx->mad, IB_MAD_METHOD_TRAP, SMP_ATTR_NOTICE, 0,

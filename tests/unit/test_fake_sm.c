@@ -69,6 +69,33 @@ static void rig_up(struct rig *g, enum shape shape)
 	assert_int_equal(sm_init(&g->sm, &g->cfg, g->t), 0);
 }
 
+/* A second SM on the same fabric, on port 1 of CA node. */
+struct peer {
+	struct mad_transport *t;
+	struct ibsm_config cfg;
+	struct sm sm;
+	char dir[64];
+};
+
+static void peer_up(struct rig *g, struct peer *pr, uint32_t node,
+		    unsigned priority)
+{
+	char v[16];
+
+	memset(pr, 0, sizeof(*pr));
+	assert_int_equal(fake_sma_open_at(g->s, node, 1, NULL, &pr->t), 0);
+	snprintf(pr->dir, sizeof(pr->dir), "/tmp/test_fake_sm-XXXXXX");
+	assert_non_null(mkdtemp(pr->dir));
+	if (num_made < 32)
+		memcpy(made_dirs[num_made++], pr->dir, sizeof(pr->dir));
+	config_defaults(&pr->cfg);
+	snprintf(pr->cfg.cache_dir, sizeof(pr->cfg.cache_dir), "%s", pr->dir);
+	snprintf(v, sizeof(v), "%u", priority);
+	assert_int_equal(config_set(&pr->cfg, "sm_priority", v, "test"), 0);
+	assert_int_equal(config_set(&pr->cfg, "sminfo_polling_timeout", "10", "test"), 0);
+	assert_int_equal(sm_init(&pr->sm, &pr->cfg, pr->t), 0);
+}
+
 static int rm_one(const char *path, const struct stat *st, int flag,
 		  struct FTW *ftw)
 {
@@ -452,6 +479,64 @@ static void test_lossy_converges(void **state)
 	rig_down(&g);
 }
 
+static void peer_down(struct peer *pr)
+{
+	sm_free(&pr->sm);
+	mt_close(pr->t);
+	config_free(&pr->cfg);
+}
+
+/* Two SMs (IBA 14.4): the second finds the first MASTER and stays
+ * STANDBY, programming nothing; it polls the master (LID-routed SMInfo
+ * through the tables the master wrote), and when the master's host dies
+ * it takes over and brings the fabric up itself. */
+static void test_standby_takeover(void **state)
+{
+	struct rig g;
+	struct peer pr;
+	const struct fabric *f;
+	uint32_t other = FAB_NONE;
+	int took = 0;
+	double t0;
+
+	(void)state;
+	rig_up(&g, FATTREE);
+	f = fake_sma_fabric(g.s);
+	for (uint32_t n = f->num_nodes - 1; n > 0 && other == FAB_NONE; n--)
+		if (f->nodes[n].type == FAB_CA)
+			other = n;
+	peer_up(&g, &pr, other, 0);       /* a tie: the lower GUID leads */
+	assert_int_equal(sm_heavy_sweep(&g.sm), 0);
+	assert_int_equal(g.sm.state, SMP_SM_MASTER);
+	fake_sma_reset_counts(g.s);
+	assert_int_equal(sm_heavy_sweep(&pr.sm), SM_SWEEP_STANDBY);
+	assert_int_equal(pr.sm.state, SMP_SM_STANDBY);
+	assert_int_equal(fake_sma_count(g.s, IB_MAD_METHOD_SET, 0), 0);
+
+	/* Polls answered: still STANDBY. */
+	t0 = now_seconds();
+	while (now_seconds() < t0 + 0.1) {
+		assert_int_equal(sm_standby_tick(&pr.sm, now_seconds()), 0);
+		assert_int_equal(mt_poll(pr.t, 5), 0);
+	}
+	assert_int_equal(pr.sm.state, SMP_SM_STANDBY);
+	assert_true(pr.sm.standby.answers > 0);
+
+	fake_sma_kill(g.s, 0);
+	t0 = now_seconds();
+	while (!took && now_seconds() < t0 + 2) {
+		took = sm_standby_tick(&pr.sm, now_seconds());
+		assert_int_equal(mt_poll(pr.t, 5), 0);
+	}
+	assert_true(took);
+	assert_int_equal(sm_heavy_sweep(&pr.sm), 0);
+	assert_int_equal(pr.sm.state, SMP_SM_MASTER);
+	assert_int_equal(fab_find_node_guid(&pr.sm.held.fab, f->nodes[0].guid),
+			 FAB_NONE);
+	peer_down(&pr);
+	rig_down(&g);
+}
+
 static int remove_dirs(void **state)
 {
 	(void)state;
@@ -472,6 +557,7 @@ int main(void)
 		cmocka_unit_test(test_dead_switch),
 		cmocka_unit_test(test_light_sweep),
 		cmocka_unit_test(test_better_master),
+		cmocka_unit_test(test_standby_takeover),
 		cmocka_unit_test(test_silent_ca),
 		cmocka_unit_test(test_lossy_converges),
 	};
