@@ -47,6 +47,9 @@ struct mt_deferred {
 };
 
 struct mad_transport {
+	/* NULL: libibumad's port (mt_open); else the wire mt_open_wire gave. */
+	const struct mt_wire_ops *wire_ops;
+	void *wire;
 	int portid;
 	int agent_lid, agent_dr;
 	int agent_sa;               /* SubnAdm (class 0x03, version 2) server */
@@ -354,10 +357,52 @@ int mt_open(struct mad_transport **out, const struct mt_port_sel *sel,
 	return 0;
 }
 
+int mt_open_wire(struct mad_transport **out, const struct mt_wire_ops *ops,
+		  void *wire, uint64_t port_guid, const struct mt_opts *opts)
+{
+	struct mad_transport *t;
+
+	*out = NULL;
+	if (opts->window < 1 || opts->window > MAX_WINDOW)
+		return -EINVAL;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	t->wire_ops = ops;
+	t->wire = wire;
+	t->portid = -1;
+	t->issm_fd = -1;
+	copy_name(t->ca, "wire");
+	t->port_num = 1;
+	t->port_guid = port_guid;
+	t->opt = *opts;
+	/* The classes a umad port registers; the numbers only have to be
+	 * distinct and not negative (agent_of). */
+	t->agent_lid = 0;
+	t->agent_dr = 1;
+	t->agent_sa = 2;
+	t->agent_perf = 3;
+	t->slots = calloc(t->opt.window, sizeof(*t->slots));
+	t->free_slots = calloc(t->opt.window, sizeof(*t->free_slots));
+	if (!t->slots || !t->free_slots) {
+		mt_close(t);
+		return -ENOMEM;
+	}
+	for (unsigned i = 0; i < t->opt.window; i++)
+		t->free_slots[i] = t->opt.window - 1 - i;
+	t->num_free = t->opt.window;
+	/* Two SMs on one test fabric send distinct TIDs (mt_open: the pid). */
+	t->seq = (uint32_t)port_guid;
+	*out = t;
+	return 0;
+}
+
 void mt_close(struct mad_transport *t)
 {
 	if (!t)
 		return;
+	if (t->wire_ops && t->wire_ops->close)
+		t->wire_ops->close(t->wire);
 	if (t->issm_fd >= 0)
 		close(t->issm_fd);
 	if (t->portid >= 0)
@@ -375,7 +420,10 @@ void mt_close(struct mad_transport *t)
 const char *mt_ca_name(const struct mad_transport *t) { return t->ca; }
 int mt_port_num(const struct mad_transport *t) { return t->port_num; }
 uint64_t mt_port_guid(const struct mad_transport *t) { return t->port_guid; }
-int mt_fd(const struct mad_transport *t) { return umad_get_fd(t->portid); }
+int mt_fd(const struct mad_transport *t)
+{
+	return t->wire_ops ? -1 : umad_get_fd(t->portid);
+}
 unsigned mt_window(const struct mad_transport *t) { return t->opt.window; }
 
 void mt_set_retries(struct mad_transport *t, unsigned retries)
@@ -736,6 +784,9 @@ static int send_umad_len(struct mad_transport *t, const uint8_t *mad,
 		return -EINVAL;
 	if (len < 24)
 		len = SMP_SIZE;
+	if (t->wire_ops)
+		return len > SMP_SIZE ? -EMSGSIZE :
+			t->wire_ops->send(t->wire, mad, len, dlid, dqp);
 	if (len > SMP_SIZE) {
 		/* One RMPP transfer the kernel segments (mt_kernel_rmpp). */
 		if (!t->kernel_rmpp || agent != t->agent_sa)
@@ -926,10 +977,11 @@ static int recv_long(struct mad_transport *t, int len)
 	return rc;
 }
 
-static int handle_recv(struct mad_transport *t)
+/* One MAD received (into a buffer of SMP_SIZE bytes we may write), from
+ * slid / sqp; status nonzero: a send of ours came back undelivered. */
+static int handle_recv(struct mad_transport *t, uint8_t *mad, int status,
+		       uint16_t slid, uint32_t sqp)
 {
-	uint8_t *mad = umad_get_mad(t->umad);
-	int status = umad_status(t->umad);
 	struct mt_req *r;
 	uint32_t s;
 
@@ -952,20 +1004,16 @@ static int handle_recv(struct mad_transport *t)
 		if (!r && smp_class(mad) == GMP_CLASS_SA && t->yielding) {
 			/* An RMPP ACK while the SA is busy with an answer: it
 			 * goes to the SA after, with the requests. */
-			ib_mad_addr_t *a = umad_get_mad_addr(t->umad);
-
-			defer(t, mad, be16toh(a->lid), be32toh(a->qpn));
+			defer(t, mad, slid, sqp);
 			return 0;
 		}
 		if (!r && smp_class(mad) == GMP_CLASS_SA && t->on_request) {
 			/* An RMPP ACK/STOP/ABORT for an SA answer carries the
 			 * response method (IBA 13.6.2): the SA's, not ours. */
-			ib_mad_addr_t *a = umad_get_mad_addr(t->umad);
 			uint8_t ack[SMP_SIZE];
 
 			memcpy(ack, mad, SMP_SIZE);
-			t->on_request(t->on_request_ctx, ack, be16toh(a->lid),
-				      be32toh(a->qpn));
+			t->on_request(t->on_request_ctx, ack, slid, sqp);
 			return 0;
 		}
 		if (!r) {
@@ -987,43 +1035,68 @@ static int handle_recv(struct mad_transport *t)
 	t->st.unsolicited++;
 	if (is_sink_class(t, smp_class(mad))) {
 		/* IBA 13.4.7: a class this port does not serve. */
-		ib_mad_addr_t *a = umad_get_mad_addr(t->umad);
 		uint8_t resp[SMP_SIZE];
 
 		memcpy(resp, mad, SMP_SIZE);
 		gmp_make_response(resp, GMP_STATUS_BAD_CLASS);
 		log_debug("request of unserved class 0x%02x from LID %u answered 'unsupported class'",
-			  smp_class(mad), be16toh(a->lid));
-		send_umad(t, resp, be16toh(a->lid), be32toh(a->qpn));
+			  smp_class(mad), slid);
+		send_umad(t, resp, slid, sqp);
 		return 0;
 	}
 	if (t->dq_cap && smp_class(mad) == GMP_CLASS_SA) {
-		ib_mad_addr_t *a = umad_get_mad_addr(t->umad);
-
-		defer(t, mad, be16toh(a->lid), be32toh(a->qpn));
+		defer(t, mad, slid, sqp);
 		return 0;
 	}
 	if (t->on_request) {
-		ib_mad_addr_t *a = umad_get_mad_addr(t->umad);
 		uint8_t req[SMP_SIZE];
 
 		memcpy(req, mad, SMP_SIZE);
-		t->on_request(t->on_request_ctx, req, be16toh(a->lid),
-			      be32toh(a->qpn));
+		t->on_request(t->on_request_ctx, req, slid, sqp);
 	}
 	return 0;
 }
 
-#define MT_RECV_BURST 256
+/* One MAD from libibumad's port into handle_recv. */
+static int handle_umad(struct mad_transport *t)
+{
+	ib_mad_addr_t *a = umad_get_mad_addr(t->umad);
 
-int mt_poll(struct mad_transport *t, int wait_ms)
+	return handle_recv(t, umad_get_mad(t->umad), umad_status(t->umad),
+			   be16toh(a->lid), be32toh(a->qpn));
+}
+
+/* What the wire holds, at most `burst` MADs; how many, or -EIO. */
+static int poll_wire(struct mad_transport *t, int burst)
 {
 	int got = 0;
 
-	if (fill_window(t) < 0)
-		return -EIO;
-	/* At most MT_RECV_BURST MADs per call: a sender faster than we
-	 * read must not keep us here (timeouts, the sweep, the loop). */
+	while (got < burst) {
+		uint8_t mad[SMP_SIZE];
+		uint16_t slid = 0;
+		uint32_t sqp = 0;
+		int status = 0;
+		int rc = t->wire_ops->recv(t->wire, mad, &slid, &sqp, &status);
+
+		if (rc <= 0)
+			break;
+		got++;
+		if (handle_recv(t, mad, status, slid, sqp) < 0 ||
+		    fill_window(t) < 0)
+			return -EIO;
+	}
+	return got;
+}
+
+#define MT_RECV_BURST 256
+
+/* What libibumad's port holds, at most MT_RECV_BURST MADs (a sender
+ * faster than we read must not keep us here: timeouts, the sweep, the
+ * loop); how many, or -EIO. */
+static int poll_umad(struct mad_transport *t)
+{
+	int got = 0;
+
 	while (got < MT_RECV_BURST) {
 		int len = SMP_SIZE;
 		int rc = umad_recv(t->portid, t->umad, &len, 0);
@@ -1042,13 +1115,22 @@ int mt_poll(struct mad_transport *t, int wait_ms)
 		if (rc < 0)
 			break;
 		got++;
-		if (handle_recv(t) < 0)
-			return -EIO;
-		if (fill_window(t) < 0)
+		if (handle_umad(t) < 0 || fill_window(t) < 0)
 			return -EIO;
 	}
+	return got;
+}
+
+int mt_poll(struct mad_transport *t, int wait_ms)
+{
+	int got;
+
+	if (fill_window(t) < 0)
+		return -EIO;
+	got = t->wire_ops ? poll_wire(t, MT_RECV_BURST) : poll_umad(t);
+	if (got < 0)
+		return -EIO;
 	if (!got && wait_ms != 0) {
-		struct pollfd pfd = { .fd = umad_get_fd(t->portid), .events = POLLIN };
 		int ms = wait_ms;
 
 		if (t->in_flight) {
@@ -1058,8 +1140,16 @@ int mt_poll(struct mad_transport *t, int wait_ms)
 			if (ms < 0 || lms < ms)
 				ms = lms;
 		}
-		if (poll(&pfd, 1, ms) < 0 && errno != EINTR)
-			return -errno;
+		if (t->wire_ops) {
+			if (t->wire_ops->wait(t->wire, ms) < 0)
+				return -EIO;
+		} else {
+			struct pollfd pfd = { .fd = umad_get_fd(t->portid),
+					      .events = POLLIN };
+
+			if (poll(&pfd, 1, ms) < 0 && errno != EINTR)
+				return -errno;
+		}
 	}
 	/* Not while yielding: a timed-out Report may drop subscriptions
 	 * the SA's answer in progress is reading. */

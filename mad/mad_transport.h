@@ -60,12 +60,39 @@ int mt_open(struct mad_transport **out, const struct mt_port_sel *sel,
 	     const struct mt_opts *opts);
 void mt_close(struct mad_transport *t);
 
+/* The wire under the transport. mt_open's is libibumad's port; a test
+ * opens the transport over its own (tests/unit/fake_sma.h: an SMA model of
+ * a whole fabric), and everything above the wire (queue, window, TIDs,
+ * timeouts, retries, deferral) runs as on a real port. */
+struct mt_wire_ops {
+	/* Send one MAD of len bytes (24..SMP_SIZE) to dlid / dqp (0 for
+	 * SMPs). 0, or a negative errno (the transport fails). */
+	int (*send)(void *wire, const uint8_t *mad, size_t len, uint16_t dlid,
+		    uint32_t dqp);
+	/* Take the next MAD received into mad (SMP_SIZE bytes), with its
+	 * source; *status nonzero for a send of ours returned undelivered.
+	 * 1 got one, 0 none waiting. */
+	int (*recv)(void *wire, uint8_t *mad, uint16_t *slid, uint32_t *sqp,
+		    int *status);
+	/* Nothing waiting: wait up to ms (-1: no limit) for a MAD. 0 or a
+	 * negative errno. */
+	int (*wait)(void *wire, int ms);
+	/* From mt_close (may be NULL). */
+	void (*close)(void *wire);
+};
+
+/* A transport over `wire` (ops must outlive it), as the port port_guid;
+ * SMPs, SA and PerfMgt GMPs can be sent, mt_fd is -1, the kernel does no
+ * RMPP. 0, -EINVAL (window) or -ENOMEM. */
+int mt_open_wire(struct mad_transport **out, const struct mt_wire_ops *ops,
+		  void *wire, uint64_t port_guid, const struct mt_opts *opts);
+
 /* The opened port: CA name, port number, port GUID, and the LID / SM LID
  * the port reports (from umad_get_port at open time). */
 const char *mt_ca_name(const struct mad_transport *t);
 int mt_port_num(const struct mad_transport *t);
 uint64_t mt_port_guid(const struct mad_transport *t);
-/* File descriptor to poll for incoming MADs. */
+/* File descriptor to poll for incoming MADs (-1 over a test's wire). */
 int mt_fd(const struct mad_transport *t);
 
 void mt_set_request_handler(struct mad_transport *t, mt_request_fn fn,
