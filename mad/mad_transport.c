@@ -62,6 +62,8 @@ struct mad_transport {
 	uint8_t sink_class[8];
 	unsigned num_sink;
 	int issm_fd;
+	int watch_fd;               /* another fd mt_poll sleeps on, or -1 */
+	int watch_ready;            /* poll saw it readable (mt_watch_ready) */
 	char ca[UMAD_CA_NAME_LEN];
 	int port_num;
 	uint64_t port_guid;
@@ -300,6 +302,7 @@ int mt_open(struct mad_transport **out, const struct mt_port_sel *sel,
 		return -ENOMEM;
 	}
 	t->issm_fd = -1;
+	t->watch_fd = -1;
 	t->sim = under_umad2sim();
 	t->agent_sa = -1;
 	t->agent_perf = -1;
@@ -372,6 +375,7 @@ int mt_open_wire(struct mad_transport **out, const struct mt_wire_ops *ops,
 	t->wire = wire;
 	t->portid = -1;
 	t->issm_fd = -1;
+	t->watch_fd = -1;
 	copy_name(t->ca, "wire");
 	t->port_num = 1;
 	t->port_guid = port_guid;
@@ -1144,11 +1148,17 @@ int mt_poll(struct mad_transport *t, int wait_ms)
 			if (t->wire_ops->wait(t->wire, ms) < 0)
 				return -EIO;
 		} else {
-			struct pollfd pfd = { .fd = umad_get_fd(t->portid),
-					      .events = POLLIN };
+			struct pollfd pfd[2] = {
+				{ .fd = umad_get_fd(t->portid), .events = POLLIN },
+				{ .fd = t->watch_fd, .events = POLLIN },
+			};
 
-			if (poll(&pfd, 1, ms) < 0 && errno != EINTR)
-				return -errno;
+			if (poll(pfd, t->watch_fd >= 0 ? 2 : 1, ms) < 0) {
+				if (errno != EINTR)
+					return -errno;
+			} else if (t->watch_fd >= 0 && (pfd[1].revents & POLLIN)) {
+				t->watch_ready = 1;
+			}
 		}
 	}
 	/* Not while yielding: a timed-out Report may drop subscriptions
@@ -1156,6 +1166,20 @@ int mt_poll(struct mad_transport *t, int wait_ms)
 	if (!t->yielding && expire(t) < 0)
 		return -EIO;
 	return fill_window(t);
+}
+
+void mt_watch_fd(struct mad_transport *t, int fd)
+{
+	t->watch_fd = fd;
+	t->watch_ready = 0;
+}
+
+int mt_watch_ready(struct mad_transport *t)
+{
+	int r = t->watch_ready;
+
+	t->watch_ready = 0;
+	return r;
 }
 
 int mt_yield(struct mad_transport *t)

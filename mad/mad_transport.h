@@ -183,6 +183,11 @@ int mt_kernel_rmpp(const struct mad_transport *t);
  * completions, expire timeouts.
  * Returns 0 or a negative errno (transport broken). */
 int mt_poll(struct mad_transport *t, int wait_ms);
+/* One more descriptor (the SM's control socket) that ends mt_poll's sleep
+ * when it turns readable, so the loop needs no timer to look at it; -1
+ * for none. mt_watch_ready says (once) whether a sleep ended that way. */
+void mt_watch_fd(struct mad_transport *t, int fd);
+int mt_watch_ready(struct mad_transport *t);
 /* Poll until nothing is queued or in flight. */
 int mt_drain(struct mad_transport *t);
 /* Poll until at most `limit` requests are queued or in flight (flow

@@ -96,5 +96,7 @@ void sm_standby_our_sminfo(const struct sm *sm, uint8_t *data);
 /* From the idle loop while STANDBY: poll the master. 1 when it is gone
  * and we take over (state DISCOVERING, heavy sweep wanted), else 0. */
 int sm_standby_tick(struct sm *sm, double now);
+/* When sm_standby_tick next has work (HUGE_VAL: none, or not STANDBY). */
+double sm_standby_next_deadline(const struct sm *sm, double now);
 
 #endif

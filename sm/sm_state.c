@@ -1,6 +1,7 @@
 /* The SM state machine, sweeps, and the SMInfo / trap responder. */
 #include "sm_state.h"
 #include "sm_sa_state.h"
+#include "sm_service.h"
 
 #include <errno.h>
 #include <math.h>
@@ -213,17 +214,24 @@ static void handle_trap(struct sm *sm, uint8_t *mad, uint16_t slid,
 	}
 }
 
+/* Unsolicited MADs go to the service that takes their class
+ * (sm_services.c). */
 static void on_request(void *ctx, uint8_t *mad, uint16_t slid, uint32_t sqp)
 {
-	struct sm *sm = ctx;
+	const struct sm_service *s = sm_service_for_class(smp_class(mad));
+
+	if (s)
+		s->on_mad(ctx, mad, slid, sqp);
+	else
+		log_debug("unsolicited MAD class 0x%x from LID %u ignored",
+			  smp_class(mad), slid);
+}
+
+void sm_smp_request(struct sm *sm, uint8_t *mad, uint16_t slid, uint32_t sqp)
+{
 	uint8_t method = smp_method(mad);
 	uint16_t attr = smp_attr(mad);
 
-	if (smp_class(mad) == GMP_CLASS_SA) {
-		if (sm->cfg->sa_enabled)
-			sa_server_handle(&sm->sa, mad, slid, sqp);
-		return;
-	}
 	if (attr == IB_ATTR_SMINFO &&
 	    (method == IB_MAD_METHOD_GET || method == IB_MAD_METHOD_SET))
 		answer_sminfo(sm, mad, slid, sqp);
@@ -397,7 +405,7 @@ static int sa_preempted(void *arg)
 /* One slice of SA work: at most sa_slice_requests requests and
  * sa_slice_ms, fewer if a trap makes a sweep due meanwhile (traps and
  * SMInfo are handled between two requests, in mt_serve_deferred). */
-static int sa_slice(struct sm *sm, double max_s)
+int sm_sa_slice(struct sm *sm, double max_s)
 {
 	const struct ibsm_config *cfg = sm->cfg;
 	double slice = cfg->sa_slice_ms / 1000.0;
@@ -1232,262 +1240,3 @@ int sm_write_dumps(struct sm *sm, const char *dir)
 	sm_persist_note(sm, SM_PERSIST_DUMPS, !rc);
 	return rc ? -EIO : 0;
 }
-
-/* A copy of the tables held: ftree's repair after a lost link starts
- * from it (route_ctx.tables_prev) instead of copying 345 MB on the way to
- * the new tables (65,536 CAs). A spare of another layout (a switch came
- * or went): cleared instead, so the next route need not fill it. Either
- * is 345 MB at 65k, 30-50 ms in one go, during which SA queries and traps
- * would wait: done in slices of SPARE_SLICE (about 1 ms each), one per
- * turn of the event loop, which polls without sleeping while one is under
- * way, so the whole still takes about as long as in one go. New tables
- * held restart a copy (lft_held_take); the repair only ever starts from a
- * complete copy (lft_set.copy_of), a route only trusts a complete clean.
- * Returns 1 while bytes remain. */
-#define SPARE_SLICE (8u << 20)
-static int spare_slice(struct sm *sm, const struct lft_set *h, double t0)
-{
-	struct lft_set *sp = &sm->spare;
-	int copy = lft_same_layout(sp, h);
-
-	if (copy ? sp->copy_of == h->port : sp->clean)
-		return 0;
-	if (copy ? sp->copying != h->port : sp->cleared == 0) {
-		sm->spare_work_s = sm->spare_work_max_s = 0;
-		sm->spare_work_slices = 0;
-		sm->spare_work_t0 = t0;
-	}
-	int r = copy ? lft_copy_step(sp, h, SPARE_SLICE) : lft_clean_step(sp, SPARE_SLICE);
-	double dt = now_seconds() - t0;
-	sm->spare_work_s += dt;
-	if (dt > sm->spare_work_max_s)
-		sm->spare_work_max_s = dt;
-	sm->spare_work_slices++;
-	if (r != 1)
-		return r == 0;
-	log_debug("route tables: the spare set %s (%.1f MB) in %.3f s, %u slice%s of at most %u MB (the longest %.4f s), %.3f s from the first",
-		  copy ? "made a copy of the tables held" : "cleared",
-		  (double)sp->num_switches * sp->stride / 1048576.0, sm->spare_work_s,
-		  sm->spare_work_slices, sm->spare_work_slices == 1 ? "" : "s",
-		  SPARE_SLICE >> 20, sm->spare_work_max_s,
-		  now_seconds() - sm->spare_work_t0);
-	return 0;
-}
-
-/* Once the fabric is up and the loop idle, give the next route warm
- * memory for its tables: at 65,536 CAs faulting in 345 MB of fresh pages
- * takes 0.2-0.3 s, longer than a minimal-change repair after a lost link
- * (routing/ftree_repair.c), so the first re-route after start would pay
- * it. The memory is what the tables take anyway while being routed; it
- * stays reserved between routes instead. It is allocated untouched and
- * its pages are faulted in by the sliced copy of the held tables (or
- * clear) that follows, 8 MB per turn of the loop, so SA queries and
- * traps never wait for the whole 345 MB at once. */
-static int spare_prefault(struct sm *sm)
-{
-	const struct lft_set *h = &sm->held.lft;
-	double t0 = now_seconds();
-	if (!sm->held.valid)
-		return 0;
-	if (!sm->spare.port) {
-		if (sm->spare_failed)
-			return 0;
-		if (lft_take_spare(&sm->spare, NULL, h->num_switches, h->max_lid) < 0) {
-			sm->spare_failed = 1;
-			log_warn("route tables: no memory for a spare set of %.1f MB; re-routes allocate theirs",
-				 (double)h->num_switches * h->stride / 1048576.0);
-			return 0;
-		}
-		/* (not clean, no copy: the slices below fill every byte) */
-		log_info("route tables: spare set of %.1f MB allocated, pre-faulted by its copy of the tables held in slices (the next re-route writes warm memory)",
-			 (double)h->num_switches * h->stride / 1048576.0);
-	}
-	return spare_slice(sm, h, t0);
-}
-
-/* After each heavy sweep as master: a fabric not fully up (answers lost
- * even after the sweep's own rounds, a port that did not go ACTIVE, a
- * switch that failed) is swept again soon, 0.2 s doubling up to the
- * light-sweep interval, instead of at the next light sweep; the sweep
- * sends only what differs, so a try costs what is still missing. When it
- * comes up, log what convergence took (issue 10). */
-static void note_convergence(struct sm *sm, int rc)
-{
-	const struct ibsm_config *cfg = sm->cfg;
-	double now = now_seconds();
-	uint64_t sent = mt_get_stats(sm->t)->sent;
-
-	if (rc < 0 || rc == SM_SWEEP_STANDBY || sm->state == SMP_SM_STANDBY ||
-	    sm->state == SMP_SM_NOTACTIVE)
-		return;
-	if (rc == 0) {
-		if (sm->notup_since)
-			log_info("converged: fabric UP after %u heavy sweep%s not up, %.2f s and %llu MADs from the first of them",
-				 sm->notup_sweeps, sm->notup_sweeps == 1 ? "" : "s",
-				 now - sm->notup_since,
-				 (unsigned long long)(sent - sm->notup_mads));
-		sm->notup_since = 0;
-		sm->notup_sweeps = 0;
-		sm->notup_delay = 0;
-		return;
-	}
-	if (!sm->notup_since) {
-		sm->notup_since = sm->last_heavy_end - sm->last_heavy_s;
-		sm->notup_mads = sm->sweep_mads0;
-	}
-	sm->notup_sweeps++;
-	if (sm->route_refused || sm->dup_guids)
-		return;  /* sweeping again does not fix these */
-	sm->notup_delay = sm->notup_delay ? sm->notup_delay * 2 : 0.2;
-	if (cfg->sweep_interval_s && sm->notup_delay > cfg->sweep_interval_s)
-		sm->notup_delay = cfg->sweep_interval_s;
-	if (!sm->heavy_wanted) {
-		sm->heavy_wanted = 1;
-		sm->next_heavy_at = now + sm->notup_delay;
-		log_info("fabric not fully up: heavy sweep again in %.1f s", sm->notup_delay);
-	}
-}
-
-int sm_run(struct sm *sm, const struct sm_signals *sig)
-{
-	const struct ibsm_config *cfg = sm->cfg;
-	double t0 = now_seconds(), next_light;
-	int rc = sm_heavy_sweep(sm);
-
-	note_convergence(sm, rc);
-
-	/* --once: a lossy fabric may leave parts unconfigured, or a view may
-	 * be held (sweep_guard.h); sweep again, with the guard's backoff,
-	 * for once_timeout seconds (only what is missing is sent). */
-	/* Sweeping again does not fix a route refused or a duplicate GUID. */
-	while (cfg->once && rc > 0 && rc != SM_SWEEP_STANDBY &&
-	       !sm->route_refused && !sm->dup_guids &&
-	       !*sig->stop &&
-	       now_seconds() - t0 < cfg->once_timeout_s) {
-		while (now_seconds() < sm->next_heavy_at && !*sig->stop)
-			if (mt_poll(sm->t, mt_deferred(sm->t) ? 0 : 50) < 0 ||
-			    sa_slice(sm, 1.0) < 0)
-				return 2;
-		log_info("fabric not fully up: sweeping again (%.1f of %u s)",
-			 now_seconds() - t0, cfg->once_timeout_s);
-		rc = sm_heavy_sweep(sm);
-		note_convergence(sm, rc);
-	}
-	if (cfg->once && rc == SM_SWEEP_STANDBY) {
-		log_err("another SM is master of this subnet: --once changes nothing");
-		return 3;
-	}
-	if (cfg->once && rc > 0)
-		log_err("fabric not up after %u sweeps in %.1f s", sm->sweeps,
-			now_seconds() - t0);
-	if (rc == 0 && cfg->dump_dir[0])
-		sm_write_dumps(sm, sm->dump_dir);
-	if (cfg->once && rc == 0 && sm->persist_lost) {
-		log_err("--once: the fabric is up, but its state was not saved (see \"persistence lost\" above): exit 4");
-		return 4;
-	}
-	if (cfg->once)
-		return rc == 0 ? 0 : 2;
-	next_light = now_seconds() + cfg->sweep_interval_s;
-	int copying = 0;
-	while (!*sig->stop) {
-		int changed = 0;
-
-		/* No sleep while the spare's copy is under way: its slices
-		 * follow each other as fast as the events between them allow. */
-		rc = mt_poll(sm->t, copying || mt_deferred(sm->t) ? 0 : 200);
-		copying = 0;
-		if (rc >= 0)
-			rc = sa_slice(sm, 1.0);
-		if (rc < 0) {
-			log_err("MAD transport failed: %s", strerror(-rc));
-			return 1;
-		}
-		if (*sig->dump) {
-			*sig->dump = 0;
-			sm_write_dumps(sm, sm->dump_dir);
-		}
-		if (*sig->resweep) {
-			*sig->resweep = 0;
-			if (sig->reload && sig->reload(sig->reload_arg) == 0) {
-				/* the SA's copies of live keys */
-				sm->sa.ctx.packet_life_time = cfg->packet_life_time;
-				sm->sa.ctx.subnet_timeout = cfg->subnet_timeout;
-				sm_qos_load(sm, 0);
-			}
-			log_info("SIGHUP: heavy sweep");
-			sm->heavy_wanted = 1;
-		}
-		if (sm->state == SMP_SM_STANDBY || sm->state == SMP_SM_NOTACTIVE) {
-			/* Following another SM (or disabled by one): poll
-			 * it, program nothing, keep answering SMInfo and the
-			 * control socket. */
-			sm_standby_tick(sm, now_seconds());
-			sm_metrics_tick(sm, now_seconds());
-			sm_ctl_tick(sm);
-			if (sm->state == SMP_SM_STANDBY || sm->state == SMP_SM_NOTACTIVE)
-				continue;
-		}
-		if (!sm->heavy_wanted && cfg->sweep_interval_s &&
-		    now_seconds() >= next_light) {
-			rc = sm_light_sweep(sm, &changed);
-			if (rc < 0)
-				return 1;
-			next_light = now_seconds() + cfg->sweep_interval_s;
-		}
-		/* Joins and leaves arrive through the SA: bring the MFTs in
-		 * line here, outside the transport's callbacks. */
-		sm_report_groups(sm);
-		sa_server_tick(&sm->sa, now_seconds());
-		if (!sm->heavy_wanted &&
-		    (sl2vl_reader_tick(&sm->sl2vl_rd, sm->t, &sm->cur, now_seconds()) < 0 ||
-		     sl2vl_reader_tick(&sm->vlarb_rd, sm->t, &sm->cur, now_seconds()) < 0))
-			log_warn("SL2VL/VLArb background read: out of memory");
-		if (sm->fabric_up && !sm->heavy_wanted)
-			copying = spare_prefault(sm);
-		if (sm->fabric_up && sm_mcast_dirty(&sm->mcast) &&
-		    !sm->heavy_wanted)
-			sm_mcast_update(&sm->mcast, sm->t, &sm->cur);
-		sm_sa_state_tick(sm, 0);
-		sm_metrics_tick(sm, now_seconds());
-		sm_ctl_tick(sm);
-		if (sm_perf_tick(&sm->perf, now_seconds()) && !sm->heavy_wanted) {
-			log_info("links held out of routing changed: rerouting");
-			sm->heavy_wanted = 1;
-			sm->next_heavy_at = now_seconds();
-		}
-		/* A flapping port held out, or given back: reroute now, even
-		 * in a trap storm (once per port, so still bounded). */
-		if (sm_flap_tick(sm, now_seconds())) {
-			log_info("links held out of routing changed (flapping ports): rerouting");
-			sm->heavy_wanted = 1;
-			sm->next_heavy_at = now_seconds();
-		}
-		if ((sm->heavy_wanted && now_seconds() >= sm->next_heavy_at) ||
-		    changed) {
-			int taking_over = sm->state == SMP_SM_DISCOVERING &&
-					  sm->standby.takeover_at > 0;
-
-			rc = sm_heavy_sweep(sm);
-			if (rc < 0 && rc != -EIO)
-				return 1;
-			note_convergence(sm, rc);
-			if (sm->state == SMP_SM_MASTER)
-				sm->standby.handover_from = 0;
-			if (taking_over && sm->state == SMP_SM_MASTER) {
-				log_info("takeover: MASTER, fabric %s, %.3f s after the master was found gone or stuck (%.3f s after it first went quiet)",
-					 rc == 0 ? "UP" : "NOT up",
-					 now_seconds() - sm->standby.takeover_at,
-					 now_seconds() - sm->standby.lost_since);
-				sm->standby.takeover_at = 0;
-			}
-			if (rc == 0 && cfg->dump_dir[0])
-				sm_write_dumps(sm, sm->dump_dir);
-			next_light = now_seconds() + cfg->sweep_interval_s;
-		}
-	}
-	sm_sa_state_tick(sm, 1);
-	log_info("stopping: %u sweeps", sm->sweeps);
-	return 0;
-}
-
