@@ -323,7 +323,7 @@ int sm_init(struct sm *sm, const struct ibsm_config *cfg,
 	sm->cfg = cfg;
 	sm->t = t;
 	sm->ctl_fd = -1;        /* sm_free closes it: not stdin on an early failure */
-	sm->state = SMP_SM_DISCOVERING;
+	sm_set_state(sm, SMEV_START, NULL);     /* NOTACTIVE -> DISCOVERING */
 	sm->guid = mt_port_guid(t);
 	subnet_init(&sm->cur);
 	lft_held_init(&sm->held);
@@ -1075,8 +1075,7 @@ int sm_heavy_sweep(struct sm *sm)
 	part_tables_init(&npt);
 	sm_flap_sweep(sm);
 	sm->fabric_up = up;
-	if (sm->state != SMP_SM_STANDBY && sm->state != SMP_SM_NOTACTIVE)
-		sm->state = SMP_SM_MASTER;
+	sm_set_state(sm, SMEV_SWEPT, NULL);   /* STANDBY, NOTACTIVE: ignored */
 	/* The SA answers from this sweep on (its database borrows sm->cur
 	 * and the held tables, which change only here). */
 	sa_identity(sm);
