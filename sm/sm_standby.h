@@ -108,25 +108,11 @@ void sm_standby_enter(struct sm *sm, const struct sm_peer *master);
  * SMInfo Set(HANDOVER) (IBA 14.4.1.2); its ACKNOWLEDGE makes us STANDBY. */
 void sm_standby_handover(struct sm *sm, const struct subnet *r);
 /* A SubnSet(SMInfo) with control HANDOVER, ACKNOWLEDGE, DISABLE, STANDBY
- * or DISCOVER from another SM, judged legal (sm_standby_control_check): the
+ * or DISCOVER from another SM, judged legal (sm/sm_responder.h): the
  * event of that name (data: its SMInfo; slid 0xffff when it came by
  * directed route). */
 void sm_standby_control(struct sm *sm, unsigned control, const uint8_t *data,
 			uint16_t slid);
-/* Judge a SubnSet(SMInfo) control (standby/sminfo_control.h) from LID
- * slid (0xffff: directed route) and count the verdict. */
-enum smctl_verdict sm_standby_control_check(struct sm *sm, unsigned control,
-					    const uint8_t *data, uint16_t slid);
-/* 1 when the requester of SMP mad (from LID slid, 0xffff: directed
- * route) is an SM port the last heavy sweep found: LID-routed by its
- * source LID; directed route by walking the return path back through the
- * fabric we hold (none while STANDBY: 0). */
-int sm_standby_from_sm_port(const struct sm *sm, const uint8_t *mad,
-			    uint16_t slid);
-/* The port of sm->cur that sent SMP mad (from LID slid, 0xffff: directed
- * route), FAB_NONE when it is not in the fabric we hold. */
-uint32_t sm_standby_requester(const struct sm *sm, const uint8_t *mad,
-			      uint16_t slid);
 /* Our SMInfo as we send it in Gets and controls (our SM_Key in it: a
  * peer shows its own only to a requester that knows it). */
 void sm_standby_our_sminfo(const struct sm *sm, uint8_t *data);

@@ -9,7 +9,7 @@
  * A light sweep reads SwitchInfo of every known switch and looks at the
  * PortStateChange bit (IBA 14.2.5.4); a switch that no longer answers is a
  * change too; either asks for a heavy sweep (as traps 128 and SIGHUP do).
- * SubnGet(SMInfo) is answered in every state. */
+ * SubnGet(SMInfo) is answered in every state (sm_responder.h). */
 #ifndef IBSM_SM_SM_STATE_H
 #define IBSM_SM_SM_STATE_H
 
