@@ -259,9 +259,8 @@ int sm_standby_tick(struct sm *sm, double now)
 	s->poll.next = now + sm->cfg->sminfo_polling_ms / 1000.0;
 	sm_standby_our_sminfo(sm, ours);
 	if (mt_submit_lid(sm->t, s->master.lid, IB_MAD_METHOD_GET, IB_ATTR_SMINFO,
-			  0, ours, on_poll, sm, 0) == 0) {
+			  0, ours, on_poll, sm, 0) == 0)
 		s->poll.in_flight = 1;
-	}
 	return 0;
 }
 
@@ -316,9 +315,7 @@ void sm_standby_handover(struct sm *sm, const struct subnet *r)
 			}
 		return;
 	}
-	s->handover_to.guid = s->peers[i].guid;
-	s->handover_to.lid = s->peers[i].lid;
-	s->handover_to.priority = s->peers[i].priority;
+	s->handover_to = s->peers[i];
 	sm_standby_our_sminfo(sm, data);
 	log_info("HANDOVER: SM 0x%016llx (LID %u) has priority %u > our %u: handing the subnet over",
 		 (unsigned long long)s->peers[i].guid, s->peers[i].lid,
