@@ -96,6 +96,7 @@ struct sm_event_arg {
  * state it found, 0 when ignored. */
 int sm_set_state(struct sm *sm, enum smfsm_event ev,
 		 const struct sm_event_arg *arg);
+
 void sm_standby_free(struct sm_standby *s);
 /* Ask the IsSM ports of r for their SMInfo; fills s->peers. 0 or -ENOMEM. */
 int sm_standby_discover(struct sm *sm, const struct subnet *r);
@@ -108,7 +109,7 @@ void sm_standby_enter(struct sm *sm, const struct sm_peer *master);
  * SMInfo Set(HANDOVER) (IBA 14.4.1.2); its ACKNOWLEDGE makes us STANDBY. */
 void sm_standby_handover(struct sm *sm, const struct subnet *r);
 /* A SubnSet(SMInfo) with control HANDOVER, ACKNOWLEDGE, DISABLE, STANDBY
- * or DISCOVER from another SM, judged legal (sm/sm_responder.h): the
+ * or DISCOVER from another SM, judged legal (sm/sm_responder.c): the
  * event of that name (data: its SMInfo; slid 0xffff when it came by
  * directed route). */
 void sm_standby_control(struct sm *sm, unsigned control, const uint8_t *data,
