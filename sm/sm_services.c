@@ -10,6 +10,7 @@
 #include "sm_multicast.h"
 #include "sm_perf.h"
 #include "sm_report.h"
+#include "sm_responder.h"
 #include "sm_sa_state.h"
 #include "sm_spare.h"
 #include "sm_standby.h"

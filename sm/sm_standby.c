@@ -1,4 +1,5 @@
-/* Other SMs, standby and takeover (sm/sm_standby.h). */
+/* Other SMs, standby and takeover, and the glue of the SM state table
+ * (sm/sm_standby.h, standby/sm_fsm.h). */
 #include "sm_standby.h"
 
 #include <errno.h>
@@ -13,13 +14,6 @@
 #include "sm_state.h"
 
 #define CAP_IS_SM 0x2                   /* PortInfo.CapabilityMask bit 1 */
-
-static const char *state_name(uint8_t st)
-{
-	static const char *n[] = { "NOTACTIVE", "DISCOVERING", "STANDBY", "MASTER" };
-
-	return st < 4 ? n[st] : "?";
-}
 
 void sm_standby_free(struct sm_standby *s)
 {
@@ -56,8 +50,8 @@ static void on_sminfo(void *ctx, uint64_t cookie, const uint8_t *req,
 	p->act_count = si.act_count;
 	p->port = (uint32_t)cookie;
 	p->sm_key = si.sm_key;
-	if (si.guid == s->stalled_guid)
-		s->stalled_asked++;
+	if (si.guid == s->stalled.guid)
+		s->stalled.asked++;
 }
 
 int sm_standby_discover(struct sm *sm, const struct subnet *r)
@@ -108,7 +102,7 @@ int sm_standby_discover(struct sm *sm, const struct subnet *r)
 	for (uint32_t i = 0; i < s->npeers; i++)
 		log_info("SMs: 0x%016llx LID %u priority %u %s, ActCount %u",
 			 (unsigned long long)s->peers[i].guid, s->peers[i].lid,
-			 s->peers[i].priority, state_name(s->peers[i].state),
+			 s->peers[i].priority, smctl_state_str(s->peers[i].state),
 			 s->peers[i].act_count);
 	return 0;
 }
@@ -139,7 +133,7 @@ const struct sm_peer *sm_standby_elect(struct sm *sm, int we_are_master)
 			if (s->peers[j].sm_key != sm->cfg->sm_key) {
 				log_warn("SMs: 0x%016llx (priority %u, %s) answered SM_Key 0x%016llx, not ours: ignored",
 					 (unsigned long long)s->peers[j].guid,
-					 s->peers[j].priority, state_name(s->peers[j].state),
+					 s->peers[j].priority, smctl_state_str(s->peers[j].state),
 					 (unsigned long long)s->peers[j].sm_key);
 				continue;
 			}
@@ -150,22 +144,22 @@ const struct sm_peer *sm_standby_elect(struct sm *sm, int we_are_master)
 	/* The master we replaced for a standing ActCount still says MASTER
 	 * (it is stuck): ignore it until it acts again (ActCount beyond our
 	 * SMInfo Gets and a margin), then the usual rules apply. */
-	if (s->stalled_guid) {
+	if (s->stalled.guid) {
 		uint32_t k = 0;
 
 		for (uint32_t j = 0; j < s->npeers; j++) {
 			const struct sm_peer *p = &s->peers[j];
 
-			if (p->guid == s->stalled_guid && p->state == SMP_SM_MASTER &&
-			    (uint32_t)(p->act_count - s->stalled_count) <= s->stalled_asked + 8) {
+			if (p->guid == s->stalled.guid && p->state == SMP_SM_MASTER &&
+			    (uint32_t)(p->act_count - s->stalled.count) <= s->stalled.asked + 8) {
 				log_info("SMs: 0x%016llx still says MASTER with ActCount %u (stuck): ignored",
 					 (unsigned long long)p->guid, p->act_count);
 				continue;
 			}
-			if (p->guid == s->stalled_guid) {
+			if (p->guid == s->stalled.guid) {
 				log_info("SMs: 0x%016llx acts again (ActCount %u): it takes part in elections",
 					 (unsigned long long)p->guid, p->act_count);
-				s->stalled_guid = 0;
+				s->stalled.guid = 0;
 			}
 			s->peers[k++] = *p;
 		}
@@ -178,19 +172,9 @@ const struct sm_peer *sm_standby_elect(struct sm *sm, int we_are_master)
 
 void sm_standby_enter(struct sm *sm, const struct sm_peer *master)
 {
-	struct sm_standby *s = &sm->standby;
+	struct sm_event_arg a = { .peer = master };
 
-	s->master = *master;
-	s->misses = 0;
-	s->not_master = 0;
-	s->next_poll = 0;
-	s->lost_since = 0;
-	s->stall_since = 0;
-	log_info("STANDBY: %s SM 0x%016llx (LID %u, priority %u) leads; we (priority %u) poll it every %u ms and take over after %u unanswered polls",
-		 state_name(master->state), (unsigned long long)master->guid,
-		 master->lid, master->priority, sm->cfg->sm_priority,
-		 sm->cfg->sminfo_polling_ms, sm->cfg->polling_retry_number);
-	sm->state = SMP_SM_STANDBY;
+	sm_set_state(sm, SMEV_ELECTION_LOST, &a);
 }
 
 static void on_poll(void *ctx, uint64_t cookie, const uint8_t *req,
@@ -202,17 +186,16 @@ static void on_poll(void *ctx, uint64_t cookie, const uint8_t *req,
 
 	(void)cookie;
 	(void)req;
-	s->poll_in_flight = 0;
+	s->poll.in_flight = 0;
 	if (!resp || smp_status(resp)) {
-		if (!s->misses++)
+		if (!s->poll.misses++)
 			s->lost_since = now_seconds();
 		log_warn("STANDBY: master SM 0x%016llx at LID %u did not answer SMInfo (%u in a row)",
-			 (unsigned long long)s->master.guid, s->master.lid, s->misses);
+			 (unsigned long long)s->master.guid, s->master.lid, s->poll.misses);
 		return;
 	}
 	smp_get_sminfo(resp + 64, &si);
-	s->answers++;
-	s->misses = 0;
+	s->poll.misses = 0;
 	if (si.guid != s->master.guid)
 		log_warn("STANDBY: LID %u now answers as SM 0x%016llx (was 0x%016llx)",
 			 s->master.lid, (unsigned long long)si.guid,
@@ -221,16 +204,16 @@ static void on_poll(void *ctx, uint64_t cookie, const uint8_t *req,
 	s->master.state = si.state;
 	/* An SM may count its answers as activity (OpenSM does): the
 	 * ActCount moved only when it grew by more than our answered polls. */
-	if (!s->stall_since || si.state != SMP_SM_MASTER ||
-	    (uint32_t)(si.act_count - s->stall_ref) > s->stall_answers + 1) {
-		s->stall_ref = si.act_count;
-		s->stall_answers = 0;
-		s->stall_since = now_seconds();
+	if (!s->stall.since || si.state != SMP_SM_MASTER ||
+	    (uint32_t)(si.act_count - s->stall.ref) > s->stall.answers + 1) {
+		s->stall.ref = si.act_count;
+		s->stall.answers = 0;
+		s->stall.since = now_seconds();
 	} else {
-		s->stall_answers++;
+		s->stall.answers++;
 	}
 	s->master.act_count = si.act_count;
-	s->not_master = si.state == SMP_SM_MASTER ? 0 : s->not_master + 1;
+	s->poll.not_master = si.state == SMP_SM_MASTER ? 0 : s->poll.not_master + 1;
 }
 
 double sm_standby_next_deadline(const struct sm *sm, double now)
@@ -240,73 +223,61 @@ double sm_standby_next_deadline(const struct sm *sm, double now)
 
 	if (sm->state != SMP_SM_STANDBY)
 		return HUGE_VAL;
-	if (s->misses >= n || s->not_master >= n)
+	if (s->poll.misses >= n || s->poll.not_master >= n)
 		return now;             /* a takeover or an election to start */
-	double t = s->poll_in_flight ? HUGE_VAL : s->next_poll;
-	if (sm->cfg->master_stall_timeout_s && s->stall_since &&
-	    s->stall_since + sm->cfg->master_stall_timeout_s < t)
-		t = s->stall_since + sm->cfg->master_stall_timeout_s;
+	double t = s->poll.in_flight ? HUGE_VAL : s->poll.next;
+	if (sm->cfg->master_stall_timeout_s && s->stall.since &&
+	    s->stall.since + sm->cfg->master_stall_timeout_s < t)
+		t = s->stall.since + sm->cfg->master_stall_timeout_s;
 	return t;
 }
 
 int sm_standby_tick(struct sm *sm, double now)
 {
 	struct sm_standby *s = &sm->standby;
+	struct sm_event_arg a = { .now = now };
 	uint8_t ours[64];
 
 	if (sm->state != SMP_SM_STANDBY)
 		return 0;
-	if (s->misses >= sm->cfg->polling_retry_number) {
-		s->takeover_at = now;
+	if (s->poll.misses >= sm->cfg->polling_retry_number) {
 		log_warn("STANDBY: master SM 0x%016llx gone (%u polls unanswered, first %.2f s ago): taking over",
-			 (unsigned long long)s->master.guid, s->misses,
+			 (unsigned long long)s->master.guid, s->poll.misses,
 			 now - s->lost_since);
-		sm->state = SMP_SM_DISCOVERING;
-		sm->heavy_wanted = 1;
-		sm->next_heavy_at = now;
-		return 1;
+		return sm_set_state(sm, SMEV_MASTER_SILENT, &a);
 	}
-	if (sm->cfg->master_stall_timeout_s && s->stall_since &&
-	    now - s->stall_since >= sm->cfg->master_stall_timeout_s) {
+	if (sm->cfg->master_stall_timeout_s && s->stall.since &&
+	    now - s->stall.since >= sm->cfg->master_stall_timeout_s) {
 		/* IBA 14.4.1: ActCount tells a standby the master is still
 		 * at work. This one answers but does nothing (a stuck sweep,
 		 * or light sweeps turned off): take over, and leave it out
 		 * of elections while its ActCount stays put. */
 		log_warn("STANDBY: master SM 0x%016llx answers but its ActCount stayed at %u (+%u, our polls) for %.1f s: taking over",
-			 (unsigned long long)s->master.guid, s->stall_ref,
-			 s->stall_answers, now - s->stall_since);
-		s->stalled_guid = s->master.guid;
-		s->stalled_count = s->master.act_count;
-		s->stalled_asked = 0;
-		s->takeover_at = now;
-		s->lost_since = s->stall_since;
-		s->stall_since = 0;
-		sm->state = SMP_SM_DISCOVERING;
-		sm->heavy_wanted = 1;
-		sm->next_heavy_at = now;
-		return 1;
+			 (unsigned long long)s->master.guid, s->stall.ref,
+			 s->stall.answers, now - s->stall.since);
+		s->stalled.guid = s->master.guid;
+		s->stalled.count = s->master.act_count;
+		s->stalled.asked = 0;
+		s->lost_since = s->stall.since;
+		s->stall.since = 0;
+		return sm_set_state(sm, SMEV_MASTER_STALLED, &a);
 	}
-	if (s->not_master >= sm->cfg->polling_retry_number) {
+	if (s->poll.not_master >= sm->cfg->polling_retry_number) {
 		/* The SM we follow answers but is not master (it handed
 		 * over, or is itself waiting): elect again. */
 		log_warn("STANDBY: SM 0x%016llx answers as %s, not MASTER (%u polls): sweeping to elect again",
 			 (unsigned long long)s->master.guid,
-			 state_name(s->master.state), s->not_master);
-		s->not_master = 0;
-		sm->state = SMP_SM_DISCOVERING;
-		sm->heavy_wanted = 1;
-		sm->next_heavy_at = now;
-		return 1;
+			 smctl_state_str(s->master.state), s->poll.not_master);
+		s->poll.not_master = 0;
+		return sm_set_state(sm, SMEV_MASTER_NOT_MASTER, &a);
 	}
-	if (s->poll_in_flight || now < s->next_poll)
+	if (s->poll.in_flight || now < s->poll.next)
 		return 0;
-	s->next_poll = now + sm->cfg->sminfo_polling_ms / 1000.0;
+	s->poll.next = now + sm->cfg->sminfo_polling_ms / 1000.0;
 	sm_standby_our_sminfo(sm, ours);
 	if (mt_submit_lid(sm->t, s->master.lid, IB_MAD_METHOD_GET, IB_ATTR_SMINFO,
-			  0, ours, on_poll, sm, 0) == 0) {
-		s->poll_in_flight = 1;
-		s->polls++;
-	}
+			  0, ours, on_poll, sm, 0) == 0)
+		s->poll.in_flight = 1;
 	return 0;
 }
 
@@ -361,9 +332,7 @@ void sm_standby_handover(struct sm *sm, const struct subnet *r)
 			}
 		return;
 	}
-	s->handover_guid = s->peers[i].guid;
-	s->handover_lid = s->peers[i].lid;
-	s->handover_priority = s->peers[i].priority;
+	s->handover_to = s->peers[i];
 	sm_standby_our_sminfo(sm, data);
 	log_info("HANDOVER: SM 0x%016llx (LID %u) has priority %u > our %u: handing the subnet over",
 		 (unsigned long long)s->peers[i].guid, s->peers[i].lid,
@@ -382,129 +351,15 @@ void sm_standby_handover(struct sm *sm, const struct subnet *r)
 	}
 }
 
-/* The requester is a port the last heavy sweep saw with IsSM, and the
- * GUID its SMInfo claims is that port's. LID-routed: the source LID must
- * be in that port's LID range (a host cannot choose its SLID beyond its
- * own LMC range). Directed route carries no source LID: the claimed GUID
- * must be such a port (weaker: docs/security.md). */
-static int known_sm_port(const struct sm_standby *s, uint64_t guid,
-			 uint16_t slid)
-{
-	for (uint32_t i = 0; i < s->num_sm_ports; i++) {
-		const struct sm_port_id *p = &s->sm_ports[i];
-
-		if (p->guid != guid)
-			continue;
-		if (slid == 0xffff)
-			return 1;
-		if (p->lid && slid >= p->lid && slid < p->lid + (1u << p->lmc))
-			return 1;
-	}
-	return 0;
-}
-
-static int known_by_lid(const struct sm_standby *s, uint16_t slid)
-{
-	for (uint32_t i = 0; i < s->num_sm_ports; i++) {
-		const struct sm_port_id *p = &s->sm_ports[i];
-
-		if (p->lid && slid >= p->lid && slid < p->lid + (1u << p->lmc))
-			return 1;
-	}
-	return 0;
-}
-
-/* The port a directed-route SMP came from (IBA 14.2.2: each switch on the
- * way wrote the port it entered by into ReturnPath[hop], which is where
- * the answer leaves it): from our port's peer, leave by ReturnPath[h-1]
- * down to [1]; the peer reached is the requester. FAB_NONE if the path
- * does not fit the fabric. A switch's SM is its port 0. */
-static uint32_t dr_requester(const struct subnet *r, const uint8_t *mad)
-{
-	const struct fabric *f = &r->fab;
-	unsigned h = mad_get_field((void *)mad, 0, IB_DRSMP_HOPCNT_F);
-	uint32_t p;
-
-	if (!f->num_ports || r->sm_port >= f->num_ports || !h || h > 63)
-		return FAB_NONE;
-	p = f->ports[r->sm_port].peer;
-	for (unsigned i = h - 1; i >= 1 && p != FAB_NONE; i--) {
-		uint32_t n = f->ports[p].node;
-		uint32_t out = fab_port_idx(f, n, mad[192 + i]);
-
-		if (!fab_is_switch(f, n) || out == FAB_NONE)
-			return FAB_NONE;
-		p = f->ports[out].peer;
-	}
-	if (p != FAB_NONE && fab_is_switch(f, f->ports[p].node))
-		p = f->nodes[f->ports[p].node].first_port;
-	return p;
-}
-
-uint32_t sm_standby_requester(const struct sm *sm, const uint8_t *mad,
-			      uint16_t slid)
-{
-	const struct fabric *f = &sm->cur.fab;
-
-	if (slid == 0xffff)
-		return dr_requester(&sm->cur, mad);
-	for (uint32_t p = 0; p < f->num_ports; p++) {
-		uint32_t lid = f->ports[p].lid;
-
-		if (lid && slid >= lid && slid < lid + (1u << sm->cfg->lmc))
-			return p;
-	}
-	return FAB_NONE;
-}
-
-int sm_standby_from_sm_port(const struct sm *sm, const uint8_t *mad,
-			    uint16_t slid)
-{
-	const struct sm_standby *s = &sm->standby;
-	uint32_t p;
-
-	if (slid != 0xffff)
-		return known_by_lid(s, slid);
-	p = dr_requester(&sm->cur, mad);
-	if (p == FAB_NONE)
-		return 0;
-	for (uint32_t i = 0; i < s->num_sm_ports; i++)
-		if (s->sm_ports[i].guid == sm->cur.fab.ports[p].guid)
-			return 1;
-	return 0;
-}
-
-enum smctl_verdict sm_standby_control_check(struct sm *sm, unsigned control,
-					    const uint8_t *data, uint16_t slid)
-{
-	struct sm_standby *s = &sm->standby;
-	struct smp_sminfo from;
-	struct smctl_self self = {
-		.state = sm->state,
-		.guid = sm->guid,
-		.sm_key = sm->cfg->sm_key,
-		.handover_guid = s->handover_guid,
-	};
-	struct smctl_req req = { .control = control };
-	enum smctl_verdict v;
-
-	smp_get_sminfo(data, &from);
-	req.guid = from.guid;
-	req.sm_key = from.sm_key;
-	req.state = from.state;
-	req.known_sm = known_sm_port(s, from.guid, slid);
-	v = smctl_judge(&self, &req);
-	s->controls[v < SMCTL_NUM_VERDICTS ? v : SMCTL_REFUSE_UNKNOWN]++;
-	return v;
-}
-
+/* A control judged legal (sm_standby_control_check) becomes the event of
+ * the same name; the table (standby/sm_fsm.h) holds which state it leads
+ * to. The sender's SMInfo says who to follow or acknowledge. */
 void sm_standby_control(struct sm *sm, unsigned control, const uint8_t *data,
 			uint16_t slid)
 {
-	struct sm_standby *s = &sm->standby;
 	struct smp_sminfo from;
 	struct sm_peer p = { 0 };
-	uint8_t ours[64];
+	struct sm_event_arg a = { .peer = &p, .slid = slid, .now = now_seconds() };
 
 	smp_get_sminfo(data, &from);
 	p.guid = from.guid;
@@ -513,46 +368,18 @@ void sm_standby_control(struct sm *sm, unsigned control, const uint8_t *data,
 	p.act_count = from.act_count;
 	switch (control) {
 	case SMINFO_HANDOVER:
-		if (sm->state == SMP_SM_MASTER)
-			return;
-		log_info("HANDOVER from SM 0x%016llx (priority %u): taking over",
-			 (unsigned long long)from.guid, from.priority);
-		/* IBA 14.4.1.2: acknowledge to the old master, then sweep. */
-		sm_standby_our_sminfo(sm, ours);
-		{
-			uint16_t to = slid != 0xffff && slid ? slid : s->master.lid;
-
-			if (to && mt_submit_lid(sm->t, to, IB_MAD_METHOD_SET,
-						IB_ATTR_SMINFO, SMINFO_ACKNOWLEDGE,
-						ours, on_control_done, sm,
-						SMINFO_ACKNOWLEDGE) < 0)
-				log_warn("HANDOVER: cannot send SMInfo(ACKNOWLEDGE) to LID %u", to);
-		}
-		s->handover_from = from.guid;
-		s->takeover_at = now_seconds();
-		s->lost_since = s->takeover_at;
-		sm->state = SMP_SM_DISCOVERING;
-		sm->heavy_wanted = 1;
-		sm->next_heavy_at = now_seconds();
+		sm_set_state(sm, SMEV_HANDOVER, &a);
 		return;
 	case SMINFO_ACKNOWLEDGE:
-		if (sm->state != SMP_SM_MASTER)
-			return;
-		p.lid = slid != 0xffff && slid ? slid : s->handover_lid;
-		if (!p.priority)
-			p.priority = s->handover_priority;
-		log_info("HANDOVER acknowledged by SM 0x%016llx: stepping down",
-			 (unsigned long long)from.guid);
-		sm_standby_enter(sm, &p);
+		sm_set_state(sm, SMEV_ACKNOWLEDGE, &a);
 		return;
 	case SMINFO_DISABLE:
 		/* Legal in STANDBY only: the master turns a standby off.
 		 * A sweep a trap asked for meanwhile must not run (it would
-		 * end MASTER): nothing is pending from here on. */
+		 * end MASTER): nothing is pending from here on (STOP). */
 		log_warn("SMInfo(DISABLE) from SM 0x%016llx (LID %u): NOTACTIVE, sweeping and polling nothing until SMInfo(STANDBY)",
 			 (unsigned long long)from.guid, slid);
-		sm->state = SMP_SM_NOTACTIVE;
-		sm->heavy_wanted = 0;
+		sm_set_state(sm, SMEV_DISABLE, &a);
 		return;
 	case SMINFO_STANDBY:
 		p.lid = slid != 0xffff ? slid : 0;
@@ -562,15 +389,137 @@ void sm_standby_control(struct sm *sm, unsigned control, const uint8_t *data,
 			return;
 		}
 		log_info("SMInfo(STANDBY) from SM 0x%016llx", (unsigned long long)from.guid);
-		sm_standby_enter(sm, &p);
+		sm_set_state(sm, SMEV_STANDBY, &a);
 		return;
 	case SMINFO_DISCOVER:
 		log_info("SMInfo(DISCOVER) from SM 0x%016llx: sweeping", (unsigned long long)from.guid);
-		sm->state = SMP_SM_DISCOVERING;
-		sm->heavy_wanted = 1;
-		sm->next_heavy_at = now_seconds();
+		sm_set_state(sm, SMEV_DISCOVER, &a);
 		return;
 	default:
 		log_warn("SMInfo Set with unknown control %u from LID %u ignored", control, slid);
 	}
+}
+
+/* --- the state machine's actions (standby/sm_fsm.h) -------------------- */
+
+/* FOLLOW: the SM to poll while STANDBY. */
+static void act_follow(void *ctx, const void *arg)
+{
+	struct sm *sm = ctx;
+	const struct sm_peer *master = ((const struct sm_event_arg *)arg)->peer;
+	struct sm_standby *s = &sm->standby;
+
+	s->master = *master;
+	s->poll.misses = 0;
+	s->poll.not_master = 0;
+	s->poll.next = 0;           /* a poll in flight still lands */
+	s->lost_since = 0;
+	s->stall.since = 0;
+	log_info("STANDBY: %s SM 0x%016llx (LID %u, priority %u) leads; we (priority %u) poll it every %u ms and take over after %u unanswered polls",
+		 smctl_state_str(master->state), (unsigned long long)master->guid,
+		 master->lid, master->priority, sm->cfg->sm_priority,
+		 sm->cfg->sminfo_polling_ms, sm->cfg->polling_retry_number);
+}
+
+/* STEP_DOWN: the SM our HANDOVER went to acknowledged it; follow it, at
+ * the LID it sent from (else the one we handed over to). */
+static void act_step_down(void *ctx, const void *arg)
+{
+	struct sm *sm = ctx;
+	const struct sm_event_arg *a = arg;
+	struct sm_peer p = *a->peer;
+	struct sm_event_arg to = *a;
+
+	p.lid = a->slid != 0xffff && a->slid ? a->slid : sm->standby.handover_to.lid;
+	if (!p.priority)
+		p.priority = sm->standby.handover_to.priority;
+	log_info("HANDOVER acknowledged by SM 0x%016llx: stepping down",
+		 (unsigned long long)p.guid);
+	to.peer = &p;
+	act_follow(sm, &to);
+}
+
+/* TAKEOVER: the master is gone or stuck; sweep now as DISCOVERING, the
+ * sweep keeps its LIDs and tables (takeover_at marks it). */
+static void act_takeover(void *ctx, const void *arg)
+{
+	struct sm *sm = ctx;
+	const struct sm_event_arg *a = arg;
+
+	sm->standby.takeover_at = a->now;
+	sm->heavy_wanted = 1;
+	sm->next_heavy_at = a->now;
+}
+
+/* ACCEPT_HANDOVER: IBA 14.4.1.2: acknowledge to the old master, then
+ * sweep; that SM stays out of our election until we are master. */
+static void act_accept_handover(void *ctx, const void *arg)
+{
+	struct sm *sm = ctx;
+	const struct sm_event_arg *a = arg;
+	struct sm_standby *s = &sm->standby;
+	uint16_t to = a->slid != 0xffff && a->slid ? a->slid : s->master.lid;
+	uint8_t ours[64];
+
+	log_info("HANDOVER from SM 0x%016llx (priority %u): taking over",
+		 (unsigned long long)a->peer->guid, a->peer->priority);
+	sm_standby_our_sminfo(sm, ours);
+	if (to && mt_submit_lid(sm->t, to, IB_MAD_METHOD_SET, IB_ATTR_SMINFO,
+				SMINFO_ACKNOWLEDGE, ours, on_control_done, sm,
+				SMINFO_ACKNOWLEDGE) < 0)
+		log_warn("HANDOVER: cannot send SMInfo(ACKNOWLEDGE) to LID %u", to);
+	s->handover_from = a->peer->guid;
+	s->takeover_at = now_seconds();
+	s->lost_since = s->takeover_at;
+	sm->heavy_wanted = 1;
+	sm->next_heavy_at = now_seconds();
+}
+
+/* SWEEP: elect again, now. */
+static void act_sweep(void *ctx, const void *arg)
+{
+	struct sm *sm = ctx;
+
+	sm->heavy_wanted = 1;
+	sm->next_heavy_at = ((const struct sm_event_arg *)arg)->now;
+}
+
+/* STOP: NOTACTIVE sweeps nothing. */
+static void act_stop(void *ctx, const void *arg)
+{
+	struct sm *sm = ctx;
+
+	(void)arg;
+	sm->heavy_wanted = 0;
+}
+
+static smfsm_action_fn *const sm_actions[SMACT_NUM] = {
+	[SMACT_FOLLOW] = act_follow,
+	[SMACT_STEP_DOWN] = act_step_down,
+	[SMACT_TAKEOVER] = act_takeover,
+	[SMACT_ACCEPT_HANDOVER] = act_accept_handover,
+	[SMACT_SWEEP] = act_sweep,
+	[SMACT_STOP] = act_stop,
+};
+
+int sm_set_state(struct sm *sm, enum smfsm_event ev,
+		 const struct sm_event_arg *arg)
+{
+	static const struct sm_event_arg none = { 0 };
+	const struct smfsm_row *row;
+	uint8_t from = sm->state;
+	struct sm_event_arg a = arg ? *arg : none;
+
+	if (!a.now)
+		a.now = now_seconds();
+	sm->state = smfsm_apply(from, ev, sm_actions, sm, &a, &row);
+	if (!row) {
+		log_debug("SM state %s: event %s ignored", smctl_state_str(from),
+			  smfsm_event_str(ev));
+		return 0;
+	}
+	log_debug("SM state %s -> %s on %s (%s)", smctl_state_str(from),
+		  smctl_state_str(sm->state), smfsm_event_str(ev),
+		  smfsm_action_str(row->action));
+	return 1;
 }

@@ -1,6 +1,8 @@
-/* The SM state machine, sweeps, and the SMInfo / trap responder. */
+/* The SM: lifecycle, sweeps and the loop (the SMInfo / trap responder is
+ * sm_responder.c, the state table standby/sm_fsm.h). */
 #include "sm_state.h"
 #include "sm_sa_state.h"
+#include "sm_responder.h"
 #include "sm_service.h"
 
 #include <errno.h>
@@ -28,230 +30,6 @@
 #include "../routing/path_sl.h"
 #include "sm_qos.h"
 #include "../routing/cong_rebalance.h"
-
-/* --- unsolicited MADs ------------------------------------------------- */
-
-/* Our SMInfo as the answer to mad, SM_Key shown or not. */
-static void sminfo_reply(struct sm *sm, uint8_t *mad, uint16_t slid,
-			 uint32_t sqp, uint16_t status, uint64_t sm_key)
-{
-	struct smp_sminfo si = {
-		.guid = sm->guid,
-		.sm_key = sm_key,
-		.act_count = SM_ACT_COUNT(sm),
-		.priority = sm->cfg->sm_priority,
-		.state = sm->state,
-	};
-
-	smp_make_response(mad, status);
-	smp_set_sminfo(smp_data(mad), &si);
-	/* A directed-route query (another SM's discovery, IBA 14.4.1) is
-	 * answered directed-route: the response goes back along the return
-	 * path the switches recorded (D bit set, IBA 14.2.2.3). */
-	if (smp_class(mad) == SMP_CLASS_DR)
-		slid = 0xffff;
-	if (mt_respond(sm->t, mad, slid, sqp) < 0)
-		log_warn("cannot answer SMInfo query from LID %u", slid);
-}
-
-/* A SubnGet(SMInfo) held while we read its requester's PortInfo. */
-struct sminfo_held {
-	struct sm *sm;
-	uint8_t mad[256];
-	uint16_t slid;
-	uint32_t sqp;
-};
-
-#define SMINFO_HELD_MAX 8       /* Gets held at once; more read SM_Key 0 */
-
-/* The requester's PortInfo: SM_Key to it if it says IsSM. */
-static void on_requester_portinfo(void *ctx, uint64_t cookie,
-				  const uint8_t *req, const uint8_t *resp)
-{
-	struct sminfo_held *h = ctx;
-	int issm = resp && !smp_status(resp) &&
-		   (mad_get_field((void *)smp_data((uint8_t *)resp), 0,
-				  IB_PORT_CAPMASK_F) & 0x2);
-
-	(void)cookie;
-	(void)req;
-	h->sm->sminfo_held--;
-	sminfo_reply(h->sm, h->mad, h->slid, h->sqp, 0,
-		     issm ? h->sm->cfg->sm_key : 0);
-	free(h);
-}
-
-/* A Get from a requester our sweep did not find as an SM may come from
- * an SM that has just started (OpenSM asks before our sweep for its trap
- * 144 has run, and ignores an SM that answers it SM_Key 0): read its
- * port's CapabilityMask first. 1 when held (answered later). */
-static int sminfo_hold(struct sm *sm, uint8_t *mad, uint16_t slid,
-		       uint32_t sqp)
-{
-	const struct subnet *r = &sm->cur;
-	uint32_t p = sm_standby_requester(sm, mad, slid), n;
-	struct sminfo_held *h;
-
-	if (p == FAB_NONE || sm->sminfo_held >= SMINFO_HELD_MAX)
-		return 0;
-	n = r->fab.ports[p].node;
-	h = malloc(sizeof(*h));
-	if (!h)
-		return 0;
-	h->sm = sm;
-	memcpy(h->mad, mad, sizeof(h->mad));
-	h->slid = slid;
-	h->sqp = sqp;
-	if (mt_submit_dr(sm->t, &r->node_path[n], IB_MAD_METHOD_GET,
-			 IB_ATTR_PORT_INFO, r->fab.ports[p].num, NULL,
-			 on_requester_portinfo, h, 0) < 0) {
-		free(h);
-		return 0;
-	}
-	sm->sminfo_held++;
-	return 1;
-}
-
-static void answer_sminfo(struct sm *sm, uint8_t *mad, uint16_t slid,
-			  uint32_t sqp)
-{
-	uint64_t req_mkey = mad_get_field64(mad, 0, IB_MAD_MKEY_F);
-	const uint64_t mkey = sm->cfg->m_key;
-	struct smp_sminfo from;
-	uint16_t status = 0;
-	int from_sm;
-
-	/* M_Key authentication of the requester (IBA 14.2.4, as OpenSM
-	 * does for its own port): with protect bits 2 or 3 a Get with the
-	 * wrong M_Key is not answered, with 1 it is answered without the
-	 * SM_Key; a Set with the wrong M_Key is never obeyed. */
-	if (mkey && req_mkey != mkey &&
-	    (smp_method(mad) == IB_MAD_METHOD_SET || sm->cfg->m_key_protect_bits >= 2)) {
-		log_warn("SMInfo %s from %s %u with a wrong M_Key: ignored",
-			 smp_method(mad) == IB_MAD_METHOD_SET ? "Set" : "Get",
-			 smp_class(mad) == SMP_CLASS_DR ? "a directed route, hop count" : "LID",
-			 smp_class(mad) == SMP_CLASS_DR ?
-			 (unsigned)mad_get_field(mad, 0, IB_DRSMP_HOPCNT_F) : slid);
-		return;
-	}
-	smp_get_sminfo(smp_data(mad), &from);
-	/* A Set carries a control for us (IBA 14.4.1.2): act first, then
-	 * answer with our SMInfo as it now is -- unless it is not legal
-	 * (standby/sminfo_control.h). */
-	if (smp_method(mad) == IB_MAD_METHOD_SET) {
-		enum smctl_verdict v = sm_standby_control_check(sm, smp_mod(mad),
-								smp_data(mad), slid);
-
-		if (v != SMCTL_OBEY) {
-			/* Logged with the source, counted in
-			 * ibsm_sminfo_controls_total{verdict}. */
-			log_warn("SMInfo Set (control %u %s) from %s %u, claiming SM 0x%016llx %s priority %u: %s: ignored",
-				 smp_mod(mad), smctl_control_str(smp_mod(mad)),
-				 smp_class(mad) == SMP_CLASS_DR ? "a directed route, hop count" : "LID",
-				 smp_class(mad) == SMP_CLASS_DR ?
-				 (unsigned)mad_get_field(mad, 0, IB_DRSMP_HOPCNT_F) : slid,
-				 (unsigned long long)from.guid,
-				 smctl_state_str(from.state),
-				 from.priority, smctl_verdict_str(v));
-			status = 0x1c;  /* IBA 13.4.7 code 7: invalid value */
-		} else {
-			sm_standby_control(sm, smp_mod(mad), smp_data(mad), slid);
-		}
-	}
-	/* SM_Key only to a trusted requester (IBA 14.2.5.13): our M_Key
-	 * when one is set, else our SM_Key in its SMInfo or an SM port
-	 * (standby/sminfo_control.h). An ordinary host reading SMInfo
-	 * (smpdump -L <lid> 0x20) sees 0; a refused Set learns nothing. */
-	if (status) {
-		sminfo_reply(sm, mad, slid, sqp, status, 0);
-		return;
-	}
-	from_sm = sm_standby_from_sm_port(sm, mad, slid);
-	if (!smctl_answer_key(sm->cfg->sm_key, mkey, from.sm_key, req_mkey, 1)) {
-		/* not even an SM port would be shown it: no need to look */
-		sminfo_reply(sm, mad, slid, sqp, 0, 0);
-		return;
-	}
-	if (!from_sm && !smctl_answer_key(sm->cfg->sm_key, mkey, from.sm_key,
-					  req_mkey, 0) &&
-	    smp_method(mad) == IB_MAD_METHOD_GET && sminfo_hold(sm, mad, slid, sqp))
-		return;
-	sminfo_reply(sm, mad, slid, sqp, 0,
-		     smctl_answer_key(sm->cfg->sm_key, mkey, from.sm_key,
-				      req_mkey, from_sm));
-}
-
-static void handle_trap(struct sm *sm, uint8_t *mad, uint16_t slid,
-			uint32_t sqp)
-{
-	uint16_t num = smp_notice_trap_num(smp_data(mad));
-	uint16_t issuer = smp_notice_issuer_lid(smp_data(mad));
-
-	log_info("trap %u from LID %u%s", num, issuer,
-		 num == 128 ? " (port state change): heavy sweep" : "");
-	/* IBA 14.2.5.1 / 13.4.9: acknowledge with TrapRepress, same TID. */
-	mad_set_field(mad, 0, IB_MAD_METHOD_F, IB_MAD_METHOD_TRAP_REPRESS);
-	mad_set_field(mad, 0, IB_MAD_RESPONSE_F, 0);
-	mt_respond(sm->t, mad, slid, sqp);
-	sm_report_trap(sm, smp_data(mad));
-	/* 128 port state change, 129-131 link errors, 144 capability change,
-	 * 64/65 GID in/out of service: all may change the topology. */
-	if (num == 128 || num == 144 || num == 64 || num == 65) {
-		double now = now_seconds();
-		/* Flap damping (trap_damp.h): a storm spaces the sweeps. */
-		double delay = trap_damp_trap(&sm->damp, issuer, now,
-					      sm->cfg->flap_max_delay_s);
-		double at = sm->last_heavy_end + delay;
-
-		if (!sm->heavy_wanted || at > sm->next_heavy_at)
-			sm->next_heavy_at = at;
-		if (delay && !sm->heavy_wanted)
-			log_info("trap storm: next heavy sweep in %.1f s", at - now);
-		sm->heavy_wanted = 1;
-		sweep_guard_trap(&sm->guard);
-		if (num == 128)
-			sm_flap_trap(sm, issuer);
-	}
-}
-
-/* Unsolicited MADs go to the service that takes their class
- * (sm_services.c). */
-static void on_request(void *ctx, uint8_t *mad, uint16_t slid, uint32_t sqp)
-{
-	const struct sm_service *s = sm_service_for_class(smp_class(mad));
-
-	if (s)
-		s->on_mad(ctx, mad, slid, sqp);
-	else
-		log_debug("unsolicited MAD class 0x%x from LID %u ignored",
-			  smp_class(mad), slid);
-}
-
-void sm_smp_request(struct sm *sm, uint8_t *mad, uint16_t slid, uint32_t sqp)
-{
-	uint8_t method = smp_method(mad);
-	uint16_t attr = smp_attr(mad);
-
-	if (attr == IB_ATTR_SMINFO &&
-	    (method == IB_MAD_METHOD_GET || method == IB_MAD_METHOD_SET))
-		answer_sminfo(sm, mad, slid, sqp);
-	else if (method == IB_MAD_METHOD_TRAP && attr == SMP_ATTR_NOTICE)
-		handle_trap(sm, mad, slid, sqp);
-	else
-		log_debug("unsolicited SMP method 0x%x attr 0x%x from LID %u ignored",
-			  method, attr, slid);
-}
-
-/* A multi-MAD request the kernel reassembled (a real port): only the SA
- * takes those. */
-static void on_long_request(void *ctx, uint8_t *msg, size_t len, uint16_t slid,
-			    uint32_t sqp)
-{
-	struct sm *sm = ctx;
-
-	if (smp_class(msg) == GMP_CLASS_SA && sm->cfg->sa_enabled)
-		sa_server_handle_long(&sm->sa, msg, len, slid, sqp);
-}
 
 /* --- lifecycle -------------------------------------------------------- */
 
@@ -331,7 +109,7 @@ int sm_init(struct sm *sm, const struct ibsm_config *cfg,
 	sm->cfg = cfg;
 	sm->t = t;
 	sm->ctl_fd = -1;        /* sm_free closes it: not stdin on an early failure */
-	sm->state = SMP_SM_DISCOVERING;
+	sm_set_state(sm, SMEV_START, NULL);     /* NOTACTIVE -> DISCOVERING */
 	sm->guid = mt_port_guid(t);
 	subnet_init(&sm->cur);
 	lft_held_init(&sm->held);
@@ -375,8 +153,8 @@ int sm_init(struct sm *sm, const struct ibsm_config *cfg,
 	if (sm_perf_init(&sm->perf, cfg, t, &sm->hold, &sm->down, &sm->wake) < 0 ||
 	    sm_metrics_start(sm) < 0 || sm_ctl_start(sm) < 0)
 		return -EINVAL;
-	mt_set_request_handler(t, on_request, sm);
-	mt_set_long_request_handler(t, on_long_request, sm);
+	mt_set_request_handler(t, sm_on_request, sm);
+	mt_set_long_request_handler(t, sm_on_long_request, sm);
 	/* Fault handling first (docs/sa.md "Scheduling"): SA requests wait
 	 * in a bounded queue for slices of the loop, Reports in their own
 	 * behind the SMPs, RMPP answers within a memory budget. */
@@ -1083,8 +861,7 @@ int sm_heavy_sweep(struct sm *sm)
 	part_tables_init(&npt);
 	sm_flap_sweep(sm);
 	sm->fabric_up = up;
-	if (sm->state != SMP_SM_STANDBY && sm->state != SMP_SM_NOTACTIVE)
-		sm->state = SMP_SM_MASTER;
+	sm_set_state(sm, SMEV_SWEPT, NULL);   /* STANDBY, NOTACTIVE: ignored */
 	/* The SA answers from this sweep on (its database borrows sm->cur
 	 * and the held tables, which change only here). */
 	sa_identity(sm);

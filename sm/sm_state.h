@@ -1,15 +1,15 @@
-/* The SM proper: one explicit state machine over the MAD transport.
- *
- *   DISCOVERING --heavy sweep ok--> MASTER --light sweep: change--+
- *        ^                             |  ^                        |
- *        |                             |  +---- heavy sweep <------+
- *        +------ heavy sweep failed ---+        (trap 128, SIGHUP)
+/* The SM proper: sweeps and the loop over the MAD transport. Its state
+ * (NOTACTIVE, DISCOVERING, STANDBY, MASTER; IBA 14.4.1) changes only by
+ * sm_set_state, by the table drawn in standby/sm_fsm.h: DISCOVERING goes
+ * MASTER when a heavy sweep has programmed the fabric, STANDBY when its
+ * election finds an SM to follow (sm_standby.h).
  *
  * A heavy sweep is: discover, LIDs, route (+ verify), program PortInfo
  * (config + ARMED), program LFTs (only differing blocks), activate.
  * A light sweep reads SwitchInfo of every known switch and looks at the
  * PortStateChange bit (IBA 14.2.5.4); a switch that no longer answers is a
- * change too. SubnGet(SMInfo) is answered in every state. */
+ * change too; either asks for a heavy sweep (as traps 128 and SIGHUP do).
+ * SubnGet(SMInfo) is answered in every state (sm_responder.h). */
 #ifndef IBSM_SM_SM_STATE_H
 #define IBSM_SM_SM_STATE_H
 
@@ -52,7 +52,7 @@ struct sm {
 	const struct ibsm_config *cfg;
 	struct qos_policy *qos;         /* in force, or NULL (sm_qos.h) */
 	struct mad_transport *t;
-	uint8_t state;                  /* enum smp_sm_state */
+	uint8_t state;                  /* enum smp_sm_state: only sm_set_state assigns it */
 	uint32_t act_count;             /* SMInfo.ActCount */
 	/* ClientReregister sent to every end port since we became master
 	 * (reset whenever we are not master; port_config.h) */
@@ -182,8 +182,7 @@ int sm_run(struct sm *sm, const struct sm_signals *sig);
 /* Serve SA requests the transport deferred: one slice (sa_slice_ms,
  * sa_slice_requests), at most max_s. 0 or a negative errno. */
 int sm_sa_slice(struct sm *sm, double max_s);
-/* An unsolicited SMP (SMInfo Get/Set, a trap): the "smp" service. */
-void sm_smp_request(struct sm *sm, uint8_t *mad, uint16_t slid, uint32_t sqp);
+
 /* A write of persistent state (SM_PERSIST_*) succeeded (ok) or failed:
  * logged when the state of that file changes. */
 void sm_persist_note(struct sm *sm, unsigned what, int ok);

@@ -13,6 +13,8 @@
 # report to $logdir/NAME.san.PID (log_path, exported per test as
 # IBSM_SAN_LOG); a test that leaves such a file fails, and the reports are
 # printed. With INTEG_BUILD a SAN=1 build this covers the integration tests.
+# IBSM_TESTS="30 43 89" runs only the integration tests with those numbers
+# (and no unit test unless --unit-only is given).
 mode=all
 case "${1:-}" in
 --unit-only) mode=unit; shift ;;
@@ -100,6 +102,14 @@ drain() {
 
 LONG_FIRST="89_campaign 50_sa_consistency 56_sa_sl2vl 53_sa_informinfo 74_sm_standby_loss"
 
+# Is integration test N (its file name) wanted (IBSM_TESTS)?
+wanted() {
+	[ -z "${IBSM_TESTS:-}" ] && return 0
+	case " $IBSM_TESTS " in *" ${1%%_*} "*) return 0 ;; esac
+	return 1
+}
+[ -n "${IBSM_TESTS:-}" ] && [ $mode = all ] && mode=integ
+
 if [ $mode != integ ]; then
 	for t in "$ubuild"/tests/test_*; do
 		[ -x "$t" ] || continue
@@ -109,12 +119,14 @@ fi
 if [ $mode != unit ]; then
 	export IBSM_BUILD="$top/$ibuild"
 	for n in $LONG_FIRST; do
+		wanted "$n" || continue
 		[ -f "tests/integration/$n.sh" ] && run_one "integration/$n" sh "tests/integration/$n.sh"
 	done
 	for t in tests/integration/[0-9]*.sh; do
 		[ -f "$t" ] || continue
 		n=$(basename "$t" .sh)
 		case " $LONG_FIRST " in *" $n "*) continue ;; esac
+		wanted "$n" || continue
 		run_one "integration/$n" sh "$t"
 	done
 fi
