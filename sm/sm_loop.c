@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <math.h>
 #include <string.h>
+#include <unistd.h>
 #include <infiniband/mad.h>
 
 #include "sm_state.h"
@@ -15,6 +16,15 @@
 #include "../core/log.h"
 
 #define LOOP_MAX_SLEEP_MS 1000
+
+/* Empty the signal pipe (the flags say what came). */
+static void drain(int fd)
+{
+	char buf[64];
+
+	while (read(fd, buf, sizeof(buf)) > 0)
+		;
+}
 
 static int following(const struct sm *sm)
 {
@@ -124,7 +134,8 @@ int sm_run(struct sm *sm, const struct sm_signals *sig)
 	if (cfg->once)
 		return rc == 0 ? 0 : 2;
 	next_light = now_seconds() + cfg->sweep_interval_s;
-	mt_watch_fd(sm->t, sm->ctl_fd);
+	mt_watch_fd(sm->t, 0, sm->ctl_fd);
+	mt_watch_fd(sm->t, 1, sig->wake_fd);
 	double due = 0;         /* the services' earliest deadline */
 	while (!*sig->stop) {
 		int changed = 0;
@@ -140,8 +151,11 @@ int sm_run(struct sm *sm, const struct sm_signals *sig)
 			log_err("MAD transport failed: %s", strerror(-rc));
 			return 1;
 		}
-		if (mt_watch_ready(sm->t))
+		unsigned ready = mt_watch_ready(sm->t);
+		if (ready & 1)
 			sm->ctl_ready = 1;
+		if (ready & 2)
+			drain(sig->wake_fd);
 		if (*sig->dump) {
 			*sig->dump = 0;
 			sm_write_dumps(sm, sm->dump_dir);
@@ -202,7 +216,8 @@ int sm_run(struct sm *sm, const struct sm_signals *sig)
 			due = 0;        /* the sweep changed what is due */
 		}
 	}
-	mt_watch_fd(sm->t, -1);
+	mt_watch_fd(sm->t, 0, -1);
+	mt_watch_fd(sm->t, 1, -1);
 	sm_sa_state_tick(sm, 1);
 	log_info("stopping: %u sweeps", sm->sweeps);
 	return 0;

@@ -44,6 +44,10 @@ struct sm_signals {
 	 * (its live keys, config.h) and reopen the log; NULL: none. */
 	int (*reload)(void *arg);
 	void *reload_arg;
+	/* Read end of a pipe the signal handlers write a byte to, so the
+	 * loop's sleep ends whichever thread took the signal (libumad2sim
+	 * and libmicrohttpd have their own); -1: none. */
+	int wake_fd;
 };
 
 struct qos_policy;
