@@ -62,6 +62,8 @@ struct mad_transport {
 	uint8_t sink_class[8];
 	unsigned num_sink;
 	int issm_fd;
+	int watch_fd[MT_WATCH_MAX]; /* other fds mt_poll sleeps on, or -1 */
+	unsigned watch_ready;       /* bit i: poll saw watch_fd[i] readable */
 	char ca[UMAD_CA_NAME_LEN];
 	int port_num;
 	uint64_t port_guid;
@@ -300,6 +302,8 @@ int mt_open(struct mad_transport **out, const struct mt_port_sel *sel,
 		return -ENOMEM;
 	}
 	t->issm_fd = -1;
+	for (unsigned w = 0; w < MT_WATCH_MAX; w++)
+		t->watch_fd[w] = -1;
 	t->sim = under_umad2sim();
 	t->agent_sa = -1;
 	t->agent_perf = -1;
@@ -372,6 +376,8 @@ int mt_open_wire(struct mad_transport **out, const struct mt_wire_ops *ops,
 	t->wire = wire;
 	t->portid = -1;
 	t->issm_fd = -1;
+	for (unsigned w = 0; w < MT_WATCH_MAX; w++)
+		t->watch_fd[w] = -1;
 	copy_name(t->ca, "wire");
 	t->port_num = 1;
 	t->port_guid = port_guid;
@@ -1121,6 +1127,9 @@ static int poll_umad(struct mad_transport *t)
 	return got;
 }
 
+/* Longest sleep on libumad2sim's queue while descriptors are watched. */
+#define MT_SIM_WATCH_MS 100
+
 int mt_poll(struct mad_transport *t, int wait_ms)
 {
 	int got;
@@ -1144,11 +1153,39 @@ int mt_poll(struct mad_transport *t, int wait_ms)
 			if (t->wire_ops->wait(t->wire, ms) < 0)
 				return -EIO;
 		} else {
-			struct pollfd pfd = { .fd = umad_get_fd(t->portid),
-					      .events = POLLIN };
+			struct pollfd pfd[1 + MT_WATCH_MAX] = {
+				{ .fd = umad_get_fd(t->portid), .events = POLLIN },
+			};
 
-			if (poll(&pfd, 1, ms) < 0 && errno != EINTR)
-				return -errno;
+			unsigned nw = 0;
+			int rc;
+
+			/* (a negative fd is skipped by poll) */
+			for (unsigned w = 0; w < MT_WATCH_MAX; w++) {
+				pfd[1 + w] = (struct pollfd){ .fd = t->watch_fd[w], .events = POLLIN };
+				nw += t->watch_fd[w] >= 0;
+			}
+			if (t->sim && nw) {
+				/* libumad2sim's poll waits on its own queue only
+				 * and never sees other descriptors: sleep on it
+				 * in short slices, then look at ours with the
+				 * real poll (only ibsim pays these wakeups). */
+				if (ms < 0 || ms > MT_SIM_WATCH_MS)
+					ms = MT_SIM_WATCH_MS;
+				rc = poll(pfd, 1, ms);
+				if (rc >= 0)
+					rc = poll(pfd + 1, MT_WATCH_MAX, 0);
+			} else {
+				rc = poll(pfd, 1 + MT_WATCH_MAX, ms);
+			}
+			if (rc < 0) {
+				if (errno != EINTR)
+					return -errno;
+			} else {
+				for (unsigned w = 0; w < MT_WATCH_MAX; w++)
+					if (pfd[1 + w].revents & POLLIN)
+						t->watch_ready |= 1u << w;
+			}
 		}
 	}
 	/* Not while yielding: a timed-out Report may drop subscriptions
@@ -1156,6 +1193,22 @@ int mt_poll(struct mad_transport *t, int wait_ms)
 	if (!t->yielding && expire(t) < 0)
 		return -EIO;
 	return fill_window(t);
+}
+
+void mt_watch_fd(struct mad_transport *t, unsigned slot, int fd)
+{
+	if (slot >= MT_WATCH_MAX)
+		return;
+	t->watch_fd[slot] = fd;
+	t->watch_ready &= ~(1u << slot);
+}
+
+unsigned mt_watch_ready(struct mad_transport *t)
+{
+	unsigned r = t->watch_ready;
+
+	t->watch_ready = 0;
+	return r;
 }
 
 int mt_yield(struct mad_transport *t)

@@ -183,6 +183,13 @@ int mt_kernel_rmpp(const struct mad_transport *t);
  * completions, expire timeouts.
  * Returns 0 or a negative errno (transport broken). */
 int mt_poll(struct mad_transport *t, int wait_ms);
+/* More descriptors (the SM's control socket, its signal pipe) that end
+ * mt_poll's sleep when they turn readable, so the loop needs no timer to
+ * look at them: slot 0..MT_WATCH_MAX-1, fd -1 for none. mt_watch_ready
+ * says (once) which slots a sleep saw readable, one bit each. */
+#define MT_WATCH_MAX 2
+void mt_watch_fd(struct mad_transport *t, unsigned slot, int fd);
+unsigned mt_watch_ready(struct mad_transport *t);
 /* Poll until nothing is queued or in flight. */
 int mt_drain(struct mad_transport *t);
 /* Poll until at most `limit` requests are queued or in flight (flow

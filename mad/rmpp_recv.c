@@ -2,6 +2,7 @@
 #include "rmpp_recv.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <infiniband/mad.h>
@@ -23,8 +24,10 @@ int rmpp_rx_init(struct rmpp_rx *r, const struct rmpp_rx_opts *o)
 	return r->x ? 0 : -ENOMEM;
 }
 
-static void xfer_drop(struct rmpp_rx_xfer *x)
+static void xfer_drop(struct rmpp_rx *r, struct rmpp_rx_xfer *x)
 {
+	if (x->busy)
+		r->num_busy--;
 	free(x->data);
 	memset(x, 0, sizeof(*x));
 }
@@ -32,7 +35,7 @@ static void xfer_drop(struct rmpp_rx_xfer *x)
 void rmpp_rx_free(struct rmpp_rx *r)
 {
 	for (unsigned i = 0; r->x && i < r->o.max_xfers; i++)
-		xfer_drop(&r->x[i]);
+		xfer_drop(r, &r->x[i]);
 	free(r->x);
 	free(r->msg);
 	memset(r, 0, sizeof(*r));
@@ -40,11 +43,17 @@ void rmpp_rx_free(struct rmpp_rx *r)
 
 unsigned rmpp_rx_active(const struct rmpp_rx *r)
 {
-	unsigned n = 0;
+	return r->num_busy;
+}
 
-	for (unsigned i = 0; i < r->o.max_xfers; i++)
-		n += r->x[i].busy != 0;
-	return n;
+double rmpp_rx_next_expiry(const struct rmpp_rx *r)
+{
+	double t = HUGE_VAL;
+
+	for (unsigned i = 0; r->num_busy && i < r->o.max_xfers; i++)
+		if (r->x[i].busy && r->x[i].last_seen + r->o.ttl_s < t)
+			t = r->x[i].last_seen + r->o.ttl_s;
+	return t;
 }
 
 /* Class data bytes per segment, and PayloadLength bytes per segment. */
@@ -88,7 +97,7 @@ static void abort_with(struct rmpp_rx *r, struct rmpp_rx_out *out,
 	else
 		r->st.aborted++;
 	if (x)
-		xfer_drop(x);
+		xfer_drop(r, x);
 }
 
 void rmpp_rx_abort_reply(struct rmpp_rx *r, const uint8_t *mad, uint8_t status,
@@ -138,7 +147,7 @@ static struct rmpp_rx_xfer *slot_for(struct rmpp_rx *r, uint16_t slid)
 	if (free_x)
 		return free_x;
 	if (old_done)
-		xfer_drop(old_done);
+		xfer_drop(r, old_done);
 	return old_done;
 }
 
@@ -203,6 +212,7 @@ static struct rmpp_rx_xfer *first(struct rmpp_rx *r, const uint8_t *mad,
 	}
 	memset(x, 0, sizeof(*x));
 	x->busy = 1;
+	r->num_busy++;
 	x->tid = smp_tid(mad);
 	x->slid = slid;
 	x->sqp = sqp;
@@ -313,7 +323,7 @@ int rmpp_rx_cancel(struct rmpp_rx *r, const uint8_t *mad, uint16_t slid)
 
 	if (!x)
 		return 0;
-	xfer_drop(x);
+	xfer_drop(r, x);
 	return 1;
 }
 
@@ -322,7 +332,7 @@ void rmpp_rx_expire(struct rmpp_rx *r, double now,
 			       uint16_t slid, uint32_t sqp),
 		    void *ctx)
 {
-	for (unsigned i = 0; i < r->o.max_xfers; i++) {
+	for (unsigned i = 0; r->num_busy && i < r->o.max_xfers; i++) {
 		struct rmpp_rx_xfer *x = &r->x[i];
 		struct rmpp_rx_out out;
 
@@ -335,6 +345,6 @@ void rmpp_rx_expire(struct rmpp_rx *r, double now,
 			if (fn)
 				fn(ctx, out.ctl, (size_t)out.ctl_len, x->slid, x->sqp);
 		}
-		xfer_drop(x);
+		xfer_drop(r, x);
 	}
 }

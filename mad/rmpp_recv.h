@@ -73,6 +73,7 @@ struct rmpp_rx_stats {
 struct rmpp_rx {
 	struct rmpp_rx_opts o;
 	struct rmpp_rx_xfer *x;     /* o.max_xfers of them */
+	unsigned num_busy;          /* of them in use (no scan when 0) */
 	uint8_t *msg;               /* the request last delivered */
 	struct rmpp_rx_stats st;
 };
@@ -108,5 +109,8 @@ void rmpp_rx_abort_reply(struct rmpp_rx *r, const uint8_t *mad, uint8_t status,
 			 struct rmpp_rx_out *out);
 /* Transfers held (unfinished or in time-wait). */
 unsigned rmpp_rx_active(const struct rmpp_rx *r);
+/* When the next transfer falls silent for ttl_s (HUGE_VAL: none busy):
+ * the time rmpp_rx_expire next has work. */
+double rmpp_rx_next_expiry(const struct rmpp_rx *r);
 
 #endif

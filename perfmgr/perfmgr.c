@@ -2,6 +2,7 @@
 #include "perfmgr.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <infiniband/mad.h>
@@ -367,6 +368,22 @@ static void end_cycle(struct perfmgr *pm, double now)
 	pm->next_cycle_at = pm->cycle_start + pm->o.interval_s;
 	if (pm->next_cycle_at < now)
 		pm->next_cycle_at = now;
+}
+
+double perfmgr_next_deadline(const struct perfmgr *pm, double now)
+{
+	uint32_t end = pm->num_nodes + pm->num_ports;
+
+	if (!pm->o.interval_s || !pm->num_ports || !mt_has_class(pm->t, GMP_CLASS_PERF))
+		return HUGE_VAL;
+	if (!pm->running)
+		return pm->next_cycle_at;
+	/* Under way: more to send while the window has room, or the cycle's
+	 * end to note; otherwise the answers wake the loop. */
+	if ((pm->in_flight < pm->o.window && pm->next_item < end) ||
+	    (pm->next_item >= end && pm->in_flight == 0))
+		return now;
+	return HUGE_VAL;
 }
 
 void perfmgr_tick(struct perfmgr *pm, double now)

@@ -105,6 +105,8 @@ void perfmgr_free(struct perfmgr *pm);
 int perfmgr_set_fabric(struct perfmgr *pm, const struct fabric *f);
 /* Start a cycle when due, keep the window full. Never blocks. */
 void perfmgr_tick(struct perfmgr *pm, double now);
+/* When perfmgr_tick next has work (HUGE_VAL: none). */
+double perfmgr_next_deadline(const struct perfmgr *pm, double now);
 /* Port by node GUID and number, NULL if not polled. */
 struct pm_port *perfmgr_find(struct perfmgr *pm, uint64_t guid, uint8_t port);
 /* Every port's counters as text (the dump's perf-counters.txt). 0 or -1. */

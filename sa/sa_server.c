@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <infiniband/mad.h>
@@ -287,8 +288,10 @@ static unsigned segments(size_t total)
  * The daemon sets both from sa_rmpp_timeout_ms and sa_rmpp_retries. */
 #define SA_XFER_TTL 5.0
 
-static void xfer_free(struct sa_xfer *x)
+static void xfer_free(struct sa_server *s, struct sa_xfer *x)
 {
+	if (x->busy)
+		s->num_xfers--;
 	free(x->data);
 	memset(x, 0, sizeof(*x));
 }
@@ -327,14 +330,14 @@ static void xfer_abort(struct sa_server *s, struct sa_xfer *x, uint8_t status)
 
 static void xfer_expire(struct sa_server *s, double now)
 {
-	for (unsigned i = 0; i < SA_MAX_XFERS; i++) {
+	for (unsigned i = 0; s->num_xfers && i < SA_MAX_XFERS; i++) {
 		struct sa_xfer *x = &s->xfer[i];
 
 		if (!x->busy)
 			continue;
 		if (!x->acked) {
 			if (now - x->started > SA_XFER_TTL) {
-				xfer_free(x);
+				xfer_free(s, x);
 				s->st.rmpp_expired++;
 			}
 			continue;
@@ -346,7 +349,7 @@ static void xfer_expire(struct sa_server *s, double now)
 		 * gone (under ibsim a client that exits right after its final
 		 * ACK often loses it). Drop the transfer quietly. */
 		if (x->sent >= x->segs && x->resends >= 1) {
-			xfer_free(x);
+			xfer_free(s, x);
 			s->st.rmpp_expired++;
 			continue;
 		}
@@ -356,7 +359,7 @@ static void xfer_expire(struct sa_server *s, double now)
 				 x->dlid, (unsigned long long)x->tid, x->resends,
 				 x->acked + 1, x->sent, x->segs);
 			xfer_abort(s, x, RMPP_ST_TMR);
-			xfer_free(x);
+			xfer_free(s, x);
 			s->st.rmpp_aborted++;
 			continue;
 		}
@@ -436,12 +439,12 @@ static void xfer_start(struct sa_server *s, const uint8_t *req,
 	       kept_for(s, dlid) + len > s->rmpp_per_requester) {
 		x = oldest_xfer(s, dlid);
 		budget_drop(s, "the oldest answer", dlid, x->total);
-		xfer_free(x);
+		xfer_free(s, x);
 	}
 	while (s->rmpp_budget && sa_server_kept_bytes(s) + len > s->rmpp_budget) {
 		x = oldest_xfer(s, 0);
 		budget_drop(s, "the oldest answer", x->dlid, x->total);
-		xfer_free(x);
+		xfer_free(s, x);
 	}
 	x = NULL;
 	for (unsigned i = 0; i < SA_MAX_XFERS && !x; i++)
@@ -449,7 +452,7 @@ static void xfer_start(struct sa_server *s, const uint8_t *req,
 			x = &s->xfer[i];
 	if (!x) {
 		x = oldest_xfer(s, 0);
-		xfer_free(x);
+		xfer_free(s, x);
 		s->st.rmpp_expired++;
 	}
 	/* The answer grew by doubling: keep only its bytes. */
@@ -471,6 +474,7 @@ static void xfer_start(struct sa_server *s, const uint8_t *req,
 	x->started = now_seconds();
 	x->seq = ++s->xfer_seq;
 	x->busy = 1;
+	s->num_xfers++;
 }
 
 /* An RMPP ACK, STOP or ABORT from a client reading one of our answers,
@@ -495,13 +499,13 @@ static void xfer_control(struct sa_server *s, const uint8_t *mad, uint16_t slid)
 	}
 	if (h.type != RMPP_TYPE_ACK) {          /* STOP / ABORT */
 		s->st.rmpp_aborted++;
-		xfer_free(x);
+		xfer_free(s, x);
 		return;
 	}
 	s->st.rmpp_acks++;
 	if (h.seg_num >= x->segs) {             /* all received */
 		s->st.rmpp_transfers++;
-		xfer_free(x);
+		xfer_free(s, x);
 		return;
 	}
 	if (h.seg_num >= x->acked) {
@@ -648,6 +652,24 @@ static void request_segment(struct sa_server *s, const uint8_t *mad,
 	}
 }
 
+double sa_server_next_deadline(const struct sa_server *s)
+{
+	double t = s->rx.x ? rmpp_rx_next_expiry(&s->rx) : HUGE_VAL;
+
+	for (unsigned i = 0; s->num_xfers && i < SA_MAX_XFERS; i++) {
+		const struct sa_xfer *x = &s->xfer[i];
+		double at;
+
+		if (!x->busy)
+			continue;
+		at = x->acked ? x->last_ack + s->rmpp_resend_s * (x->resends + 1)
+			      : x->started + SA_XFER_TTL;
+		if (at < t)
+			t = at;
+	}
+	return t;
+}
+
 void sa_server_tick(struct sa_server *s, double now)
 {
 	xfer_expire(s, now);
@@ -660,7 +682,10 @@ void sa_server_handle(struct sa_server *s, uint8_t *mad, uint16_t slid,
 {
 	struct rmpp_hdr h;
 
-	sa_server_tick(s, now_seconds());
+	/* Transfers that ran out of time free their slots first (no clock
+	 * read and no scan while none is under way). */
+	if (s->num_xfers || rmpp_rx_active(&s->rx))
+		sa_server_tick(s, now_seconds());
 	rmpp_get(mad, &h);
 	if ((h.flags & RMPP_FLAG_ACTIVE) && h.type != RMPP_TYPE_DATA) {
 		if (h.type >= RMPP_TYPE_ACK && h.type <= RMPP_TYPE_ABORT) {

@@ -70,6 +70,7 @@ struct sa_server {
 	struct sa_ctx ctx;
 	struct sa_stats st;
 	struct sa_xfer xfer[SA_MAX_XFERS];
+	unsigned num_xfers;             /* of them busy (no scan when 0) */
 	struct rmpp_rx rx;              /* multi-MAD requests (no kernel RMPP) */
 };
 
@@ -87,6 +88,8 @@ void sa_server_handle_long(struct sa_server *s, uint8_t *msg, size_t len,
 /* Timers: unACKed answers and silent incoming transfers expire (the
  * latter with an RMPP ABORT, T2L). Call from the idle loop. */
 void sa_server_tick(struct sa_server *s, double now);
+/* When sa_server_tick next has work (RMPP timers; HUGE_VAL: none). */
+double sa_server_next_deadline(const struct sa_server *s);
 /* Bytes of RMPP answers kept now. */
 size_t sa_server_kept_bytes(const struct sa_server *s);
 /* Statistics to the log, one line per attribute with traffic. */

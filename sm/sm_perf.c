@@ -2,6 +2,7 @@
 #include "sm_perf.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -308,6 +309,31 @@ static void restore_disabled(struct sm_perf *sp, double now)
 		sm_perf_disable(sp, p.node_guid, p.port, 1, reason);
 		return;     /* the set changed; one per tick is enough */
 	}
+}
+
+/* A disabled link restore_disabled would give back (not an operator's,
+ * not a peer's): when it has been down for the quiet period. */
+static double next_restore(const struct sm_perf *sp)
+{
+	double t = HUGE_VAL;
+
+	for (uint32_t i = 0; sp->down && i < sp->down->n; i++) {
+		const struct link_hold_entry *e = &sp->down->e[i];
+
+		if (strncmp(e->reason, "peer of ", 8) && strncmp(e->reason, "operator", 8) &&
+		    e->since + sp->noisy.o.quiet_s < t)
+			t = e->since + sp->noisy.o.quiet_s;
+	}
+	return t;
+}
+
+double sm_perf_next_deadline(const struct sm_perf *sp, double now)
+{
+	double t = perfmgr_next_deadline(&sp->pm, now), r = next_restore(sp);
+
+	if (sp->reroute)
+		return now;
+	return r < t ? r : t;
 }
 
 int sm_perf_tick(struct sm_perf *sp, double now)

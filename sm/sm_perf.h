@@ -55,5 +55,7 @@ uint32_t sm_perf_cong_inputs(struct sm_perf *sp, struct fabric *f,
 void sm_perf_fabric(struct sm_perf *sp, const struct fabric *f);
 /* From the SM's idle loop. Returns 1 when routes must change. */
 int sm_perf_tick(struct sm_perf *sp, double now);
+/* When sm_perf_tick next has work (HUGE_VAL: none). */
+double sm_perf_next_deadline(const struct sm_perf *sp, double now);
 
 #endif

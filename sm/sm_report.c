@@ -196,6 +196,15 @@ static int cmp_gid(const void *a, const void *b)
 	return memcmp(a, b, 16);
 }
 
+int sm_report_groups_due(const struct sm *sm)
+{
+	const struct sm_report *r = &sm->report;
+	const struct mcast_db *db = &sm->mcast.db;
+
+	return !r->have_groups || r->groups_gen != db->generation ||
+	       r->ngroups != db->num_groups;
+}
+
 void sm_report_groups(struct sm *sm)
 {
 	struct sm_report *r = &sm->report;
@@ -204,8 +213,7 @@ void sm_report_groups(struct sm *sm)
 	uint32_t n = db->num_groups, made = 0, gone = 0;
 	struct sa_notice ntc;
 
-	if (r->have_groups && r->groups_gen == db->generation &&
-	    r->ngroups == n)
+	if (!sm_report_groups_due(sm))
 		return;
 	now = malloc((n + 1) * sizeof(*now));
 	if (!now) {

@@ -37,5 +37,7 @@ void sm_report_sweep(struct sm *sm);
 /* Traps 66/67 for multicast groups created or deleted since the last call
  * (cheap when the group database did not change: call it often). */
 void sm_report_groups(struct sm *sm);
+/* The multicast groups changed since sm_report_groups last looked. */
+int sm_report_groups_due(const struct sm *sm);
 
 #endif

@@ -1,6 +1,7 @@
 /* Unsolicited MADs to the SM (sm/sm_responder.h): SMInfo Get and Set,
  * traps, and the SA's requests handed on. */
 #include "sm_responder.h"
+#include "sm_service.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -321,17 +322,24 @@ static void handle_trap(struct sm *sm, uint8_t *mad, uint16_t slid,
 	}
 }
 
+/* Unsolicited MADs go to the service that takes their class
+ * (sm/sm_services.c): SMInfo and traps come back to sm_smp_request. */
 void sm_on_request(void *ctx, uint8_t *mad, uint16_t slid, uint32_t sqp)
 {
-	struct sm *sm = ctx;
+	const struct sm_service *s = sm_service_for_class(smp_class(mad));
+
+	if (s)
+		s->on_mad(ctx, mad, slid, sqp);
+	else
+		log_debug("unsolicited MAD class 0x%x from LID %u ignored",
+			  smp_class(mad), slid);
+}
+
+void sm_smp_request(struct sm *sm, uint8_t *mad, uint16_t slid, uint32_t sqp)
+{
 	uint8_t method = smp_method(mad);
 	uint16_t attr = smp_attr(mad);
 
-	if (smp_class(mad) == GMP_CLASS_SA) {
-		if (sm->cfg->sa_enabled)
-			sa_server_handle(&sm->sa, mad, slid, sqp);
-		return;
-	}
 	if (attr == IB_ATTR_SMINFO &&
 	    (method == IB_MAD_METHOD_GET || method == IB_MAD_METHOD_SET))
 		answer_sminfo(sm, mad, slid, sqp);

@@ -7,16 +7,9 @@
 #include <time.h>
 
 #include "sm_state.h"
+#include "sm_service.h"
 #include "../core/log.h"
 #include "../sa/sa_persist.h"
-
-static double mono_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static void view(struct sm *sm, struct sa_persist_view *v)
 {
@@ -25,7 +18,7 @@ static void view(struct sm *sm, struct sa_persist_view *v)
 	v->informs = &sm->sa.ctx.informs;
 }
 
-static void generations(struct sm *sm, uint32_t g[3])
+static void generations(const struct sm *sm, uint32_t g[3])
 {
 	g[0] = sm->mcast.db.generation;
 	g[1] = sm->sa.ctx.services.generation;
@@ -45,7 +38,7 @@ void sm_sa_state_load(struct sm *sm)
 		return;
 	}
 	view(sm, &v);
-	rc = sa_persist_load(sm->sa_state_path, &v, mono_now(), &st);
+	rc = sa_persist_load(sm->sa_state_path, &v, now_seconds(), &st);
 	if (rc == 0)
 		log_info("SA state: %s: %u multicast groups (%u members, %u MLIDs taken here: moved), %u ServiceRecords (%u leases ended while stopped), %u subscriptions restored",
 			 sm->sa_state_path, st.groups, st.members, st.mlids_moved,
@@ -56,11 +49,24 @@ void sm_sa_state_load(struct sm *sm)
 	generations(sm, sm->sa_state_gen);
 }
 
+double sm_sa_state_next_deadline(const struct sm *sm, double now)
+{
+	uint32_t g[3];
+
+	(void)now;
+	if (!sm->sa_state_path[0] || sm->state != SMP_SM_MASTER)
+		return SM_NEVER;
+	generations(sm, g);
+	if (!memcmp(g, sm->sa_state_gen, sizeof(g)) && !sm->sa_state_failed)
+		return SM_NEVER;
+	return sm->sa_state_at + (sm->sa_state_failed ? 10.0 : 1.0);
+}
+
 int sm_sa_state_tick(struct sm *sm, int force)
 {
 	struct sa_persist_view v;
 	uint32_t g[3];
-	double now = mono_now();
+	double now = now_seconds();
 	int rc;
 
 	if (!sm->sa_state_path[0] || sm->state != SMP_SM_MASTER)

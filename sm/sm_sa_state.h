@@ -13,5 +13,7 @@ void sm_sa_state_load(struct sm *sm);
 /* In the daemon loop (force: now, whatever changed, e.g. at stop).
  * Returns 0, or a negative errno when the state could not be written. */
 int sm_sa_state_tick(struct sm *sm, int force);
+/* When sm_sa_state_tick has a write to make (SM_NEVER: none). */
+double sm_sa_state_next_deadline(const struct sm *sm, double now);
 
 #endif

@@ -3,6 +3,7 @@
 #include "sm_standby.h"
 
 #include <errno.h>
+#include <math.h>
 #include <infiniband/mad.h>
 #include <stdlib.h>
 #include <string.h>
@@ -213,6 +214,22 @@ static void on_poll(void *ctx, uint64_t cookie, const uint8_t *req,
 	}
 	s->master.act_count = si.act_count;
 	s->poll.not_master = si.state == SMP_SM_MASTER ? 0 : s->poll.not_master + 1;
+}
+
+double sm_standby_next_deadline(const struct sm *sm, double now)
+{
+	const struct sm_standby *s = &sm->standby;
+	unsigned n = sm->cfg->polling_retry_number;
+
+	if (sm->state != SMP_SM_STANDBY)
+		return HUGE_VAL;
+	if (s->poll.misses >= n || s->poll.not_master >= n)
+		return now;             /* a takeover or an election to start */
+	double t = s->poll.in_flight ? HUGE_VAL : s->poll.next;
+	if (sm->cfg->master_stall_timeout_s && s->stall.since &&
+	    s->stall.since + sm->cfg->master_stall_timeout_s < t)
+		t = s->stall.since + sm->cfg->master_stall_timeout_s;
+	return t;
 }
 
 int sm_standby_tick(struct sm *sm, double now)

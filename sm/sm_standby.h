@@ -121,5 +121,7 @@ void sm_standby_our_sminfo(const struct sm *sm, uint8_t *data);
  * stuck or no longer master (events MASTER_SILENT, MASTER_STALLED,
  * MASTER_NOT_MASTER: DISCOVERING, heavy sweep wanted), else 0. */
 int sm_standby_tick(struct sm *sm, double now);
+/* When sm_standby_tick next has work (HUGE_VAL: none, or not STANDBY). */
+double sm_standby_next_deadline(const struct sm *sm, double now);
 
 #endif

@@ -44,6 +44,10 @@ struct sm_signals {
 	 * (its live keys, config.h) and reopen the log; NULL: none. */
 	int (*reload)(void *arg);
 	void *reload_arg;
+	/* Read end of a pipe the signal handlers write a byte to, so the
+	 * loop's sleep ends whichever thread took the signal (libumad2sim
+	 * and libmicrohttpd have their own); -1: none. */
+	int wake_fd;
 };
 
 struct qos_policy;
@@ -152,6 +156,9 @@ struct sm {
 	uint32_t light_sweeps;
 	/* ibsmctl's socket (sm_ctl.h) */
 	int ctl_fd;
+	int ctl_ready;                  /* the transport saw it readable */
+	double ctl_at;                  /* last looked at (sm_services.c) */
+	uint64_t ctl_mads;              /* MADs counted then */
 	gid_t ctl_gid;
 	double last_heavy_s, heavy_s_total;
 };
@@ -176,6 +183,10 @@ int sm_light_sweep(struct sm *sm, int *changed);
  * With cfg->once, returns after the first heavy sweep. Returns the exit
  * status (0 ok, 2 fabric not up in --once mode). */
 int sm_run(struct sm *sm, const struct sm_signals *sig);
+/* Serve SA requests the transport deferred: one slice (sa_slice_ms,
+ * sa_slice_requests), at most max_s. 0 or a negative errno. */
+int sm_sa_slice(struct sm *sm, double max_s);
+
 /* A write of persistent state (SM_PERSIST_*) succeeded (ok) or failed:
  * logged when the state of that file changes. */
 void sm_persist_note(struct sm *sm, unsigned what, int ok);

@@ -1,6 +1,7 @@
 /* ibsm: the subnet manager daemon. Configuration (defaults, YAML file,
  * command line), engine checks, the local port, signals, then sm_run. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -20,17 +21,25 @@
 #include "../sm/sm_state.h"
 #include "../sm/sm_qos.h"
 
-/* Signal flags: the only mutable globals, as signal handlers need them. */
+/* Signal flags and the wake pipe's write end: the only mutable globals,
+ * as signal handlers need them. */
 static volatile sig_atomic_t sig_stop, sig_dump, sig_hup;
+static int sig_wake_wr = -1;
 
 static void on_signal(int sig)
 {
+	int saved = errno;
+
 	if (sig == SIGUSR1)
 		sig_dump = 1;
 	else if (sig == SIGHUP)
 		sig_hup = 1;
 	else
 		sig_stop = 1;
+	/* wake the loop's poll (a full pipe is awake already) */
+	if (sig_wake_wr >= 0 && write(sig_wake_wr, "", 1) < 0)
+		(void)0;
+	errno = saved;
 }
 
 static void usage(FILE *out)
@@ -377,7 +386,8 @@ int main(int argc, char **argv)
 	struct mt_opts mo = { .window = m.cfg.mad_window,
 			      .timeout_ms = m.cfg.mad_timeout_ms,
 			      .retries = m.cfg.mad_retries };
-	struct sm_signals sig = { &sig_stop, &sig_dump, &sig_hup, reload, &m };
+	struct sm_signals sig = { &sig_stop, &sig_dump, &sig_hup, reload, &m, -1 };
+	int wake[2];
 	struct sigaction sa;
 	int status;
 
@@ -420,6 +430,12 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
+	if (pipe2(wake, O_NONBLOCK | O_CLOEXEC) == 0) {
+		sig.wake_fd = wake[0];
+		sig_wake_wr = wake[1];
+	} else {
+		log_warn("no signal pipe (%s): signals are seen within a second", strerror(errno));
+	}
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
@@ -428,6 +444,7 @@ int main(int argc, char **argv)
 	sigaction(SIGUSR1, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 
+	/* (the pipe stays open to the end: a handler may still write) */
 	status = sm_run(&sm, &sig);
 	sm_free(&sm);
 	mt_close(t);

@@ -1,5 +1,6 @@
 /* Port flap tracking (sm/health/flap_track.h). */
 #include "flap_track.h"
+#include <math.h>
 
 #include <errno.h>
 #include <stdlib.h>
@@ -118,6 +119,19 @@ int flap_track_observe(struct flap_track *ft, uint32_t i, int up, double now)
 	p->held = 1;
 	ft->held_list[ft->held++] = i;
 	return 1;
+}
+
+double flap_track_next_deadline(const struct flap_track *ft)
+{
+	double t = HUGE_VAL;
+
+	for (uint32_t k = 0; k < ft->held; k++) {
+		const struct flap_port *p = &ft->p[ft->held_list[k]];
+
+		if (p->up == 1 && p->last_ev + ft->quiet < t)
+			t = p->last_ev + ft->quiet;
+	}
+	return t;
 }
 
 int flap_track_next_release(struct flap_track *ft, double now, uint32_t *from)

@@ -57,5 +57,8 @@ unsigned flap_track_recent(const struct flap_track *ft, uint32_t i, double now);
  * (issue 27: a scan of every tracked port was over half the idle loop's
  * CPU under an SA query load). */
 int flap_track_next_release(struct flap_track *ft, double now, uint32_t *from);
+/* When the next held port that is up turns quiet enough to release
+ * (HUGE_VAL: none; a port still down waits for its next observation). */
+double flap_track_next_deadline(const struct flap_track *ft);
 
 #endif

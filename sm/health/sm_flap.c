@@ -116,6 +116,15 @@ static void on_portinfo(void *ctx, uint64_t cookie, const uint8_t *req,
 		sm->cur.fab.nodes[n].desc, now_seconds());
 }
 
+double sm_flap_next_deadline(const struct sm *sm, double now)
+{
+	const struct sm_flap *f = &sm->flap;
+
+	if (f->npend || f->changed)
+		return now;
+	return flap_track_next_deadline(&f->ft);
+}
+
 int sm_flap_tick(struct sm *sm, double now)
 {
 	struct sm_flap *f = &sm->flap;

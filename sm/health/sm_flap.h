@@ -34,5 +34,7 @@ void sm_flap_sweep(struct sm *sm);
 /* From the idle loop: send the pending port reads, give back ports that
  * calmed down. 1 when the held set changed (reroute), else 0. */
 int sm_flap_tick(struct sm *sm, double now);
+/* When sm_flap_tick next has work (SM_NEVER: none). */
+double sm_flap_next_deadline(const struct sm *sm, double now);
 
 #endif

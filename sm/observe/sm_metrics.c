@@ -3,6 +3,7 @@
  * ports have none, and a fabric of 70,000 ports would otherwise export
  * millions of zero series). */
 #include "sm_metrics.h"
+#include "../sm_service.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -294,6 +295,22 @@ static void unreachable(FILE *f, const struct sm *sm, double now)
 	}
 }
 
+/* Something the page shows changed since it was made (the checks
+ * sm_metrics_tick makes before rebuilding it). */
+static int metrics_stale(const struct sm *sm)
+{
+	return sm->metrics_sweeps != sm->sweeps + sm->light_sweeps ||
+	       sm->metrics_cycles != sm->perf.pm.st.cycles ||
+	       sm->metrics_holds != sm->hold.n;
+}
+
+double sm_metrics_next_deadline(const struct sm *sm, double now)
+{
+	if (!sm->metrics)
+		return SM_NEVER;
+	return metrics_stale(sm) ? now : sm->metrics_at + REFRESH_S;
+}
+
 void sm_metrics_tick(struct sm *sm, double now)
 {
 	char *buf = NULL;
@@ -302,10 +319,7 @@ void sm_metrics_tick(struct sm *sm, double now)
 
 	if (!sm->metrics)
 		return;
-	if (now - sm->metrics_at < REFRESH_S &&
-	    sm->metrics_sweeps == sm->sweeps + sm->light_sweeps &&
-	    sm->metrics_cycles == sm->perf.pm.st.cycles &&
-	    sm->metrics_holds == sm->hold.n)
+	if (now - sm->metrics_at < REFRESH_S && !metrics_stale(sm))
 		return;
 	sm->metrics_at = now;
 	sm->metrics_sweeps = sm->sweeps + sm->light_sweeps;

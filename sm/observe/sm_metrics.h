@@ -13,5 +13,8 @@ void sm_metrics_stop(struct sm *sm);
 /* From the idle loop: re-render after a sweep or a PerfMgr cycle, and at
  * least every few seconds. */
 void sm_metrics_tick(struct sm *sm, double now);
+/* When the page is next rebuilt: now if what it shows changed, else
+ * every 5 s (SM_NEVER without a metrics port). */
+double sm_metrics_next_deadline(const struct sm *sm, double now);
 
 #endif

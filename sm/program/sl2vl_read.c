@@ -2,6 +2,7 @@
 #include "sl2vl_read.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <infiniband/mad.h>
@@ -138,6 +139,27 @@ static int next(struct sl2vl_reader *rd, uint32_t *cn, uint32_t *idx)
 			}
 	}
 	return 0;
+}
+
+double sl2vl_reader_next_deadline(const struct sl2vl_reader *rd, double now)
+{
+	const struct sa_sl2vl_cache *c = rd->c;
+	int work;
+
+	if (rd->rate <= 0)
+		return HUGE_VAL;
+	if (rd->gen != c->gen || !rd->fnode)
+		return now;
+	/* The two progress lines sl2vl_reader_tick logs when reads end. */
+	if (rd->in_flight == 0 &&
+	    ((!rd->all && rd->read + rd->failed != rd->logged_read) ||
+	     (rd->walking && !rd->done_logged && rd->node >= c->num_nodes)))
+		return now;
+	work = c->want_len || (!rd->all && rd->asks != c->asks) ||
+	       rd->node < c->num_nodes;
+	if (!work || rd->in_flight >= SL2VL_READ_INFLIGHT)
+		return HUGE_VAL;        /* an answer or an ask wakes the loop */
+	return rd->tokens >= 1 ? now : rd->last + (1 - rd->tokens) / rd->rate;
 }
 
 int sl2vl_reader_tick(struct sl2vl_reader *rd, struct mad_transport *t,

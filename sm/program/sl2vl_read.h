@@ -41,5 +41,8 @@ void sl2vl_reader_free(struct sl2vl_reader *rd);
  * reconciled with (the daemon's current one). 0 or a negative errno. */
 int sl2vl_reader_tick(struct sl2vl_reader *rd, struct mad_transport *t,
 		      struct subnet *r, double now);
+/* When sl2vl_reader_tick next has work: the fabric changed, tokens for a
+ * queued read, a progress line to log (HUGE_VAL: none). */
+double sl2vl_reader_next_deadline(const struct sl2vl_reader *rd, double now);
 
 #endif

@@ -1,0 +1,260 @@
+/* The table of the services the SM hosts and the two functions the loop
+ * calls on it (sm_service.h has the table drawn). Each entry adapts one
+ * service's own tick and deadline to the interface; the services keep
+ * their state in struct sm's members for now. */
+#include "sm_service.h"
+
+#include <infiniband/mad.h>
+
+#include "sm_state.h"
+#include "sm_multicast.h"
+#include "sm_perf.h"
+#include "sm_report.h"
+#include "sm_responder.h"
+#include "sm_sa_state.h"
+#include "sm_spare.h"
+#include "sm_standby.h"
+#include "health/sm_flap.h"
+#include "observe/sm_ctl.h"
+#include "observe/sm_metrics.h"
+#include "program/sl2vl_read.h"
+#include "../core/log.h"
+#include "../mad/gmp.h"
+#include "../mad/smp.h"
+
+static int master_idle(const struct sm *sm)
+{
+	return !sm->heavy_wanted;
+}
+
+/* --- SMP: SMInfo and traps (sm_state.c answers them) --- */
+static const uint8_t smp_classes[] = { SMP_CLASS_LID, SMP_CLASS_DR, 0 };
+
+/* --- SA --- */
+static const uint8_t sa_classes[] = { GMP_CLASS_SA, 0 };
+
+static void sa_on_mad(struct sm *sm, uint8_t *mad, uint16_t slid, uint32_t sqp)
+{
+	if (sm->cfg->sa_enabled)
+		sa_server_handle(&sm->sa, mad, slid, sqp);
+}
+
+static double sa_deadline(const struct sm *sm, double now)
+{
+	(void)now;
+	return sa_server_next_deadline(&sm->sa);
+}
+
+static int sa_tick(struct sm *sm, double now)
+{
+	sa_server_tick(&sm->sa, now);
+	return 0;
+}
+
+/* --- standby --- */
+static int standby_tick(struct sm *sm, double now)
+{
+	sm_standby_tick(sm, now);
+	return 0;
+}
+
+/* --- metrics, ctl --- */
+static int metrics_tick(struct sm *sm, double now)
+{
+	sm_metrics_tick(sm, now);
+	return 0;
+}
+
+/* The control socket is in the transport's poll set (mt_watch_fd): an
+ * idle loop wakes when a client connects. While MADs keep the loop busy
+ * it may not sleep at all, so then the socket is looked at every 0.25 s. */
+#define CTL_BUSY_S 0.25
+
+static uint64_t mads_seen(const struct sm *sm)
+{
+	const struct mt_stats *st = mt_get_stats(sm->t);
+
+	return st->unsolicited + st->received;
+}
+
+static double ctl_deadline(const struct sm *sm, double now)
+{
+	if (sm->ctl_fd < 0)
+		return SM_NEVER;
+	if (sm->ctl_ready)
+		return now;
+	return mads_seen(sm) != sm->ctl_mads ? sm->ctl_at + CTL_BUSY_S : SM_NEVER;
+}
+
+static int ctl_tick(struct sm *sm, double now)
+{
+	sm->ctl_ready = 0;
+	sm->ctl_at = now;
+	sm->ctl_mads = mads_seen(sm);
+	sm_ctl_tick(sm);
+	return 0;
+}
+
+/* --- trap 66/67 reports of multicast groups --- */
+static double reports_deadline(const struct sm *sm, double now)
+{
+	return sm_report_groups_due(sm) ? now : SM_NEVER;
+}
+
+static int reports_tick(struct sm *sm, double now)
+{
+	(void)now;
+	sm_report_groups(sm);
+	return 0;
+}
+
+/* --- SL2VL / VLArb tables read for the SA (not while a sweep is due) --- */
+static double sl2vl_deadline(const struct sm *sm, double now)
+{
+	return master_idle(sm) ? sl2vl_reader_next_deadline(&sm->sl2vl_rd, now) : SM_NEVER;
+}
+
+static double vlarb_deadline(const struct sm *sm, double now)
+{
+	return master_idle(sm) ? sl2vl_reader_next_deadline(&sm->vlarb_rd, now) : SM_NEVER;
+}
+
+static int reader_tick(struct sm *sm, struct sl2vl_reader *rd, double now)
+{
+	if (sl2vl_reader_tick(rd, sm->t, &sm->cur, now) < 0)
+		log_warn("SL2VL/VLArb background read: out of memory");
+	return 0;
+}
+
+static int sl2vl_tick(struct sm *sm, double now)
+{
+	return reader_tick(sm, &sm->sl2vl_rd, now);
+}
+
+static int vlarb_tick(struct sm *sm, double now)
+{
+	return reader_tick(sm, &sm->vlarb_rd, now);
+}
+
+/* --- spare tables --- */
+static int spare_tick(struct sm *sm, double now)
+{
+	sm_spare_tick(sm, now);
+	return 0;
+}
+
+/* --- multicast forwarding tables after joins and leaves --- */
+static double mcast_deadline(const struct sm *sm, double now)
+{
+	return sm->fabric_up && master_idle(sm) && sm_mcast_dirty(&sm->mcast) ?
+	       now : SM_NEVER;
+}
+
+static int mcast_tick(struct sm *sm, double now)
+{
+	(void)now;
+	sm_mcast_update(&sm->mcast, sm->t, &sm->cur);
+	return 0;
+}
+
+/* --- SA state file --- */
+static int sa_state_tick(struct sm *sm, double now)
+{
+	(void)now;
+	sm_sa_state_tick(sm, 0);
+	return 0;
+}
+
+/* --- PerfMgr and noisy links --- */
+static double perf_deadline(const struct sm *sm, double now)
+{
+	return sm_perf_next_deadline(&sm->perf, now);
+}
+
+static int perf_tick(struct sm *sm, double now)
+{
+	if (!sm_perf_tick(&sm->perf, now) || sm->heavy_wanted)
+		return 0;
+	log_info("links held out of routing changed: rerouting");
+	return 1;
+}
+
+/* --- flapping ports held out of routing --- */
+static int flap_tick(struct sm *sm, double now)
+{
+	/* Reroute now, even in a trap storm (once per port, so bounded). */
+	if (!sm_flap_tick(sm, now))
+		return 0;
+	log_info("links held out of routing changed (flapping ports): rerouting");
+	return 1;
+}
+
+static const struct sm_service services[] = {
+	{ "smp", SM_SVC_ALWAYS, smp_classes, sm_smp_request, NULL, NULL },
+	{ "sa", SM_SVC_ALWAYS, sa_classes, sa_on_mad, NULL, NULL },
+	{ "standby", SM_SVC_STANDBY, NULL, NULL, sm_standby_next_deadline, standby_tick },
+	{ "reports", SM_SVC_MASTER, NULL, NULL, reports_deadline, reports_tick },
+	{ "sa-timers", SM_SVC_MASTER, NULL, NULL, sa_deadline, sa_tick },
+	{ "sl2vl", SM_SVC_MASTER, NULL, NULL, sl2vl_deadline, sl2vl_tick },
+	{ "vlarb", SM_SVC_MASTER, NULL, NULL, vlarb_deadline, vlarb_tick },
+	{ "spare", SM_SVC_MASTER, NULL, NULL, sm_spare_next_deadline, spare_tick },
+	{ "mcast", SM_SVC_MASTER, NULL, NULL, mcast_deadline, mcast_tick },
+	{ "sa-state", SM_SVC_MASTER, NULL, NULL, sm_sa_state_next_deadline, sa_state_tick },
+	{ "metrics", SM_SVC_ALWAYS, NULL, NULL, sm_metrics_next_deadline, metrics_tick },
+	{ "ctl", SM_SVC_ALWAYS, NULL, NULL, ctl_deadline, ctl_tick },
+	{ "perfmgr", SM_SVC_MASTER, NULL, NULL, perf_deadline, perf_tick },
+	{ "flap", SM_SVC_MASTER, NULL, NULL, sm_flap_next_deadline, flap_tick },
+};
+#define NUM_SERVICES (sizeof(services) / sizeof(services[0]))
+
+static int runs_now(const struct sm *sm, const struct sm_service *s)
+{
+	int following = sm->state == SMP_SM_STANDBY || sm->state == SMP_SM_NOTACTIVE;
+
+	switch (s->when) {
+	case SM_SVC_ALWAYS:
+		return 1;
+	case SM_SVC_STANDBY:
+		return sm->state == SMP_SM_STANDBY;
+	case SM_SVC_MASTER:
+		return !following;
+	}
+	return 0;
+}
+
+int sm_services_tick(struct sm *sm, double now, double *next)
+{
+	int resweep = 0, ran = 0;
+	double t = SM_NEVER;
+
+	for (unsigned i = 0; i < NUM_SERVICES; i++) {
+		const struct sm_service *s = &services[i];
+		double d;
+
+		if (!s->tick || !runs_now(sm, s))
+			continue;
+		d = s->next_deadline(sm, now);
+		if (d <= now) {
+			resweep |= s->tick(sm, now);
+			ran = 1;
+			continue;
+		}
+		if (d < t)
+			t = d;
+	}
+	/* A service that ran may have given work to one asked before it
+	 * (mcast's changes to reports, ...): after any ran, the loop looks
+	 * again without sleeping. A MAD costs no tick, so under a query
+	 * load every service is asked once per wakeup. */
+	*next = ran ? now : t;
+	return resweep;
+}
+
+const struct sm_service *sm_service_for_class(uint8_t mgmt_class)
+{
+	for (unsigned i = 0; i < NUM_SERVICES; i++)
+		for (const uint8_t *c = services[i].classes; c && *c; c++)
+			if (*c == mgmt_class)
+				return &services[i];
+	return NULL;
+}
