@@ -33,7 +33,7 @@
 #include "core/log.h"
 #include "discovery/topo_read.h"
 #include "routing/engine.h"
-#include "routing/ftree.h"
+#include "routing/ftree/ftree.h"
 #include "routing/lft.h"
 #include "routing/verify.h"
 #include "sim/topo_gen.h"
@@ -596,7 +596,7 @@ static void guid_order(struct fabric *f, uint64_t seed)
  * on degraded trees later switches found no acyclic detour (66 on
  * tests/data/ft3-r12-deg2-rguid-s1.net) and the tables had a credit loop
  * through CA -> switch-LID routes. Turns are now taken at the hub first
- * (routing/ftree_hub.c): every table acyclic as a whole. */
+ * (routing/ftree/ftree_hub.c): every table acyclic as a whole. */
 static void test_random_guids(void **state)
 {
 	(void)state;

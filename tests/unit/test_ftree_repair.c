@@ -1,4 +1,4 @@
-/* ftree minimal-change repair (routing/ftree_repair*.c): generated trees
+/* ftree minimal-change repair (routing/ftree/ftree_repair*.c): generated trees
  * routed, then a link or a switch lost, and routed again with the previous
  * tables. For each case:
  *  - the repair path is taken, the tables pass the shared verifier with
@@ -26,7 +26,7 @@
 #include "core/lid_assign.h"
 #include "core/log.h"
 #include "routing/engine.h"
-#include "routing/ftree.h"
+#include "routing/ftree/ftree.h"
 #include "routing/lft.h"
 #include "routing/verify.h"
 #include "sim/topo_gen.h"

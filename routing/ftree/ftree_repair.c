@@ -36,7 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../core/log.h"
+#include "../../core/log.h"
 #include "ftree_repair.h"
 
 int ft_repair_enabled = 1;

@@ -31,9 +31,9 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <time.h>
-#include "../core/fabric.h"
-#include "engine.h"
-#include "lft.h"
+#include "../../core/fabric.h"
+#include "../engine.h"
+#include "../lft.h"
 
 #define FT_MAX_LEVELS 16
 #define FT_TURN_MEMO 16

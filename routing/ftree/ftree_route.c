@@ -32,7 +32,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "../core/log.h"
+#include "../../core/log.h"
 #include "ftree.h"
 
 struct ft_group {               /* cached per target switch */

@@ -29,7 +29,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../core/log.h"
+#include "../../core/log.h"
 #include "ftree.h"
 
 #define FT_CLOSED_MAX_THREADS 8

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/cn_rank.h"
+#include "../../core/cn_rank.h"
 #include "ftree.h"
 
 static int cmp_u64(const void *a, const void *b)
