@@ -1238,6 +1238,12 @@ const struct route_engine route_ftree = {
 	.name = "ftree",
 	.summary = "fat-tree: d-mod-k balanced, degraded-tree rebalancing, "
 		   "LMC multipath, minimal-change re-route (1 VL)",
+	/* Up-then-down paths, and detours whose turns are checked against
+	 * the channel dependency graph (ftree_turns.c); previous entries
+	 * kept where still valid (ftree_reroute.c), lost links repaired
+	 * (ftree_repair.c). */
+	.flags = ROUTE_ENGINE_DEADLOCK_FREE | ROUTE_ENGINE_USES_PREV |
+		 ROUTE_ENGINE_REPAIRS,
 	.prepare = ft_prepare,
 	.route = ft_route,
 	.release = ft_release,
