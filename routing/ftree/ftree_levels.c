@@ -596,6 +596,8 @@ int ft_build(struct ftree *t, const struct fabric *f,
 {
 	memset(t, 0, sizeof(*t));
 	t->fab = f;
+	t->tune = &ftree_tuning_default;
+	t->stats = &t->own_stats;
 	t->nsw = f->num_switches;
 	if (!t->nsw) {
 		snprintf(why, 256, "the fabric has no switches");
