@@ -24,7 +24,8 @@
  * cycles found from the taken turns, before any search), ftree_hub.c (the
  * hub leaf where detours take their new turns first), ftree_write.c
  * (the detours and the tables, on a second thread), ftree_closed.c (closed-form
- * routes for the CA LIDs of intact trees, rows written in parallel). */
+ * routes for the CA LIDs of intact trees, rows written in parallel),
+ * ftree_tuning.c (the default settings and ftree_run). */
 #ifndef IBSM_ROUTING_FTREE_H
 #define IBSM_ROUTING_FTREE_H
 
@@ -78,7 +79,7 @@ struct ftree_tuning {
 					 * pass whole (0) */
 };
 
-/* The defaults, in one place (ftree_route.c). */
+/* The defaults, in one place (ftree_tuning.c). */
 extern const struct ftree_tuning ftree_tuning_default;
 
 /* What one ftree run did, for tests and benchmarks: zeroed when the run
