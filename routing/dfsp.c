@@ -473,5 +473,7 @@ out:
 const struct route_engine route_dfsp = {
 	.name = "dfsp",
 	.summary = "balanced paths on any topology, deadlock-free on SL layers within a VL budget (down to one)",
+	/* Its promise is per SL layer (path_sl_check), not on one VL. */
+	.flags = ROUTE_ENGINE_LAYERED,
 	.route = dfsp_route,
 };

@@ -2,17 +2,34 @@
  * registry. An engine sees only the fabric graph (with LIDs assigned) and its
  * options, and fills the LFTs; nothing engine-specific leaks into callers.
  *
- * Loadable engines (dlopen): a shared object exports
+ * Loadable engines (dlopen, docs/routing.md): a shared object exports
  *     const struct route_engine *ibsm_engine_entry(uint32_t abi_version);
- * which returns NULL if it was built for another ROUTE_ENGINE_ABI. */
+ * which returns its engine when abi_version is the ROUTE_ENGINE_ABI it was
+ * built with, else NULL. ibsm refuses an object built for another ABI and
+ * says which one it was. The ABI changes whenever struct route_engine,
+ * route_ctx, route_options, route_memo, lft_set or fabric change layout.
+ *
+ * ABI history: 1 (first); 2 (issue 27): the engine's promises are the
+ * field route_engine.flags (ABI 1 had an optional ibsm_engine_flags
+ * symbol, no longer looked up), route_ctx.arg, and the structs below in
+ * this order. */
 #ifndef IBSM_ROUTING_ENGINE_H
 #define IBSM_ROUTING_ENGINE_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "../core/fabric.h"
 #include "lft.h"
 
 struct path_sl;
+
+#define ROUTE_ENGINE_ABI 2
+#define ROUTE_ENGINE_ENTRY "ibsm_engine_entry"
+
+/* The engines tried, in order, when none are named (ibsm and ibsm-route):
+ * ftree for fat-trees (it refuses anything else, saying why), then updn,
+ * deadlock-free on any topology, then minhop. */
+#define ROUTE_DEFAULT_ENGINES "ftree,updn,minhop"
 
 /* What an engine derived from tables it built that a later repair of
  * those tables would otherwise recompute from them: the down->up turns
@@ -30,42 +47,38 @@ struct route_memo {
 
 void route_memo_free(struct route_memo *m);
 
-/* The engines tried, in order, when none are named (ibsm and ibsm-route):
- * ftree for fat-trees (it refuses anything else, saying why), then updn,
- * deadlock-free on any topology, then minhop. */
-#define ROUTE_DEFAULT_ENGINES "ftree,updn,minhop"
-
-#define ROUTE_ENGINE_ABI 1
-#define ROUTE_ENGINE_ENTRY "ibsm_engine_entry"
-
+/* One run's options. Everything but lmc is optional (0/NULL: none) and
+ * caller-owned; an engine ignores what it has no use for. */
 struct route_options {
+	/* What the tables are for. */
 	uint8_t lmc;                    /* LIDs per endpoint = 1 << lmc */
-	const uint64_t *root_guids;     /* optional root switch node GUIDs */
-	uint32_t num_root_guids;
-	const uint64_t *cn_guids;       /* optional compute-node (CA) GUIDs */
-	uint32_t num_cn_guids;
-	const struct lft_set *prev;     /* optional previous tables (re-route) */
-	const struct fabric *prev_fab;  /* the fabric prev was computed on */
+	uint8_t max_vls;                /* layers (SLs/VLs) a layered engine
+					 * may use, 0 = 8 */
 	unsigned threads;               /* 0 = engine decides */
-	/* Appended for layered engines (dfsp); caller-owned, so engines
-	 * that ignore them keep working (ABI 1 unchanged). */
-	uint8_t max_vls;                /* layers (SLs/VLs) allowed, 0 = 8 */
-	struct path_sl *sl_out;         /* optional: filled with path SLs
-					 * (path_sl.h), allocated by caller */
-	/* Appended for rank order (issue 13): per port index of the fabric,
-	 * the compute node's rank (core/cn_rank.h), NULL = port order. */
-	const uint32_t *cn_rank;
-	/* Appended for fast re-routes (issue 13): optional tables of an
-	 * earlier run the caller gives up; route_run builds the new tables
-	 * in their memory when it is large enough (lft_alloc_reuse) and
-	 * leaves them empty, else leaves them alone. */
-	struct lft_set *spare;
-	/* Appended for fast repairs (issue 13), both optional: memo_out is
-	 * emptied by route_run and filled by an engine that keeps a memo of
-	 * the tables it built; prev_memo is the memo of prev (same engine run
-	 * as prev, never of tables from elsewhere). */
-	struct route_memo *memo_out;
+	/* Hints about the fabric. */
+	const uint64_t *root_guids;     /* root switch node GUIDs */
+	uint32_t num_root_guids;
+	const uint64_t *cn_guids;       /* compute-node (CA) GUIDs */
+	uint32_t num_cn_guids;
+	const uint32_t *cn_rank;        /* per port index of the fabric: the
+					 * compute node's rank (core/cn_rank.h),
+					 * NULL = port order (issue 13) */
+	/* Re-routes (issue 13): the previous tables, the fabric they were
+	 * computed on and the memo of the same engine run that built them
+	 * (never of tables from elsewhere). */
+	const struct lft_set *prev;
+	const struct fabric *prev_fab;
 	const struct route_memo *prev_memo;
+	/* Outputs besides the tables. */
+	struct path_sl *sl_out;         /* path SLs (path_sl.h), allocated by
+					 * the caller, filled by a layered
+					 * engine */
+	struct route_memo *memo_out;    /* emptied by route_run, filled by an
+					 * engine that keeps a memo */
+	/* Tables of an earlier run the caller gives up: route_run builds
+	 * the new tables in their memory when it is large enough
+	 * (lft_alloc_reuse) and leaves them empty, else leaves them alone. */
+	struct lft_set *spare;
 };
 
 struct route_ctx {
@@ -73,18 +86,46 @@ struct route_ctx {
 	const struct route_options *opt;
 	void *priv;                     /* engine-owned state */
 	char why[256];                  /* reason when route() refuses */
-	/* Appended for fast repairs (issue 13). tables_any: set by an
-	 * engine's prepare when its route fills every entry of t whatever t
-	 * holds; route_run then leaves t as it got it (a spare's memory)
-	 * instead of filling it, and sets tables_prev when t is a copy of
-	 * opt->prev made beforehand (lft_set.copy_of), to start from. */
+	/* tables_any: set by an engine's prepare when its route fills every
+	 * entry of t whatever t holds; route_run then leaves t as it got it
+	 * (a spare's memory) instead of filling it, and sets tables_prev
+	 * when t is a copy of opt->prev made beforehand (lft_set.copy_of),
+	 * to start from (issue 13: fast repairs). */
 	int tables_any;
 	int tables_prev;
+	/* The engine's own argument when it is run through a function of
+	 * its own (ftree_run: its tuning and counters); NULL from route_run
+	 * and route_select, which run every engine as it is. */
+	void *arg;
 };
+
+/* What an engine promises about the tables it makes, declared in
+ * route_engine.flags (never guessed from its name), so the daemon's
+ * verification policy (routing/route_select.h), ibsm-route and the OpenSM
+ * plugin read bits:
+ *   ROUTE_ENGINE_DEADLOCK_FREE  tables are credit-loop-free on one VL by
+ *       construction, switch-LID routes included (ftree, updn): a credit
+ *       loop in them is a bug, and is logged as one.
+ *   ROUTE_ENGINE_USES_PREV      route() follows route_options.prev (a
+ *       sticky re-route, ftree): when the result fails verification the
+ *       engine is run once more without the previous tables.
+ *   ROUTE_ENGINE_LAYERED        routes may need several SLs, one VL each
+ *       (dfsp): the engine fills route_options.sl_out within max_vls, and
+ *       its tables are deadlock-free per SL layer, not on one VL (the
+ *       layers need SL2VL tables: sm/vl_program.h).
+ *   ROUTE_ENGINE_REPAIRS        given the previous tables of its own run
+ *       (prev, prev_fab, prev_memo) after links or switches were lost, it
+ *       changes only the entries that must change (ftree's minimal-change
+ *       repair, issue 13) instead of routing anew. */
+#define ROUTE_ENGINE_DEADLOCK_FREE (1u << 0)
+#define ROUTE_ENGINE_USES_PREV     (1u << 1)
+#define ROUTE_ENGINE_LAYERED       (1u << 2)
+#define ROUTE_ENGINE_REPAIRS       (1u << 3)
 
 struct route_engine {
 	const char *name;
 	const char *summary;            /* one line for --help listings */
+	uint32_t flags;                 /* ROUTE_ENGINE_* */
 	/* Optional. Build engine state from the graph; may refuse the
 	 * topology with -ENOTSUP (set ctx->why) so a fallback can run. */
 	int (*prepare)(struct route_ctx *ctx);
@@ -96,26 +137,9 @@ struct route_engine {
 	void (*release)(struct route_ctx *ctx);
 };
 
-/* What an engine promises about the tables it makes, declared (never
- * guessed from its name) so the daemon's verification policy
- * (routing/route_select.h) reads one bit:
- *   ROUTE_ENGINE_DEADLOCK_FREE  tables are credit-loop-free on one VL by
- *       construction, switch-LID routes included (ftree, updn): a credit
- *       loop in them is a bug, and is logged as one.
- *   ROUTE_ENGINE_USES_PREV      route() follows route_options.prev (a repair
- *       or a sticky re-route, ftree): when the result fails verification the
- *       engine is run once more without the previous tables.
- * Built-ins declare theirs in the registry. A loadable engine may export
- *     uint32_t ibsm_engine_flags(uint32_t abi_version);
- * (ROUTE_ENGINE_FLAGS_ENTRY); an object without it promises nothing. The
- * symbol is optional so that ABI 1 objects built before it load unchanged
- * (it moves into struct route_engine at the next ABI bump, issue 27). */
-#define ROUTE_ENGINE_DEADLOCK_FREE (1u << 0)
-#define ROUTE_ENGINE_USES_PREV     (1u << 1)
-#define ROUTE_ENGINE_FLAGS_ENTRY "ibsm_engine_flags"
-
-/* The flags of e (0 for an engine not in the registry). */
-uint32_t route_engine_flags(const struct route_engine *e);
+/* The flags as words ("deadlock-free, repairs, ..."; "none"), for logs
+ * and listings. */
+const char *route_engine_flag_names(uint32_t flags, char *buf, size_t len);
 
 /* Built-in engines, NULL-terminated. */
 const struct route_engine *const *route_builtin_engines(void);

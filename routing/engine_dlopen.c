@@ -1,7 +1,9 @@
 /* Loading routing engines from shared objects (ABI: docs/routing.md).
  * The object exports ROUTE_ENGINE_ENTRY, which returns its engine for our
  * ROUTE_ENGINE_ABI or NULL. Handles stay open for the life of the process
- * (the registry hands out pointers into them). */
+ * (the registry hands out pointers into them). What an engine promises is
+ * its flags field (ABI 2); the ibsm_engine_flags symbol of ABI 1 objects is
+ * not looked up. */
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
@@ -11,7 +13,20 @@
 #include "engine_internal.h"
 
 typedef const struct route_engine *(*engine_entry_fn)(uint32_t abi_version);
-typedef uint32_t (*engine_flags_fn)(uint32_t abi_version);
+
+/* Highest ABI number asked when finding the one an object was built for. */
+#define ABI_PROBE_MAX 64
+
+/* The ABI the object's entry answers to (its engine is not touched: its
+ * layout may be another), 0 when none up to ABI_PROBE_MAX. The entry is
+ * a pure check of its argument by contract (engine.h). */
+static uint32_t built_for(engine_entry_fn entry)
+{
+	for (uint32_t v = 1; v <= ABI_PROBE_MAX; v++)
+		if (entry(v))
+			return v;
+	return 0;
+}
 
 const struct route_engine *route_engine_load_abi(const char *path, uint32_t abi)
 {
@@ -43,8 +58,15 @@ const struct route_engine *route_engine_load_abi(const char *path, uint32_t abi)
 	}
 	const struct route_engine *e = entry(abi);
 	if (!e) {
-		log_err("routing engine %s: built for another engine ABI "
-			"(ibsm asks for version %u)", path, abi);
+		uint32_t v = built_for(entry);
+		if (v)
+			log_err("routing engine %s: built for engine ABI %u, "
+				"this ibsm needs ABI %u: rebuild it against "
+				"routing/engine.h (docs/routing.md)", path, v, abi);
+		else
+			log_err("routing engine %s: answers to no engine ABI "
+				"from 1 to %u; this ibsm needs ABI %u", path,
+				ABI_PROBE_MAX, abi);
 		dlclose(h);
 		return NULL;
 	}
@@ -59,13 +81,7 @@ const struct route_engine *route_engine_load_abi(const char *path, uint32_t abi)
 		dlclose(h);
 		return e;
 	}
-	/* Optional (engine.h): what the engine promises. */
-	engine_flags_fn flags_of;
-	uint32_t flags = 0;
-	*(void **)&flags_of = dlsym(h, ROUTE_ENGINE_FLAGS_ENTRY);
-	if (flags_of)
-		flags = flags_of(abi);
-	int r = route_engine_register_flags(e, h, flags);
+	int r = route_engine_register(e, h);
 	if (r == -EEXIST) {
 		log_err("routing engine %s: an engine named '%s' already exists",
 			path, e->name);
@@ -78,8 +94,9 @@ const struct route_engine *route_engine_load_abi(const char *path, uint32_t abi)
 		dlclose(h);
 		return NULL;
 	}
-	log_info("routing engine '%s' loaded from %s%s", e->name, path,
-		 flags & ROUTE_ENGINE_DEADLOCK_FREE ? " (declares deadlock-free tables)" : "");
+	char fl[96];
+	log_info("routing engine '%s' loaded from %s (declares: %s)", e->name,
+		 path, route_engine_flag_names(e->flags, fl, sizeof(fl)));
 	return e;
 }
 

@@ -20,10 +20,11 @@ extern const struct route_engine route_dfsp;
  * or -ENOSPC when the table is full. */
 int route_engine_register(const struct route_engine *e, void *handle);
 
-/* route_engine_register with the engine's declared flags
- * (ROUTE_ENGINE_*, engine.h). */
-int route_engine_register_flags(const struct route_engine *e, void *handle,
-				uint32_t flags);
+/* route_run with ctx->arg set to arg: for an engine's own entry point
+ * that passes it settings route_options does not carry (ftree_run). */
+int route_run_arg(const struct route_engine *e, const struct fabric *f,
+		  const struct route_options *opt, struct lft_set *t,
+		  char *why, void *arg);
 
 /* route_engine_load, asking the object for ABI version `abi` instead of
  * ROUTE_ENGINE_ABI (tests use it to check that a mismatch is refused). */

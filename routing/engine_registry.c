@@ -22,23 +22,9 @@ static const struct route_engine *const builtin[] = {
 	NULL,
 };
 
-/* What each built-in promises (engine.h): ftree and updn route on one VL
- * without credit loops (up/down turns only; ftree's detours are checked
- * against its channel dependency graph), ftree repairs from the previous
- * tables. minhop promises nothing; dfsp's promise is per SL layer, checked
- * by path_sl_check, not on one VL. */
-static const struct {
-	const struct route_engine *engine;
-	uint32_t flags;
-} builtin_flags[] = {
-	{ &route_updn, ROUTE_ENGINE_DEADLOCK_FREE },
-	{ &route_ftree, ROUTE_ENGINE_DEADLOCK_FREE | ROUTE_ENGINE_USES_PREV },
-};
-
 static struct {
 	const struct route_engine *engine[ROUTE_MAX_LOADED];
 	void *handle[ROUTE_MAX_LOADED];
-	uint32_t flags[ROUTE_MAX_LOADED];
 	unsigned count;
 } loaded;
 
@@ -60,19 +46,32 @@ const struct route_engine *route_engine_find(const char *name)
 	return NULL;
 }
 
-uint32_t route_engine_flags(const struct route_engine *e)
+const char *route_engine_flag_names(uint32_t flags, char *buf, size_t len)
 {
-	for (size_t i = 0; i < sizeof(builtin_flags) / sizeof(builtin_flags[0]); i++)
-		if (builtin_flags[i].engine == e)
-			return builtin_flags[i].flags;
-	for (unsigned i = 0; i < loaded.count; i++)
-		if (loaded.engine[i] == e)
-			return loaded.flags[i];
-	return 0;
+	static const struct {
+		uint32_t bit;
+		const char *name;
+	} names[] = {
+		{ ROUTE_ENGINE_DEADLOCK_FREE, "deadlock-free" },
+		{ ROUTE_ENGINE_LAYERED, "layered" },
+		{ ROUTE_ENGINE_USES_PREV, "uses-prev" },
+		{ ROUTE_ENGINE_REPAIRS, "repairs" },
+	};
+	size_t n = 0;
+
+	if (!len)
+		return buf;
+	buf[0] = 0;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (flags & names[i].bit && n < len)
+			n += (size_t)snprintf(buf + n, len - n, "%s%s",
+					      n ? ", " : "", names[i].name);
+	if (!n)
+		snprintf(buf, len, "none");
+	return buf;
 }
 
-int route_engine_register_flags(const struct route_engine *e, void *handle,
-				uint32_t flags)
+int route_engine_register(const struct route_engine *e, void *handle)
 {
 	const struct route_engine *old = route_engine_find(e->name);
 	if (old)
@@ -81,14 +80,8 @@ int route_engine_register_flags(const struct route_engine *e, void *handle,
 		return -ENOSPC;
 	loaded.engine[loaded.count] = e;
 	loaded.handle[loaded.count] = handle;
-	loaded.flags[loaded.count] = flags;
 	loaded.count++;
 	return 0;
-}
-
-int route_engine_register(const struct route_engine *e, void *handle)
-{
-	return route_engine_register_flags(e, handle, 0);
 }
 
 void route_memo_free(struct route_memo *m)
@@ -104,8 +97,16 @@ void route_memo_free(struct route_memo *m)
 int route_run(const struct route_engine *e, const struct fabric *f,
 	      const struct route_options *opt, struct lft_set *t, char *why)
 {
+	return route_run_arg(e, f, opt, t, why, NULL);
+}
+
+int route_run_arg(const struct route_engine *e, const struct fabric *f,
+		  const struct route_options *opt, struct lft_set *t,
+		  char *why, void *arg)
+{
 	static const struct route_options no_opt;
-	struct route_ctx ctx = { .fab = f, .opt = opt ? opt : &no_opt };
+	struct route_ctx ctx = { .fab = f, .opt = opt ? opt : &no_opt,
+				 .arg = arg };
 	struct fabric noloops;
 	double t0 = now_seconds();
 	int r;

@@ -84,5 +84,6 @@ out:
 const struct route_engine route_minhop = {
 	.name = "minhop",
 	.summary = "balanced minimum-hop paths, any topology (not deadlock-free)",
+	.flags = 0,     /* promises nothing: its tables are verified */
 	.route = minhop_route,
 };

@@ -183,7 +183,7 @@ static void log_pass(const struct cand *c, const char *fault)
 	if (c->refused) {
 		log_warn("routing engine '%s' refused the fabric: %s", c->e->name, fault);
 	} else if (c->grade == ROUTE_GRADE_CREDIT_LOOP &&
-		   (route_engine_flags(c->e) & ROUTE_ENGINE_DEADLOCK_FREE)) {
+		   (c->e->flags & ROUTE_ENGINE_DEADLOCK_FREE)) {
 		log_err("tables from %s have a credit loop (%s): this engine promises none, this is a bug; passing it over",
 			c->e->name, fault);
 	} else if (c->grade == ROUTE_GRADE_CREDIT_LOOP) {
@@ -208,7 +208,7 @@ static int cand_run_engine(struct cand *c, struct cand *tmp,
 
 	if (r < 0 || (!c->refused && c->grade == ROUTE_GRADE_VERIFIED))
 		return r;
-	if (!opt || !opt->prev || !(route_engine_flags(e) & ROUTE_ENGINE_USES_PREV))
+	if (!opt || !opt->prev || !(e->flags & ROUTE_ENGINE_USES_PREV))
 		return 0;
 	cand_fault(c, fault, sizeof(fault));
 	log_warn("routing engine '%s' from the previous tables: %s; routing again without them",

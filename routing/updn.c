@@ -457,5 +457,7 @@ const struct route_engine route_updn = {
 	.name = "updn",
 	.summary = "up*/down* from auto-detected or given roots, any "
 		   "topology, deadlock-free (1 VL)",
+	/* up-down turns only, switch LIDs included (Autonet, 1991) */
+	.flags = ROUTE_ENGINE_DEADLOCK_FREE,
 	.route = updn_route,
 };

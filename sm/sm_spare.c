@@ -49,7 +49,7 @@ static int spare_slice(struct sm *sm, const struct lft_set *h, double t0)
 /* Once the fabric is up and the loop idle, give the next route warm
  * memory for its tables: at 65,536 CAs faulting in 345 MB of fresh pages
  * takes 0.2-0.3 s, longer than a minimal-change repair after a lost link
- * (routing/ftree_repair.c), so the first re-route after start would pay
+ * (routing/ftree/ftree_repair.c), so the first re-route after start would pay
  * it. The memory is what the tables take anyway while being routed; it
  * stays reserved between routes instead. It is allocated untouched and
  * its pages are faulted in by the sliced copy of the held tables (or

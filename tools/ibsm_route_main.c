@@ -896,8 +896,11 @@ int main(int argc, char **argv)
 			return EXIT_USAGE;
 	if (c.list_engines) {
 		const struct route_engine *const *b = route_builtin_engines();
+		char fl[96];
 		for (unsigned i = 0; b[i]; i++)
-			printf("%-10s %s\n", b[i]->name, b[i]->summary ? b[i]->summary : "");
+			printf("%-10s %s [%s]\n", b[i]->name,
+			       b[i]->summary ? b[i]->summary : "",
+			       route_engine_flag_names(b[i]->flags, fl, sizeof(fl)));
 		return 0;
 	}
 	if (c.engines && (rc = check_engine_names(c.engines)))

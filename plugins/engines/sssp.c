@@ -191,6 +191,7 @@ static const struct route_engine sssp_engine = {
 	.name = "sssp",
 	.summary = "load-aware shortest paths (DFSSSP without VLs; "
 		   "NOT deadlock-free)",
+	.flags = 0,     /* promises nothing: the daemon verifies its tables */
 	.route = sssp_route,
 };
 

@@ -349,7 +349,7 @@ static int route_fabric(struct ibsm_osm_engine *e,
 	ro.sl_out = &e->sl;
 	ro.max_vls = (uint8_t)fabric_vls(&osm->subn, o);
 	if (!osm->subn.opt.qos && ro.max_vls > 1 &&
-	    !strcmp(e->engine->name, "dfsp")) {
+	    (e->engine->flags & ROUTE_ENGINE_LAYERED)) {
 		/* Without QoS OpenSM never calls update_sl2vl: every SL would
 		 * land on VL 0, so ask for one layer (dfsp then routes on the
 		 * dependency graph, deadlock-free on one VL). */

@@ -1,8 +1,7 @@
 /* `loopy`: a routing engine for tests only (build/tests/libibsm-engine-
  * loopy.so, never installed) that returns tables the daemon must not
  * program, to exercise the fallback of routing/route_select.h. It declares
- * ROUTE_ENGINE_DEADLOCK_FREE (through the optional ibsm_engine_flags
- * symbol), as a buggy engine would.
+ * ROUTE_ENGINE_DEADLOCK_FREE, as a buggy engine would.
  *
  * IBSM_TEST_LOOPY_MODE selects what is wrong with its tables:
  *   credit (default)  complete and loop-free, but a credit loop: on one
@@ -268,19 +267,14 @@ out:
 static const struct route_engine loopy_engine = {
 	.name = "loopy",
 	.summary = "TEST ONLY: tables with a credit loop / forwarding loop / holes",
+	/* It claims what ftree and updn claim: the daemon must not believe it. */
+	.flags = ROUTE_ENGINE_DEADLOCK_FREE,
 	.route = loopy_route,
 };
 
 const struct route_engine *ibsm_engine_entry(uint32_t abi_version);
-uint32_t ibsm_engine_flags(uint32_t abi_version);
 
 const struct route_engine *ibsm_engine_entry(uint32_t abi_version)
 {
 	return abi_version == ROUTE_ENGINE_ABI ? &loopy_engine : NULL;
-}
-
-/* It claims what ftree and updn claim: the daemon must not believe it. */
-uint32_t ibsm_engine_flags(uint32_t abi_version)
-{
-	return abi_version == ROUTE_ENGINE_ABI ? ROUTE_ENGINE_DEADLOCK_FREE : 0;
 }

@@ -49,7 +49,7 @@ S=$W/ctl.sock
 IBSM_TEST_LOOPY_MODE=credit sm_daemon "$W/sm.log" -R loopy,updn --set engine_paths="$LOOPY" \
 	--cache-dir "$W/cache" --sweep 1 --dump "$W/ft.dump" \
 	--set metrics_listen=127.0.0.1:$PORT --set ctl_socket="$S"
-grep -q "routing engine 'loopy' loaded .*(declares deadlock-free tables)" "$W/sm.log" || fail "credit: loopy's flags not read"
+grep -q "routing engine 'loopy' loaded .*(declares: deadlock-free)" "$W/sm.log" || fail "credit: loopy's flags not read"
 grep -q "tables from loopy have a credit loop (.*this engine promises none, this is a bug; passing it over" "$W/sm.log" ||
 	{ grep -E "loopy|routed" "$W/sm.log"; fail "credit: loopy's credit loop not logged"; }
 grep -q "routing: using updn, not loopy .*: credit_loop" "$W/sm.log" || fail "credit: no line naming the engine used and why"

@@ -735,29 +735,54 @@ static void fallback_list_logs_each_refusal(void **state)
 	fab_free(&f);
 }
 
-static void engine_so_path(char *buf, size_t n)
+/* rel from BUILD/tests, where this test runs from: "../lib/libibsm-
+ * engine-sssp.so" (installed engines), "libibsm-engine-abi1.so" (test
+ * engines). */
+static void engine_so_path(char *buf, size_t n, const char *rel)
 {
 	char exe[PATH_MAX];
 	ssize_t k = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	assert_true(k > 0);
 	exe[k] = 0;
-	/* BUILD/tests/test_engines -> BUILD/lib/libibsm-engine-sssp.so */
-	snprintf(buf, n, "%s/../lib/libibsm-engine-sssp.so", dirname(exe));
+	snprintf(buf, n, "%s/%s", dirname(exe), rel);
 }
 
 static void dlopen_engine_loads_routes_and_checks_abi(void **state)
 {
 	(void)state;
 	char so[PATH_MAX + 64];
-	engine_so_path(so, sizeof(so));
+	engine_so_path(so, sizeof(so), "../lib/libibsm-engine-sssp.so");
 	if (access(so, R_OK)) {
 		fprintf(stderr, "%s not built\n", so);
 		fail();
 	}
 	log_set_level(LOG_ERR + 0);
-	/* Wrong ABI: the object refuses and so does the loader. */
+	/* Wrong ABI: the object refuses and so does the loader, which says
+	 * which ABI the object was built for. */
+	char *msg = NULL;
+	size_t msg_len = 0;
+	FILE *ms = open_memstream(&msg, &msg_len);
+	assert_non_null(ms);
+	log_set_stream(ms);
 	assert_null(route_engine_load_abi(so, ROUTE_ENGINE_ABI + 1));
 	assert_null(route_engine_find("sssp"));
+	/* An object built for ABI 1 (its flags were a symbol of their own):
+	 * refused, naming the file and both ABIs. */
+	char old[PATH_MAX + 64];
+	engine_so_path(old, sizeof(old), "libibsm-engine-abi1.so");
+	assert_int_equal(access(old, R_OK), 0);
+	assert_null(route_engine_load(old));
+	assert_null(route_engine_find("abi1"));
+	log_set_stream(NULL);
+	fclose(ms);
+	char want[PATH_MAX + 128];
+	snprintf(want, sizeof(want), "routing engine %s: built for engine ABI %u, "
+		 "this ibsm needs ABI %u", so, ROUTE_ENGINE_ABI, ROUTE_ENGINE_ABI + 1);
+	assert_non_null(strstr(msg, want));
+	snprintf(want, sizeof(want), "routing engine %s: built for engine ABI 1, "
+		 "this ibsm needs ABI %u", old, ROUTE_ENGINE_ABI);
+	assert_non_null(strstr(msg, want));
+	free(msg);
 	/* Not an engine / not there. */
 	assert_null(route_engine_load("libm.so.6"));
 	assert_null(route_engine_load("/nonexistent/libibsm-engine-x.so"));

@@ -33,7 +33,7 @@
 #include "core/log.h"
 #include "formats/topo_read.h"
 #include "routing/engine.h"
-#include "routing/ftree.h"
+#include "routing/ftree/ftree.h"
 #include "routing/lft.h"
 #include "routing/verify.h"
 #include "topogen/topo_gen.h"
@@ -50,11 +50,15 @@ static void make_tree(struct fabric *f, unsigned levels, unsigned radix,
 	assert_true(lid_assign(f, &lo, NULL) >= 0);
 }
 
-static int route_ftree_on(const struct fabric *f, const struct route_options *opt,
-			  struct lft_set *t, char *why)
+/* The engine's callbacks run directly (no route_run), tuned (tu NULL:
+ * the defaults), the run's counters in *st (optional). */
+static int route_ftree_tuned(const struct fabric *f, const struct route_options *opt,
+			     const struct ftree_tuning *tu, struct ftree_stats *st,
+			     struct lft_set *t, char *why)
 {
 	struct route_options none = { 0 };
-	struct route_ctx ctx = { .fab = f, .opt = opt ? opt : &none };
+	struct ftree_run_arg arg = { .tuning = tu, .stats = st };
+	struct route_ctx ctx = { .fab = f, .opt = opt ? opt : &none, .arg = &arg };
 	int r = lft_alloc(t, f->num_switches, fab_max_lid(f));
 	if (r)
 		return r;
@@ -67,6 +71,12 @@ static int route_ftree_on(const struct fabric *f, const struct route_options *op
 	if (r)
 		lft_free(t);
 	return r;
+}
+
+static int route_ftree_on(const struct fabric *f, const struct route_options *opt,
+			  struct lft_set *t, char *why)
+{
+	return route_ftree_tuned(f, opt, NULL, NULL, t, why);
 }
 
 /* ---- an independent evaluator ---- */
@@ -434,11 +444,11 @@ static void test_intact_3level(void **state)
  * is routed, judged and freed; updown: every CA -> CA path must be
  * up*-then-down*. */
 static double judge_tree(struct fabric *f, const char *name, int updown,
-			 double max_ratio)
+			 double max_ratio, const struct ftree_tuning *tu)
 {
 	struct lft_set t;
 	struct eval e;
-	assert_int_equal(route_ftree_on(f, NULL, &t, NULL), 0);
+	assert_int_equal(route_ftree_tuned(f, NULL, tu, NULL, &t, NULL), 0);
 	eval_init(&e, f);
 	evaluate(f, &t, &e, 1, 0);
 	double ratio = (double)e.a2a_max / (double)e.bound;
@@ -471,15 +481,22 @@ static double judge_tree(struct fabric *f, const char *name, int updown,
 	return ratio;
 }
 
-static double degraded_case(unsigned levels, unsigned radix, double remove,
-			    uint64_t seed, double max_ratio)
+static double degraded_tuned(unsigned levels, unsigned radix, double remove,
+			     uint64_t seed, double max_ratio,
+			     const struct ftree_tuning *tu)
 {
 	struct fabric f;
 	char name[96];
 	make_tree(&f, levels, radix, 1, remove, seed, 0);
 	snprintf(name, sizeof(name), "ft%u radix %u %.0f%% removed seed %llu",
 		 levels, radix, remove * 100, (unsigned long long)seed);
-	return judge_tree(&f, name, remove <= 0.05, max_ratio);
+	return judge_tree(&f, name, remove <= 0.05, max_ratio, tu);
+}
+
+static double degraded_case(unsigned levels, unsigned radix, double remove,
+			    uint64_t seed, double max_ratio)
+{
+	return degraded_tuned(levels, radix, remove, seed, max_ratio, NULL);
 }
 
 /* Issue target: 1.25x. Measured: 1.05x at worst, 1.012x on average (were
@@ -596,7 +613,7 @@ static void guid_order(struct fabric *f, uint64_t seed)
  * on degraded trees later switches found no acyclic detour (66 on
  * tests/data/ft3-r12-deg2-rguid-s1.net) and the tables had a credit loop
  * through CA -> switch-LID routes. Turns are now taken at the hub first
- * (routing/ftree_hub.c): every table acyclic as a whole. */
+ * (routing/ftree/ftree_hub.c): every table acyclic as a whole. */
 static void test_random_guids(void **state)
 {
 	(void)state;
@@ -617,7 +634,7 @@ static void test_random_guids(void **state)
 			 "%llu, random GUIDs", trees[i].radix,
 			 trees[i].remove * 100, (unsigned long long)trees[i].seed);
 		judge_tree(&f, name, trees[i].remove <= 0.05,
-			   trees[i].remove <= 0.05 ? 1.1 : 1.15);
+			   trees[i].remove <= 0.05 ? 1.1 : 1.15, NULL);
 	}
 	/* Director fabrics: a chassis reaches another only through a leaf,
 	 * so every switch-to-switch route between chassis turns there; with
@@ -638,7 +655,7 @@ static void test_random_guids(void **state)
 		snprintf(name, sizeof(name), "%u directors radix %u, %.0f%% "
 			 "removed, random GUIDs", dirs[i].d, dirs[i].r,
 			 dirs[i].remove * 100);
-		judge_tree(&f, name, 1, 1.1);
+		judge_tree(&f, name, 1, 1.1, NULL);
 	}
 	/* The reproducers of issue 24 (ibsim net files, as the daemon would
 	 * number their nodes). */
@@ -651,7 +668,7 @@ static void test_random_guids(void **state)
 		fab_init(&f);
 		assert_int_equal(topo_read(&f, files[i], TOPO_IBSIM_NET), 0);
 		guid_order(&f, 0);
-		judge_tree(&f, files[i], 1, 1.1);
+		judge_tree(&f, files[i], 1, 1.1, NULL);
 	}
 }
 
@@ -952,7 +969,7 @@ static void assert_order_topological(const struct ft_turns *tu)
 /* Random down->up turns offered one by one: each is taken exactly when a
  * plain search finds no path back, and the order stays topological. */
 static void turns_case(unsigned levels, unsigned radix, double remove,
-		       uint64_t seed, unsigned tries)
+		       uint64_t seed, unsigned tries, unsigned gap_bits)
 {
 	struct fabric f;
 	struct ftree t;
@@ -960,6 +977,9 @@ static void turns_case(unsigned levels, unsigned radix, double remove,
 	char why[256];
 	make_tree(&f, levels, radix, 1, remove, seed, 0);
 	assert_int_equal(ft_build(&t, &f, NULL, why), 0);
+	struct ftree_tuning tune = ftree_tuning_default;
+	tune.order_gap_bits = gap_bits;
+	t.tune = &tune;
 	assert_int_equal(ft_turns_init(&tu, &t), 0);
 	uint8_t *mark = malloc(f.num_ports + 1);
 	uint32_t *stack = malloc((f.num_ports + 1) * sizeof(uint32_t));
@@ -1007,16 +1027,15 @@ static void turns_case(unsigned levels, unsigned radix, double remove,
 static void test_turn_order(void **state)
 {
 	(void)state;
-	turns_case(2, 8, 0, 0, 400);
-	turns_case(3, 8, 0, 0, 2000);
-	turns_case(3, 8, 0.10, 2, 2000);
-	turns_case(3, 12, 0.05, 1, 3000);
+	unsigned gap = ftree_tuning_default.order_gap_bits;
+	turns_case(2, 8, 0, 0, 400, gap);
+	turns_case(3, 8, 0, 0, 2000, gap);
+	turns_case(3, 8, 0.10, 2, 2000, gap);
+	turns_case(3, 12, 0.05, 1, 3000, gap);
 	/* Labels two apart: nearly every reorder runs out of room and
 	 * relabels the whole order. */
-	ft_order_gap_bits = 1;
-	turns_case(3, 8, 0.10, 2, 2000);
-	turns_case(3, 12, 0.05, 1, 3000);
-	ft_order_gap_bits = 32;
+	turns_case(3, 8, 0.10, 2, 2000, 1);
+	turns_case(3, 12, 0.05, 1, 3000, 1);
 }
 
 /* The witness index (ftree_witness.c) only spares searches: the tables
@@ -1027,9 +1046,9 @@ static void witness_case(unsigned levels, unsigned radix, double remove,
 	struct fabric f;
 	struct lft_set a, b;
 	make_tree(&f, levels, radix, 1, remove, seed, 0);
-	ft_witness_enabled = 0;
-	assert_int_equal(route_ftree_on(&f, NULL, &a, NULL), 0);
-	ft_witness_enabled = 1;
+	struct ftree_tuning off = ftree_tuning_default;
+	off.witness = 0;
+	assert_int_equal(route_ftree_tuned(&f, NULL, &off, NULL, &a, NULL), 0);
 	assert_int_equal(route_ftree_on(&f, NULL, &b, NULL), 0);
 	assert_int_equal(a.stride, b.stride);
 	assert_memory_equal(a.port, b.port, (size_t)a.stride * a.num_switches);
@@ -1078,7 +1097,7 @@ static void test_threads(void **state)
 }
 
 /* Switch LIDs between the compute-node targets (on degraded trees from
- * ft_interleave_min table entries; lowered here): the same bytes with 1
+ * ftree_tuning.interleave_min table entries; lowered here): the same bytes with 1
  * and 2 threads, every entry of every table still credit-loop free on
  * one VL, and the compute-node routes as balanced as in the default
  * order (switch LIDs carry no load); only detour entries change. */
@@ -1092,11 +1111,10 @@ static void interleave_case(unsigned levels, unsigned radix, double remove,
 	struct route_options o1 = { .lmc = lmc, .threads = 1 };
 	struct route_options o2 = { .lmc = lmc, .threads = 2 };
 	assert_int_equal(route_ftree_on(&f, &o1, &def, NULL), 0);
-	uint64_t was = ft_interleave_min;
-	ft_interleave_min = 0;
-	assert_int_equal(route_ftree_on(&f, &o1, &a, NULL), 0);
-	assert_int_equal(route_ftree_on(&f, &o2, &b, NULL), 0);
-	ft_interleave_min = was;
+	struct ftree_tuning ilv = ftree_tuning_default;
+	ilv.interleave_min = 0;
+	assert_int_equal(route_ftree_tuned(&f, &o1, &ilv, NULL, &a, NULL), 0);
+	assert_int_equal(route_ftree_tuned(&f, &o2, &ilv, NULL, &b, NULL), 0);
 	assert_int_equal(a.stride, b.stride);
 	assert_memory_equal(a.port, b.port, (size_t)a.stride * a.num_switches);
 	/* the order did change something (the detours) */
@@ -1132,7 +1150,7 @@ static void test_interleave(void **state)
 	interleave_case(3, 8, 0.05, 1, 1);
 }
 
-/* The targets' setups prepared ahead (a ring of ft_setup_depth contexts,
+/* The targets' setups prepared ahead (a ring of setup_depth contexts,
  * queued on the second thread): the same bytes as one thread, whatever
  * the depth (0 and too large are clamped to 1 and FT_SIDE_MAX), with the
  * switch LIDs interleaved (every setup queued) and in the default order
@@ -1147,21 +1165,18 @@ static void setup_ahead_case(unsigned levels, unsigned radix, double remove,
 	make_tree(&f, levels, radix, 1, remove, seed, lmc);
 	struct route_options o1 = { .lmc = lmc, .threads = 1 };
 	struct route_options o2 = { .lmc = lmc, .threads = 2 };
-	uint64_t was = ft_interleave_min;
-	unsigned was_depth = ft_setup_depth;
+	struct ftree_tuning tune = ftree_tuning_default;
 	if (ilv)
-		ft_interleave_min = 0;
-	assert_int_equal(route_ftree_on(&f, &o1, &a, NULL), 0);
+		tune.interleave_min = 0;
+	assert_int_equal(route_ftree_tuned(&f, &o1, &tune, NULL, &a, NULL), 0);
 	for (size_t i = 0; i < sizeof(depth) / sizeof(depth[0]); i++) {
-		ft_setup_depth = depth[i];
-		assert_int_equal(route_ftree_on(&f, &o2, &b, NULL), 0);
+		tune.setup_depth = depth[i];
+		assert_int_equal(route_ftree_tuned(&f, &o2, &tune, NULL, &b, NULL), 0);
 		assert_int_equal(a.stride, b.stride);
 		assert_memory_equal(a.port, b.port,
 				    (size_t)a.stride * a.num_switches);
 		lft_free(&b);
 	}
-	ft_setup_depth = was_depth;
-	ft_interleave_min = was;
 	lft_free(&a);
 	fab_free(&f);
 }
@@ -1242,7 +1257,7 @@ static void test_side_queue(void **state)
 	side_queue_case(2);
 }
 
-/* The non-good switches' search from their own side (ft_ng_rounds
+/* The non-good switches' search from their own side (ng_rounds
  * distances, then the plain search) gives the same distances, next hops
  * and order as the plain breadth-first search from the good set: the
  * same bytes, on degraded trees (switch LIDs interleaved too, where the
@@ -1254,21 +1269,18 @@ static void nongood_case(unsigned levels, unsigned radix, double remove,
 	struct lft_set ref, a;
 	make_tree(&f, levels, radix, 1, remove, seed, 0);
 	struct route_options o = { .threads = 2 };
-	uint64_t was = ft_interleave_min;
-	unsigned rounds = ft_ng_rounds;
-	ft_interleave_min = ilv_min;
-	ft_ng_rounds = 0;
-	assert_int_equal(route_ftree_on(&f, &o, &ref, NULL), 0);
+	struct ftree_tuning tune = ftree_tuning_default;
+	tune.interleave_min = ilv_min;
+	tune.ng_rounds = 0;
+	assert_int_equal(route_ftree_tuned(&f, &o, &tune, NULL, &ref, NULL), 0);
 	for (unsigned r = 1; r <= 4; r += 3) {
-		ft_ng_rounds = r;
-		assert_int_equal(route_ftree_on(&f, &o, &a, NULL), 0);
+		tune.ng_rounds = r;
+		assert_int_equal(route_ftree_tuned(&f, &o, &tune, NULL, &a, NULL), 0);
 		assert_int_equal(a.stride, ref.stride);
 		assert_memory_equal(a.port, ref.port,
 				    (size_t)a.stride * a.num_switches);
 		lft_free(&a);
 	}
-	ft_ng_rounds = rounds;
-	ft_interleave_min = was;
 	lft_free(&ref);
 	fab_free(&f);
 }
@@ -1277,12 +1289,12 @@ static void test_nongood_search(void **state)
 {
 	(void)state;
 	nongood_case(3, 12, 0.05, 2, 0);
-	nongood_case(3, 12, 0.05, 7, ft_interleave_min);
+	nongood_case(3, 12, 0.05, 7, ftree_tuning_default.interleave_min);
 	nongood_case(3, 8, 0.10, 1, 0);
-	nongood_case(3, 8, 0.10, 2, ft_interleave_min);
+	nongood_case(3, 8, 0.10, 2, ftree_tuning_default.interleave_min);
 	nongood_case(2, 16, 0.05, 3, 0);
 	nongood_case(3, 16, 0.05, 1, 0);
-	nongood_case(3, 16, 0.05, 2, ft_interleave_min);
+	nongood_case(3, 16, 0.05, 2, ftree_tuning_default.interleave_min);
 	nongood_case(3, 8, 0, 0, 0);
 }
 
@@ -1290,7 +1302,7 @@ static void test_nongood_search(void **state)
  * changed, and the waiting leaves come from the target's good leaves
  * less those the first chain routed (ftree_split.c): the same chains, so
  * the same bytes, as computing every widest path again for each chain
- * and looking at every leaf after the first (ft_split_ref); and the
+ * and looking at every leaf after the first (ftree_tuning.split_ref); and the
  * updates did happen (these trees need later chains). */
 static void wide_case(unsigned levels, unsigned radix, double remove,
 		      uint64_t seed, uint8_t lmc)
@@ -1299,16 +1311,16 @@ static void wide_case(unsigned levels, unsigned radix, double remove,
 	struct lft_set ref, a;
 	make_tree(&f, levels, radix, 1, remove, seed, lmc);
 	struct route_options o = { .lmc = lmc, .threads = 2 };
-	ft_split_ref = 1;
-	uint64_t n0 = ft_wide_updates;
-	assert_int_equal(route_ftree_on(&f, &o, &ref, NULL), 0);
-	assert_true(ft_wide_updates == n0);
-	ft_split_ref = 0;
-	assert_int_equal(route_ftree_on(&f, &o, &a, NULL), 0);
+	struct ftree_tuning reft = ftree_tuning_default;
+	reft.split_ref = 1;
+	struct ftree_stats st = { .wide_updates = 1 };  /* zeroed by the run */
+	assert_int_equal(route_ftree_tuned(&f, &o, &reft, &st, &ref, NULL), 0);
+	assert_true(st.wide_updates == 0);
+	assert_int_equal(route_ftree_tuned(&f, &o, NULL, &st, &a, NULL), 0);
 	fprintf(stderr, "  ft%u radix %u %.0f%% removed seed %llu: %llu widest-path "
 		"updates\n", levels, radix, remove * 100, (unsigned long long)seed,
-		(unsigned long long)(ft_wide_updates - n0));
-	assert_true(ft_wide_updates > n0);
+		(unsigned long long)st.wide_updates);
+	assert_true(st.wide_updates > 0);
 	assert_int_equal(a.stride, ref.stride);
 	assert_memory_equal(a.port, ref.port, (size_t)a.stride * a.num_switches);
 	lft_free(&ref);
@@ -1346,12 +1358,11 @@ static void test_ul32_fallback(void **state)
 	struct lft_set split, off, again;
 	make_tree(&f, 3, 12, 1, 0.05, 7, 0);
 	assert_int_equal(route_ftree_on(&f, NULL, &split, NULL), 0);
-	unsigned was = ft_ul32_max_weight;
-	assert_int_equal(was, FT_UL32_MAX_WEIGHT);
-	ft_ul32_max_weight = 1;
-	assert_int_equal(route_ftree_on(&f, NULL, &off, NULL), 0);
-	degraded_case(3, 12, 0.05, 7, 1.1);
-	ft_ul32_max_weight = was;
+	assert_int_equal(ftree_tuning_default.ul32_max_weight, FT_UL32_MAX_WEIGHT);
+	struct ftree_tuning low = ftree_tuning_default;
+	low.ul32_max_weight = 1;
+	assert_int_equal(route_ftree_tuned(&f, NULL, &low, NULL, &off, NULL), 0);
+	degraded_tuned(3, 12, 0.05, 7, 1.1, &low);
 	assert_int_equal(route_ftree_on(&f, NULL, &again, NULL), 0);
 	assert_int_equal(off.stride, split.stride);
 	assert_true(memcmp(off.port, split.port,
@@ -1374,16 +1385,16 @@ static void spill_stop_case(unsigned levels, unsigned radix, double remove,
 	struct lft_set ref, a;
 	make_tree(&f, levels, radix, 1, remove, seed, 0);
 	struct route_options o = { .threads = threads };
-	ft_spill_full = 1;
-	assert_int_equal(route_ftree_on(&f, &o, &ref, NULL), 0);
-	ft_spill_full = 0;
-	uint64_t cut = ft_spill_cut;
-	assert_int_equal(route_ftree_on(&f, &o, &a, NULL), 0);
+	struct ftree_tuning full = ftree_tuning_default;
+	full.spill_full = 1;
+	struct ftree_stats st;
+	assert_int_equal(route_ftree_tuned(&f, &o, &full, &st, &ref, NULL), 0);
+	assert_true(st.spill_cut == 0);
+	assert_int_equal(route_ftree_tuned(&f, &o, NULL, &st, &a, NULL), 0);
 	fprintf(stderr, "  ft%u radix %u %.0f%% removed seed %llu: %llu spill "
 		"passes cut short\n", levels, radix, remove * 100,
-		(unsigned long long)seed,
-		(unsigned long long)(ft_spill_cut - cut));
-	assert_true(ft_spill_cut > cut);
+		(unsigned long long)seed, (unsigned long long)st.spill_cut);
+	assert_true(st.spill_cut > 0);
 	assert_int_equal(a.stride, ref.stride);
 	assert_int_equal(a.num_switches, ref.num_switches);
 	assert_memory_equal(a.port, ref.port,
@@ -1441,10 +1452,10 @@ static void tables_any_case(unsigned levels, unsigned radix, double remove,
 	spare.clean = 0;
 	o.spare = &spare;
 	char why[256];
-	unsigned holes0 = ft_reset_by_holes;
-	assert_int_equal(route_run(&route_ftree, &f, &o, &out, why), 0);
+	struct ftree_stats st;
+	assert_int_equal(ftree_run(&f, &o, NULL, &st, &out, why), 0);
 	/* few unrouted LIDs: those alone are written (else the whole fill) */
-	assert_int_equal(ft_reset_by_holes - holes0, (unsigned)by_holes);
+	assert_int_equal(st.reset_by_holes, (unsigned)by_holes);
 	assert_null(spare.port);        /* taken */
 	assert_int_equal(out.stride, ref.stride);
 	assert_memory_equal(out.port, ref.port, (size_t)ref.stride * ref.num_switches);
@@ -1479,14 +1490,15 @@ static void closed_case(unsigned levels, unsigned radix, unsigned oversub,
 	assert_true(lid_assign(&f, &lo, NULL) >= 0);
 	struct lft_set ref, fast;
 	struct route_options o1 = { .lmc = lmc, .threads = 1 };
-	ft_closed_enabled = 0;
-	assert_int_equal(route_ftree_on(&f, &o1, &ref, NULL), 0);
-	assert_false(ft_closed_taken);
-	ft_closed_enabled = 1;
+	struct ftree_tuning off = ftree_tuning_default;
+	off.closed = 0;
+	struct ftree_stats st;
+	assert_int_equal(route_ftree_tuned(&f, &o1, &off, &st, &ref, NULL), 0);
+	assert_false(st.closed_taken);
 	for (unsigned th = 1; th <= 3; th++) {
 		struct route_options o = { .lmc = lmc, .threads = th };
-		assert_int_equal(route_ftree_on(&f, &o, &fast, NULL), 0);
-		assert_int_equal(ft_closed_taken, expect_taken);
+		assert_int_equal(route_ftree_tuned(&f, &o, NULL, &st, &fast, NULL), 0);
+		assert_int_equal(st.closed_taken, expect_taken);
 		assert_int_equal(fast.stride, ref.stride);
 		assert_memory_equal(fast.port, ref.port, (size_t)ref.stride * ref.num_switches);
 		lft_free(&fast);

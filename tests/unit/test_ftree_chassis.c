@@ -22,7 +22,7 @@
 #include "core/lid_assign.h"
 #include "core/log.h"
 #include "routing/engine.h"
-#include "routing/ftree.h"
+#include "routing/ftree/ftree.h"
 #include "routing/lft.h"
 #include "routing/verify.h"
 #include "topogen/topo_gen.h"

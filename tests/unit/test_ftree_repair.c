@@ -1,4 +1,4 @@
-/* ftree minimal-change repair (routing/ftree_repair*.c): generated trees
+/* ftree minimal-change repair (routing/ftree/ftree_repair*.c): generated trees
  * routed, then a link or a switch lost, and routed again with the previous
  * tables. For each case:
  *  - the repair path is taken, the tables pass the shared verifier with
@@ -26,7 +26,7 @@
 #include "core/lid_assign.h"
 #include "core/log.h"
 #include "routing/engine.h"
-#include "routing/ftree.h"
+#include "routing/ftree/ftree.h"
 #include "routing/lft.h"
 #include "routing/verify.h"
 #include "topogen/topo_gen.h"
@@ -41,11 +41,21 @@ static void make_tree(struct fabric *f, unsigned levels, unsigned radix,
 	assert_true(lid_assign(f, &lo, NULL) >= 0);
 }
 
-static void route(const struct fabric *f, const struct route_options *opt,
-		  struct lft_set *t)
+/* Route f with ftree, tuned (tu NULL: the defaults); 1 when the repair
+ * made the tables (ftree_stats.repair_taken). */
+static int route_tuned(const struct fabric *f, const struct route_options *opt,
+		       const struct ftree_tuning *tu, struct lft_set *t)
 {
 	char why[256];
-	assert_int_equal(route_run(&route_ftree, f, opt, t, why), 0);
+	struct ftree_stats st;
+	assert_int_equal(ftree_run(f, opt, tu, &st, t, why), 0);
+	return st.repair_taken;
+}
+
+static int route(const struct fabric *f, const struct route_options *opt,
+		 struct lft_set *t)
+{
+	return route_tuned(f, opt, NULL, t);
 }
 
 /* Switch ordinal of the switch behind port p of switch s, or FAB_NONE. */
@@ -183,7 +193,7 @@ static void repair_again(const char *name, const struct fabric *f1,
 			break;
 		}
 	struct route_options o = { .prev = t1, .prev_fab = f1, .prev_memo = m1 };
-	route(&f, &o, &t);
+	int repaired = route(&f, &o, &t);
 	struct verify_opts vo = { .check_credit_loops = 1, .cdg_switch_lids = 1 };
 	struct verify_result res;
 	assert_int_equal(verify_routes(&f, &t, &vo, &res), 0);
@@ -192,7 +202,7 @@ static void repair_again(const char *name, const struct fabric *f1,
 	assert_true(res.ok);
 	assert_int_equal(full_cdg_cycle(&f, &t), 0);
 	fprintf(stderr, "  %s, then a second loss: %s\n", name,
-		ft_repair_taken ? "repaired" : "routed in full");
+		repaired ? "repaired" : "routed in full");
 	lft_free(&t);
 	fab_free(&f);
 }
@@ -206,11 +216,9 @@ static void bulk_case(const char *name, const struct fabric *f,
 {
 	struct lft_set t;
 	struct route_options o = { .prev = t0, .prev_fab = f0 };
-	unsigned keep = ft_repair_idle_min_hits;
-	ft_repair_idle_min_hits = 1;
-	route(f, &o, &t);
-	ft_repair_idle_min_hits = keep;
-	assert_true(ft_repair_taken);
+	struct ftree_tuning bulk = ftree_tuning_default;
+	bulk.repair_idle_min_hits = 1;
+	assert_true(route_tuned(f, &o, &bulk, &t));
 	struct verify_opts vo = { .check_credit_loops = 1, .cdg_switch_lids = 1 };
 	struct verify_result res;
 	assert_int_equal(verify_routes(f, &t, &vo, &res), 0);
@@ -260,9 +268,9 @@ static void spare_cases(const struct fabric *f, const struct fabric *f0,
 		}
 		struct route_options o = { .prev = t0, .prev_fab = f0,
 					   .prev_memo = m0, .spare = &sp };
-		ft_repair_enabled = k != 2;
-		route(f, &o, &t);
-		ft_repair_enabled = 1;
+		struct ftree_tuning tu = ftree_tuning_default;
+		tu.repair = k != 2;
+		route_tuned(f, &o, &tu, &t);
 		assert_null(sp.port);           /* taken */
 		assert_memory_equal(k != 2 ? t1->port : t2->port, t.port, bytes);
 		lft_free(&t);
@@ -284,14 +292,12 @@ static void repair_case(const char *name, struct fabric *f0,
 	assert_int_equal(fab_clone(&f, f0), 0);
 	lose(&f, arg);
 	struct route_options o = { .prev = &t0, .prev_fab = f0 };
-	route(&f, &o, &t1);
-	assert_true(ft_repair_taken);
+	assert_true(route(&f, &o, &t1));
 	/* The previous turns from the memo instead of the scan: the same
 	 * turns, so the same tables. */
 	struct route_options om = { .prev = &t0, .prev_fab = f0,
 				    .prev_memo = &m0, .memo_out = &m1 };
-	route(&f, &om, &t4);
-	assert_true(ft_repair_taken);
+	assert_true(route(&f, &om, &t4));
 	assert_memory_equal(t1.port, t4.port, (size_t)t1.stride * t1.num_switches);
 	assert_string_equal(m1.engine, "ftree");
 	assert_true(m1.n > 0 || m0.n == 0);
@@ -299,15 +305,14 @@ static void repair_case(const char *name, struct fabric *f0,
 	struct lft_set t5;
 	struct route_options om2 = { .prev = &t0, .prev_fab = f0,
 				     .prev_memo = &m0, .threads = 2 };
-	route(&f, &om2, &t5);
-	assert_true(ft_repair_taken);
+	assert_true(route(&f, &om2, &t5));
 	assert_memory_equal(t1.port, t5.port, (size_t)t1.stride * t1.num_switches);
 	lft_free(&t5);
 	repair_again(name, &f, &t4, &m1);
 	bulk_case(name, &f, f0, &t0);
-	ft_repair_enabled = 0;
-	route(&f, &o, &t2);
-	ft_repair_enabled = 1;
+	struct ftree_tuning no_repair = ftree_tuning_default;
+	no_repair.repair = 0;
+	route_tuned(&f, &o, &no_repair, &t2);
 	route(&f, NULL, &t3);
 	spare_cases(&f, f0, &t0, &m0, &t1, &t2);
 
@@ -442,8 +447,7 @@ static void test_gained_link(void **state)
 	lose_up_link(&f0, 1);
 	route(&f0, NULL, &t0);
 	struct route_options o = { .prev = &t0, .prev_fab = &f0 };
-	route(&f, &o, &t1);
-	assert_false(ft_repair_taken);
+	assert_false(route(&f, &o, &t1));
 	struct verify_opts vo = { .check_credit_loops = 1 };
 	struct verify_result res;
 	assert_int_equal(verify_routes(&f, &t1, &vo, &res), 0);

@@ -119,11 +119,14 @@ static int refuse_route(struct route_ctx *ctx, struct lft_set *t)
 	return -ENOTSUP;
 }
 
-static const struct route_engine e_loop = { .name = "t-loop", .route = loop_route };
+static const struct route_engine e_loop = { .name = "t-loop", .route = loop_route,
+					    .flags = ROUTE_ENGINE_DEADLOCK_FREE };
 static const struct route_engine e_holes = { .name = "t-holes", .route = holes_route };
 static const struct route_engine e_refuse = { .name = "t-refuse", .route = refuse_route };
-static const struct route_engine e_repair = { .name = "t-repair", .route = repair_route_full_ok };
-static const struct route_engine e_repair_bad = { .name = "t-repair-bad", .route = repair_route };
+static const struct route_engine e_repair = { .name = "t-repair", .route = repair_route_full_ok,
+					      .flags = ROUTE_ENGINE_USES_PREV };
+static const struct route_engine e_repair_bad = { .name = "t-repair-bad", .route = repair_route,
+						  .flags = ROUTE_ENGINE_USES_PREV };
 /* minhop under another name that promises deadlock-free tables (a bug). */
 static struct route_engine e_liar;
 
@@ -132,12 +135,13 @@ static int setup(void **state)
 	(void)state;
 	e_liar = route_minhop;
 	e_liar.name = "t-liar";
-	assert_int_equal(route_engine_register_flags(&e_loop, NULL, ROUTE_ENGINE_DEADLOCK_FREE), 0);
-	assert_int_equal(route_engine_register_flags(&e_holes, NULL, 0), 0);
-	assert_int_equal(route_engine_register_flags(&e_refuse, NULL, 0), 0);
-	assert_int_equal(route_engine_register_flags(&e_repair, NULL, ROUTE_ENGINE_USES_PREV), 0);
-	assert_int_equal(route_engine_register_flags(&e_repair_bad, NULL, ROUTE_ENGINE_USES_PREV), 0);
-	assert_int_equal(route_engine_register_flags(&e_liar, NULL, ROUTE_ENGINE_DEADLOCK_FREE), 0);
+	e_liar.flags = ROUTE_ENGINE_DEADLOCK_FREE;
+	assert_int_equal(route_engine_register(&e_loop, NULL), 0);
+	assert_int_equal(route_engine_register(&e_holes, NULL), 0);
+	assert_int_equal(route_engine_register(&e_refuse, NULL), 0);
+	assert_int_equal(route_engine_register(&e_repair, NULL), 0);
+	assert_int_equal(route_engine_register(&e_repair_bad, NULL), 0);
+	assert_int_equal(route_engine_register(&e_liar, NULL), 0);
 	log_set_level(LOG_ERR);
 	return 0;
 }
@@ -145,12 +149,21 @@ static int setup(void **state)
 static void flags_declared_not_named(void **state)
 {
 	(void)state;
-	assert_true(route_engine_flags(route_engine_find("updn")) & ROUTE_ENGINE_DEADLOCK_FREE);
-	assert_true(route_engine_flags(route_engine_find("ftree")) & ROUTE_ENGINE_DEADLOCK_FREE);
-	assert_true(route_engine_flags(route_engine_find("ftree")) & ROUTE_ENGINE_USES_PREV);
-	assert_int_equal(route_engine_flags(route_engine_find("minhop")), 0);
-	assert_int_equal(route_engine_flags(route_engine_find("t-liar")), ROUTE_ENGINE_DEADLOCK_FREE);
-	assert_int_equal(route_engine_flags(NULL), 0);
+	assert_int_equal(route_engine_find("updn")->flags, ROUTE_ENGINE_DEADLOCK_FREE);
+	assert_int_equal(route_engine_find("ftree")->flags,
+			 ROUTE_ENGINE_DEADLOCK_FREE | ROUTE_ENGINE_USES_PREV |
+			 ROUTE_ENGINE_REPAIRS);
+	assert_int_equal(route_engine_find("dfsp")->flags, ROUTE_ENGINE_LAYERED);
+	assert_int_equal(route_engine_find("minhop")->flags, 0);
+	assert_int_equal(route_engine_find("t-liar")->flags, ROUTE_ENGINE_DEADLOCK_FREE);
+	/* the words for logs and listings */
+	char buf[96];
+	assert_string_equal(route_engine_flag_names(route_engine_find("ftree")->flags,
+						    buf, sizeof(buf)),
+			    "deadlock-free, uses-prev, repairs");
+	assert_string_equal(route_engine_flag_names(0, buf, sizeof(buf)), "none");
+	assert_string_equal(route_engine_flag_names(ROUTE_ENGINE_LAYERED, buf, 8),
+			    "layered");
 }
 
 static void grades(void **state)

@@ -17,7 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../core/log.h"
+#include "../../core/log.h"
 #include "ftree_repair.h"
 
 #define FT_REPAIR_SAMPLE 32     /* LIDs checked for turns ftree would not take */

@@ -5,9 +5,9 @@
 #define IBSM_ROUTING_VERIFY_INTERNAL_H
 
 #include <stdint.h>
-#include "../core/fabric.h"
-#include "lft.h"
-#include "verify.h"
+#include "../../core/fabric.h"
+#include "../lft.h"
+#include "../verify.h"
 
 /* One switch-to-switch link seen from one end. */
 struct vx_adj {

@@ -29,7 +29,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../core/log.h"
+#include "../../core/log.h"
 #include "ftree.h"
 
 #define FT_CLOSED_MAX_THREADS 8
@@ -343,14 +343,10 @@ static void write_rows(const struct ft_closed *c, unsigned threads)
 		pthread_join(tid[k], NULL);
 }
 
-int ft_closed_enabled = 1;
-int ft_closed_taken;
-
 int ft_closed_route(struct ft_work *w, struct lft_set *lft, unsigned threads)
 {
 	const struct ftree *t = w->t;
-	ft_closed_taken = 0;
-	if (!ft_closed_enabled || !t->nca_dest)
+	if (!t->tune->closed || !t->nca_dest)
 		return 0;
 	const char *why = check_shape(t, w);
 	if (why) {
@@ -386,7 +382,7 @@ int ft_closed_route(struct ft_work *w, struct lft_set *lft, unsigned threads)
 		 "(chains %.3f s, rows %.3f s, %u threads)", c.nslot, t1 - t0,
 		 now_seconds() - t1, pick_threads(threads, (uint64_t)t->nsw * c.nslot));
 	r = 1;
-	ft_closed_taken = 1;
+	t->stats->closed_taken = 1;
 out:
 	closed_free(&c);
 	return r;

@@ -32,7 +32,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "../core/log.h"
+#include "../../core/log.h"
 #include "ftree.h"
 
 struct ft_group {               /* cached per target switch */
@@ -93,9 +93,8 @@ static int group_setup(struct ft_work *w, struct ft_group *g, uint32_t tg)
 }
 
 /* Distances searched from the non-good side (nongood_search), then the
- * plain search goes on; 0: the plain search from the good set only (the
- * unit tests compare the two). */
-unsigned ft_ng_rounds = 4;
+ * plain search goes on (ftree_tuning.ng_rounds, 4; 0: the plain search
+ * from the good set only: the unit tests compare the two). */
 
 static int key_cmp(const void *a, const void *b)
 {
@@ -176,7 +175,7 @@ static int nongood_search(struct ft_work *w, struct ft_group *g, uint32_t grp)
 		uint64_t budget = 0;
 		for (uint32_t i = 0; d > 1 && i < m; i++)
 			budget += t->nb_off[wait[i] + 1] - t->nb_off[wait[i]];
-		if (d > ft_ng_rounds)
+		if (d > t->tune->ng_rounds)
 			budget = UINT64_MAX;
 		while (d > 1 && head < ft && found < m && budget) {
 			uint32_t x = w->queue[head++];
@@ -353,7 +352,7 @@ static int group_marks(struct ft_work *w, struct ft_group *g, uint32_t tg)
 	 * next hop is a neighbour one step closer. That is the default entry;
 	 * ft_detour_route keeps it only where its turns close no cycle. The
 	 * BFS order (nearest first) is the order detours are decided in. */
-	if (ft_ng_rounds && t->nb_rev && w->ng_key)
+	if (t->tune->ng_rounds && t->nb_rev && w->ng_key)
 		return nongood_search(w, g, grp);
 	uint32_t head = 0, tail = 0;
 	for (uint32_t s = 0; s < t->nsw; s++) {
@@ -840,8 +839,7 @@ static void next_take(struct ft_work *w, struct ft_group *g, struct ft_next *n)
  * come last, their own routing is light and their detours heavy, so the
  * router prepares them itself (side stays 0), in step with the second
  * thread's detours. With one thread one context (setups run when
- * queued). */
-unsigned ft_setup_depth = 12;
+ * queued). How many: ftree_tuning.setup_depth (12). */
 
 struct ft_ahead {
 	struct ft_next c[FT_SIDE_MAX];
@@ -1012,12 +1010,10 @@ static void dring_fix(void *arg, void *ctx, uint8_t *nh)
  * the switch LIDs' chains see the loads of the targets before them, and
  * the detours take their turns in the new order (each still checked).
  * Only on trees whose tables are large enough for a second thread to
- * pay (ft_interleave_min, FT_THREAD_MIN_ENTRIES; the order never
- * depends on the threads):
+ * pay (ftree_tuning.interleave_min, FT_THREAD_MIN_ENTRIES; the order
+ * never depends on the threads):
  * smaller trees keep their tables. Returns the number of destinations
  * in todo. */
-uint64_t ft_interleave_min = FT_THREAD_MIN_ENTRIES;
-
 static uint32_t interleave(const struct ftree *t, uint32_t *todo)
 {
 	uint32_t ntg = 0, n = 0, sw = t->nca_dest, j = 0;
@@ -1049,6 +1045,13 @@ static int ft_prepare(struct route_ctx *ctx)
 	if (r) {
 		free(t);
 		return r;
+	}
+	const struct ftree_run_arg *arg = ctx->arg;
+	if (arg && arg->tuning)
+		t->tune = arg->tuning;
+	if (arg && arg->stats) {
+		t->stats = arg->stats;
+		memset(t->stats, 0, sizeof(*t->stats));
 	}
 	ctx->priv = t;
 	/* With previous tables the repair copies them over every entry;
@@ -1101,7 +1104,7 @@ static int ft_route(struct route_ctx *ctx, struct lft_set *lft)
 	g.cand_off = malloc((t->nsw + 2) * sizeof(uint32_t));
 	g.ng_list = malloc(t->nsw * sizeof(uint32_t));
 	g.dflt = malloc(t->nsw);
-	r = ahead_init(&ah, t, &w, wr.threaded ? ft_setup_depth : 1);
+	r = ahead_init(&ah, t, &w, wr.threaded ? t->tune->setup_depth : 1);
 	if (r || !g.cand_off || !g.ng_list || !g.dflt ||
 	    (r = ft_detour_init(&dt, t)) ||
 	    (r = ft_reroute_init(&w, ctx->opt, ctx->fab))) {
@@ -1130,7 +1133,7 @@ static int ft_route(struct route_ctx *ctx, struct lft_set *lft)
 		goto out;
 	}
 	int ilv = !r && w.split_on && !w.prev &&
-		(uint64_t)t->nsw * (t->max_lid + 1) >= ft_interleave_min;
+		(uint64_t)t->nsw * (t->max_lid + 1) >= t->tune->interleave_min;
 	if (ilv)
 		ntodo = interleave(t, todo);
 	else
@@ -1238,6 +1241,12 @@ const struct route_engine route_ftree = {
 	.name = "ftree",
 	.summary = "fat-tree: d-mod-k balanced, degraded-tree rebalancing, "
 		   "LMC multipath, minimal-change re-route (1 VL)",
+	/* Up-then-down paths, and detours whose turns are checked against
+	 * the channel dependency graph (ftree_turns.c); previous entries
+	 * kept where still valid (ftree_reroute.c), lost links repaired
+	 * (ftree_repair.c). */
+	.flags = ROUTE_ENGINE_DEADLOCK_FREE | ROUTE_ENGINE_USES_PREV |
+		 ROUTE_ENGINE_REPAIRS,
 	.prepare = ft_prepare,
 	.route = ft_route,
 	.release = ft_release,

@@ -24,20 +24,89 @@
  * cycles found from the taken turns, before any search), ftree_hub.c (the
  * hub leaf where detours take their new turns first), ftree_write.c
  * (the detours and the tables, on a second thread), ftree_closed.c (closed-form
- * routes for the CA LIDs of intact trees, rows written in parallel). */
+ * routes for the CA LIDs of intact trees, rows written in parallel),
+ * ftree_tuning.c (the default settings and ftree_run). */
 #ifndef IBSM_ROUTING_FTREE_H
 #define IBSM_ROUTING_FTREE_H
 
 #include <pthread.h>
 #include <stdint.h>
 #include <time.h>
-#include "../core/fabric.h"
-#include "engine.h"
-#include "lft.h"
+#include "../../core/fabric.h"
+#include "../engine.h"
+#include "../lft.h"
 
 #define FT_MAX_LEVELS 16
 #define FT_TURN_MEMO 16
 #define FT_WINDOW 64            /* LIDs buffered before writing rows */
+
+/* What a test or a benchmark may tune in one ftree run (ftree_run); the
+ * daemon, ibsm-route and route_run use ftree_tuning_default. Each field
+ * names the file that reads it; none changes the tables unless it says
+ * so (the tests compare both ways). */
+struct ftree_tuning {
+	unsigned order_gap_bits;        /* ftree_order.c: label spacing (32;
+					 * tests: small, to force relabels) */
+	int witness;                    /* ftree_witness.c: short cycles from
+					 * the taken turns first (1; 0: the
+					 * search decides alone) */
+	int repair;                     /* ftree_repair.c: minimal-change
+					 * repair (1; 0: route in full) */
+	unsigned repair_idle_min_hits;  /* ftree_repair_idle.c: idle up-link
+					 * entries re-pointed in bulk at a
+					 * switch with this many on its lost
+					 * port (256) */
+	int closed;                     /* ftree_closed.c: closed-form CA
+					 * routes on intact trees (1) */
+	uint64_t interleave_min;        /* ftree_route.c: degraded trees with
+					 * this many table entries interleave
+					 * switch LIDs between the targets
+					 * (FT_THREAD_MIN_ENTRIES; CHANGES the
+					 * tables of smaller trees) */
+	unsigned setup_depth;           /* ftree_route.c: targets' setups
+					 * prepared ahead on the second
+					 * thread (12; 1 to FT_SIDE_MAX) */
+	unsigned ng_rounds;             /* ftree_route.c: distance from which
+					 * the non-good switches are searched
+					 * from their side (4; 0: always) */
+	int split_ref;                  /* ftree_split.c: the reference chain
+					 * split, every widest path again (0) */
+	unsigned ul32_max_weight;       /* ftree_split.c: trees with more
+					 * compute nodes do not split
+					 * (FT_UL32_MAX_WEIGHT; CHANGES the
+					 * tables when lowered) */
+	int spill_full;                 /* ftree_degraded.c: run every spill
+					 * pass whole (0) */
+};
+
+/* The defaults, in one place (ftree_tuning.c). */
+extern const struct ftree_tuning ftree_tuning_default;
+
+/* What one ftree run did, for tests and benchmarks: zeroed when the run
+ * starts, counted by the router's thread only. */
+struct ftree_stats {
+	int repair_taken;               /* the repair made the tables */
+	int closed_taken;               /* the closed form routed the CAs */
+	unsigned reset_by_holes;        /* resets that wrote only the unrouted
+					 * LIDs (ft_repair_reset) */
+	uint64_t wide_updates;          /* widest paths updated, not redone
+					 * (ftree_split.c) */
+	uint64_t spill_cut;             /* spill passes cut short
+					 * (ftree_degraded.c) */
+};
+
+/* route_ctx.arg of an ftree run (ftree_run; a test that calls the
+ * engine's callbacks itself may set it): either pointer may be NULL. */
+struct ftree_run_arg {
+	const struct ftree_tuning *tuning;
+	struct ftree_stats *stats;
+};
+
+/* route_run of ftree, tuned (tu NULL: the defaults), with this run's
+ * counters in *st (optional). Same return and `why` as route_run. */
+int ftree_run(const struct fabric *f, const struct route_options *opt,
+	      const struct ftree_tuning *tu, struct ftree_stats *st,
+	      struct lft_set *t, char *why);
 
 /* One switch-to-switch link seen from one end. */
 struct ft_link {
@@ -100,6 +169,12 @@ struct ftree {
 	uint32_t *hub_e;        /* per top without FT_HUB_DOWN: its rescue
 				 * switch (ftree_hub.c), else FAB_NONE */
 	uint32_t max_lid;
+	/* The run's settings and counters: ft_build points them at the
+	 * defaults and at own_stats, ft_prepare at ftree_run's. Counted
+	 * through a const tree by the router's thread (ft_work.t). */
+	const struct ftree_tuning *tune;
+	struct ftree_stats *stats;
+	struct ftree_stats own_stats;
 };
 
 /* The switch at the far end of port p of switch y, or FAB_NONE (port 0,
@@ -226,14 +301,12 @@ int ft_order_init(struct ft_turns *tu);
 void ft_order_free(struct ft_turns *tu);
 int ft_order_reaches(struct ft_turns *tu, uint32_t u, uint32_t d);
 void ft_order_add(struct ft_turns *tu);
-extern unsigned ft_order_gap_bits;      /* label spacing (tests: small) */
 
 /* ftree_witness.c: the index of taken turns (turn at v, down from a, up
  * to b) and the short cycle a new turn at y (down from x, up to z) closes
  * with one of them: 1 when found (the turn is refused), 0 when the search
- * must decide. ft_witness_enabled = 0 leaves every verdict to the search
- * (tests compare both). */
-extern int ft_witness_enabled;      /* 0: the search decides alone (tests) */
+ * must decide (ftree_tuning.witness = 0 leaves every verdict to the
+ * search; tests compare both). */
 /* piece[s] for every switch: one id per set of switches joined by shared
  * up-neighbours (union-find); the witness index and the hub use it. 0 or
  * -ENOMEM. */
@@ -452,12 +525,8 @@ void ft_reroute_report(const struct ft_work *w, const struct fabric *f,
  * order. Returns 1 when lft holds the repaired tables, 0 when it does not apply
  * or gave up (logged why; lft then holds anything: the caller resets it,
  * ft_repair_reset, before routing in full), or -ENOMEM.
- * ft_repair_enabled = 0 turns it off (tests compare both); ft_repair_taken
- * says whether the last route took it. */
-extern int ft_repair_enabled, ft_repair_taken;
-/* Idle up-link entries are re-pointed in bulk at a switch with at least
- * this many entries on its lost port (ftree_repair_idle.c); 256. */
-extern unsigned ft_repair_idle_min_hits;
+ * ftree_tuning.repair = 0 turns it off (tests compare both);
+ * ftree_stats.repair_taken says whether the route took it. */
 int ft_repair(struct ft_work *w, const struct route_options *opt,
 	      struct lft_set *lft, unsigned threads, int holds_prev);
 /* lft as route_run gives an engine that did not set route_ctx.tables_any
@@ -465,8 +534,6 @@ int ft_repair(struct ft_work *w, const struct route_options *opt,
  * tell: the LIDs it routes are left as they are (it writes all of their
  * entries), every other LID is reset. */
 void ft_repair_reset(const struct ftree *t, struct lft_set *lft);
-/* How many resets wrote the unrouted LIDs only (test hook). */
-extern unsigned ft_reset_by_holes;
 
 /* ftree_write.c: decided LIDs into the tables, and the next target's
  * setup, on a second thread when threads (route_options.threads) is 0 on
@@ -545,10 +612,9 @@ void ft_writer_finish(struct ft_writer *wr);
 /* ftree_closed.c: on an intact tree, route every CA LID in closed form
  * (the tables the load-aware assignment would write, rows in parallel)
  * and leave the chain loads in w->load. Returns 1 if it did, 0 if the
- * tree is not intact (nothing written), -ENOMEM. ft_closed_enabled = 0
- * turns it off (the unit test compares both); ft_closed_taken says
- * whether the last route took it. */
-extern int ft_closed_enabled, ft_closed_taken;
+ * tree is not intact (nothing written), -ENOMEM. ftree_tuning.closed = 0
+ * turns it off (the unit test compares both); ftree_stats.closed_taken
+ * says whether the route took it. */
 int ft_closed_route(struct ft_work *w, struct lft_set *lft, unsigned threads);
 
 /* ftree_memo.c: the route memo (engine.h) of ftree's tables, the
@@ -564,26 +630,6 @@ int ft_memo_turn(const struct ftree *t, const struct route_memo *m,
 int ft_memo_carry(const struct ftree *t, const struct route_memo *prev,
 		  const uint32_t *new_of_prev, struct route_memo *m);
 int ft_memo_usable(const struct route_memo *m, const struct fabric *prev_fab);
-
-/* ftree_route.c: degraded trees whose tables hold at least this many
- * entries route the switch LIDs between the compute-node targets
- * (default FT_THREAD_MIN_ENTRIES; the unit test lowers it). */
-extern uint64_t ft_interleave_min;
-extern int ft_split_ref;       /* ftree_split.c: reference (tests) */
-/* ftree_split.c: trees with more compute nodes than this do not split
- * (FT_UL32_MAX_WEIGHT; the unit test lowers it). */
-extern unsigned ft_ul32_max_weight;
-/* Test counters (ft_wide_updates, ft_spill_cut below): plain globals, not
- * atomic; one route runs at a time and only its router thread counts. */
-extern uint64_t ft_wide_updates;
-/* Targets whose setups are prepared ahead on the second thread (1 to
- * FT_SIDE_MAX; default 12, the unit test varies it). */
-extern unsigned ft_setup_depth;
-extern unsigned ft_ng_rounds;
-/* ftree_degraded.c: ft_spill_full = 1 runs the spill passes whole (the
- * unit test compares); ft_spill_cut counts the passes cut short. */
-extern int ft_spill_full;
-extern uint64_t ft_spill_cut;
 
 /* Engine entry points (ftree_route.c). */
 extern const struct route_engine route_ftree;

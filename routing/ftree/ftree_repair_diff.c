@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/grow.h"
+#include "../../core/grow.h"
 #include "ftree_repair.h"
 
 static uint32_t max_u32(uint32_t a, uint32_t b)

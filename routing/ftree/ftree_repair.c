@@ -36,11 +36,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../core/log.h"
+#include "../../core/log.h"
 #include "ftree_repair.h"
-
-int ft_repair_enabled = 1;
-int ft_repair_taken;
 
 /* CPU seconds of the whole process (every thread): the log says what the
  * repair cost besides how long it took. */
@@ -302,8 +299,6 @@ static void clear_gone(struct ft_repair *rp)
  * routing thread, most of it faulting fresh pages in, which the rows'
  * writers now do as they write (the second thread has the slack). When
  * the holes are many (sparse LIDs), the whole fill is the cheaper way. */
-unsigned ft_reset_by_holes;
-
 void ft_repair_reset(const struct ftree *t, struct lft_set *lft)
 {
 	uint32_t n = lft->stride, nhole = 0;
@@ -319,7 +314,7 @@ void ft_repair_reset(const struct ftree *t, struct lft_set *lft)
 	if (!routed || !hole || (uint64_t)nhole * 16 > n) {
 		memset(lft->port, LFT_NO_PATH, (size_t)n * lft->num_switches);
 	} else {
-		ft_reset_by_holes++;
+		t->stats->reset_by_holes++;
 		for (uint32_t s = 0; s < lft->num_switches; s++) {
 			uint8_t *row = lft_row(lft, s);
 			for (uint32_t k = 0; k < nhole; k++)
@@ -353,8 +348,7 @@ int ft_repair(struct ft_work *w, const struct route_options *opt,
 	double t0 = now_seconds(), c0 = cpu_seconds();
 	int r;
 
-	ft_repair_taken = 0;
-	if (!ft_repair_enabled || !w->prev || !rp.pf)
+	if (!t->tune->repair || !w->prev || !rp.pf)
 		return 0;
 	r = ft_repair_diff(&rp, opt, why, sizeof(why));
 	if (r) {
@@ -490,7 +484,7 @@ int ft_repair(struct ft_work *w, const struct route_options *opt,
 		 (unsigned long long)(rp.have_turns ? rp.tu.taken - rp.prev_turns : 0),
 		 cpu_seconds() - c0);
 	repair_free(&rp);
-	ft_repair_taken = 1;
+	t->stats->repair_taken = 1;
 	return 1;
 fail:
 	/* (lft may hold part of a repair: ft_route resets it, as it does

@@ -30,7 +30,6 @@
 
 #include "ftree.h"
 
-int ft_witness_enabled = 1;
 
 static uint32_t find(uint32_t *par, uint32_t i)
 {
@@ -190,7 +189,7 @@ static int shares_up(const struct ftree *t, const uint32_t *mark,
 int ft_witness_find(struct ft_turns *tu, uint32_t y, uint32_t x, uint32_t z)
 {
 	const struct ftree *t = tu->t;
-	if (!tu->wkey_cap || !ft_witness_enabled)
+	if (!tu->wkey_cap || !t->tune->witness)
 		return 0;
 	uint32_t i = lookup(tu, pair_key(tu, z, x));
 	if (tu->whead[i] == UINT32_MAX)

@@ -31,16 +31,12 @@
 
 #include "ftree.h"
 
-/* Label spacing after a relabelling, as a power of two (tests make it
- * small, so gaps run out and relabelling is exercised). */
-unsigned ft_order_gap_bits = 32;
-
 /* Labels 1, 2, ... times the spacing along the list. */
 static void relabel(struct ft_turns *tu)
 {
 	uint64_t l = 0;
 	for (uint32_t e = tu->ord_head; e != FAB_NONE; e = tu->ord_next[e])
-		tu->ord[e] = l += 1ULL << ft_order_gap_bits;
+		tu->ord[e] = l += 1ULL << tu->t->tune->order_gap_bits;
 }
 
 int ft_order_init(struct ft_turns *tu)
@@ -223,7 +219,7 @@ void ft_order_add(struct ft_turns *tu)
 	}
 	uint64_t lo = prev != FAB_NONE ? tu->ord[prev] : 0;
 	uint64_t hi = next != FAB_NONE ? tu->ord[next] :
-		      lo + (((uint64_t)n + 1) << ft_order_gap_bits);
+		      lo + (((uint64_t)n + 1) << tu->t->tune->order_gap_bits);
 	uint64_t step = (hi - lo) / (n + 1);
 	if (!step) {
 		relabel(tu);

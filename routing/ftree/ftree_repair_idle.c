@@ -33,9 +33,9 @@
 
 #include "ftree_repair.h"
 
-/* Hits at one switch below this: the per-LID repair is as cheap (the
- * unit test lowers it to run this path on small trees). */
-unsigned ft_repair_idle_min_hits = 256;
+/* Hits at one switch below ftree_tuning.repair_idle_min_hits (256): the
+ * per-LID repair is as cheap (the unit test lowers it to run this path
+ * on small trees). */
 /* Switches handled so at most (each reads its neighbours' rows once). */
 #define FT_IDLE_MAX_SW 16
 
@@ -102,7 +102,7 @@ int rp_idle_split(struct ft_repair *rp)
 		 * switches at most */
 		int once = !(cnt[x] & (1u << 30));
 		cnt[x] |= 1u << 30;
-		if (!once || (cnt[x] & 0x3fffffff) < ft_repair_idle_min_hits ||
+		if (!once || (cnt[x] & 0x3fffffff) < t->tune->repair_idle_min_hits ||
 		    t->weight[x] || !was_up(rp, x, p) || nbulk == FT_IDLE_MAX_SW)
 			continue;
 		uint32_t again = 0;

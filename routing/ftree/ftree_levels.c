@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/cn_rank.h"
+#include "../../core/cn_rank.h"
 #include "ftree.h"
 
 static int cmp_u64(const void *a, const void *b)
@@ -434,21 +434,23 @@ static void leaf_key(const struct ftree *t, uint32_t s, struct sort_key *k)
 	*k = (struct sort_key){ 0, best1, best2, s };
 }
 
-/* qsort context for the rank order (build_dests runs single-threaded). */
-static const uint32_t *sort_rank;
-static const struct fab_node *sort_nd;
-static const struct fabric *sort_f;
+/* qsort_r context for the rank order of one leaf's CAs. */
+struct rank_ctx {
+	const uint32_t *rank;
+	const struct fab_node *nd;
+	const struct fabric *f;
+};
 
-static uint32_t dest_rank(const struct ft_dest *d)
+static uint32_t dest_rank(const struct ft_dest *d, const struct rank_ctx *c)
 {
-	uint32_t q = sort_f->ports[sort_nd->first_port + d->port].peer;
+	uint32_t q = c->f->ports[c->nd->first_port + d->port].peer;
 
-	return q == FAB_NONE ? CN_NO_RANK : sort_rank[q];
+	return q == FAB_NONE ? CN_NO_RANK : c->rank[q];
 }
 
-static int cmp_dest_rank(const void *a, const void *b)
+static int cmp_dest_rank(const void *a, const void *b, void *arg)
 {
-	uint32_t x = dest_rank(a), y = dest_rank(b);
+	uint32_t x = dest_rank(a, arg), y = dest_rank(b, arg);
 
 	if (x != y)
 		return x < y ? -1 : 1;
@@ -539,10 +541,9 @@ static int build_dests(struct ftree *t, const struct route_options *opt)
 		/* Rank order: the leaf's CAs in rank order, so that d-mod-k
 		 * gives the i-th ranked CA of a leaf the i-th up column. */
 		if (rank && n - first > 1) {
-			sort_rank = rank;
-			sort_nd = nd;
-			sort_f = f;
-			qsort(t->dest + first, n - first, sizeof(*t->dest), cmp_dest_rank);
+			struct rank_ctx c = { rank, nd, f };
+			qsort_r(t->dest + first, n - first, sizeof(*t->dest),
+				cmp_dest_rank, &c);
 		}
 	}
 	t->nca_dest = n;
@@ -596,6 +597,8 @@ int ft_build(struct ftree *t, const struct fabric *f,
 {
 	memset(t, 0, sizeof(*t));
 	t->fab = f;
+	t->tune = &ftree_tuning_default;
+	t->stats = &t->own_stats;
 	t->nsw = f->num_switches;
 	if (!t->nsw) {
 		snprintf(why, 256, "the fabric has no switches");

@@ -378,7 +378,7 @@ static void below_chain(struct ft_work *w, struct ft_split *sp,
 	}
 }
 
-/* The reference (ft_split_ref): the compute-node leaves the first chain
+/* The reference (ftree_tuning.split_ref): the compute-node leaves the first chain
  * did not route, looked up one by one. */
 static void mark_pending(struct ft_work *w)
 {
@@ -608,14 +608,12 @@ static int wide_update(struct ft_work *w, const uint32_t *cand_off,
 	return 1;
 }
 
-/* 1: the reference for the tests: every widest path computed again for
- * each later chain, and the waiting leaves found by looking at every
- * compute-node leaf after the first chain (mark_pending). 0: the widest
- * paths updated (wide_update, counted in ft_wide_updates) and the
- * waiting leaves kept from the target's good ones (pend_start). */
-int ft_split_ref;
-unsigned ft_ul32_max_weight = FT_UL32_MAX_WEIGHT;
-uint64_t ft_wide_updates;
+/* ftree_tuning.split_ref 1: the reference for the tests: every widest
+ * path computed again for each later chain, and the waiting leaves found
+ * by looking at every compute-node leaf after the first chain
+ * (mark_pending). 0: the widest paths updated (wide_update, counted in
+ * ftree_stats.wide_updates) and the waiting leaves kept from the target's
+ * good ones (pend_start). */
 
 /* The next chain of a split destination: the path down from an ancestor
  * as high as any to the destination's switch whose tightest link has the
@@ -630,8 +628,8 @@ static uint32_t split_chain(struct ft_work *w, const uint32_t *cand_off,
 	const struct ftree *t = w->t;
 	if (!sp->crm_ok) {
 		wide_init(w, cand_off, cand_lo, cand_up, sp);
-	} else if (!ft_split_ref && wide_update(w, cand_off, cand_lo, sp)) {
-		ft_wide_updates++;
+	} else if (!t->tune->split_ref && wide_update(w, cand_off, cand_lo, sp)) {
+		t->stats->wide_updates++;
 	} else {
 		for (uint32_t q = 0; q <= (w->nanc - 1) >> 6; q++)
 			block_top(w, q, cand_off, cand_lo, 1);
@@ -682,7 +680,7 @@ void ft_below_chains(struct ft_work *w, const uint32_t *cand_off,
 		sp.link[i] = t->fport[w->chain[i]] + w->chain_port[i];
 		sp.rem[i] = split_room(w, L, sp.link[i]);
 	}
-	if (sp.on && !ft_split_ref)
+	if (sp.on && !w->t->tune->split_ref)
 		pend_start(w);
 	below_chain(w, &sp, w->chain, w->nchain, lid, L);
 	uint32_t chain[FT_MAX_LEVELS + 1];
@@ -697,7 +695,7 @@ void ft_below_chains(struct ft_work *w, const uint32_t *cand_off,
 			break;
 		uint64_t before = sp.admitted;
 		sp.more = 0;
-		if (!sp.extra && ft_split_ref)
+		if (!sp.extra && w->t->tune->split_ref)
 			mark_pending(w);
 		sp.extra = 1;
 		below_chain(w, &sp, chain, n, lid, L);
@@ -740,7 +738,7 @@ int ft_split_init(struct ft_work *w)
 	}
 	/* (loads in 32 bits: see upl; never off for that with 16-bit LIDs) */
 	w->split_on = t->cap != UINT64_MAX && !degrees_even(t) &&
-		t->total_weight <= ft_ul32_max_weight;
+		t->total_weight <= t->tune->ul32_max_weight;
 	if (!w->split_on)
 		return 0;
 	w->ndn = (uint32_t)ndn;

@@ -137,14 +137,13 @@ static void *shift_work(void *arg)
 }
 
 /* Terminals in the compute-node rank order (ranked first, by rank; the
- * rest after, in port order). Insertion sort on a copy keyed by rank. */
-static const struct vx *rank_x;
-
-static int cmp_term_rank(const void *a, const void *b)
+ * rest after, in port order): a total order, so the sort is stable. */
+static int cmp_term_rank(const void *a, const void *b, void *arg)
 {
+	const struct vx *x = arg;
 	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
-	uint32_t ri = rank_x->o->cn_rank[rank_x->term[i]];
-	uint32_t rj = rank_x->o->cn_rank[rank_x->term[j]];
+	uint32_t ri = x->o->cn_rank[x->term[i]];
+	uint32_t rj = x->o->cn_rank[x->term[j]];
 
 	if (ri != rj)
 		return ri < rj ? -1 : 1;
@@ -153,8 +152,7 @@ static int cmp_term_rank(const void *a, const void *b)
 
 static void rank_sort(const struct vx *x, uint32_t *src, uint32_t n)
 {
-	rank_x = x;
-	qsort(src, n, sizeof(*src), cmp_term_rank);
+	qsort_r(src, n, sizeof(*src), cmp_term_rank, (void *)x);
 }
 
 int vx_shifts(const struct vx *x, unsigned threads, struct verify_result *res)

@@ -21,7 +21,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "../core/log.h"
+#include "../../core/log.h"
 #include "ftree.h"
 
 int ft_detour_init(struct ft_detour *d, const struct ftree *t)

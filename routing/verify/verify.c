@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../core/log.h"
+#include "../../core/log.h"
 #include "verify_internal.h"
 
 void vx_err_add(struct vx_errors *e, const char *fmt, ...)

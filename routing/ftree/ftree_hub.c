@@ -37,7 +37,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "../core/log.h"
+#include "../../core/log.h"
 #include "ftree.h"
 
 static const char *sw_name(const struct ftree *t, uint32_t s)

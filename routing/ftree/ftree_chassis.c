@@ -29,7 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/log.h"
+#include "../../core/log.h"
 #include "ftree.h"
 
 int ft_chassis_desc(const char *desc, char *name, size_t len, char *kind,

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "../core/log.h"
+#include "../../core/log.h"
 #include "ftree_repair.h"
 
 /* The shape of s's path in the previous tables, on the previous fabric

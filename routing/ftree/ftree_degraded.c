@@ -37,7 +37,7 @@
  * along entries, so at 0 nothing would move; 10,063 of the 11,792
  * passes above the leaves were skipped so, and a round's leaves stop
  * after 74% on average); these shortcuts change no choice
- * (test_spill_stop compares with whole passes, ft_spill_full). The
+ * (test_spill_stop compares with whole passes, ftree_tuning.spill_full). The
  * passes ask ahead for the scattered entries' ports and load slots. */
 #include <stdint.h>
 
@@ -244,19 +244,16 @@ static int reassign(struct ft_work *w, uint32_t x, uint32_t tg, uint64_t f,
 	return p != p0;
 }
 
-/* ft_spill_full: run every pass whole, without the stops at nover 0 (the
- * unit test compares); ft_spill_cut: passes stopped or skipped so. */
-int ft_spill_full;
-uint64_t ft_spill_cut;
-
 /* Go on with a spill pass? Once no entry's link is above the cap no path
  * crosses one (paths run along entries), reassign moves nothing and the
- * rest of the pass would only pass flow on. */
+ * rest of the pass would only pass flow on. ftree_tuning.spill_full runs
+ * every pass whole (the unit test compares); ftree_stats.spill_cut counts
+ * the passes stopped or skipped so. */
 static int spill_go(struct ft_work *w)
 {
-	if (w->nover || ft_spill_full)
+	if (w->nover || w->t->tune->spill_full)
 		return 1;
-	ft_spill_cut++;
+	w->t->stats->spill_cut++;
 	return 0;
 }
 

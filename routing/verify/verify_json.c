@@ -3,7 +3,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "verify.h"
+#include "../verify.h"
 
 static void json_string(FILE *out, const char *s)
 {
