@@ -128,8 +128,8 @@ enum qos_sl_fit qos_sl_space_plan(const uint8_t *class_sl, unsigned n,
 
 		s->fit = QOS_SL_SHRUNK;
 		snprintf(s->why, sizeof(s->why),
-			 "%u QoS classes (SLs %s) x %u layers need %u VLs, there are %u: %u layer%s per class, each (class, layer) on its own VL",
-			 n, list, layers, n * layers, vls, l, l == 1 ? "" : "s");
+			 "%u QoS classes (SLs %s) in %u data VLs: at most %u layer%s per class (not %u), each (class, layer) on a VL of its own",
+			 n, list, vls, l, l == 1 ? "" : "s", layers);
 		layers = l;
 	}
 	s->layers = (uint8_t)layers;
@@ -197,4 +197,23 @@ void qos_sl_space_describe(const struct qos_sl_space *s, char *buf, size_t len)
 			break;
 		used += (size_t)k;
 	}
+}
+
+void qos_sl_space_vl_masks(const struct qos_sl_space *s, const uint8_t *sl2vl,
+			   uint16_t vl_mask[QOS_SL_NUM],
+			   uint16_t sls_of_vl[QOS_SL_NUM])
+{
+	memset(vl_mask, 0, QOS_SL_NUM * sizeof(*vl_mask));
+	memset(sls_of_vl, 0, QOS_SL_NUM * sizeof(*sls_of_vl));
+	if (!sl2vl)
+		sl2vl = s->sl2vl;
+	for (unsigned l = 0; l < s->layers; l++)
+		for (unsigned i = 0; i < s->num_classes; i++) {
+			unsigned sl = s->class_base[i] + l, vl = sl2vl[sl] & 15;
+
+			/* VL 15 drops data packets: they hold no credits. */
+			if (vl != 15)
+				vl_mask[l] |= (uint16_t)(1u << vl);
+			sls_of_vl[vl] |= (uint16_t)(1u << sl);
+		}
 }

@@ -79,6 +79,16 @@ uint8_t qos_sl_space_sl(const struct qos_sl_space *s, uint8_t policy_sl,
 unsigned qos_sl_space_layer_sls(const struct qos_sl_space *s, uint8_t layer,
 				uint8_t sls[QOS_SL_NUM]);
 
+/* Which VLs carry the routes of each layer once the SL2VL map `sl2vl`
+ * (16 entries; NULL: the plan's own) is applied: vl_mask[l] bit v when
+ * some class's SL of layer l maps to VL v; sls_of_vl[v] those SLs. What
+ * the per-VL credit-loop check (routing/path_sl.h) takes. An SL on VL 15
+ * (dropped) joins no graph; a layer with no other VL is then an error of
+ * the check. */
+void qos_sl_space_vl_masks(const struct qos_sl_space *s, const uint8_t *sl2vl,
+			   uint16_t vl_mask[QOS_SL_NUM],
+			   uint16_t sls_of_vl[QOS_SL_NUM]);
+
 /* "class SL 2: SLs 2-3 -> VLs 2-3; ..." for logs and ibsm-route --qos. */
 void qos_sl_space_describe(const struct qos_sl_space *s, char *buf, size_t len);
 
