@@ -51,9 +51,10 @@ static int sm_qos_fits(const struct sm *sm, const struct qos_policy *p,
 	n = qos_sl_classes(p, sl);
 	if (qos_sl_space_plan(sl, n, vls, vls, 0, &s) != QOS_SL_NOFIT)
 		return 0;
-	log_err("%sQoS policy %s with routing_engine %s: %s%s; give the policy at most %u distinct SLs, raise max_vls, or route without dfsp%s",
-		when, cfg->qos_policy_file, cfg->routing_engine, s.why,
-		cfg->max_vls ? " (max_vls)" : "", vls, keep);
+	log_err("%sQoS policy %s with routing_engine %s%s: %s; give the policy at most %u distinct SLs%s, or route without dfsp%s",
+		when, cfg->qos_policy_file, cfg->routing_engine,
+		cfg->max_vls ? " and max_vls" : "", s.why, vls,
+		cfg->max_vls ? ", raise max_vls" : "", keep);
 	return -1;
 }
 
