@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/log.h"
+#include "../routing/path_sl.h"
 #include "../sm/config/config.h"
 #include "qos_policy.h"
 
@@ -227,4 +229,46 @@ void qos_offline_free(struct qos_offline *q)
 {
 	qos_policy_free(q->policy);
 	q->policy = NULL;
+}
+
+int qos_offline_setup(struct qos_offline *q, const char *qos_file,
+		      const char *sl2vl_file, unsigned vls, int layered,
+		      unsigned *layers)
+{
+	char err[512];
+
+	*layers = 0;
+	if (qos_offline_begin(q, qos_file, sl2vl_file, vls, layered, err, sizeof(err)) < 0) {
+		log_err("%s", err);
+		return -1;
+	}
+	if (qos_file && layered) {
+		if (q->space.why[0])
+			log_warn("%s: %s", qos_file, q->space.why);
+		*layers = q->space.layers;
+	}
+	return 0;
+}
+
+int qos_offline_report(struct qos_offline *q, FILE *out, int check,
+		       const struct fabric *f, const struct lft_set *t,
+		       const struct path_sl *sl, char *why, size_t len)
+{
+	unsigned layers = sl->sl ? sl->vls_used : 1;
+	struct path_sl_vls v;
+	uint32_t used = 0;
+	int loop;
+
+	why[0] = 0;
+	qos_offline_layers(q, layers);
+	if (q->file && out)
+		qos_offline_print(out, q->file, &q->space, q->layered, q->vls, q->map);
+	if (!check || !sl->sl)
+		return 0;
+	qos_offline_vl_masks(q, layers, v.vl_mask, v.sls_of_vl);
+	loop = path_sl_check_vls(f, t, sl, &v, &used, why, len);
+	if (loop >= 0 && out)
+		fprintf(out, "{\"vl_check\":{\"layers\":%u,\"credit_loop\":%d,"
+			"\"first_error\":\"%s\"}}\n", used, loop, why);
+	return loop;
 }

@@ -66,4 +66,21 @@ void qos_offline_vl_masks(const struct qos_offline *q, unsigned layers,
 			  uint16_t sls_of_vl[QOS_SL_NUM]);
 void qos_offline_free(struct qos_offline *q);
 
+/* ibsm-route's use: qos_offline_begin, logging what gave way or why not.
+ * *layers: the layers per class a layered engine may use (0: no policy
+ * or not layered). 0, or -1 (logged). */
+int qos_offline_setup(struct qos_offline *q, const char *qos_file,
+		      const char *sl2vl_file, unsigned vls, int layered,
+		      unsigned *layers);
+struct fabric;
+struct lft_set;
+struct path_sl;
+/* After routing (or reading tables and --sl-in): plan for the layers the
+ * tables use, print the table on out (NULL: quiet) and, with check and
+ * layered tables, run the per-VL credit-loop check (its JSON line on
+ * out). 1 with why when a VL has a cycle, 0, or negative errno. */
+int qos_offline_report(struct qos_offline *q, FILE *out, int check,
+		       const struct fabric *f, const struct lft_set *t,
+		       const struct path_sl *sl, char *why, size_t len);
+
 #endif

@@ -722,50 +722,21 @@ static uint32_t dropped_top_lid(const struct fabric *f, const struct lft_set *t)
 	return top;
 }
 
-/* --qos / --sl2vl: load and plan for the budget; a layered engine then
- * gets the layers per class the plan leaves (cc->vls). 0 or an exit code. */
+/* --qos / --sl2vl (qos/qos_offline.h): load and plan for the budget; a
+ * layered engine then gets the layers per class (cc->vls). 0 or an exit
+ * code. */
 static int qos_setup(const struct cli *c, struct cli *cc, struct qos_offline *q)
 {
 	int layered = c->sl_in || (c->engines && strstr(c->engines, "dfsp"));
-	char err[512];
+	unsigned layers = 0;
 
 	if (!c->qos && !c->sl2vl)
 		return 0;
-	if (qos_offline_begin(q, c->qos, c->sl2vl, c->vls, layered, err, sizeof(err)) < 0) {
-		log_err("%s", err);
+	if (qos_offline_setup(q, c->qos, c->sl2vl, c->vls, layered, &layers) < 0)
 		return EXIT_USAGE;
-	}
-	if (c->qos && layered) {
-		if (q->space.why[0])
-			log_warn("%s: %s", c->qos, q->space.why);
-		cc->vls = q->space.layers;
-	}
+	if (layers)
+		cc->vls = layers;
 	return 0;
-}
-
-/* The QoS table, and with --check the per-VL credit-loop check of the
- * layered tables. Returns 1 (and why) when a VL's graph has a cycle,
- * 0, or negative errno. */
-static int qos_report(const struct cli *c, struct qos_offline *q,
-		      const struct fabric *f, const struct lft_set *t,
-		      const struct path_sl *sl, char *why, size_t len)
-{
-	unsigned layers = sl->sl ? sl->vls_used : 1;
-	struct path_sl_vls v;
-	uint32_t used = 0;
-	int loop;
-
-	qos_offline_layers(q, layers);
-	if (c->qos && !c->quiet)
-		qos_offline_print(stdout, c->qos, &q->space, q->layered, q->vls, q->map);
-	if (!c->check || !sl->sl)
-		return 0;
-	qos_offline_vl_masks(q, layers, v.vl_mask, v.sls_of_vl);
-	loop = path_sl_check_vls(f, t, sl, &v, &used, why, len);
-	if (loop >= 0 && !c->quiet)
-		printf("{\"vl_check\":{\"layers\":%u,\"credit_loop\":%d,"
-		       "\"first_error\":\"%s\"}}\n", used, loop, why);
-	return loop;
 }
 
 /* --qos without --topo: the plan for the budget. */
@@ -939,7 +910,8 @@ static int run(const struct cli *c0)
 	}
 	if (c->qos || c->sl2vl) {
 		char why[200];
-		int loop = qos_report(c, &q, &f, &t, &sl, why, sizeof(why));
+		int loop = qos_offline_report(&q, c->quiet ? NULL : stdout, c->check,
+					      &f, &t, &sl, why, sizeof(why));
 
 		if (loop < 0) {
 			log_err("per-VL check could not run: %s", strerror(-loop));

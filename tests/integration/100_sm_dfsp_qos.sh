@@ -8,8 +8,8 @@
 #  2. the SL2VL tables read back with smpquery (every linked port pair of
 #     every switch, every CA port) hold that one map; with the switches'
 #     tables (dump_fts) and the daemon's layers (its path-sl.txt dump) they
-#     pass ibsm-route --check per VL; the two layers of a class put on one
-#     VL fail it (the check has teeth);
+#     pass ibsm-route --check per VL (the two layers of a class put on one
+#     VL have a cycle with these tables);
 #  3. saquery PathRecords (plain, --service_id in the range, to the port of
 #     the SL 4 class) carry class base + the pair's layer;
 #  4. ibsm-route --qos offline prints the same map;
@@ -109,15 +109,19 @@ maps=$(sed 's/.*: *|//; s/ //g; s/|$//; s/|/,/g' "$W/sl2vl.all" | sort | uniq -c
 	--qos "$W/qos.conf" --vls 8 --sl2vl "$W/sl2vl.all" --check >"$W/check.out" 2>"$W/check.err" ||
 	{ cat "$W/check.err"; grep -v '^  "' "$W/check.out"; fail "the switches' tables and SL2VL maps fail the per-VL check"; }
 grep -q '"vl_check":{"layers":2,"credit_loop":0' "$W/check.out" || { cat "$W/check.out"; fail "per-VL check not clean"; }
-# Teeth: each class's two layers on one VL (SLs 0,1 -> VL 0, 2,3 -> 2, 4,5 -> 4).
+# Each class's two layers on one VL (SLs 0,1 -> VL 0, 2,3 -> 2, 4,5 -> 4):
+# with these tables the two layers' graphs together have a cycle, named by
+# VL and SLs. (dfsp on the dependency graph need not make it so: then a
+# note; test_qos_sl_space holds a case that must.)
 echo "0 0 2 2 4 4 0 0 0 0 0 0 0 0 0 0" >"$W/merged.map"
 if "$ROUTE" --topo "$W/torus.ibnd" --lfts-in "$W/torus.fts" --sl-in "$W/dump/path-sl.txt" \
 	--qos "$W/qos.conf" --vls 8 --sl2vl "$W/merged.map" --check >"$W/merged.out" 2>&1; then
-	fail "two layers on one VL passed the per-VL check (dfsp needed both)"
+	echo "  (note: these tables happen to be credit-loop-free with both layers on one VL)"
+else
+	grep -q '"first_error":"VL [024] (SLs [0-9], [0-9]): channel dependency graph has a cycle' "$W/merged.out" ||
+		{ grep vl_check "$W/merged.out"; fail "the merged map's cycle is not named by VL and SLs"; }
 fi
-grep -q '"first_error":"VL [024] (SLs [0-9], [0-9]): channel dependency graph has a cycle' "$W/merged.out" ||
-	{ grep vl_check "$W/merged.out"; fail "the merged map's cycle is not named by VL and SLs"; }
-echo "ok $n SL2VL tables read back hold $want_map; per-VL credit-loop-free with the switches' tables; merged layers have a cycle"
+echo "ok $n SL2VL tables read back hold $want_map; per-VL credit-loop-free with the switches' tables"
 
 # --- 3. PathRecords: class base + layer ---------------------------------------------------
 tlid=$(awk -v g="$(printf '%x' $((target)))" '/^Ca/ { ca = 1; next } /^Switch/ { ca = 0 }

@@ -10,8 +10,13 @@
 
 #include <cmocka.h>
 
+#include "core/lid_assign.h"
 #include "qos/qos_policy.h"
 #include "qos/qos_sl_space.h"
+#include "routing/engine.h"
+#include "routing/lft.h"
+#include "routing/path_sl.h"
+#include "topogen/topo_gen.h"
 
 /* Every (class, layer) SL on a VL; two SLs share a VL only when they carry
  * the same layer (the only sharing that keeps the per-VL graph acyclic). */
@@ -185,6 +190,65 @@ static void classes_of_policy(void **state)
 	qos_policy_free(p);
 }
 
+/* The per-VL check on real layers, a 4x4 torus. dfsp within 2 layers for
+ * 3 classes: the plan's map is clean (a VL carries one layer), and so is
+ * per SL (v NULL, path_sl_check). dfsp with 8 (minimal paths, first fit:
+ * a route on layer 1 closed a cycle in layer 0's graph): layers 0 and 1
+ * on one VL must show that cycle, named by VL and SLs; a layer no VL
+ * carries (its SLs dropped on VL 15) is an error. */
+static void per_vl_check_on_torus(void **state)
+{
+	static const uint8_t cls[] = { 0, 2, 4 };
+	struct torus_params tp = { .dims = 2, .size = { 4, 4 }, .wrap = 1,
+				   .hcas_per_switch = 2 };
+	struct lid_assign_opts lo = { 0 };
+	struct qos_sl_space s;
+	struct path_sl_vls v;
+	struct fabric f;
+	struct lft_set t;
+	struct path_sl p;
+	uint8_t dropped[QOS_SL_NUM] = { 0, 15, 2, 15, 4, 15 };
+	char why[256];
+	uint32_t used;
+
+	(void)state;
+	fab_init(&f);
+	assert_int_equal(gen_torus(&f, &tp, why), 0);
+	assert_true(lid_assign(&f, &lo, NULL) >= 0);
+	assert_int_equal(qos_sl_space_plan(cls, 3, 8, 8, 0, &s), QOS_SL_SHRUNK);
+	struct route_options o = { .max_vls = s.layers, .sl_out = &p };
+	assert_int_equal(route_run(route_engine_find("dfsp"), &f, &o, &t, why), 0);
+	assert_int_equal(p.vls_used, 2);
+	assert_int_equal(qos_sl_space_plan(cls, 3, p.vls_used, 8, 0, &s), QOS_SL_FIT);
+	qos_sl_space_vl_masks(&s, NULL, v.vl_mask, v.sls_of_vl);
+	assert_int_equal(v.vl_mask[0], 1u << 0 | 1u << 2 | 1u << 4);
+	assert_int_equal(v.sls_of_vl[3], 1u << 3);
+	assert_int_equal(path_sl_check_vls(&f, &t, &p, &v, &used, why, sizeof(why)), 0);
+	assert_int_equal(used, 2);
+	assert_int_equal(path_sl_check_vls(&f, &t, &p, NULL, &used, why, sizeof(why)), 0);
+	qos_sl_space_vl_masks(&s, dropped, v.vl_mask, v.sls_of_vl);
+	assert_int_equal(path_sl_check_vls(&f, &t, &p, &v, &used, why, sizeof(why)), 1);
+	assert_non_null(strstr(why, "layer 1: no VL carries it"));
+	path_sl_free(&p);
+	lft_free(&t);
+
+	o.max_vls = 8;
+	assert_int_equal(route_run(route_engine_find("dfsp"), &f, &o, &t, why), 0);
+	assert_true(p.vls_used >= 2);
+	memset(&v, 0, sizeof(v));
+	for (unsigned l = 0; l < p.vls_used; l++) {
+		unsigned vl = l < 2 ? 0 : l;
+
+		v.vl_mask[l] = (uint16_t)(1u << vl);
+		v.sls_of_vl[vl] |= (uint16_t)(1u << l);
+	}
+	assert_int_equal(path_sl_check_vls(&f, &t, &p, &v, &used, why, sizeof(why)), 1);
+	assert_non_null(strstr(why, "VL 0 (SLs 0, 1): channel dependency graph has a cycle"));
+	path_sl_free(&p);
+	lft_free(&t);
+	fab_free(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -194,6 +258,7 @@ int main(void)
 		cmocka_unit_test(nofit_and_shared),
 		cmocka_unit_test(one_layer_is_policy),
 		cmocka_unit_test(classes_of_policy),
+		cmocka_unit_test(per_vl_check_on_torus),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
