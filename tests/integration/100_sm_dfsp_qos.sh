@@ -12,7 +12,8 @@
 #     VL have a cycle with these tables);
 #  3. saquery PathRecords (plain, --service_id in the range, to the port of
 #     the SL 4 class) carry class base + the pair's layer;
-#  4. ibsm-route --qos offline prints the same map;
+#  4. ibsm-route --qos offline prints the same map (from the policy file
+#     or an ibsm YAML naming it), and without dfsp the policy's SLs;
 #  5. a policy of 4 classes with max_vls=3 cannot fit: one error at start,
 #     exit status 1.
 set -u
@@ -156,6 +157,13 @@ echo "ok $n pairs: saquery -p SLs are class base + the pair's layer (plain, --se
 "$ROUTE" --qos "$W/qos.conf" --engine dfsp --vls 8 >"$W/offline.txt" 2>"$W/offline.err" || fail "ibsm-route --qos"
 grep -q "^SL2VL: $want_map\$" "$W/offline.txt" || { cat "$W/offline.txt"; fail "ibsm-route --qos gives another map"; }
 grep -q "^1      2          2-3    2-3\$" "$W/offline.txt" || { cat "$W/offline.txt"; fail "ibsm-route --qos: class SL 2 is not SLs 2-3 on VLs 2-3"; }
+# The same from an ibsm YAML that names the policy.
+printf 'qos: true\nqos_policy_file: %s\nrouting_engine: dfsp\n' "$W/qos.conf" >"$W/ibsm.yaml"
+"$ROUTE" --qos "$W/ibsm.yaml" --engine dfsp --vls 8 2>/dev/null | grep -q "^SL2VL: $want_map\$" ||
+	fail "ibsm-route --qos ibsm.yaml gives another map"
+# Without dfsp: the policy's own SLs on OpenSM's default qos_sl2vl.
+"$ROUTE" --qos "$W/qos.conf" --vls 8 | grep -q "^SL2VL: 0,1,2,3,4,5,6,7,0,1,2,3,4,5,6,7\$" ||
+	fail "ibsm-route --qos without dfsp: not OpenSM's default map"
 sm_reroute "$W/torus.net" "$W/sm.log"
 sm_stop_clean "$W/sm.log"
 sim_cleanup
