@@ -148,6 +148,32 @@ int path_sl_check(const struct fabric *f, const struct lft_set *t,
 		  const struct path_sl *p, uint32_t *vls_used, char *why,
 		  size_t len)
 {
+	return path_sl_check_vls(f, t, p, NULL, vls_used, why, len);
+}
+
+/* "VL 2 (SLs 2, 6)": the SLs whose routes share a VL's graph. */
+static void vl_name(char *buf, size_t len, const struct path_sl_vls *v,
+		    unsigned vl)
+{
+	size_t used;
+	unsigned n = 0;
+	int k = snprintf(buf, len, "VL %u (SL%s", vl,
+			 __builtin_popcount(v->sls_of_vl[vl]) > 1 ? "s" : "");
+
+	used = k > 0 ? (size_t)k : 0;
+	for (unsigned sl = 0; sl < 16 && used < len; sl++)
+		if (v->sls_of_vl[vl] >> sl & 1) {
+			k = snprintf(buf + used, len - used, "%s%u", n++ ? ", " : " ", sl);
+			used += k > 0 ? (size_t)k : 0;
+		}
+	if (used < len)
+		snprintf(buf + used, len - used, ")");
+}
+
+int path_sl_check_vls(const struct fabric *f, const struct lft_set *t,
+		      const struct path_sl *p, const struct path_sl_vls *v,
+		      uint32_t *vls_used, char *why, size_t len)
+{
 	struct route_graph g;
 	int rc = 0;
 	why[0] = 0;
@@ -173,26 +199,45 @@ int path_sl_check(const struct fabric *f, const struct lft_set *t,
 			if (k == UINT32_MAX || k < 2)
 				continue;
 			uint8_t sl = p->sl[(size_t)s * p->stride + lid] & 15;
+			/* Per SL, or into the graph of every VL the layer's
+			 * SLs map to (two SLs on one VL share its graph). */
+			uint16_t mask = v ? v->vl_mask[sl] : (uint16_t)(1u << sl);
 			if (sl + 1u > *vls_used)
 				*vls_used = sl + 1u;
-			for (uint32_t j = 0; j + 1 < k; j++) {
-				if (grow_array((void **)&edge[sl], &ecap[sl], n[sl] + 1,
-					       sizeof(*edge[sl]), 1024)) {
-					rc = -ENOMEM;
-					goto out;
+			if (!mask && !rc) {
+				snprintf(why, len, "layer %u: no VL carries it (the SL2VL "
+					 "map has no SL for it)", sl);
+				rc = 1;
+			}
+			for (unsigned g2 = 0; g2 < 16; g2++) {
+				if (!(mask >> g2 & 1))
+					continue;
+				for (uint32_t j = 0; j + 1 < k; j++) {
+					if (grow_array((void **)&edge[g2], &ecap[g2], n[g2] + 1,
+						       sizeof(*edge[g2]), 1024)) {
+						rc = -ENOMEM;
+						goto out;
+					}
+					edge[g2][n[g2]++] = (uint64_t)chan[j] << 32 | chan[j + 1];
 				}
-				edge[sl][n[sl]++] = (uint64_t)chan[j] << 32 | chan[j + 1];
 			}
 		}
 	if (!*vls_used)
 		*vls_used = 1;
-	for (int l = 0; l < 16 && !rc; l++) {
+	for (int l = 0; l < 16 && rc >= 0; l++) {
 		if (!n[l])
 			continue;
 		qsort(edge[l], n[l], sizeof(uint64_t), cmp_u64);
-		if (has_cycle(nchan, edge[l], n[l], indeg, off, queue)) {
-			snprintf(why, len, "SL %d: channel dependency graph has a "
-				 "cycle (credit loop)", l);
+		/* Per SL the last cycle found is named (as before); per VL the first. */
+		if (has_cycle(nchan, edge[l], n[l], indeg, off, queue) && (!rc || !v)) {
+			char name[96];
+
+			if (v)
+				vl_name(name, sizeof(name), v, (unsigned)l);
+			else
+				snprintf(name, sizeof(name), "SL %d", l);
+			snprintf(why, len, "%s: channel dependency graph has a "
+				 "cycle (credit loop)", name);
 			rc = 1;
 		}
 	}

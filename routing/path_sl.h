@@ -51,6 +51,23 @@ int path_sl_check(const struct fabric *f, const struct lft_set *t,
 		  const struct path_sl *p, uint32_t *vls_used, char *why,
 		  size_t len);
 
+/* The VLs the routes of each layer travel on, once SL2VL maps are applied
+ * (QoS classes x layers, qos/qos_sl_space.h): vl_mask[l] has bit v when
+ * some SL that carries layer l maps to VL v; sls_of_vl[v] names those SLs
+ * in messages. */
+struct path_sl_vls {
+	uint16_t vl_mask[16];
+	uint16_t sls_of_vl[16];
+};
+
+/* path_sl_check per VL: every route joins the graph of each VL in
+ * v->vl_mask[its layer], so two SLs on one VL share its graph (v NULL:
+ * one graph per SL, path_sl_check). A layer no VL carries is an error.
+ * why names the VL and its SLs. Returns as path_sl_check. */
+int path_sl_check_vls(const struct fabric *f, const struct lft_set *t,
+		      const struct path_sl *p, const struct path_sl_vls *v,
+		      uint32_t *vls_used, char *why, size_t len);
+
 /* Read "SLID DLID SL" lines (as path_sl_write writes them, '#' comments)
  * into p, allocated for the fabric (path_sl_alloc). Bad lines are logged
  * with file:line. Returns 0, -errno or -EINVAL. */

@@ -14,6 +14,7 @@
 struct mft_held;
 struct part_tables;
 struct qos_policy;
+struct qos_sl_space;
 
 /* SM_Key 1 is OpenSM's default and ours: every diag tool knows it
  * (saquery --smkey 1), so it proves nothing about a requester. */
@@ -39,6 +40,9 @@ struct sa_ctx {
 	/* The QoS policy PathRecords follow (qos/qos_policy.h, docs/qos.md);
 	 * NULL: QoS off, SLs as OpenSM gives them without -Q. */
 	const struct qos_policy *qos;
+	/* With QoS and layered paths both on (qos/qos_sl_space.h): a path's
+	 * SL is its class base + the layer path_sl gives; NULL: the layer. */
+	const struct qos_sl_space *sl_space;
 	/* P_Key tables of the database's ports (partition/part_table.h);
 	 * NULL or empty: every port holds the default partition 0xFFFF. */
 	const struct part_tables *parts;

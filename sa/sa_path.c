@@ -16,6 +16,7 @@
 #include "../mad/smp.h"
 #include "sa_partition.h"
 #include "sa_qos.h"
+#include "../qos/qos_sl_space.h"
 #include "sa_rec.h"
 
 #define MAX_PATH_HOPS 64
@@ -289,6 +290,12 @@ static int one_path(const struct sa_ctx *c, const struct sa_query *q,
 	 * given, unless the source port maps it to VL 15 (dropped). */
 	if (c->path_sl) {
 		sl = c->path_sl(c->path_sl_arg, (uint16_t)slid, (uint16_t)dlid);
+		/* With QoS the layer is within the class's run of SLs: class
+		 * base + layer (qos/qos_sl_space.h); a level without sl is
+		 * the class of SL 0. */
+		if (c->sl_space)
+			sl = qos_sl_space_sl(c->sl_space,
+					     lvl && lvl->sl_set ? lvl->sl : 0, sl);
 		if ((m >> PR_SL & 1) && sa_get(L, q->record, PR_SL) != sl)
 			return 0;
 	} else if (lvl && lvl->sl_set) {

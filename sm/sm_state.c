@@ -357,6 +357,10 @@ static int route_and_verify(struct sm *sm, const struct fabric *f,
 	path_sl_free(&sm->sl_next);
 	ro.sl_out = &sm->sl_next;
 	ro.max_vls = (uint8_t)sm->route_vls;
+	/* With a QoS policy every class needs its own layer SLs and VLs:
+	 * the engine gets the layers per class (sm_qos.h). */
+	if (sm_qos_layered(sm))
+		ro.max_vls = (uint8_t)sm_qos_layer_budget(sm, sm->route_vls);
 	rc = route_select(sm->cfg->routing_engine, f, &ro, &vo, t, c);
 	free(rank);
 	for (int p = 1; p < ROUTE_PASS_N; p++)
@@ -367,6 +371,18 @@ static int route_and_verify(struct sm *sm, const struct fabric *f,
 				sm->cfg->routing_engine);
 		free(c);
 		return rc;
+	}
+	/* QoS classes x layers: deadlock freedom per VL once the SL2VL map
+	 * is applied, before anything is programmed; a cycle keeps the old
+	 * tables (it cannot happen with the plan's map: a VL carries one
+	 * layer). */
+	if (sm_qos_layered(sm) && sm->sl_next.vls_used > 1) {
+		int q = sm_qos_layers_check(sm, f, t, &sm->sl_next, sm->route_vls);
+
+		if (q) {
+			free(c);
+			return q < 0 ? q : 0;
+		}
 	}
 	sm->engine_used = c->engine->name;
 	snprintf(sm->route_preferred, sizeof(sm->route_preferred), "%s", c->preferred);
@@ -780,10 +796,14 @@ int sm_heavy_sweep(struct sm *sm)
 		/* SL n on VL n before any table that uses SL n is in place
 		 * (old single-layer routes use SL 0, which stays on VL 0). */
 		struct vlprog_stats vs = { 0 };
+		/* qoslayer28: QoS classes x layers, each (class, layer) SL on
+		 * its VL (sm_qos_layers_check planned and checked the map). */
+		const struct qos_sl_space *qs = sm_qos_layered(sm) ? &sm->qos_space_next : NULL;
 
-		rc = vlprog_program(sm->t, &nr, sm->sl_next.vls_used,
-				    cfg->sa_enabled ? &sm->sa.ctx.sl2vl : NULL,
-				    cfg->sa_enabled ? &sm->sa.ctx.vlarb : NULL, &vs);
+		rc = vlprog_program_map(sm->t, &nr, qs ? qs->vls : sm->sl_next.vls_used,
+					qs ? qs->sl2vl : NULL,
+					cfg->sa_enabled ? &sm->sa.ctx.sl2vl : NULL,
+					cfg->sa_enabled ? &sm->sa.ctx.vlarb : NULL, &vs);
 		if (rc < 0)
 			goto out;
 		log_info("sweep %u: VLs: %u layers; SL2VL/VLArb tables %llu written, %llu unchanged, %llu read, %u failed",
@@ -814,6 +834,10 @@ int sm_heavy_sweep(struct sm *sm)
 		memset(&sm->sl_next, 0, sizeof(sm->sl_next));
 		sm->sa.ctx.path_sl = sm->sl.vls_used > 1 ? path_sl_hook : NULL;
 		sm->sa.ctx.path_sl_arg = &sm->sl;
+		/* ... and with QoS, class base + layer (sm_qos.h). */
+		sm->qos_space = sm->qos_space_next;
+		sm->sa.ctx.sl_space = sm->sa.ctx.path_sl && sm_qos_layered(sm) ?
+			&sm->qos_space : NULL;
 	}
 	t4 = now_seconds();
 	log_info("sweep %u: program %.3f s: PortInfo %u set, %u unchanged, %u failed; LFT blocks %llu written, %llu unchanged, %llu read back; SwitchInfo %u set; %u switches failed",

@@ -51,6 +51,7 @@ struct sm_signals {
 };
 
 struct qos_policy;
+#include "../qos/qos_sl_space.h"
 
 struct sm {
 	const struct ibsm_config *cfg;
@@ -148,6 +149,12 @@ struct sm {
 	 * SA answers from it) and of the tables being made */
 	struct path_sl sl, sl_next;
 	unsigned route_vls;             /* layer budget of the last sweep */
+	/* QoS classes x dfsp layers (sm_qos.h, qos/qos_sl_space.h): the plan
+	 * of the programmed tables (the SA answers class base + layer from
+	 * it) and of the tables being made; qos_said: the last shrink or
+	 * share said, so it is said once. */
+	struct qos_sl_space qos_space, qos_space_next;
+	char qos_said[256];
 	/* /metrics (sm_metrics.h) */
 	struct metrics_http *metrics;
 	double metrics_at;

@@ -23,6 +23,7 @@
 #include "../core/cn_rank.h"
 #include "../core/log.h"
 #include "../formats/topo_read.h"
+#include "../qos/qos_offline.h"
 #include "../routing/engine.h"
 #include "../routing/lft.h"
 #include "../routing/route_select.h"
@@ -54,6 +55,13 @@ static const char usage[] =
 	"  --sl-out FILE        write 'SLID DLID SL' for every CA-to-CA path\n"
 	"  --sl-in FILE         path SLs to judge with the tables (--check: one\n"
 	"                       credit-loop check per SL), e.g. the daemon's dump\n"
+	"  --qos FILE           QoS policy (qos-policy.conf, or an ibsm YAML naming\n"
+	"                       one): print each class's SLs and VLs (with a\n"
+	"                       layered engine or --sl-in: class base + layer);\n"
+	"                       --check: one credit-loop check per VL\n"
+	"  --sl2vl FILE         SL2VL map to check with (16 VLs a line, e.g.\n"
+	"                       smpquery sl2vl output): SLs on one VL share\n"
+	"                       its dependency graph\n"
 	"  --check              full verification: credit loops, link loads,\n"
 	"                       shifts, LMC path diversity; exit 1 if not ok\n"
 	"  --cdg-switch-lids    credit loops: also CA -> switch-LID routes\n"
@@ -76,6 +84,7 @@ struct cli {
 	const char *topo, *engines, *roots, *cns, *guid2lid, *save_guid2lid;
 	const char *out, *lfts_in, *dot, *sl_out, *cn_order, *sl_in;
 	const char *prev_topo, *prev_lfts;
+	const char *qos, *sl2vl;
 	const char *engine_path[16];
 	unsigned num_engine_paths;
 	enum topo_format format;
@@ -107,7 +116,7 @@ static int parse_args(int argc, char **argv, struct cli *c)
 	enum { O_TOPO = 256, O_FORMAT, O_ENGINE, O_ENGINE_PATH, O_LMC, O_ROOTS,
 	       O_CNS, O_GUID2LID, O_SAVE, O_OUT, O_LFTS_IN, O_CHECK, O_CDG_SW,
 	       O_SHIFTS, O_THREADS, O_DOT, O_LIST, O_WIDE, O_VLS, O_SL_OUT,
-	       O_CN_ORDER, O_SL_IN, O_PREV_TOPO, O_PREV_LFTS };
+	       O_CN_ORDER, O_SL_IN, O_PREV_TOPO, O_PREV_LFTS, O_QOS, O_SL2VL };
 	static const struct option longopts[] = {
 		{ "topo", required_argument, NULL, O_TOPO },
 		{ "format", required_argument, NULL, O_FORMAT },
@@ -129,6 +138,8 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		{ "dot", required_argument, NULL, O_DOT },
 		{ "cn-order", required_argument, NULL, O_CN_ORDER },
 		{ "sl-in", required_argument, NULL, O_SL_IN },
+		{ "qos", required_argument, NULL, O_QOS },
+		{ "sl2vl", required_argument, NULL, O_SL2VL },
 		{ "list-engines", no_argument, NULL, O_LIST },
 		{ "wide-lids", no_argument, NULL, O_WIDE },
 		{ "vls", required_argument, NULL, O_VLS },
@@ -194,6 +205,8 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		case O_DOT: c->dot = optarg; break;
 		case O_CN_ORDER: c->cn_order = optarg; break;
 		case O_SL_IN: c->sl_in = optarg; break;
+		case O_QOS: c->qos = optarg; break;
+		case O_SL2VL: c->sl2vl = optarg; break;
 		case O_LIST: c->list_engines = 1; break;
 		case 'q': c->quiet = 1; break;
 		case 'v': c->verbose++; break;
@@ -205,6 +218,9 @@ static int parse_args(int argc, char **argv, struct cli *c)
 	if (optind < argc)
 		return bad_usage("unexpected argument '%s'", argv[optind]);
 	if (c->list_engines)
+		return 0;
+	/* --qos alone: the plan for the budget, no fabric. */
+	if (!c->topo && c->qos)
 		return 0;
 	if (!c->topo)
 		return bad_usage("--topo FILE is required%s", "");
@@ -706,8 +722,41 @@ static uint32_t dropped_top_lid(const struct fabric *f, const struct lft_set *t)
 	return top;
 }
 
-static int run(const struct cli *c)
+/* --qos / --sl2vl (qos/qos_offline.h): load and plan for the budget; a
+ * layered engine then gets the layers per class (cc->vls). 0 or an exit
+ * code. */
+static int qos_setup(const struct cli *c, struct cli *cc, struct qos_offline *q)
 {
+	int layered = c->sl_in || (c->engines && strstr(c->engines, "dfsp"));
+	unsigned layers = 0;
+
+	if (!c->qos && !c->sl2vl)
+		return 0;
+	if (qos_offline_setup(q, c->qos, c->sl2vl, c->vls, layered, &layers) < 0)
+		return EXIT_USAGE;
+	if (layers)
+		cc->vls = layers;
+	return 0;
+}
+
+/* --qos without --topo: the plan for the budget. */
+static int qos_only(const struct cli *c)
+{
+	struct qos_offline q;
+	struct cli cc = *c;
+	int rc = qos_setup(c, &cc, &q);
+
+	if (!rc && !c->quiet)
+		qos_offline_print(stdout, c->qos, &q.space, q.layered, q.vls, q.map);
+	qos_offline_free(&q);
+	return rc;
+}
+
+static int run(const struct cli *c0)
+{
+	struct qos_offline q = { 0 };
+	struct cli cl = *c0;
+	const struct cli *c = &cl;
 	struct fabric f;
 	struct prev pv;
 	struct lft_set t = { 0 };
@@ -722,6 +771,8 @@ static int run(const struct cli *c)
 
 	fab_init(&f);
 	prev_init(&pv);
+	if ((rc = qos_setup(c0, &cl, &q)))
+		goto out;
 	if (topo_read(&f, c->topo, c->format)) {
 		rc = EXIT_USAGE;
 		goto out;
@@ -857,6 +908,21 @@ static int run(const struct cli *c)
 			snprintf(res.first_error, sizeof(res.first_error), "%s", why);
 		}
 	}
+	if (c->qos || c->sl2vl) {
+		char why[200];
+		int loop = qos_offline_report(&q, c->quiet ? NULL : stdout, c->check,
+					      &f, &t, &sl, why, sizeof(why));
+
+		if (loop < 0) {
+			log_err("per-VL check could not run: %s", strerror(-loop));
+			rc = EXIT_VERIFY;
+			goto out;
+		}
+		if (loop) {
+			res.ok = 0;
+			snprintf(res.first_error, sizeof(res.first_error), "%s", why);
+		}
+	}
 	if (!res.ok)
 		log_err("%s: tables from %s fail verification: %s", c->topo,
 			engine, res.first_error);
@@ -878,6 +944,7 @@ out:
 	lft_free(&t);
 	fab_free(&f);
 	prev_free(&pv);
+	qos_offline_free(&q);
 	return rc;
 }
 
@@ -905,5 +972,7 @@ int main(int argc, char **argv)
 	}
 	if (c.engines && (rc = check_engine_names(c.engines)))
 		return rc;
+	if (!c.topo)
+		return qos_only(&c);
 	return run(&c);
 }

@@ -53,6 +53,7 @@ struct job {
 
 struct vp_ctx {
 	struct job *j;
+	const uint8_t *map;         /* qoslayer28: SL -> VL, or NULL: SL n -> VL n */
 	struct vlprog_stats *st;
 	struct sa_sl2vl_cache *known, *known_vlarb;
 };
@@ -104,18 +105,19 @@ static void on_write(void *ctx, uint64_t cookie, const uint8_t *req,
 	}
 }
 
-static void sl2vl_want(uint8_t *d, unsigned vls)
+static void sl2vl_want(uint8_t *d, unsigned vls, const uint8_t *map)
 {
 	memset(d, 0, 64);
 	for (unsigned sl = 0; sl < 16; sl++) {
-		unsigned vl = sl < vls ? sl : 0;
+		unsigned vl = map ? map[sl] & 15 : sl < vls ? sl : 0;
 
 		d[sl / 2] |= (uint8_t)(sl % 2 ? vl : vl << 4);
 	}
 }
 
-static void vlarb_want(uint8_t *d, unsigned vls)
+static void vlarb_want(uint8_t *d, unsigned vls, const uint8_t *map)
 {
+	(void)map;
 	memset(d, 0, 64);
 	for (unsigned vl = 0; vl < vls && vl < 32; vl++) {
 		d[2 * vl] = (uint8_t)vl;        /* reserved:4, VL:4 */
@@ -133,10 +135,19 @@ int vlprog_program(struct mad_transport *t, const struct subnet *r,
 		   unsigned vls, struct sa_sl2vl_cache *known,
 		   struct sa_sl2vl_cache *known_vlarb, struct vlprog_stats *st)
 {
+	return vlprog_program_map(t, r, vls, NULL, known, known_vlarb, st);
+}
+
+int vlprog_program_map(struct mad_transport *t, const struct subnet *r,
+		       unsigned vls, const uint8_t *map,
+		       struct sa_sl2vl_cache *known,
+		       struct sa_sl2vl_cache *known_vlarb, struct vlprog_stats *st)
+{
 	const struct fabric *f = &r->fab;
 	size_t limit = (size_t)mt_window(t) * 8;
 	uint32_t cap = 0, n = 0;
-	struct vp_ctx c = { .st = st, .known = known, .known_vlarb = known_vlarb };
+	struct vp_ctx c = { .st = st, .known = known, .known_vlarb = known_vlarb,
+			    .map = map };
 	int rc = 0;
 
 #define ADD(PATH, ATTR, MOD, WANTFN, KEY) do { \
@@ -146,7 +157,7 @@ int vlprog_program(struct mad_transport *t, const struct subnet *r,
 		} \
 		c.j[n].path = (PATH); c.j[n].attr = (ATTR); c.j[n].mod = (MOD); \
 		c.j[n].guid = node->guid; c.j[n].key = (KEY); \
-		c.j[n].have = 0; WANTFN(c.j[n].want, vls); n++; \
+		c.j[n].have = 0; WANTFN(c.j[n].want, vls, c.map); n++; \
 	} while (0)
 	for (uint32_t nd = 0; nd < f->num_nodes; nd++) {
 		const struct fab_node *node = &f->nodes[nd];

@@ -29,5 +29,12 @@ unsigned vlprog_fabric_vls(const struct subnet *r);
 int vlprog_program(struct mad_transport *t, const struct subnet *r,
 		   unsigned vls, struct sa_sl2vl_cache *known,
 		   struct sa_sl2vl_cache *known_vlarb, struct vlprog_stats *st);
+/* qoslayer28 (issue 28, QoS classes x layers): the same with an SL2VL map
+ * (16 entries, SL -> VL; NULL: SL n -> VL n for n < vls) on every port;
+ * VLArb weighs VLs 0..vls-1 as above. */
+int vlprog_program_map(struct mad_transport *t, const struct subnet *r,
+		       unsigned vls, const uint8_t *map,
+		       struct sa_sl2vl_cache *known,
+		       struct sa_sl2vl_cache *known_vlarb, struct vlprog_stats *st);
 
 #endif

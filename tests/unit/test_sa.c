@@ -11,6 +11,7 @@
 #include <infiniband/mad.h>
 
 #include "qos/qos_policy.h"
+#include "qos/qos_sl_space.h"
 #include "mad/gmp.h"
 #include "routing/lft.h"
 #include "sa/sa_handler.h"
@@ -816,6 +817,45 @@ static void test_path_qos_policy(void **state)
 	sa_put(&sa_path_rec, r, PR_QOS, 7);
 	sa_server_answer(&m.s, req, 2, out, 4);
 	assert_int_equal(sa_get(&sa_path_rec, rec, PR_SL), 6);
+
+	/* With dfsp layers (qos/qos_sl_space.h): class base + the path's
+	 * layer (layer_sl: 2). Classes 0, 1, 5, 6 x 3 layers are rebased to
+	 * 0, 3, 6, 9: ServiceID 0x1234 (class SL 1) answers 3 + 2; asking
+	 * the policy's SL 1 gets no record, asking 5 does. */
+	{
+		struct qos_sl_space sp;
+		uint8_t cls[QOS_SL_NUM];
+		unsigned nc = qos_sl_classes(p, cls);
+
+		assert_int_equal(nc, 4);
+		assert_int_equal(qos_sl_space_plan(cls, nc, 3, 15, 0, &sp), QOS_SL_FIT);
+		assert_true(sp.rebased);
+		m.s.ctx.path_sl = layer_sl;
+		m.s.ctx.sl_space = &sp;
+		mad_set_field64(req, 0, IB_SA_COMPMASK_F, (1ull << PR_SLID) |
+				(1ull << PR_DLID) | pr_sid);
+		sa_put(&sa_path_rec, r, PR_SERVICEID0, 0);
+		sa_put(&sa_path_rec, r, PR_SERVICEID0 + 1, 0x1234);
+		sa_server_answer(&m.s, req, 2, out, 4);
+		assert_int_equal(status_of(out), 0);
+		assert_int_equal(sa_get(&sa_path_rec, rec, PR_SL), 5);
+		mad_set_field64(req, 0, IB_SA_COMPMASK_F, (1ull << PR_SLID) |
+				(1ull << PR_DLID) | pr_sid | (1ull << PR_SL));
+		sa_put(&sa_path_rec, r, PR_SL, 1);
+		sa_server_answer(&m.s, req, 2, out, 4);
+		assert_int_equal(status_of(out), SA_STATUS_NO_RECORDS);
+		sa_put(&sa_path_rec, r, PR_SL, 5);
+		sa_server_answer(&m.s, req, 2, out, 4);
+		assert_int_equal(status_of(out), 0);
+		/* No component: DEFAULT's class (SL 0) + layer 2. */
+		req_init(req, 0x01, 0x0035, (1ull << PR_SLID) | (1ull << PR_DLID));
+		sa_put(&sa_path_rec, r, PR_SLID, 2);
+		sa_put(&sa_path_rec, r, PR_DLID, 3);
+		sa_server_answer(&m.s, req, 2, out, 4);
+		assert_int_equal(sa_get(&sa_path_rec, rec, PR_SL), 2);
+		m.s.ctx.path_sl = NULL;
+		m.s.ctx.sl_space = NULL;
+	}
 
 	/* MultiPathRecord: CA a -> CA b with ServiceID 0x100000002000. */
 	req_init(req, 0x14, 0x003A, (1ull << MPR_SGIDCOUNT) | (1ull << MPR_DGIDCOUNT) |
