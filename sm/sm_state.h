@@ -59,6 +59,7 @@ struct sm {
 	int rereg_done;
 	unsigned rereg_tries;           /* sweeps whose rereg Sets partly failed */
 	int mkey_not_kept;              /* the SMAs drop M_Key (port_config.h) */
+	int vl_high_limit_not_kept;     /* ... and VLHighLimit */
 /* SMInfo.ActCount: SMPs we sent (retries included) plus sweeps, so a
  * master at work moves it by many per light sweep and a standby can tell
  * it from its answers to polls (IBA 14.4.1). */
@@ -144,6 +145,7 @@ struct sm {
 	 * SA answers from it) and of the tables being made */
 	struct path_sl sl, sl_next;
 	unsigned route_vls;             /* layer budget of the last sweep */
+	int qos_layers_noted;           /* "qos with layered routing" logged */
 	/* /metrics (sm_metrics.h) */
 	struct metrics_http *metrics;
 	double metrics_at;

@@ -46,6 +46,14 @@ struct key_desc {
 #define LIST(f, s) K_LIST, offsetof(struct ibsm_config, f), \
 	sizeof(((struct ibsm_config *)0)->f), 0, 0, s
 #define NUM(k, f, l, h) k, offsetof(struct ibsm_config, f), 0, l, h, 0
+/* OpenSM's five sets of QoS table options (qos/qos_vl.h); a port type's
+ * high_limit -1 and max_vls 0 mean "not set: the general key's". */
+#define QOS_VL_KEYS(pre, t) \
+	{ pre "_max_vls", NUM(K_UNSIGNED, qos_vl[t].max_vls, 0, 15) }, \
+	{ pre "_high_limit", NUM(K_INT, qos_vl[t].high_limit, (unsigned long)-1, 255) }, \
+	{ pre "_vlarb_high", STR(qos_vl[t].vlarb_high) }, \
+	{ pre "_vlarb_low", STR(qos_vl[t].vlarb_low) }, \
+	{ pre "_sl2vl", STR(qos_vl[t].sl2vl) }
 
 /* Ranges: LMC 0..7 and SM priority 0..15 are the widths of the PortInfo
  * and SMInfo fields (IBA 14.2.5.6, 14.2.5.13); SubnetTimeOut is 5 bits
@@ -90,6 +98,11 @@ static const struct key_desc keys[] = {
 	{ "packet_life_time", NUM(K_U8, packet_life_time, 0, 63) },
 	{ "qos",            NUM(K_BOOL, qos, 0, 1) },
 	{ "qos_policy_file", STR(qos_policy_file) },
+	QOS_VL_KEYS("qos", 0),
+	QOS_VL_KEYS("qos_ca", 1),
+	QOS_VL_KEYS("qos_sw0", 2),
+	QOS_VL_KEYS("qos_swe", 3),
+	QOS_VL_KEYS("qos_rtr", 4),
 	{ "sl2vl_read",     NUM(K_BOOL, sl2vl_read, 0, 1) },
 	{ "sl2vl_read_all", NUM(K_BOOL, sl2vl_read_all, 0, 1) },
 	{ "sl2vl_read_rate", NUM(K_UNSIGNED, sl2vl_read_rate, 1, 1000000) },
@@ -185,6 +198,12 @@ void config_defaults(struct ibsm_config *c)
 	c->vl_stall = 7;
 	c->leaf_vl_stall = 7;
 	c->sweep_interval_s = 10;
+	/* QoS tables: the general keys hold OpenSM's defaults (so the
+	 * printed configuration shows them); the port types' keys are not
+	 * set (-1, "", 0) and take the general ones. */
+	for (unsigned t = 0; t < QOS_PT_NUM; t++)
+		c->qos_vl[t].high_limit = -1;
+	qos_vl_defaults(&c->qos_vl[QOS_PT_ALL]);
 	/* --once on a lossy fabric keeps sweeping for minutes, not one try. */
 	c->once_timeout_s = 120;
 	/* Nodes missing without a trap: hold the programmed view this long. */
@@ -361,15 +380,48 @@ static int set_number(struct ibsm_config *c, const struct key_desc *k,
 	default:
 		break;
 	}
+	if (k->kind == K_INT) {
+		/* Signed: a range whose low end is negative (stored as the
+		 * two's complement of it in lo) allows "-1". */
+		char *end;
+		long l;
+
+		snprintf(range, sizeof(range), "%ld..%ld", (long)k->lo, (long)k->hi);
+		errno = 0;
+		l = strtol(value, &end, 0);
+		if (!*value || *end || errno || l < (long)k->lo || l > (long)k->hi)
+			return bad_value(origin, k, value, range);
+		*(int *)field = (int)l;
+		return 0;
+	}
 	if (parse_u64(value, &v) || v < k->lo || v > k->hi)
 		return bad_value(origin, k, value, range);
-	if (k->kind == K_INT)
-		*(int *)field = (int)v;
-	else if (k->kind == K_UNSIGNED)
+	if (k->kind == K_UNSIGNED)
 		*(unsigned *)field = (unsigned)v;
 	else
 		*(uint8_t *)field = (uint8_t)v;
 	return 0;
+}
+
+/* qos_*_sl2vl and qos_*_vlarb_* texts parse as OpenSM's (qos/qos_vl.h);
+ * OpenSM warns and goes on, ibsm refuses a table it cannot read. */
+static int bad_qos_table(const struct key_desc *k, const char *value,
+			 const char *origin)
+{
+	uint8_t sl2vl[16], vlarb[QOS_VLARB_ENTRIES][2];
+	size_t n = strlen(k->name);
+	char why[160];
+	int rc;
+
+	if (n > 6 && !strcmp(k->name + n - 6, "_sl2vl"))
+		rc = qos_vl_parse_sl2vl(value, sl2vl, why, sizeof(why));
+	else if (strstr(k->name, "_vlarb_"))
+		rc = qos_vl_parse_vlarb(value, vlarb, why, sizeof(why));
+	else
+		return 0;
+	if (rc)
+		bad_value(origin, k, value, why);
+	return rc != 0;
 }
 
 int config_set(struct ibsm_config *c, const char *key, const char *value,
@@ -406,6 +458,8 @@ int config_set(struct ibsm_config *c, const char *key, const char *value,
 			return bad_value(origin, k, value,
 					 "ADDR:PORT or :PORT, e.g. 127.0.0.1:9464");
 	}
+	if (!strncmp(k->name, "qos_", 4) && *value && bad_qos_table(k, value, origin))
+		return -EINVAL;
 	if (!strcmp(k->name, "perf_action") && strcmp(value, "report") &&
 	    strcmp(value, "avoid") && strcmp(value, "disable"))
 		return bad_value(origin, k, value, "report, avoid or disable");
@@ -508,6 +562,9 @@ static const char *const live_keys[] = {
 
 int config_key_live(const char *key)
 {
+	/* The QoS tables are built at every sweep that programs them. */
+	if (!strncmp(key, "qos_", 4))
+		return 1;
 	for (size_t i = 0; i < sizeof(live_keys) / sizeof(live_keys[0]); i++)
 		if (!strcmp(live_keys[i], key))
 			return 1;
