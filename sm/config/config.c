@@ -18,6 +18,8 @@
 #include "../observe/metrics_http.h"
 #include "../../multicast/mcast_spec.h"
 #include "config_partitions.h"
+#include "config_qos.h"
+#include "../../qos/qos_src.h"
 
 enum key_kind {
 	K_STR,          /* char[] */
@@ -631,7 +633,34 @@ unsigned config_reload(struct ibsm_config *cur, const struct ibsm_config *next,
 			memcpy(a, b, key_size(k));
 		n++;
 	}
+	/* The qos: section's policy is live as qos_policy_file is: the
+	 * caller loads it again after a reload. */
+	if (!qos_src_same(cur->qos_src, next->qos_src)) {
+		struct qos_src *copy = next->qos_src ? qos_src_dup(next->qos_src) : NULL;
+
+		changed(ctx, "qos (the qos: section's policy)", !next->qos_src || copy);
+		if (!next->qos_src || copy) {
+			qos_src_free(cur->qos_src);
+			cur->qos_src = copy;
+		}
+		n++;
+	}
 	return n;
+}
+
+/* What the qos: section says, as OpenSM's file would (comments: the
+ * section itself is in the file it came from). */
+static void print_qos_src(const struct qos_src *s, FILE *out)
+{
+	const char *t = s->text ? s->text : "";
+
+	fprintf(out, "\n# qos: the policy of the qos: section of %s, as qos-policy.conf:", s->origin);
+	while (*t) {
+		size_t n = strcspn(t, "\n");
+
+		fprintf(out, "\n#   %.*s", (int)n, t);
+		t += n + (t[n] == '\n');
+	}
 }
 
 void config_print(const struct ibsm_config *c, FILE *out)
@@ -667,6 +696,8 @@ void config_print(const struct ibsm_config *c, FILE *out)
 			break;
 		case K_BOOL:
 			fputs(*(const int *)field ? "true" : "false", out);
+			if (!strcmp(k->name, "qos") && c->qos_src)
+				print_qos_src(c->qos_src, out);
 			break;
 		case K_PARTITIONS:
 			break;
@@ -739,6 +770,27 @@ static int join_list(struct yaml_load *ld, const struct key_desc *k,
 	return 0;
 }
 
+/* A key a section sets (the qos: section's tables): as if it stood at
+ * the top level at that line, so a key set twice is named. */
+static int set_from_section(void *arg, const char *key, const char *value,
+			    unsigned line)
+{
+	struct yaml_load *ld = arg;
+	const struct key_desc *k = key_find(key);
+	char origin[600];
+
+	if (!k)
+		return 1;
+	if (ld->first_line[k - keys]) {
+		log_err("%s:%u: duplicate key '%s' (first set at line %u)",
+			ld->path, line, key, ld->first_line[k - keys]);
+		return 1;
+	}
+	ld->first_line[k - keys] = line;
+	snprintf(origin, sizeof(origin), "%s:%u", ld->path, line);
+	return config_set(ld->c, key, value, origin) ? 1 : 0;
+}
+
 /* One "key: value" pair. Returns 0, or 1 if it was bad (logged). */
 static int load_pair(struct yaml_load *ld, const yaml_node_pair_t *pair)
 {
@@ -763,6 +815,17 @@ static int load_pair(struct yaml_load *ld, const yaml_node_pair_t *pair)
 	ld->first_line[k - keys] = line;
 
 	char origin[600];
+	if (!strcmp(key, "qos") && vn->type == YAML_MAPPING_NODE) {
+		struct qos_src *src;
+		int enabled;
+
+		if (config_load_qos(ld->path, ld->doc, (yaml_node_t *)(uintptr_t)vn,
+				    &enabled, &src, set_from_section, ld) < 0)
+			return 1;
+		ld->c->qos = enabled;
+		ld->c->qos_src = src;
+		return 0;
+	}
 	if (k->kind == K_PARTITIONS) {
 		struct part_conf *pc;
 
@@ -884,9 +947,14 @@ int config_load_yaml(struct ibsm_config *c, const char *path)
 	if (rc == 0) {
 		if (c->partitions != tmp.partitions)
 			config_free_partitions(c);
+		if (c->qos_src != tmp.qos_src)
+			qos_src_free(c->qos_src);
 		*c = tmp;
-	} else if (tmp.partitions != c->partitions) {
-		config_free_partitions(&tmp);
+	} else {
+		if (tmp.partitions != c->partitions)
+			config_free_partitions(&tmp);
+		if (tmp.qos_src != c->qos_src)
+			qos_src_free(tmp.qos_src);
 	}
 	return rc;
 }
@@ -903,4 +971,6 @@ void config_free_partitions(struct ibsm_config *c)
 void config_free(struct ibsm_config *c)
 {
 	config_free_partitions(c);
+	qos_src_free(c->qos_src);
+	c->qos_src = NULL;
 }

@@ -10,6 +10,7 @@
 #include "../../qos/qos_vl.h"
 
 struct part_conf;
+struct qos_src;
 
 #define IBSM_DEFAULT_CONFIG "/etc/ibsm/ibsm.yaml"
 
@@ -25,6 +26,8 @@ struct ibsm_config {
 	char cn_guid_file[512];
 	int qos;                    /* PathRecord SLs from the QoS policy */
 	char qos_policy_file[512];  /* OpenSM's qos-policy.conf (docs/qos.md) */
+	struct qos_src *qos_src;    /* or the policy of the qos: section
+				     * (sm/config/config_qos.h); NULL: none */
 	/* qos_*, qos_ca_*, qos_sw0_*, qos_swe_*, qos_rtr_* (OpenSM's options):
 	 * SL2VL, VLArb and VLHighLimit with qos on (qos/qos_vl.h) */
 	struct qos_vl_keys qos_vl[QOS_PT_NUM];
