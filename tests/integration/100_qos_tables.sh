@@ -8,7 +8,9 @@
 # VLs and keep VL 15. Read with smpquery by directed route from the same
 # host (so LIDs do not matter), every table must be the same under both
 # SMs; PathRecord SLs too. Then ibsm's second sweep writes nothing, and
-# `osmtest -f q` passes against ibsm with qos on.
+# `osmtest -f q` passes against ibsm with qos on. Then the issue's second
+# policy (classes by partition and by port group) as a YAML qos: section
+# for ibsm, with the tables in it too, against OpenSM with the file.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 IBSM_BUILD=${IBSM_BUILD:-$top/build}
@@ -104,6 +106,7 @@ paths() { # out
 		for a in "" "--service_id 0x1234" "--service_id 0x9999"; do
 			sl=$(q saquery -p --sgid "$(gid "$(echo "$guids" | sed -n 3p)")" --dgid "$(gid "$d")" $a |
 				awk -F. '/^[[:space:]]*sl\./ { print $NF; exit }')
+			[ -n "$sl" ] && sl=$((sl))      # saquery prints 0x4
 			echo "$d ${a:-plain} ${sl:--}" >>"$1"
 		done
 	done
@@ -163,4 +166,118 @@ q osmtest -f q >"$W/osmtest.q" || { grep ERR "$W/osmtest.q" | head; fail "osmtes
 grep -q 'TEST "QoS: VLArb and SLtoVL" PASS' "$W/osmtest.q" || fail "osmtest -f q did not pass"
 echo "ok osmtest -f q passes against ibsm with qos on"
 sm_stop_clean "$W/sm.log"
+sim_cleanup
+
+# --- the second policy, in the YAML qos: section ------------------------------
+# Classes by partition and by port group (test 62's second policy): OpenSM
+# reads the file, ibsm the same policy and tables as a qos: section.
+g1=$(echo "$guids" | sed -n 1p); g2=$(echo "$guids" | sed -n 2p); g3=$(echo "$guids" | sed -n 3p)
+server=$(ibsim_ca_name "$W/ft.net" 5)
+printf 'Default=0x7fff, ipoib : ALL=full ;\nred=0x0002 : %s=full, %s=full, %s=full ;\n' \
+	"$g1" "$g2" "$g3" >"$W/partitions.conf"
+cat >"$W/qos2.conf" <<EOP
+port-groups
+    port-group
+        name: Red
+        partition: red
+    end-port-group
+    port-group
+        name: Servers
+        port-name: $server/P1
+    end-port-group
+end-port-groups
+qos-levels
+    qos-level
+        name: DEFAULT
+        sl: 0
+    end-qos-level
+    qos-level
+        name: RedTraffic
+        sl: 3
+    end-qos-level
+    qos-level
+        name: ToServers
+        sl: 6
+    end-qos-level
+end-qos-levels
+qos-match-rules
+    qos-match-rule
+        destination: Servers
+        qos-level-name: ToServers
+    end-qos-match-rule
+    qos-match-rule
+        source: Red
+        destination: Red
+        pkey: 0x0002
+        qos-level-name: RedTraffic
+    end-qos-match-rule
+end-qos-match-rules
+qos-ulps
+    default        : 0
+    ipoib          : 1
+    any, service-id 0x1000-0x1fff : 2
+end-qos-ulps
+EOP
+{ echo "qos TRUE"; echo "qos_policy_file $W/qos2.conf"; echo "partition_config_file $W/partitions.conf"; cat "$W/tables"; } >"$W/opensm2.conf"
+cat >"$W/ibsm2.yaml" <<EOY
+partitions:
+  - name: Default
+    pkey: 0x7fff
+    ipoib: true
+    members: [ALL=full]
+  - name: red
+    pkey: 0x0002
+    members: [$g1=full, $g2=full, $g3=full]
+qos:
+  port-groups:
+    - {name: Red, partition: red}
+    - {name: Servers, port-name: "$server/P1"}
+  qos-levels:
+    - {name: DEFAULT, sl: 0}
+    - {name: RedTraffic, sl: 3}
+    - {name: ToServers, sl: 6}
+  qos-match-rules:
+    - {destination: Servers, qos-level-name: ToServers}
+    - {source: Red, destination: Red, pkey: 0x0002, qos-level-name: RedTraffic}
+  qos-ulps:
+    - {ulp: default, sl: 0}
+    - {ulp: ipoib, sl: 1}
+    - {ulp: any, service-id: 0x1000-0x1fff, sl: 2}
+EOY
+# The tables as the section's per-type mappings.
+awk '{ split($1, k, "_"); t = k[2]; sub("^qos_" t "_", "", $1)
+       v[t] = v[t] sprintf("    %s: \"%s\"\n", $1, $2) }
+     END { for (t in v) printf "  %s:\n%s", t, v[t] }' "$W/tables" >>"$W/ibsm2.yaml"
+paths2() { # out
+	: >"$1"
+	for s in $g1 $g3 $(echo "$guids" | sed -n 7p); do
+		for d in $g2 $(echo "$guids" | sed -n '5p;8p'); do
+			for a in "" "--pkey 0x8002" "--pkey 0xffff" "--service_id 0x1234"; do
+				sl=$(q saquery -p --sgid "$(gid "$s")" --dgid "$(gid "$d")" $a |
+					awk -F. '/^[[:space:]]*sl\./ { print $NF; exit }')
+				[ -n "$sl" ] && sl=$((sl))
+				echo "$s $d ${a:-plain} ${sl:--}" >>"$1"
+			done
+		done
+	done
+}
+ibsim_start "$W/ft.net" || fail "ibsim did not restart"
+osm_daemon "$W/osm2.log" -F "$W/opensm2.conf"
+tables "$W/osm2.tables"
+paths2 "$W/osm2.paths"
+sim_cleanup
+ibsim_start "$W/ft.net" || fail "ibsim did not restart"
+sm_daemon "$W/sm2.log" -c "$W/ibsm2.yaml" --cache-dir "$W/cache2"
+grep -q "QoS policy $W/ibsm2.yaml (qos: section)" "$W/sm2.log" || fail "no qos: section policy line"
+tables "$W/ibsm2.tables"
+paths2 "$W/ibsm2.paths"
+sm_stop_clean "$W/sm2.log"
+srv=$(echo "$guids" | sed -n 5p)
+grep -q "^$g1 $g2 --pkey 0x8002 3\$" "$W/ibsm2.paths" && grep -q "^$g1 $srv plain 6\$" "$W/ibsm2.paths" &&
+	grep -q "^$g1 $g2 --pkey 0xffff 1\$" "$W/ibsm2.paths" && grep -q "^$g1 $g2 plain 0\$" "$W/ibsm2.paths" &&
+	grep -q "^$g1 $g2 --service_id 0x1234 2\$" "$W/ibsm2.paths" ||
+	{ cat "$W/ibsm2.paths"; fail "qos: section: SLs by partition / port group not as the policy says"; }
+diff "$W/osm2.paths" "$W/ibsm2.paths" || fail "qos: section: PathRecord SLs differ from OpenSM's with the file"
+diff "$W/osm2.tables" "$W/ibsm2.tables" || fail "qos: section: tables differ from OpenSM's"
+echo "ok qos: section: $(wc -l <"$W/ibsm2.paths") PathRecords and $(grep -c '^==' "$W/ibsm2.tables") tables as OpenSM's with qos-policy.conf"
 echo "PASS"
