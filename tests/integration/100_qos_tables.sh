@@ -271,6 +271,21 @@ sm_daemon "$W/sm2.log" -c "$W/ibsm2.yaml" --cache-dir "$W/cache2"
 grep -q "QoS policy $W/ibsm2.yaml (qos: section)" "$W/sm2.log" || fail "no qos: section policy line"
 tables "$W/ibsm2.tables"
 paths2 "$W/ibsm2.paths"
+# Live: a new CA table and a new level at SIGHUP, written at the next sweep.
+sed 's/^\(    sl2vl: \)"0,1,1,2,2,3,3,4,4,5,5,6,6,7,8,15"/\1"7,6,5,4,3,2,1,0,7,6,5,4,3,2,1,15"/; s/{name: ToServers, sl: 6}/{name: ToServers, sl: 5}/' \
+	"$W/ibsm2.yaml" >"$W/ibsm2.new" && mv "$W/ibsm2.new" "$W/ibsm2.yaml"
+grep -q '"7,6,5,4,3,2,1,0,7,6,5,4,3,2,1,15"' "$W/ibsm2.yaml" || fail "SIGHUP step: the YAML edit did not apply"
+kill -HUP "$SMPID"
+wait_log "$W/sm2.log" "SIGHUP: heavy sweep" 10 || fail "no SIGHUP sweep"
+i=0
+until q smpquery -D sl2vl 0 | grep -q "out  0: | 7| 6| 5| 4| 3| 2| 1| 0| 7| 6| 5| 4| 3| 2| 1|15|"; do
+	i=$((i + 1)); [ $i -gt 50 ] && { q smpquery -D sl2vl 0; fail "SIGHUP: the new qos: ca sl2vl not written"; }
+	sleep 0.2
+done
+sl=$(q saquery -p --sgid "$(gid "$g1")" --dgid "$(gid "$(echo "$guids" | sed -n 5p)")" | awk -F. '/^[[:space:]]*sl\./ { print $NF; exit }')
+[ "$((sl))" = 5 ] || fail "SIGHUP: the qos: section's new level not answered (SL $sl)"
+grep "QoS policy $W/ibsm2.yaml" "$W/sm2.log" | tail -1
+echo "ok SIGHUP: the qos: section's policy and tables applied live"
 sm_stop_clean "$W/sm2.log"
 srv=$(echo "$guids" | sed -n 5p)
 grep -q "^$g1 $g2 --pkey 0x8002 3\$" "$W/ibsm2.paths" && grep -q "^$g1 $srv plain 6\$" "$W/ibsm2.paths" &&
