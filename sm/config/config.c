@@ -405,27 +405,6 @@ static int set_number(struct ibsm_config *c, const struct key_desc *k,
 	return 0;
 }
 
-/* qos_*_sl2vl and qos_*_vlarb_* texts parse as OpenSM's (qos/qos_vl.h);
- * OpenSM warns and goes on, ibsm refuses a table it cannot read. */
-static int bad_qos_table(const struct key_desc *k, const char *value,
-			 const char *origin)
-{
-	uint8_t sl2vl[16], vlarb[QOS_VLARB_ENTRIES][2];
-	size_t n = strlen(k->name);
-	char why[160];
-	int rc;
-
-	if (n > 6 && !strcmp(k->name + n - 6, "_sl2vl"))
-		rc = qos_vl_parse_sl2vl(value, sl2vl, why, sizeof(why));
-	else if (strstr(k->name, "_vlarb_"))
-		rc = qos_vl_parse_vlarb(value, vlarb, why, sizeof(why));
-	else
-		return 0;
-	if (rc)
-		bad_value(origin, k, value, why);
-	return rc != 0;
-}
-
 int config_set(struct ibsm_config *c, const char *key, const char *value,
 	       const char *origin)
 {
@@ -460,8 +439,12 @@ int config_set(struct ibsm_config *c, const char *key, const char *value,
 			return bad_value(origin, k, value,
 					 "ADDR:PORT or :PORT, e.g. 127.0.0.1:9464");
 	}
-	if (!strncmp(k->name, "qos_", 4) && *value && bad_qos_table(k, value, origin))
-		return -EINVAL;
+	if (!strncmp(k->name, "qos_", 4) && *value) {
+		char why[160];
+
+		if (config_qos_check_table(k->name, value, why, sizeof(why)))
+			return bad_value(origin, k, value, why);
+	}
 	if (!strcmp(k->name, "perf_action") && strcmp(value, "report") &&
 	    strcmp(value, "avoid") && strcmp(value, "disable"))
 		return bad_value(origin, k, value, "report, avoid or disable");
@@ -648,21 +631,6 @@ unsigned config_reload(struct ibsm_config *cur, const struct ibsm_config *next,
 	return n;
 }
 
-/* What the qos: section says, as OpenSM's file would (comments: the
- * section itself is in the file it came from). */
-static void print_qos_src(const struct qos_src *s, FILE *out)
-{
-	const char *t = s->text ? s->text : "";
-
-	fprintf(out, "\n# qos: the policy of the qos: section of %s, as qos-policy.conf:", s->origin);
-	while (*t) {
-		size_t n = strcspn(t, "\n");
-
-		fprintf(out, "\n#   %.*s", (int)n, t);
-		t += n + (t[n] == '\n');
-	}
-}
-
 void config_print(const struct ibsm_config *c, FILE *out)
 {
 	static const char *const levels[] = { "error", "warn", "info", "debug" };
@@ -697,7 +665,7 @@ void config_print(const struct ibsm_config *c, FILE *out)
 		case K_BOOL:
 			fputs(*(const int *)field ? "true" : "false", out);
 			if (!strcmp(k->name, "qos") && c->qos_src)
-				print_qos_src(c->qos_src, out);
+				config_print_qos_src(c->qos_src, out);
 			break;
 		case K_PARTITIONS:
 			break;

@@ -295,3 +295,29 @@ int config_load_qos(const char *path, yaml_document_t *doc, yaml_node_t *v,
 	*src = ld.src;
 	return 0;
 }
+
+int config_qos_check_table(const char *key, const char *value, char *why,
+			   size_t len)
+{
+	uint8_t sl2vl[16], vlarb[QOS_VLARB_ENTRIES][2];
+	size_t n = strlen(key);
+
+	if (n > 6 && !strcmp(key + n - 6, "_sl2vl"))
+		return qos_vl_parse_sl2vl(value, sl2vl, why, len);
+	if (strstr(key, "_vlarb_"))
+		return qos_vl_parse_vlarb(value, vlarb, why, len);
+	return 0;
+}
+
+void config_print_qos_src(const struct qos_src *s, FILE *out)
+{
+	const char *t = s->text ? s->text : "";
+
+	fprintf(out, "\n# qos: the policy of the qos: section of %s, as qos-policy.conf:", s->origin);
+	while (*t) {
+		size_t n = strcspn(t, "\n");
+
+		fprintf(out, "\n#   %.*s", (int)n, t);
+		t += n + (t[n] == '\n');
+	}
+}

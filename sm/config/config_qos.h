@@ -19,6 +19,8 @@
 #ifndef IBSM_SM_CONFIG_QOS_H
 #define IBSM_SM_CONFIG_QOS_H
 
+#include <stddef.h>
+#include <stdio.h>
 #include <yaml.h>
 
 struct qos_src;
@@ -34,5 +36,14 @@ typedef int (*config_qos_set_fn)(void *arg, const char *key, const char *value,
 int config_load_qos(const char *path, yaml_document_t *doc, yaml_node_t *v,
 		    int *enabled, struct qos_src **src, config_qos_set_fn set,
 		    void *arg);
+
+/* qos_*_sl2vl and qos_*_vlarb_* texts parse as OpenSM's (qos/qos_vl.h):
+ * 0, or -1 with why (OpenSM warns and goes on; ibsm refuses a table it
+ * cannot read). Other keys: 0. */
+int config_qos_check_table(const char *key, const char *value, char *why,
+			   size_t len);
+/* The section's policy as the qos-policy.conf text ibsm read, as YAML
+ * comments after "qos: true" (the section stays in its own file). */
+void config_print_qos_src(const struct qos_src *s, FILE *out);
 
 #endif
