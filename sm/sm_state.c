@@ -517,7 +517,7 @@ static int route_while_serving(struct sm *sm, const struct fabric *f,
 }
 
 /* QoS on without layered routes: SL2VL and VLArb from the qos_* keys on
- * every port type (sm/vl_program.h), before the LFTs, as the layers'. */
+ * every port type (sm/program/vl_program.h), before the LFTs, as the layers'. */
 static int program_qos_tables(struct sm *sm, const struct subnet *r,
 			      unsigned n)
 {

@@ -1,4 +1,4 @@
-/* The `qos` section of the YAML file (sm/config_qos.h). */
+/* The `qos` section of the YAML file (sm/config/config_qos.h). */
 #include "config_qos.h"
 
 #include <errno.h>
