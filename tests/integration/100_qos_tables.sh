@@ -267,6 +267,12 @@ tables "$W/osm2.tables"
 paths2 "$W/osm2.paths"
 sim_cleanup
 ibsim_start "$W/ft.net" || fail "ibsim did not restart"
+# A policy both in the section and in qos_policy_file: one error at start.
+sim_run timeout 30 "$IBSM_BUILD/bin/ibsm" -c "$W/ibsm2.yaml" --cache-dir "$W/cache-both" \
+	--set qos_policy_file="$W/qos2.conf" >"$W/both.log" 2>&1
+rc=$?
+[ $rc = 1 ] && grep -q "qos: a policy in the qos: section of $W/ibsm2.yaml and qos_policy_file $W/qos2.conf: give one" "$W/both.log" ||
+	{ cat "$W/both.log"; fail "section and qos_policy_file both: rc $rc, not one clear error"; }
 sm_daemon "$W/sm2.log" -c "$W/ibsm2.yaml" --cache-dir "$W/cache2"
 grep -q "QoS policy $W/ibsm2.yaml (qos: section)" "$W/sm2.log" || fail "no qos: section policy line"
 tables "$W/ibsm2.tables"
