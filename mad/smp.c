@@ -156,6 +156,7 @@ void smp_get_portinfo(const uint8_t *data, struct smp_portinfo *pi)
 	pi->mkey_prot = (uint8_t)mad_get_field(d, 0, IB_PORT_MKEY_PROT_BITS_F);
 	pi->mkey_lease = (uint16_t)mad_get_field(d, 0, IB_PORT_MKEY_LEASE_F);
 	pi->hoq_life = (uint8_t)mad_get_field(d, 0, IB_PORT_HOQ_LIFE_F);
+	pi->vl_high_limit = (uint8_t)mad_get_field(d, 0, IB_PORT_VL_HIGH_LIMIT_F);
 	pi->vl_stall = (uint8_t)mad_get_field(d, 0, IB_PORT_VL_STALL_COUNT_F);
 }
 
@@ -238,6 +239,8 @@ void smp_build_portinfo_set(uint8_t *data, const uint8_t *current,
 		mad_set_field(data, 0, IB_PORT_HOQ_LIFE_F, s->hoq_life);
 		mad_set_field(data, 0, IB_PORT_VL_STALL_COUNT_F, s->vl_stall);
 	}
+	if (s->set_vl_high_limit)
+		mad_set_field(data, 0, IB_PORT_VL_HIGH_LIMIT_F, s->vl_high_limit);
 	mad_set_field(data, 0, IB_PORT_CLIENT_REREG_F, s->client_rereg ? 1 : 0);
 	mad_set_field(data, 0, IB_PORT_PHYS_STATE_F, s->phys_state);
 	mad_set_field(data, 0, IB_PORT_LINK_SPEED_ENABLED_F, 0);

@@ -73,6 +73,7 @@ struct smp_portinfo {
 	uint8_t mkey_prot;              /* M_KeyProtectBits */
 	uint16_t mkey_lease;            /* M_KeyLeasePeriod, seconds */
 	uint8_t hoq_life, vl_stall;     /* HOQLife, VLStallCount */
+	uint8_t vl_high_limit;          /* VLHighLimit */
 };
 
 struct smp_switchinfo {
@@ -135,6 +136,10 @@ struct smp_port_set {
 	/* ClientReregister (IBA 14.4.11): the port's clients re-register
 	 * their SA state (multicast joins, services, subscriptions). */
 	uint8_t client_rereg;
+	/* VLHighLimit (IBA 14.2.5.6): the high-priority VLArb budget, set
+	 * from the QoS keys when set_vl_high_limit is set. */
+	int set_vl_high_limit;
+	uint8_t vl_high_limit;
 };
 void smp_build_portinfo_set(uint8_t *data, const uint8_t *current,
 			    const struct smp_port_set *s);

@@ -6,6 +6,7 @@
 #include "../qos/qos_policy.h"
 #include "../qos/qos_sl_space.h"
 #include "../routing/path_sl.h"
+#include "../qos/qos_src.h"
 #include "sm_qos.h"
 #include "sm_state.h"
 
@@ -126,11 +127,21 @@ int sm_qos_load(struct sm *sm, int at_start)
 		sm_qos_free(sm);
 		return 0;
 	}
-	if (!cfg->qos_policy_file[0]) {
-		log_err("%sqos is on but qos_policy_file is not set%s", when, keep);
+	if (cfg->qos_src && cfg->qos_policy_file[0]) {
+		log_err("%sqos: a policy in the qos: section of %s and qos_policy_file %s: give one%s",
+			when, cfg->qos_src->origin, cfg->qos_policy_file, keep);
 		return -1;
 	}
-	p = qos_policy_read(cfg->qos_policy_file, err, sizeof(err));
+	if (!cfg->qos_src && !cfg->qos_policy_file[0]) {
+		log_err("%sqos is on but qos_policy_file is not set (nor a policy in a qos: section)%s",
+			when, keep);
+		return -1;
+	}
+	/* The section's policy is the file's text (qos/qos_src.h). */
+	if (cfg->qos_src)
+		p = qos_src_parse(cfg->qos_src, err, sizeof(err));
+	else
+		p = qos_policy_read(cfg->qos_policy_file, err, sizeof(err));
 	if (p && qos_policy_resolve_partitions(p, partition_pkey, cfg->partitions,
 					       err, sizeof(err)) < 0) {
 		qos_policy_free(p);
@@ -147,8 +158,9 @@ int sm_qos_load(struct sm *sm, int at_start)
 	sm_qos_free(sm);
 	sm->qos = p;
 	sm->sa.ctx.qos = p;
-	log_info("%sQoS policy %s: %u port group%s, %u level%s, %u rule%s; default SL %u",
-		 when, cfg->qos_policy_file, p->num_groups, p->num_groups == 1 ? "" : "s",
+	log_info("%sQoS policy %s%s: %u port group%s, %u level%s, %u rule%s; default SL %u",
+		 when, cfg->qos_src ? cfg->qos_src->origin : cfg->qos_policy_file,
+		 cfg->qos_src ? " (qos: section)" : "", p->num_groups, p->num_groups == 1 ? "" : "s",
 		 p->num_levels, p->num_levels == 1 ? "" : "s",
 		 p->num_rules, p->num_rules == 1 ? "" : "s",
 		 p->levels[p->default_level].sl);

@@ -533,6 +533,36 @@ static int route_while_serving(struct sm *sm, const struct fabric *f,
 	return j.rc;
 }
 
+/* QoS on without layered routes: SL2VL and VLArb from the qos_* keys on
+ * every port type (sm/program/vl_program.h), before the LFTs, as the layers'. */
+static int program_qos_tables(struct sm *sm, const struct subnet *r,
+			      unsigned n)
+{
+	const struct ibsm_config *cfg = sm->cfg;
+	struct vlprog_qos q;
+	struct vlprog_stats vs = { 0 };
+	double t0 = now_seconds();
+	int rc;
+
+	vlprog_qos_init(&q, cfg->qos_vl);
+	rc = vlprog_program_qos(sm->t, r, &q,
+				cfg->sa_enabled ? &sm->sa.ctx.sl2vl : NULL,
+				cfg->sa_enabled ? &sm->sa.ctx.vlarb : NULL, &vs);
+	if (rc < 0)
+		return rc;
+	log_info("sweep %u: QoS tables: SL2VL/VLArb %llu written, %llu unchanged, %llu read, %u failed (%.3f s)",
+		 n, (unsigned long long)vs.written, (unsigned long long)vs.unchanged,
+		 (unsigned long long)vs.read, vs.failed, now_seconds() - t0);
+	if (vs.failed) {
+		/* A table that did not take: try again at the next sweep. */
+		log_warn("sweep %u: %u SL2VL/VLArb MADs failed: QoS tables again next sweep",
+			 n, vs.failed);
+		sm->heavy_wanted = 1;
+		sm->next_heavy_at = now_seconds() + 1.0;
+	}
+	return 0;
+}
+
 int sm_heavy_sweep(struct sm *sm)
 {
 	const struct ibsm_config *cfg = sm->cfg;
@@ -741,6 +771,18 @@ int sm_heavy_sweep(struct sm *sm)
 		.vl_stall = cfg->vl_stall,
 		.leaf_vl_stall = cfg->leaf_vl_stall,
 	};
+	uint8_t vl_high_limit[QOS_PT_NUM];
+
+	if (cfg->qos) {
+		for (unsigned t = 0; t < QOS_PT_NUM; t++) {
+			struct qos_vl_table tb;
+
+			qos_vl_build(&tb, cfg->qos_vl, (enum qos_port_type)t);
+			vl_high_limit[t] = tb.high_limit;
+		}
+		po.vl_high_limit = vl_high_limit;
+		po.vl_high_limit_not_kept = &sm->vl_high_limit_not_kept;
+	}
 	rc = portcfg_configure(sm->t, &nr, &po, &ps);
 	if (rc < 0)
 		goto out;
@@ -817,6 +859,13 @@ int sm_heavy_sweep(struct sm *sm)
 			sm->next_heavy_at = now_seconds() + 1.0;
 		}
 	}
+	if (routed && cfg->qos && sm->sl_next.vls_used <= 1) {
+		rc = program_qos_tables(sm, &nr, n);
+		if (rc < 0)
+			goto out;
+	}
+	/* (with layers, QoS classes x layers went into the map above:
+	 * sm_qos_layered, qos/qos_sl_space.h) */
 	if (routed) {
 		sw_ok = calloc(nr.fab.num_switches + 1, 1);
 		if (!sw_ok) {

@@ -64,6 +64,7 @@ struct sm {
 	int rereg_done;
 	unsigned rereg_tries;           /* sweeps whose rereg Sets partly failed */
 	int mkey_not_kept;              /* the SMAs drop M_Key (port_config.h) */
+	int vl_high_limit_not_kept;     /* ... and VLHighLimit */
 /* SMInfo.ActCount: SMPs we sent (retries included) plus sweeps, so a
  * master at work moves it by many per light sweep and a standby can tell
  * it from its answers to polls (IBA 14.4.1). */

@@ -18,6 +18,8 @@
 #include "../observe/metrics_http.h"
 #include "../../multicast/mcast_spec.h"
 #include "config_partitions.h"
+#include "config_qos.h"
+#include "../../qos/qos_src.h"
 
 enum key_kind {
 	K_STR,          /* char[] */
@@ -46,6 +48,14 @@ struct key_desc {
 #define LIST(f, s) K_LIST, offsetof(struct ibsm_config, f), \
 	sizeof(((struct ibsm_config *)0)->f), 0, 0, s
 #define NUM(k, f, l, h) k, offsetof(struct ibsm_config, f), 0, l, h, 0
+/* OpenSM's five sets of QoS table options (qos/qos_vl.h); a port type's
+ * high_limit -1 and max_vls 0 mean "not set: the general key's". */
+#define QOS_VL_KEYS(pre, t) \
+	{ pre "_max_vls", NUM(K_UNSIGNED, qos_vl[t].max_vls, 0, 15) }, \
+	{ pre "_high_limit", NUM(K_INT, qos_vl[t].high_limit, (unsigned long)-1, 255) }, \
+	{ pre "_vlarb_high", STR(qos_vl[t].vlarb_high) }, \
+	{ pre "_vlarb_low", STR(qos_vl[t].vlarb_low) }, \
+	{ pre "_sl2vl", STR(qos_vl[t].sl2vl) }
 
 /* Ranges: LMC 0..7 and SM priority 0..15 are the widths of the PortInfo
  * and SMInfo fields (IBA 14.2.5.6, 14.2.5.13); SubnetTimeOut is 5 bits
@@ -90,6 +100,11 @@ static const struct key_desc keys[] = {
 	{ "packet_life_time", NUM(K_U8, packet_life_time, 0, 63) },
 	{ "qos",            NUM(K_BOOL, qos, 0, 1) },
 	{ "qos_policy_file", STR(qos_policy_file) },
+	QOS_VL_KEYS("qos", 0),
+	QOS_VL_KEYS("qos_ca", 1),
+	QOS_VL_KEYS("qos_sw0", 2),
+	QOS_VL_KEYS("qos_swe", 3),
+	QOS_VL_KEYS("qos_rtr", 4),
 	{ "sl2vl_read",     NUM(K_BOOL, sl2vl_read, 0, 1) },
 	{ "sl2vl_read_all", NUM(K_BOOL, sl2vl_read_all, 0, 1) },
 	{ "sl2vl_read_rate", NUM(K_UNSIGNED, sl2vl_read_rate, 1, 1000000) },
@@ -185,6 +200,12 @@ void config_defaults(struct ibsm_config *c)
 	c->vl_stall = 7;
 	c->leaf_vl_stall = 7;
 	c->sweep_interval_s = 10;
+	/* QoS tables: the general keys hold OpenSM's defaults (so the
+	 * printed configuration shows them); the port types' keys are not
+	 * set (-1, "", 0) and take the general ones. */
+	for (unsigned t = 0; t < QOS_PT_NUM; t++)
+		c->qos_vl[t].high_limit = -1;
+	qos_vl_defaults(&c->qos_vl[QOS_PT_ALL]);
 	/* --once on a lossy fabric keeps sweeping for minutes, not one try. */
 	c->once_timeout_s = 120;
 	/* Nodes missing without a trap: hold the programmed view this long. */
@@ -361,11 +382,23 @@ static int set_number(struct ibsm_config *c, const struct key_desc *k,
 	default:
 		break;
 	}
+	if (k->kind == K_INT) {
+		/* Signed: a range whose low end is negative (stored as the
+		 * two's complement of it in lo) allows "-1". */
+		char *end;
+		long l;
+
+		snprintf(range, sizeof(range), "%ld..%ld", (long)k->lo, (long)k->hi);
+		errno = 0;
+		l = strtol(value, &end, 0);
+		if (!*value || *end || errno || l < (long)k->lo || l > (long)k->hi)
+			return bad_value(origin, k, value, range);
+		*(int *)field = (int)l;
+		return 0;
+	}
 	if (parse_u64(value, &v) || v < k->lo || v > k->hi)
 		return bad_value(origin, k, value, range);
-	if (k->kind == K_INT)
-		*(int *)field = (int)v;
-	else if (k->kind == K_UNSIGNED)
+	if (k->kind == K_UNSIGNED)
 		*(unsigned *)field = (unsigned)v;
 	else
 		*(uint8_t *)field = (uint8_t)v;
@@ -405,6 +438,12 @@ int config_set(struct ibsm_config *c, const char *key, const char *value,
 		if (metrics_parse_listen(value, &a, &port) < 0)
 			return bad_value(origin, k, value,
 					 "ADDR:PORT or :PORT, e.g. 127.0.0.1:9464");
+	}
+	if (!strncmp(k->name, "qos_", 4) && *value) {
+		char why[160];
+
+		if (config_qos_check_table(k->name, value, why, sizeof(why)))
+			return bad_value(origin, k, value, why);
 	}
 	if (!strcmp(k->name, "perf_action") && strcmp(value, "report") &&
 	    strcmp(value, "avoid") && strcmp(value, "disable"))
@@ -508,6 +547,9 @@ static const char *const live_keys[] = {
 
 int config_key_live(const char *key)
 {
+	/* The QoS tables are built at every sweep that programs them. */
+	if (!strncmp(key, "qos_", 4))
+		return 1;
 	for (size_t i = 0; i < sizeof(live_keys) / sizeof(live_keys[0]); i++)
 		if (!strcmp(live_keys[i], key))
 			return 1;
@@ -574,6 +616,18 @@ unsigned config_reload(struct ibsm_config *cur, const struct ibsm_config *next,
 			memcpy(a, b, key_size(k));
 		n++;
 	}
+	/* The qos: section's policy is live as qos_policy_file is: the
+	 * caller loads it again after a reload. */
+	if (!qos_src_same(cur->qos_src, next->qos_src)) {
+		struct qos_src *copy = next->qos_src ? qos_src_dup(next->qos_src) : NULL;
+
+		changed(ctx, "qos (the qos: section's policy)", !next->qos_src || copy);
+		if (!next->qos_src || copy) {
+			qos_src_free(cur->qos_src);
+			cur->qos_src = copy;
+		}
+		n++;
+	}
 	return n;
 }
 
@@ -610,6 +664,8 @@ void config_print(const struct ibsm_config *c, FILE *out)
 			break;
 		case K_BOOL:
 			fputs(*(const int *)field ? "true" : "false", out);
+			if (!strcmp(k->name, "qos") && c->qos_src)
+				config_print_qos_src(c->qos_src, out);
 			break;
 		case K_PARTITIONS:
 			break;
@@ -682,6 +738,27 @@ static int join_list(struct yaml_load *ld, const struct key_desc *k,
 	return 0;
 }
 
+/* A key a section sets (the qos: section's tables): as if it stood at
+ * the top level at that line, so a key set twice is named. */
+static int set_from_section(void *arg, const char *key, const char *value,
+			    unsigned line)
+{
+	struct yaml_load *ld = arg;
+	const struct key_desc *k = key_find(key);
+	char origin[600];
+
+	if (!k)
+		return 1;
+	if (ld->first_line[k - keys]) {
+		log_err("%s:%u: duplicate key '%s' (first set at line %u)",
+			ld->path, line, key, ld->first_line[k - keys]);
+		return 1;
+	}
+	ld->first_line[k - keys] = line;
+	snprintf(origin, sizeof(origin), "%s:%u", ld->path, line);
+	return config_set(ld->c, key, value, origin) ? 1 : 0;
+}
+
 /* One "key: value" pair. Returns 0, or 1 if it was bad (logged). */
 static int load_pair(struct yaml_load *ld, const yaml_node_pair_t *pair)
 {
@@ -706,6 +783,17 @@ static int load_pair(struct yaml_load *ld, const yaml_node_pair_t *pair)
 	ld->first_line[k - keys] = line;
 
 	char origin[600];
+	if (!strcmp(key, "qos") && vn->type == YAML_MAPPING_NODE) {
+		struct qos_src *src;
+		int enabled;
+
+		if (config_load_qos(ld->path, ld->doc, (yaml_node_t *)(uintptr_t)vn,
+				    &enabled, &src, set_from_section, ld) < 0)
+			return 1;
+		ld->c->qos = enabled;
+		ld->c->qos_src = src;
+		return 0;
+	}
 	if (k->kind == K_PARTITIONS) {
 		struct part_conf *pc;
 
@@ -827,9 +915,14 @@ int config_load_yaml(struct ibsm_config *c, const char *path)
 	if (rc == 0) {
 		if (c->partitions != tmp.partitions)
 			config_free_partitions(c);
+		if (c->qos_src != tmp.qos_src)
+			qos_src_free(c->qos_src);
 		*c = tmp;
-	} else if (tmp.partitions != c->partitions) {
-		config_free_partitions(&tmp);
+	} else {
+		if (tmp.partitions != c->partitions)
+			config_free_partitions(&tmp);
+		if (tmp.qos_src != c->qos_src)
+			qos_src_free(tmp.qos_src);
 	}
 	return rc;
 }
@@ -846,4 +939,6 @@ void config_free_partitions(struct ibsm_config *c)
 void config_free(struct ibsm_config *c)
 {
 	config_free_partitions(c);
+	qos_src_free(c->qos_src);
+	c->qos_src = NULL;
 }

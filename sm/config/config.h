@@ -7,7 +7,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "../../qos/qos_vl.h"
+
 struct part_conf;
+struct qos_src;
 
 #define IBSM_DEFAULT_CONFIG "/etc/ibsm/ibsm.yaml"
 
@@ -23,6 +26,11 @@ struct ibsm_config {
 	char cn_guid_file[512];
 	int qos;                    /* PathRecord SLs from the QoS policy */
 	char qos_policy_file[512];  /* OpenSM's qos-policy.conf (docs/qos.md) */
+	struct qos_src *qos_src;    /* or the policy of the qos: section
+				     * (sm/config/config_qos.h); NULL: none */
+	/* qos_*, qos_ca_*, qos_sw0_*, qos_swe_*, qos_rtr_* (OpenSM's options):
+	 * SL2VL, VLArb and VLHighLimit with qos on (qos/qos_vl.h) */
+	struct qos_vl_keys qos_vl[QOS_PT_NUM];
 	char cn_order[512];         /* rank order file, "" = host names, "port" */
 	uint8_t lmc;
 	/* SM behaviour */

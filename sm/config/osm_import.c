@@ -42,6 +42,7 @@ enum map_kind {
 	M_PARTFILE,     /* partition_config_file: converted */
 	M_QOSFILE,      /* qos_policy_file: carried as a reference */
 	M_PERF,         /* perfmgr / perfmgr_sweep_time_s: perf_interval */
+	M_STR,          /* a text value, quoted; "(null)" = not set */
 };
 
 struct map {
@@ -85,6 +86,17 @@ static const struct map maps[] = {
 	{ "qos_policy_file", NULL, M_QOSFILE, 0 },
 	{ "perfmgr", "perf_interval", M_PERF, 0 },
 	{ "perfmgr_sweep_time_s", "perf_interval", M_PERF, 0 },
+	/* The QoS tables (qos/qos_vl.h): OpenSM's "not set" values (0, -1,
+	 * (null)) are its defaults, and ibsm's. */
+#define QOS_TABLE_MAPS(pre) \
+	{ pre "_max_vls", pre "_max_vls", M_SAME, 1 }, \
+	{ pre "_high_limit", pre "_high_limit", M_SAME, 1 }, \
+	{ pre "_vlarb_high", pre "_vlarb_high", M_STR, 1 }, \
+	{ pre "_vlarb_low", pre "_vlarb_low", M_STR, 1 }, \
+	{ pre "_sl2vl", pre "_sl2vl", M_STR, 1 }
+	QOS_TABLE_MAPS("qos"), QOS_TABLE_MAPS("qos_ca"), QOS_TABLE_MAPS("qos_sw0"),
+	QOS_TABLE_MAPS("qos_swe"), QOS_TABLE_MAPS("qos_rtr"),
+#undef QOS_TABLE_MAPS
 };
 
 /* Why an option without an ibsm key is not honoured, where there is more
@@ -93,7 +105,6 @@ static const struct {
 	const char *prefix;
 	const char *why;
 } reasons[] = {
-	{ "qos_", "SL2VL and VLArb tables from the qos_* options are not programmed yet (docs/qos.md)" },
 	{ "console", "no console: use ibsmctl over ctl_socket (ibsmctl(8))" },
 	{ "event_plugin", "OpenSM event plugins do not load into ibsm (ibsm's engines load into OpenSM instead: docs/opensm-plugin.md)" },
 	{ "daemon", "ibsm does not fork: run it under systemd (contrib/ibsm.service)" },
@@ -326,6 +337,8 @@ static const char *log_level_of(const char *v)
 	return "error";
 }
 
+static void yaml_str(FILE *out, const char *s);
+
 static void put_simple(struct importer *im, const struct map *m, const struct opt *op)
 {
 	const char *v = op->val;
@@ -350,6 +363,15 @@ static void put_simple(struct importer *im, const struct map *m, const struct op
 			im->o->conf, op->line, op->key, v);
 		break;
 	}
+	case M_STR:
+		if (is_null(v))
+			return;
+		if (try_key(im, m->ibsm, v, im->o->conf, op->line, op->key) < 0)
+			return;
+		fprintf(im->out, "%s: ", m->ibsm);
+		yaml_str(im->out, v);
+		fprintf(im->out, "   # %s:%u\n", im->o->conf, op->line);
+		break;
 	case M_PATH:
 		if (is_null(v))
 			return;

@@ -9,6 +9,7 @@
 #include <infiniband/mad.h>
 
 #include "../../core/log.h"
+#include "../../qos/qos_vl.h"
 
 struct pc_ctx {
 	struct subnet *r;
@@ -72,6 +73,14 @@ static void desired(const struct subnet *r, uint32_t p,
 		s->hoq_life = leaf ? o->leaf_hoq_life : o->hoq_life;
 		s->vl_stall = leaf ? o->leaf_vl_stall : o->vl_stall;
 	}
+	if (o->vl_high_limit && (!sw || port->num || f->nodes[port->node].enhanced_sp0)) {
+		const struct fab_node *n = &f->nodes[port->node];
+		enum qos_port_type t = sw ? (port->num ? QOS_PT_SWE : QOS_PT_SW0) :
+				       n->type == FAB_ROUTER ? QOS_PT_RTR : QOS_PT_CA;
+
+		s->set_vl_high_limit = 1;
+		s->vl_high_limit = cur.vl_cap <= 1 ? 0 : o->vl_high_limit[t];
+	}
 	if (port->num != 0 && port->peer != FAB_NONE && port_valid(r, port->peer)) {
 		struct smp_portinfo peer;
 
@@ -98,6 +107,9 @@ static int same_config(const struct smp_portinfo *c, const struct smp_port_set *
 	if (s->client_rereg)
 		return 0;
 	if (s->set_timers && (c->hoq_life != s->hoq_life || c->vl_stall != s->vl_stall))
+		return 0;
+	if (s->set_vl_high_limit && c->vl_high_limit != s->vl_high_limit &&
+	    !(o->vl_high_limit_not_kept && *o->vl_high_limit_not_kept))
 		return 0;
 	return c->gid_prefix == s->gid_prefix && c->lid == s->lid &&
 	       c->sm_lid == s->sm_lid && c->lmc == s->lmc &&
@@ -147,6 +159,15 @@ static void on_set(void *ctx, uint64_t cookie, const uint8_t *req,
 		describe(c->r, p, buf, sizeof(buf));
 		log_warn("M_Key: %s answered our M_Key Set with M_Key 0: this fabric's SMAs do not keep M_Key (ibsim does not); M_Key is sent in every SMP but no longer compared",
 			 buf);
+	}
+	if (c->o && c->o->vl_high_limit && c->o->vl_high_limit_not_kept &&
+	    !*c->o->vl_high_limit_not_kept &&
+	    mad_get_field((void *)(uintptr_t)(req + 64), 0, IB_PORT_VL_HIGH_LIMIT_F) !=
+	    now.vl_high_limit) {
+		*c->o->vl_high_limit_not_kept = 1;
+		describe(c->r, p, buf, sizeof(buf));
+		log_warn("QoS: %s answered our VLHighLimit Set with VLHighLimit %u: this fabric's SMAs do not keep it (ibsim does not); it is written but no longer compared",
+			 buf, now.vl_high_limit);
 	}
 	memcpy(c->r->port_info[p], data, 64);
 	c->r->fab.ports[p].state = now.state;

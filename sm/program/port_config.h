@@ -41,6 +41,15 @@ struct portcfg_opts {
 	 * on ports facing a CA or router (OpenSM's defaults: 0x12/0x10, 7/7). */
 	int set_timers;
 	uint8_t hoq_life, leaf_hoq_life, vl_stall, leaf_vl_stall;
+	/* QoS on: VLHighLimit of each port type (qos_*_high_limit, indexed
+	 * by enum qos_port_type), as OpenSM's `qos TRUE` writes it on CA,
+	 * router and switch external ports and an enhanced port 0 (0 on a
+	 * port with one data VL). NULL: left as it is. */
+	const uint8_t *vl_high_limit;
+	/* Set when a port answered our VLHighLimit Set with another value:
+	 * its SMA does not keep it (ibsim), so it is written but no longer
+	 * compared (else every sweep would write every port). */
+	int *vl_high_limit_not_kept;
 };
 
 struct portcfg_stats {

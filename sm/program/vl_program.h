@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include "../../core/subnet.h"
 #include "../../mad/mad_transport.h"
+#include "../../qos/qos_vl.h"
 #include "../../sa/sa_sl2vl.h"
 
 struct vlprog_stats {
@@ -35,6 +36,38 @@ int vlprog_program(struct mad_transport *t, const struct subnet *r,
 int vlprog_program_map(struct mad_transport *t, const struct subnet *r,
 		       unsigned vls, const uint8_t *map,
 		       struct sa_sl2vl_cache *known,
+		       struct sa_sl2vl_cache *known_vlarb, struct vlprog_stats *st);
+
+/* QoS (issue 28, docs/qos.md): the tables of OpenSM's qos_* options on
+ * every port type, as OpenSM with `qos TRUE` writes them:
+ *   CA / router port   SL2VL (if IsSLMappingSupported) and VLArb, ca/rtr
+ *   switch port N>0    VLArb (swe); SL2VL of every input 0..N to N (swe)
+ *   switch port 0      enhanced port 0 only: VLArb and SL2VL (0,0) (sw0),
+ *                      SL2VL of inputs 1..N to port 0 (swe)
+ * each clipped to the port's OperationalVLs and VLArb caps (qos/qos_vl.h).
+ * Diff-only, like vlprog_program; a table the SA's cache holds (read or
+ * written since its ports changed) is not read again. */
+struct vlprog_qos {
+	struct qos_vl_table tbl[QOS_PT_NUM];
+};
+
+/* Build the tables from the five sets of keys (sm/config.h qos_vl). */
+void vlprog_qos_init(struct vlprog_qos *q, const struct qos_vl_keys *keys);
+
+/* The hook where layered routing and QoS meet: the SL2VL table the
+ * policy wants on node nd from input `in` to output `out` (a CA's port:
+ * in 0, out the port number), as on the wire. With dfsp and QoS both on,
+ * the combined SL space (issue 28, helper qoslayer28) decides from this
+ * and the layers; today layered routes keep vlprog_program's tables. */
+int vlprog_qos_sl2vl(const struct vlprog_qos *q, const struct subnet *r,
+		     uint32_t nd, unsigned in, unsigned out, uint8_t want[8]);
+/* VLArb block (1..4) of port index p as on the wire; the entries it
+ * carries (0: none). */
+unsigned vlprog_qos_vlarb(const struct vlprog_qos *q, const struct subnet *r,
+			  uint32_t p, unsigned block, uint8_t want[64]);
+
+int vlprog_program_qos(struct mad_transport *t, const struct subnet *r,
+		       const struct vlprog_qos *q, struct sa_sl2vl_cache *known,
 		       struct sa_sl2vl_cache *known_vlarb, struct vlprog_stats *st);
 
 #endif

@@ -87,7 +87,20 @@ printf 'qos-ulps\n    default : 0\n    nfs : 2\nend-qos-ulps\n' >"$W/bad-qos.con
 "$IBSM_BUILD/bin/ibsm-config" import -Q "$W/qos-policy.conf" "$W/opensm.conf.default" -o "$W/qos-off.yaml" 2>/dev/null
 grep -q "^# qos_policy_file: $W/qos-policy.conf" "$W/qos-off.yaml" && ! grep -q "^qos:" "$W/qos-off.yaml" ||
 	fail "qos FALSE: the policy must stay a comment"
-echo "ok QoS policy carried over with qos TRUE, a comment with qos FALSE, errors with file:line"
+# The qos_* table options are carried as they are (OpenSM's "not set"
+# values are defaults both ways); a table ibsm cannot read is named.
+printf 'qos TRUE\nqos_policy_file %s\nqos_ca_sl2vl 0,1,2,3,4,5,6,7,0,1,2,3,4,5,6,7\nqos_swe_vlarb_low 0:8,1:16\nqos_high_limit 4\nqos_sw0_max_vls 0\n' \
+	"$W/qos-policy.conf" >"$W/qos-tbl.conf"
+"$IBSM_BUILD/bin/ibsm-config" import --strict "$W/qos-tbl.conf" -o "$W/qos-tbl.yaml" 2>"$W/qos-tbl.err" ||
+	{ cat "$W/qos-tbl.err"; fail "qos_* options not carried"; }
+"$IBSM_BUILD/bin/ibsm" -c "$W/qos-tbl.yaml" --dump-config >"$W/qos-tbl.eff" || fail "ibsm does not load the qos_* import"
+grep -qx 'qos_ca_sl2vl: "0,1,2,3,4,5,6,7,0,1,2,3,4,5,6,7"' "$W/qos-tbl.eff" && grep -qx 'qos_swe_vlarb_low: "0:8,1:16"' "$W/qos-tbl.eff" &&
+	grep -qx 'qos_high_limit: 4' "$W/qos-tbl.eff" && grep -qx 'qos_sw0_max_vls: 0' "$W/qos-tbl.eff" ||
+	{ grep "^qos" "$W/qos-tbl.eff"; fail "qos_* values not as in the OpenSM file"; }
+printf 'qos_swe_vlarb_low 0:1,15:3\n' >"$W/qos-bad.conf"
+"$IBSM_BUILD/bin/ibsm-config" import "$W/qos-bad.conf" -o /dev/null 2>"$W/qos-bad.err"
+[ $? = 1 ] && grep -q "qos-bad.conf:1: qos_swe_vlarb_low: bad value" "$W/qos-bad.err" || { cat "$W/qos-bad.err"; fail "bad qos_ table not named"; }
+echo "ok QoS policy carried over with qos TRUE, a comment with qos FALSE, errors with file:line; qos_* tables carried"
 
 # --- OpenSM's subnet.lst -------------------------------------------------
 NET=$top/tests/data/small_2sw.net
