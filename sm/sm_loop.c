@@ -16,6 +16,12 @@
 #include "../core/log.h"
 
 #define LOOP_MAX_SLEEP_MS 1000
+/* While MADs stream in, the services are asked at most this often (and
+ * at every deadline): a MAD that gives one of them work (a join, an SA
+ * ask for an SL2VL table) waits at most this long, and a query costs no
+ * pass over the table (issue 27: the per-wakeup pass was a third of the
+ * SM's own CPU under osmtest's query stream). */
+#define SVC_PASS_S 0.001
 
 /* Empty the signal pipe (the flags say what came). */
 static void drain(int fd)
@@ -137,14 +143,17 @@ int sm_run(struct sm *sm, const struct sm_signals *sig)
 	mt_watch_fd(sm->t, 0, sm->ctl_fd);
 	mt_watch_fd(sm->t, 1, sig->wake_fd);
 	double due = 0;         /* the services' earliest deadline */
+	double pass_at = 0;     /* when the services were last asked */
+	int skipped = 0;        /* a wakeup since did not ask them */
+	double now = now_seconds();
 	while (!*sig->stop) {
 		int changed = 0;
-		double now = now_seconds();
 
-		/* Sleep until the earliest thing due: a service's deadline, the
-		 * next light or heavy sweep; a MAD, the control socket or a
-		 * signal ends the sleep sooner. */
-		rc = mt_poll(sm->t, mt_deferred(sm->t) ? 0 : sleep_ms(sm, now, due, next_light));
+		/* Sleep until the earliest thing due: a service's deadline (or
+		 * the pass a wakeup put off), the next light or heavy sweep; a
+		 * MAD, the control socket or a signal ends the sleep sooner. */
+		rc = mt_poll(sm->t, mt_deferred(sm->t) ? 0 :
+			     sleep_ms(sm, now, skipped ? pass_at + SVC_PASS_S : due, next_light));
 		if (rc >= 0)
 			rc = sm_sa_slice(sm, 1.0);
 		if (rc < 0) {
@@ -172,14 +181,19 @@ int sm_run(struct sm *sm, const struct sm_signals *sig)
 			sm->heavy_wanted = 1;
 		}
 		now = now_seconds();
+		skipped = now < due && now - pass_at < SVC_PASS_S;
 		if (following(sm)) {
 			/* Following another SM (or disabled by one): poll it,
 			 * program nothing, keep answering SMInfo and the control
 			 * socket (the services that run in this state). */
-			sm_services_tick(sm, now, &due);
+			if (!skipped) {
+				sm_services_tick(sm, now, &due);
+				pass_at = now;
+			}
 			if (following(sm))
 				continue;
 			now = now_seconds();
+			skipped = 0;    /* taking over: look at everything */
 		}
 		if (!sm->heavy_wanted && cfg->sweep_interval_s && now >= next_light) {
 			rc = sm_light_sweep(sm, &changed);
@@ -188,12 +202,14 @@ int sm_run(struct sm *sm, const struct sm_signals *sig)
 			next_light = now_seconds() + cfg->sweep_interval_s;
 			now = now_seconds();
 		}
-		if (sm_services_tick(sm, now, &due) && !sm->heavy_wanted) {
-			sm->heavy_wanted = 1;
-			sm->next_heavy_at = now;
+		if (!skipped) {
+			if (sm_services_tick(sm, now, &due) && !sm->heavy_wanted) {
+				sm->heavy_wanted = 1;
+				sm->next_heavy_at = now;
+			}
+			pass_at = now;
 		}
-		if ((sm->heavy_wanted && now_seconds() >= sm->next_heavy_at) ||
-		    changed) {
+		if ((sm->heavy_wanted && now >= sm->next_heavy_at) || changed) {
 			int taking_over = sm->state == SMP_SM_DISCOVERING &&
 					  sm->standby.takeover_at > 0;
 
@@ -214,7 +230,9 @@ int sm_run(struct sm *sm, const struct sm_signals *sig)
 				sm_write_dumps(sm, sm->dump_dir);
 			next_light = now_seconds() + cfg->sweep_interval_s;
 			due = 0;        /* the sweep changed what is due */
+			skipped = 0;
 		}
+		now = now_seconds();
 	}
 	mt_watch_fd(sm->t, 0, -1);
 	mt_watch_fd(sm->t, 1, -1);
