@@ -25,12 +25,12 @@ LDFLAGS += -fsanitize=address,undefined
 endif
 
 # Libraries: the core graph + discovery + routing + generators (libibsm.a),
-# and the daemon's parts: sm/, sa/, multicast/, partition/, standby/, perfmgr/
-# (libibsm-sm.a).
+# and the daemon's parts: sm/, sa/, multicast/, partition/, standby/, perfmgr/,
+# with ibsm-route's parts (tools/route/, which use qos/) (libibsm-sm.a).
 # A folder's sources include those of its sub-folders (routing/ftree/, sm/program/).
 srcs_in = $(foreach d,$(1),$(wildcard $(d)/*.c $(d)/*/*.c))
 LIB_SRCS := $(filter-out %_main.c,$(call srcs_in,core mad discovery formats topogen routing sim))
-SM_SRCS := $(filter-out %_main.c,$(call srcs_in,sm sa multicast partition standby perfmgr qos))
+SM_SRCS := $(filter-out %_main.c,$(call srcs_in,sm sa multicast partition standby perfmgr qos tools/route))
 MAIN_SRCS := $(wildcard tools/*_main.c tests/tools/*_main.c)
 PROGS := $(foreach m,$(MAIN_SRCS),$(BUILD)/bin/$(subst _,-,$(notdir $(m:_main.c=))))
 # Test tools (tests/tools: sa-client, sa-fuzz, sa-load, sa-table, sm-rogue)

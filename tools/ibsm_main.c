@@ -303,34 +303,34 @@ static int mkdir_p(const char *dir)
 	return 0;
 }
 
-int main(int argc, char **argv)
+/* The command line into m (its --set and option overrides in order,
+ * applied after the file by load_config). 0 to go on, 1 to exit 0
+ * (--help), -1 to exit 1 (logged). */
+static int parse_cmdline(int argc, char **argv, struct ibsm_main *m,
+			 int *dump_config)
 {
-	static struct ibsm_main m;     /* reload() reaches it from the loop */
 	struct cli_set *sets = calloc((size_t)argc + 1, sizeof(*sets));
-	const char *config_file = NULL;
-	int nsets = 0, verbose = 0, dump_config = 0, opt, rc;
+	int nsets = 0, opt;
 
-	log_set_prog("ibsm");
 	if (!sets)
-		return 1;
-	config_defaults(&m.cfg);
+		return -1;
 	while ((opt = getopt_long(argc, argv, "c:C:P:g:R:vqh", long_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
-			config_file = optarg;
+			m->config_file = optarg;
 			break;
 		case 'v':
-			verbose++;
+			m->verbose++;
 			break;
 		case 'q':
-			verbose--;
+			m->verbose--;
 			break;
 		case 'h':
 			usage(stdout);
 			free(sets);
-			return 0;
+			return 1;
 		case OPT_DUMPCFG:
-			dump_config = 1;
+			*dump_config = 1;
 			break;
 		case OPT_SET: {
 			char *eq = strchr(optarg, '=');
@@ -338,7 +338,7 @@ int main(int argc, char **argv)
 			if (!eq) {
 				log_err("--set wants KEY=VALUE, not '%s'", optarg);
 				free(sets);
-				return 1;
+				return -1;
 			}
 			*eq = 0;
 			sets[nsets].key = optarg;
@@ -348,7 +348,7 @@ int main(int argc, char **argv)
 		case '?':
 			usage(stderr);
 			free(sets);
-			return 1;
+			return -1;
 		default:
 			sets[nsets].key = key_of(opt);
 			sets[nsets++].value = opt == OPT_ONCE ? "true" : optarg;
@@ -358,15 +358,98 @@ int main(int argc, char **argv)
 	if (optind < argc) {
 		log_err("unexpected argument '%s' (ibsm --help)", argv[optind]);
 		free(sets);
-		return 1;
+		return -1;
 	}
+	m->sets = sets;
+	m->nsets = nsets;
+	return 0;
+}
 
-	m.sets = sets;
-	m.nsets = nsets;
-	m.verbose = verbose;
-	m.config_file = config_file;
+/* The local port (and the M_Key every SMP carries): 0 or -1 (logged). */
+static int attach(const struct ibsm_config *cfg, struct mad_transport **t)
+{
+	struct mt_port_sel sel = { .ca = cfg->ca_name, .port = cfg->port_num,
+				   .guid = cfg->port_guid };
+	struct mt_opts mo = { .window = cfg->mad_window,
+			      .timeout_ms = cfg->mad_timeout_ms,
+			      .retries = cfg->mad_retries };
+
+	if (mt_open(t, &sel, &mo) < 0)
+		return -1;
+	log_info("attached to %s port %d, port GUID 0x%016llx; engines \"%s\", window %u, timeout %u ms, %u retries",
+		 mt_ca_name(*t), mt_port_num(*t), (unsigned long long)mt_port_guid(*t),
+		 cfg->routing_engine, cfg->mad_window, cfg->mad_timeout_ms, cfg->mad_retries);
+	mt_set_mkey(*t, cfg->m_key);
+	if (cfg->m_key)
+		log_info("M_Key 0x%016llx: set on every CA port and switch port 0 (protect bits %u, lease %u s) and sent in every SMP",
+			 (unsigned long long)cfg->m_key, cfg->m_key_protect_bits,
+			 cfg->m_key_lease_period);
+	return 0;
+}
+
+/* The SM's state, the root and compute-node GUID lists, the QoS policy:
+ * 0, or -1 with everything freed (t closed). */
+static int start_sm(struct sm *sm, const struct ibsm_config *cfg,
+		    struct mad_transport *t)
+{
+	int rc;
+
+	if ((rc = sm_init(sm, cfg, t)) < 0) {
+		if (rc == -ENAMETOOLONG)
+			log_err("paths in the configuration are too long");
+		/* What sm_init allocated before it failed (the SA's RMPP
+		 * buffers, the multicast groups, ...): LeakSanitizer reported
+		 * them when metrics_listen was busy (test 81). */
+		sm_free(sm);
+		mt_close(t);
+		return -1;
+	}
+	if ((cfg->root_guid_file[0] &&
+	     guid_list_read(cfg->root_guid_file, &sm->root_guids, &sm->num_root_guids) < 0) ||
+	    (cfg->cn_guid_file[0] &&
+	     guid_list_read(cfg->cn_guid_file, &sm->cn_guids, &sm->num_cn_guids) < 0) ||
+	    sm_qos_load(sm, 1) < 0) {
+		sm_free(sm);
+		mt_close(t);
+		return -1;
+	}
+	return 0;
+}
+
+/* SIGTERM, SIGINT, SIGUSR1 and SIGHUP set their flags and wake the loop
+ * through a pipe (sig->wake_fd); without one the loop sees them within
+ * a second. */
+static void catch_signals(struct sm_signals *sig)
+{
+	struct sigaction sa;
+	int wake[2];
+
+	if (pipe2(wake, O_NONBLOCK | O_CLOEXEC) == 0) {
+		sig->wake_fd = wake[0];
+		sig_wake_wr = wake[1];
+	} else {
+		log_warn("no signal pipe (%s): signals are seen within a second", strerror(errno));
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGUSR1, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+int main(int argc, char **argv)
+{
+	static struct ibsm_main m;     /* reload() reaches it from the loop */
+	int dump_config = 0, rc;
+
+	log_set_prog("ibsm");
+	config_defaults(&m.cfg);
+	if ((rc = parse_cmdline(argc, argv, &m, &dump_config)))
+		return rc > 0 ? 0 : 1;
 	if (load_config(&m, &m.cfg) < 0) {
-		free(sets);
+		free(m.sets);
 		return 1;
 	}
 	if (dump_config) {
@@ -381,14 +464,7 @@ int main(int argc, char **argv)
 
 	struct sm sm;
 	struct mad_transport *t = NULL;
-	struct mt_port_sel sel = { .ca = m.cfg.ca_name, .port = m.cfg.port_num,
-				   .guid = m.cfg.port_guid };
-	struct mt_opts mo = { .window = m.cfg.mad_window,
-			      .timeout_ms = m.cfg.mad_timeout_ms,
-			      .retries = m.cfg.mad_retries };
 	struct sm_signals sig = { &sig_stop, &sig_dump, &sig_hup, reload, &m, -1 };
-	int wake[2];
-	struct sigaction sa;
 	int status;
 
 	/* A peer that closes before reading (an ibsmctl client, a metrics
@@ -400,56 +476,16 @@ int main(int argc, char **argv)
 	if (m.cfg.cache_dir[0] && mkdir_p(m.cfg.cache_dir) < 0)
 		log_warn("cannot create cache directory %s: %s", m.cfg.cache_dir,
 			 strerror(errno));
-	if (mt_open(&t, &sel, &mo) < 0)
+	if (attach(&m.cfg, &t) < 0 || start_sm(&sm, &m.cfg, t) < 0)
 		return 1;
-	log_info("attached to %s port %d, port GUID 0x%016llx; engines \"%s\", window %u, timeout %u ms, %u retries",
-		 mt_ca_name(t), mt_port_num(t), (unsigned long long)mt_port_guid(t),
-		 m.cfg.routing_engine, m.cfg.mad_window, m.cfg.mad_timeout_ms, m.cfg.mad_retries);
-	mt_set_mkey(t, m.cfg.m_key);
-	if (m.cfg.m_key)
-		log_info("M_Key 0x%016llx: set on every CA port and switch port 0 (protect bits %u, lease %u s) and sent in every SMP",
-			 (unsigned long long)m.cfg.m_key, m.cfg.m_key_protect_bits,
-			 m.cfg.m_key_lease_period);
-	if ((rc = sm_init(&sm, &m.cfg, t)) < 0) {
-		if (rc == -ENAMETOOLONG)
-			log_err("paths in the configuration are too long");
-		/* What sm_init allocated before it failed (the SA's RMPP
-		 * buffers, the multicast groups, ...): LeakSanitizer reported
-		 * them when metrics_listen was busy (test 81). */
-		sm_free(&sm);
-		mt_close(t);
-		return 1;
-	}
-	if ((m.cfg.root_guid_file[0] &&
-	     guid_list_read(m.cfg.root_guid_file, &sm.root_guids, &sm.num_root_guids) < 0) ||
-	    (m.cfg.cn_guid_file[0] &&
-	     guid_list_read(m.cfg.cn_guid_file, &sm.cn_guids, &sm.num_cn_guids) < 0) ||
-	    sm_qos_load(&sm, 1) < 0) {
-		sm_free(&sm);
-		mt_close(t);
-		return 1;
-	}
-
-	if (pipe2(wake, O_NONBLOCK | O_CLOEXEC) == 0) {
-		sig.wake_fd = wake[0];
-		sig_wake_wr = wake[1];
-	} else {
-		log_warn("no signal pipe (%s): signals are seen within a second", strerror(errno));
-	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGUSR1, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	catch_signals(&sig);
 
 	/* (the pipe stays open to the end: a handler may still write) */
 	status = sm_run(&sm, &sig);
 	sm_free(&sm);
 	mt_close(t);
 	config_free(&m.cfg);
-	free(sets);
+	free(m.sets);
 	if (m.logf) {
 		log_set_stream(NULL);
 		fclose(m.logf);

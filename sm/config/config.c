@@ -1,6 +1,7 @@
-/* ibsm daemon configuration: one table of keys drives the YAML loader,
- * config_set (command-line overrides), validation and printing, so a key
- * cannot be accepted by one and forgotten by another. */
+/* ibsm daemon configuration: one table of keys (config_keys.c) drives the
+ * YAML loader (config_yaml.c), config_set (command-line overrides),
+ * validation, printing and reload, so a key cannot be accepted by one and
+ * forgotten by another. This file: defaults, setting, checking, printing. */
 #include "config.h"
 
 #include <ctype.h>
@@ -10,156 +11,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/stat.h>
-#include <yaml.h>
 
 #include "../../core/log.h"
 #include "../../routing/engine.h"
 #include "../observe/metrics_http.h"
 #include "../../multicast/mcast_spec.h"
+#include "config_keys.h"
 #include "config_partitions.h"
 #include "config_qos.h"
 #include "../../qos/qos_src.h"
 
-enum key_kind {
-	K_STR,          /* char[] */
-	K_LIST,         /* char[]; a YAML sequence is joined with `sep` */
-	K_INT,          /* int, range lo..hi */
-	K_UNSIGNED,     /* unsigned, range lo..hi */
-	K_U8,           /* uint8_t, range lo..hi */
-	K_U64,          /* uint64_t, any value, hex or decimal */
-	K_BOOL,         /* int 0/1 */
-	K_LOG_LEVEL,    /* int, enum log_level by name or number */
-	K_DOUBLE,       /* double, range lo..hi */
-	K_PARTITIONS,   /* struct part_conf *, a YAML list of mappings only */
-};
-
-struct key_desc {
-	const char *name;
-	enum key_kind kind;
-	size_t offset;
-	size_t size;            /* of the char[] for K_STR/K_LIST */
-	unsigned long lo, hi;   /* inclusive range for numbers */
-	char sep;               /* K_LIST joiner */
-};
-
-#define STR(f) K_STR, offsetof(struct ibsm_config, f), \
-	sizeof(((struct ibsm_config *)0)->f), 0, 0, 0
-#define LIST(f, s) K_LIST, offsetof(struct ibsm_config, f), \
-	sizeof(((struct ibsm_config *)0)->f), 0, 0, s
-#define NUM(k, f, l, h) k, offsetof(struct ibsm_config, f), 0, l, h, 0
-/* OpenSM's five sets of QoS table options (qos/qos_vl.h); a port type's
- * high_limit -1 and max_vls 0 mean "not set: the general key's". */
-#define QOS_VL_KEYS(pre, t) \
-	{ pre "_max_vls", NUM(K_UNSIGNED, qos_vl[t].max_vls, 0, 15) }, \
-	{ pre "_high_limit", NUM(K_INT, qos_vl[t].high_limit, (unsigned long)-1, 255) }, \
-	{ pre "_vlarb_high", STR(qos_vl[t].vlarb_high) }, \
-	{ pre "_vlarb_low", STR(qos_vl[t].vlarb_low) }, \
-	{ pre "_sl2vl", STR(qos_vl[t].sl2vl) }
-
-/* Ranges: LMC 0..7 and SM priority 0..15 are the widths of the PortInfo
- * and SMInfo fields (IBA 14.2.5.6, 14.2.5.13); SubnetTimeOut is 5 bits
- * (4.096 us * 2^n). A port number is a byte; 255 is reserved. */
-static const struct key_desc keys[] = {
-	{ "ca_name",        STR(ca_name) },
-	{ "port_num",       NUM(K_INT, port_num, 0, 254) },
-	{ "port_guid",      NUM(K_U64, port_guid, 0, 0) },
-	{ "routing_engine", LIST(routing_engine, ',') },
-	{ "engine_paths",   LIST(engine_paths, ':') },
-	{ "root_guid_file", STR(root_guid_file) },
-	{ "cn_guid_file",   STR(cn_guid_file) },
-	{ "cn_order",       STR(cn_order) },
-	{ "lmc",            NUM(K_U8, lmc, 0, 7) },
-	{ "sm_priority",    NUM(K_U8, sm_priority, 0, 15) },
-	{ "sminfo_polling_timeout", NUM(K_UNSIGNED, sminfo_polling_ms, 10, 600000) },
-	{ "polling_retry_number", NUM(K_UNSIGNED, polling_retry_number, 1, 100) },
-	{ "honor_priority", NUM(K_BOOL, honor_priority, 0, 1) },
-	{ "takeover_keep_tables", NUM(K_BOOL, takeover_keep_tables, 0, 1) },
-	{ "master_stall_timeout", NUM(K_UNSIGNED, master_stall_timeout_s, 0, 86400) },
-	{ "max_vls",        NUM(K_UNSIGNED, max_vls, 0, 15) },
-	{ "subnet_prefix",  NUM(K_U64, subnet_prefix, 0, 0) },
-	{ "subnet_timeout", NUM(K_U8, subnet_timeout, 0, 31) },
-	{ "client_reregister", NUM(K_BOOL, client_reregister, 0, 1) },
-	{ "head_of_queue_lifetime", NUM(K_U8, hoq_life, 0, 31) },
-	{ "leaf_head_of_queue_lifetime", NUM(K_U8, leaf_hoq_life, 0, 31) },
-	{ "vl_stall_count", NUM(K_U8, vl_stall, 1, 7) },
-	{ "leaf_vl_stall_count", NUM(K_U8, leaf_vl_stall, 1, 7) },
-	{ "sweep_interval", NUM(K_UNSIGNED, sweep_interval_s, 0, 86400) },
-	{ "once",           NUM(K_BOOL, once, 0, 1) },
-	{ "once_timeout",   NUM(K_UNSIGNED, once_timeout_s, 1, 86400) },
-	{ "missing_grace",  NUM(K_UNSIGNED, missing_grace_s, 0, 3600) },
-	{ "flap_max_delay", NUM(K_UNSIGNED, flap_max_delay_s, 1, 600) },
-	{ "flap_hold_count", NUM(K_UNSIGNED, flap_hold_count, 0, 63) },
-	{ "flap_hold_window", NUM(K_UNSIGNED, flap_hold_window_s, 1, 86400) },
-	{ "flap_hold_quiet", NUM(K_UNSIGNED, flap_hold_quiet_s, 1, 86400) },
-	{ "sa_enabled",     NUM(K_BOOL, sa_enabled, 0, 1) },
-	{ "sm_key",         NUM(K_U64, sm_key, 0, 0) },
-	{ "m_key",          NUM(K_U64, m_key, 0, 0) },
-	{ "m_key_protect_bits", NUM(K_UNSIGNED, m_key_protect_bits, 0, 3) },
-	{ "m_key_lease_period", NUM(K_UNSIGNED, m_key_lease_period, 0, 65535) },
-	{ "packet_life_time", NUM(K_U8, packet_life_time, 0, 63) },
-	{ "qos",            NUM(K_BOOL, qos, 0, 1) },
-	{ "qos_policy_file", STR(qos_policy_file) },
-	QOS_VL_KEYS("qos", 0),
-	QOS_VL_KEYS("qos_ca", 1),
-	QOS_VL_KEYS("qos_sw0", 2),
-	QOS_VL_KEYS("qos_swe", 3),
-	QOS_VL_KEYS("qos_rtr", 4),
-	{ "sl2vl_read",     NUM(K_BOOL, sl2vl_read, 0, 1) },
-	{ "sl2vl_read_all", NUM(K_BOOL, sl2vl_read_all, 0, 1) },
-	{ "sl2vl_read_rate", NUM(K_UNSIGNED, sl2vl_read_rate, 1, 1000000) },
-	{ "sa_rmpp_timeout_ms", NUM(K_UNSIGNED, sa_rmpp_timeout_ms, 100, 60000) },
-	{ "sa_rmpp_retries", NUM(K_UNSIGNED, sa_rmpp_retries, 0, 16) },
-	{ "sa_queue",       NUM(K_UNSIGNED, sa_queue, 0, 65535) },
-	{ "sa_queue_per_requester", NUM(K_UNSIGNED, sa_queue_per_requester, 0, 65535) },
-	{ "sa_slice_requests", NUM(K_UNSIGNED, sa_slice_requests, 1, 100000) },
-	{ "sa_slice_ms",    NUM(K_UNSIGNED, sa_slice_ms, 1, 10000) },
-	{ "sa_rmpp_budget_mb", NUM(K_UNSIGNED, sa_rmpp_budget_mb, 1, 65536) },
-	{ "sa_rmpp_requester_mb", NUM(K_UNSIGNED, sa_rmpp_requester_mb, 1, 65536) },
-	{ "report_queue",   NUM(K_UNSIGNED, report_queue, 0, 65536) },
-	{ "report_timeout_ms", NUM(K_UNSIGNED, report_timeout_ms, 10, 60000) },
-	{ "report_retries", NUM(K_UNSIGNED, report_retries, 0, 16) },
-	{ "report_max_misses", NUM(K_UNSIGNED, report_max_misses, 0, 100000) },
-	{ "sa_max_services_per_port", NUM(K_UNSIGNED, sa_max_services_per_port, 0, 4096) },
-	{ "mcast_max_groups_per_port", NUM(K_UNSIGNED, mcast_max_groups_per_port, 0, 16383) },
-	{ "mcast_max_joins_per_port", NUM(K_UNSIGNED, mcast_max_joins_per_port, 0, 16383) },
-	{ "mcast_groups",   LIST(mcast_groups, ';') },
-	{ "partitions",     K_PARTITIONS, offsetof(struct ibsm_config, partitions), 0, 0, 0, 0 },
-	{ "mad_window",     NUM(K_UNSIGNED, mad_window, 1, 4096) },
-	{ "mad_timeout_ms", NUM(K_UNSIGNED, mad_timeout_ms, 1, 60000) },
-	{ "mad_retries",    NUM(K_UNSIGNED, mad_retries, 0, 100) },
-	{ "perf_interval",  NUM(K_UNSIGNED, perf_interval_s, 0, 86400) },
-	{ "perf_window",    NUM(K_UNSIGNED, perf_window, 1, 1024) },
-	{ "perf_history",   NUM(K_UNSIGNED, perf_history, 0, 1024) },
-	{ "perf_action",    STR(perf_action) },
-	{ "perf_event_log", STR(perf_event_log) },
-	{ "perf_quiet_period", NUM(K_UNSIGNED, perf_quiet_period_s, 1, 86400) },
-	{ "perf_restore_fraction", NUM(K_DOUBLE, perf_restore_fraction, 0, 1) },
-	{ "perf_max_avoided", NUM(K_UNSIGNED, perf_max_avoided, 0, 4096) },
-	{ "perf_symbol_error_rate", NUM(K_DOUBLE, perf_symbol_error_rate, 0, 1000000000) },
-	{ "perf_link_error_recovery_rate", NUM(K_DOUBLE, perf_link_error_recovery_rate, 0, 1000000000) },
-	{ "perf_link_downed_rate", NUM(K_DOUBLE, perf_link_downed_rate, 0, 1000000000) },
-	{ "perf_rcv_errors_rate", NUM(K_DOUBLE, perf_rcv_errors_rate, 0, 1000000000) },
-	{ "perf_local_link_integrity_rate", NUM(K_DOUBLE, perf_local_link_integrity_rate, 0, 1000000000) },
-	{ "perf_excessive_buffer_overrun_rate", NUM(K_DOUBLE, perf_excessive_buffer_overrun_rate, 0, 1000000000) },
-	{ "perf_xmit_discards_rate", NUM(K_DOUBLE, perf_xmit_discards_rate, 0, 1000000000) },
-	{ "congestion_aware", NUM(K_BOOL, congestion_aware, 0, 1) },
-	{ "congestion_xmit_wait_rate", NUM(K_DOUBLE, congestion_xmit_wait_rate, 0, 1e12) },
-	{ "congestion_persist", NUM(K_UNSIGNED, congestion_persist, 1, 1000) },
-	{ "congestion_max_moves", NUM(K_UNSIGNED, congestion_max_moves, 0, 1000000) },
-	{ "metrics_listen", STR(metrics_listen) },
-	{ "metrics_max_connections", NUM(K_UNSIGNED, metrics_max_connections, 1, 1024) },
-	{ "metrics_per_ip_connections", NUM(K_UNSIGNED, metrics_per_ip_connections, 1, 1024) },
-	{ "metrics_timeout", NUM(K_UNSIGNED, metrics_timeout_s, 1, 3600) },
-	{ "ctl_socket",     STR(ctl_socket) },
-	{ "ctl_group",      STR(ctl_group) },
-	{ "cache_dir",      STR(cache_dir) },
-	{ "guid2lid_file",  STR(guid2lid_file) },
-	{ "log_level",      NUM(K_LOG_LEVEL, log_level, 0, 3) },
-	{ "log_file",       STR(log_file) },
-	{ "dump_dir",       STR(dump_dir) },
-};
-#define NUM_KEYS (sizeof(keys) / sizeof(keys[0]))
 
 void config_defaults(struct ibsm_config *c)
 {
@@ -279,13 +140,6 @@ void config_defaults(struct ibsm_config *c)
 	c->log_level = LOG_INFO;
 }
 
-static const struct key_desc *key_find(const char *name)
-{
-	for (size_t i = 0; i < NUM_KEYS; i++)
-		if (!strcmp(keys[i].name, name))
-			return &keys[i];
-	return NULL;
-}
 
 /* Whole-string unsigned number, decimal or 0x-hex; no sign, no spaces. */
 static int parse_u64(const char *s, uint64_t *out)
@@ -408,7 +262,7 @@ static int set_number(struct ibsm_config *c, const struct key_desc *k,
 int config_set(struct ibsm_config *c, const char *key, const char *value,
 	       const char *origin)
 {
-	const struct key_desc *k = key_find(key);
+	const struct key_desc *k = config_key_find(key);
 	if (!k) {
 		log_err("%s: unknown key '%s'", origin, key);
 		return -EINVAL;
@@ -599,8 +453,8 @@ unsigned config_reload(struct ibsm_config *cur, const struct ibsm_config *next,
 {
 	unsigned n = 0;
 
-	for (size_t i = 0; i < NUM_KEYS; i++) {
-		const struct key_desc *k = &keys[i];
+	for (size_t i = 0; i < config_num_keys; i++) {
+		const struct key_desc *k = &config_keys[i];
 		char *a = (char *)cur + k->offset;
 		const char *b = (const char *)next + k->offset;
 		int live;
@@ -634,8 +488,8 @@ unsigned config_reload(struct ibsm_config *cur, const struct ibsm_config *next,
 void config_print(const struct ibsm_config *c, FILE *out)
 {
 	static const char *const levels[] = { "error", "warn", "info", "debug" };
-	for (size_t i = 0; i < NUM_KEYS; i++) {
-		const struct key_desc *k = &keys[i];
+	for (size_t i = 0; i < config_num_keys; i++) {
+		const struct key_desc *k = &config_keys[i];
 		const void *field = (const char *)c + k->offset;
 		if (k->kind == K_PARTITIONS) {
 			config_print_partitions(c->partitions, out);
@@ -680,251 +534,6 @@ void config_print(const struct ibsm_config *c, FILE *out)
 		}
 		fputc('\n', out);
 	}
-}
-
-/* ---- YAML: one document holding one mapping of scalar keys ----
- * The document API parses the whole file first, so a syntax error is
- * reported alone, not after half-applied lines before it. */
-
-struct yaml_load {
-	const char *path;
-	yaml_document_t *doc;
-	struct ibsm_config *c;
-	unsigned first_line[NUM_KEYS];  /* 0 = key not seen yet */
-};
-
-static unsigned line_of(const yaml_node_t *n)
-{
-	return (unsigned)n->start_mark.line + 1;
-}
-
-/* A plain "~", "null" or empty scalar is YAML's null: an empty string. */
-static const char *scalar_text(const yaml_node_t *n)
-{
-	const char *s = (const char *)n->data.scalar.value;
-	if (n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
-	    (!strcmp(s, "~") || !strcmp(s, "null") || !strcmp(s, "Null") ||
-	     !strcmp(s, "NULL")))
-		return "";
-	return s;
-}
-
-/* A list key given as a YAML sequence of scalars: join with k->sep.
- * Returns 0 or 1 after logging. */
-static int join_list(struct yaml_load *ld, const struct key_desc *k,
-		     const yaml_node_t *seq, unsigned line, char *buf, size_t len)
-{
-	size_t used = 0;
-	buf[0] = 0;
-	for (yaml_node_item_t *it = seq->data.sequence.items.start;
-	     it < seq->data.sequence.items.top; it++) {
-		const yaml_node_t *n = yaml_document_get_node(ld->doc, *it);
-		if (n->type != YAML_SCALAR_NODE) {
-			log_err("%s:%u: '%s' must be a list of plain values",
-				ld->path, line_of(n), k->name);
-			return 1;
-		}
-		char sep[2] = { used ? k->sep : 0, 0 };
-		int w = snprintf(buf + used, len - used, "%s%s", sep,
-				 scalar_text(n));
-		if (w < 0 || (size_t)w >= len - used) {
-			log_err("%s:%u: bad value for '%s': list too long (at "
-				"most %zu characters)", ld->path, line, k->name,
-				len - 1);
-			return 1;
-		}
-		used += (size_t)w;
-	}
-	return 0;
-}
-
-/* A key a section sets (the qos: section's tables): as if it stood at
- * the top level at that line, so a key set twice is named. */
-static int set_from_section(void *arg, const char *key, const char *value,
-			    unsigned line)
-{
-	struct yaml_load *ld = arg;
-	const struct key_desc *k = key_find(key);
-	char origin[600];
-
-	if (!k)
-		return 1;
-	if (ld->first_line[k - keys]) {
-		log_err("%s:%u: duplicate key '%s' (first set at line %u)",
-			ld->path, line, key, ld->first_line[k - keys]);
-		return 1;
-	}
-	ld->first_line[k - keys] = line;
-	snprintf(origin, sizeof(origin), "%s:%u", ld->path, line);
-	return config_set(ld->c, key, value, origin) ? 1 : 0;
-}
-
-/* One "key: value" pair. Returns 0, or 1 if it was bad (logged). */
-static int load_pair(struct yaml_load *ld, const yaml_node_pair_t *pair)
-{
-	const yaml_node_t *kn = yaml_document_get_node(ld->doc, pair->key);
-	const yaml_node_t *vn = yaml_document_get_node(ld->doc, pair->value);
-	unsigned line = line_of(kn);
-	if (kn->type != YAML_SCALAR_NODE) {
-		log_err("%s:%u: keys must be plain names", ld->path, line);
-		return 1;
-	}
-	const char *key = (const char *)kn->data.scalar.value;
-	const struct key_desc *k = key_find(key);
-	if (!k) {
-		log_err("%s:%u: unknown key '%s'", ld->path, line, key);
-		return 1;
-	}
-	if (ld->first_line[k - keys]) {
-		log_err("%s:%u: duplicate key '%s' (first set at line %u)",
-			ld->path, line, key, ld->first_line[k - keys]);
-		return 1;
-	}
-	ld->first_line[k - keys] = line;
-
-	char origin[600];
-	if (!strcmp(key, "qos") && vn->type == YAML_MAPPING_NODE) {
-		struct qos_src *src;
-		int enabled;
-
-		if (config_load_qos(ld->path, ld->doc, (yaml_node_t *)(uintptr_t)vn,
-				    &enabled, &src, set_from_section, ld) < 0)
-			return 1;
-		ld->c->qos = enabled;
-		ld->c->qos_src = src;
-		return 0;
-	}
-	if (k->kind == K_PARTITIONS) {
-		struct part_conf *pc;
-
-		if (config_load_partitions(ld->path, ld->doc, (yaml_node_t *)(uintptr_t)vn, &pc) < 0)
-			return 1;
-		ld->c->partitions = pc;
-		return 0;
-	}
-	if (vn->type == YAML_SCALAR_NODE) {
-		/* The value's own line: it may sit below its key. */
-		snprintf(origin, sizeof(origin), "%s:%u", ld->path, line_of(vn));
-		return config_set(ld->c, key, scalar_text(vn), origin) ? 1 : 0;
-	}
-	if (vn->type == YAML_SEQUENCE_NODE && k->kind == K_LIST) {
-		char joined[sizeof(((struct ibsm_config *)0)->engine_paths)];
-		size_t cap = k->size < sizeof(joined) ? k->size : sizeof(joined);
-		if (join_list(ld, k, vn, line, joined, cap))
-			return 1;
-		snprintf(origin, sizeof(origin), "%s:%u", ld->path, line);
-		return config_set(ld->c, key, joined, origin) ? 1 : 0;
-	}
-	log_err("%s:%u: value of '%s' must be a single value, not %s",
-		ld->path, line, key,
-		vn->type == YAML_MAPPING_NODE ? "a mapping" : "a list");
-	return 1;
-}
-
-/* Returns 0, or -EINVAL after logging every bad line. */
-static int load_document(struct yaml_load *ld)
-{
-	const yaml_node_t *root = yaml_document_get_root_node(ld->doc);
-	if (!root)
-		return 0;               /* empty or comment-only file */
-	if (root->type == YAML_SCALAR_NODE && !root->data.scalar.value[0])
-		return 0;               /* "---" with nothing under it */
-	if (root->type != YAML_MAPPING_NODE) {
-		log_err("%s:%u: expected 'key: value' lines", ld->path,
-			line_of(root));
-		return -EINVAL;
-	}
-	int errors = 0;
-	for (yaml_node_pair_t *p = root->data.mapping.pairs.start;
-	     p < root->data.mapping.pairs.top; p++)
-		errors += load_pair(ld, p);
-	return errors ? -EINVAL : 0;
-}
-
-static int syntax_error(const char *path, const yaml_parser_t *p)
-{
-	size_t line = (p->problem_mark.line ? p->problem_mark.line
-		       : p->context_mark.line) + 1;
-	log_err("%s:%zu: YAML syntax error: %s%s%s", path, line,
-		p->problem ? p->problem : "unknown",
-		p->context ? " " : "", p->context ? p->context : "");
-	return -EINVAL;
-}
-
-/* Parse the whole stream: exactly zero or one document. */
-static int load_stream(struct yaml_load *ld, yaml_parser_t *parser)
-{
-	yaml_document_t doc, extra;
-	if (!yaml_parser_load(parser, &doc))
-		return syntax_error(ld->path, parser);
-	if (!yaml_parser_load(parser, &extra)) {
-		yaml_document_delete(&doc);
-		return syntax_error(ld->path, parser);
-	}
-	int rc = 0;
-	const yaml_node_t *second = yaml_document_get_root_node(&extra);
-	if (second) {
-		log_err("%s:%zu: only one YAML document is allowed", ld->path,
-			extra.start_mark.line + 1);
-		rc = -EINVAL;
-	}
-	yaml_document_delete(&extra);
-	if (rc == 0) {
-		ld->doc = &doc;
-		rc = load_document(ld);
-	}
-	yaml_document_delete(&doc);
-	return rc;
-}
-
-int config_load_yaml(struct ibsm_config *c, const char *path)
-{
-	FILE *in = fopen(path, "r");
-	if (!in) {
-		int e = errno;
-		/* A missing file is the caller's call (the default path may be
-		 * absent); anything else is reported here. */
-		if (e != ENOENT)
-			log_err("%s: %s", path, strerror(e));
-		return -e;
-	}
-	struct stat st;
-	if (fstat(fileno(in), &st) == 0 && S_ISDIR(st.st_mode)) {
-		fclose(in);
-		log_err("%s: %s", path, strerror(EISDIR));
-		return -EISDIR;
-	}
-	yaml_parser_t parser;
-	if (!yaml_parser_initialize(&parser)) {
-		fclose(in);
-		log_err("%s: cannot initialise the YAML parser", path);
-		return -ENOMEM;
-	}
-	yaml_parser_set_input_file(&parser, in);
-	/* Parse into a copy: a file with errors changes nothing. The copy
-	 * shares c's partitions until the file names its own. */
-	struct ibsm_config tmp = *c;
-	struct yaml_load ld = { .path = path, .c = &tmp };
-	int rc = load_stream(&ld, &parser);
-	yaml_parser_delete(&parser);
-	if (rc == 0 && ferror(in)) {
-		log_err("%s: read error", path);
-		rc = -EIO;
-	}
-	fclose(in);
-	if (rc == 0) {
-		if (c->partitions != tmp.partitions)
-			config_free_partitions(c);
-		if (c->qos_src != tmp.qos_src)
-			qos_src_free(c->qos_src);
-		*c = tmp;
-	} else {
-		if (tmp.partitions != c->partitions)
-			config_free_partitions(&tmp);
-		if (tmp.qos_src != c->qos_src)
-			qos_src_free(tmp.qos_src);
-	}
-	return rc;
 }
 
 void config_free_partitions(struct ibsm_config *c)

@@ -1,4 +1,4 @@
-/* The `partitions` key of the YAML configuration (sm/config/config.c hands the
+/* The `partitions` key of the YAML configuration (sm/config/config_yaml.c hands the
  * node over; partition/part_conf.h holds the result). */
 #ifndef IBSM_SM_CONFIG_PARTITIONS_H
 #define IBSM_SM_CONFIG_PARTITIONS_H
