@@ -132,8 +132,8 @@ void qos_offline_print(FILE *out, const char *file, const struct qos_sl_space *s
 }
 
 int qos_offline_begin(struct qos_offline *q, const char *qos_file,
-		      qos_policy_loader *load, const char *sl2vl_file, unsigned vls, int layered,
-		      char *err, size_t len)
+		      qos_policy_loader *load, const char *sl2vl_file,
+		      unsigned vls, int layered, char *err, size_t len)
 {
 	memset(q, 0, sizeof(*q));
 	q->file = qos_file;
@@ -199,13 +199,14 @@ void qos_offline_free(struct qos_offline *q)
 }
 
 int qos_offline_setup(struct qos_offline *q, const char *qos_file,
-		      qos_policy_loader *load, const char *sl2vl_file, unsigned vls, int layered,
-		      unsigned *layers)
+		      qos_policy_loader *load, const char *sl2vl_file,
+		      unsigned vls, int layered, unsigned *layers)
 {
 	char err[512];
 
 	*layers = 0;
-	if (qos_offline_begin(q, qos_file, load, sl2vl_file, vls, layered, err, sizeof(err)) < 0) {
+	if (qos_offline_begin(q, qos_file, load, sl2vl_file, vls, layered,
+			      err, sizeof(err)) < 0) {
 		log_err("%s", err);
 		return -1;
 	}

@@ -54,8 +54,8 @@ struct qos_offline {
  * are then q->space.layers. -1 with why in err: unreadable, or a policy
  * that cannot fit (more classes than VLs). */
 int qos_offline_begin(struct qos_offline *q, const char *qos_file,
-		      qos_policy_loader *load, const char *sl2vl_file, unsigned vls, int layered,
-		      char *err, size_t len);
+		      qos_policy_loader *load, const char *sl2vl_file,
+		      unsigned vls, int layered, char *err, size_t len);
 /* The routes came out on `layers` layers: plan again for them (never
  * more than the budget's, so it fits as before). */
 void qos_offline_layers(struct qos_offline *q, unsigned layers);
@@ -71,8 +71,8 @@ void qos_offline_free(struct qos_offline *q);
  * *layers: the layers per class a layered engine may use (0: no policy
  * or not layered). 0, or -1 (logged). */
 int qos_offline_setup(struct qos_offline *q, const char *qos_file,
-		      qos_policy_loader *load, const char *sl2vl_file, unsigned vls, int layered,
-		      unsigned *layers);
+		      qos_policy_loader *load, const char *sl2vl_file,
+		      unsigned vls, int layered, unsigned *layers);
 struct fabric;
 struct lft_set;
 struct path_sl;
