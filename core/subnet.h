@@ -15,7 +15,7 @@
 /* A request discovery gave up on after every try and every round: the
  * node it asked (an attribute) or the node a NodeInfo probe went out of,
  * and by which port; with the DR path it was sent on. The same key lost
- * sweep after sweep is a silent node, not loss (sm/sweep_guard.h). */
+ * sweep after sweep is a silent node, not loss (sm/health/sweep_guard.h). */
 struct sweep_lost {
 	uint64_t guid;          /* node asked, or node the probe left */
 	uint16_t attr;          /* IB_ATTR_NODE_INFO for a probe */

@@ -1,7 +1,7 @@
 /* Readers and writers of dumped topologies. Every reader reports errors as
  * "FILE:LINE: reason" through the log and returns -EINVAL; none aborts. */
-#ifndef IBSM_DISCOVERY_TOPO_READ_H
-#define IBSM_DISCOVERY_TOPO_READ_H
+#ifndef IBSM_FORMATS_TOPO_READ_H
+#define IBSM_FORMATS_TOPO_READ_H
 
 #include "../core/fabric.h"
 

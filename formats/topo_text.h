@@ -3,9 +3,9 @@
  * dumps); they differ in where GUIDs and link rates come from. The parser
  * here collects records; each format's reader assigns GUIDs through hooks,
  * and topo_text_build() turns the records into a fabric with checked links.
- * Private to discovery/. */
-#ifndef IBSM_DISCOVERY_TOPO_TEXT_H
-#define IBSM_DISCOVERY_TOPO_TEXT_H
+ * Private to formats/. */
+#ifndef IBSM_FORMATS_TOPO_TEXT_H
+#define IBSM_FORMATS_TOPO_TEXT_H
 
 #include <stdint.h>
 #include <stdio.h>

@@ -8,40 +8,7 @@
 
 #include "../core/log.h"
 #include "../routing/path_sl.h"
-#include "../sm/config/config.h"
 #include "qos_policy.h"
-
-static int ends_with(const char *s, const char *tail)
-{
-	size_t n = strlen(s), k = strlen(tail);
-
-	return n >= k && !strcmp(s + n - k, tail);
-}
-
-struct qos_policy *qos_offline_load(const char *file, char *err, size_t len)
-{
-	struct ibsm_config cfg;
-	struct qos_policy *p;
-
-	if (!ends_with(file, ".yaml") && !ends_with(file, ".yml"))
-		return qos_policy_read(file, err, len);
-	/* An ibsm configuration: its qos_policy_file. (The YAML qos:
-	 * section of issue 28 joins here when it lands.) */
-	config_defaults(&cfg);
-	if (config_load_yaml(&cfg, file) < 0) {
-		snprintf(err, len, "%s: not a readable ibsm configuration", file);
-		config_free(&cfg);
-		return NULL;
-	}
-	if (!cfg.qos_policy_file[0]) {
-		snprintf(err, len, "%s: sets no qos_policy_file", file);
-		config_free(&cfg);
-		return NULL;
-	}
-	p = qos_policy_read(cfg.qos_policy_file, err, len);
-	config_free(&cfg);
-	return p;
-}
 
 /* The numbers of a line, at most 64. */
 static unsigned line_numbers(const char *s, long *v)
@@ -165,8 +132,8 @@ void qos_offline_print(FILE *out, const char *file, const struct qos_sl_space *s
 }
 
 int qos_offline_begin(struct qos_offline *q, const char *qos_file,
-		      const char *sl2vl_file, unsigned vls, int layered,
-		      char *err, size_t len)
+		      qos_policy_loader *load, const char *sl2vl_file,
+		      unsigned vls, int layered, char *err, size_t len)
 {
 	memset(q, 0, sizeof(*q));
 	q->file = qos_file;
@@ -179,7 +146,7 @@ int qos_offline_begin(struct qos_offline *q, const char *qos_file,
 	}
 	if (!qos_file)
 		return 0;
-	q->policy = qos_offline_load(qos_file, err, len);
+	q->policy = (load ? load : qos_policy_read)(qos_file, err, len);
 	if (!q->policy)
 		return -1;
 	q->num_classes = qos_sl_classes(q->policy, q->class_sl);
@@ -232,13 +199,14 @@ void qos_offline_free(struct qos_offline *q)
 }
 
 int qos_offline_setup(struct qos_offline *q, const char *qos_file,
-		      const char *sl2vl_file, unsigned vls, int layered,
-		      unsigned *layers)
+		      qos_policy_loader *load, const char *sl2vl_file,
+		      unsigned vls, int layered, unsigned *layers)
 {
 	char err[512];
 
 	*layers = 0;
-	if (qos_offline_begin(q, qos_file, sl2vl_file, vls, layered, err, sizeof(err)) < 0) {
+	if (qos_offline_begin(q, qos_file, load, sl2vl_file, vls, layered,
+			      err, sizeof(err)) < 0) {
 		log_err("%s", err);
 		return -1;
 	}

@@ -11,11 +11,12 @@
 
 struct qos_policy;
 
-/* The policy of FILE: OpenSM's qos-policy.conf, or an ibsm YAML
- * configuration (*.yaml, *.yml) whose qos_policy_file names one. Port
- * groups' partition names are not resolved (classes do not need them).
- * NULL with why in err. */
-struct qos_policy *qos_offline_load(const char *file, char *err, size_t len);
+/* Reads the policy of a --qos FILE, NULL with why in err. NULL stands for
+ * qos_policy_read (OpenSM's qos-policy.conf); ibsm-route gives one that
+ * also takes an ibsm YAML configuration, whose reader (sm/config/) sits
+ * above qos/ (docs/design.md). */
+typedef struct qos_policy *qos_policy_loader(const char *file, char *err,
+					     size_t len);
 
 /* An SL2VL map: the 16 VLs of SLs 0..15, the last 16 numbers of each line
  * that has them ('|', ',' or blanks between; '#' lines skipped), e.g.
@@ -53,8 +54,8 @@ struct qos_offline {
  * are then q->space.layers. -1 with why in err: unreadable, or a policy
  * that cannot fit (more classes than VLs). */
 int qos_offline_begin(struct qos_offline *q, const char *qos_file,
-		      const char *sl2vl_file, unsigned vls, int layered,
-		      char *err, size_t len);
+		      qos_policy_loader *load, const char *sl2vl_file,
+		      unsigned vls, int layered, char *err, size_t len);
 /* The routes came out on `layers` layers: plan again for them (never
  * more than the budget's, so it fits as before). */
 void qos_offline_layers(struct qos_offline *q, unsigned layers);
@@ -70,8 +71,8 @@ void qos_offline_free(struct qos_offline *q);
  * *layers: the layers per class a layered engine may use (0: no policy
  * or not layered). 0, or -1 (logged). */
 int qos_offline_setup(struct qos_offline *q, const char *qos_file,
-		      const char *sl2vl_file, unsigned vls, int layered,
-		      unsigned *layers);
+		      qos_policy_loader *load, const char *sl2vl_file,
+		      unsigned vls, int layered, unsigned *layers);
 struct fabric;
 struct lft_set;
 struct path_sl;

@@ -112,7 +112,7 @@ struct route_ctx {
  *   ROUTE_ENGINE_LAYERED        routes may need several SLs, one VL each
  *       (dfsp): the engine fills route_options.sl_out within max_vls, and
  *       its tables are deadlock-free per SL layer, not on one VL (the
- *       layers need SL2VL tables: sm/vl_program.h).
+ *       layers need SL2VL tables: sm/program/vl_program.h).
  *   ROUTE_ENGINE_REPAIRS        given the previous tables of its own run
  *       (prev, prev_fab, prev_memo) after links or switches were lost, it
  *       changes only the entries that must change (ftree's minimal-change

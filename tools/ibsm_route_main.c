@@ -20,15 +20,49 @@
 #include "../core/log.h"
 #include "../formats/topo_read.h"
 #include "../qos/qos_offline.h"
+#include "../qos/qos_policy.h"
 #include "../routing/engine.h"
 #include "../routing/lft.h"
 #include "../routing/path_sl.h"
 #include "../routing/verify.h"
+#include "../sm/config/config.h"
 #include "route/route_tool.h"
 
 /* --qos / --sl2vl (qos/qos_offline.h): load and plan for the budget; a
  * layered engine then gets the layers per class (cc->vls). 0 or an exit
  * code. */
+static int ends_with(const char *s, const char *tail)
+{
+	size_t n = strlen(s), k = strlen(tail);
+
+	return n >= k && !strcmp(s + n - k, tail);
+}
+
+/* --qos FILE: a qos-policy.conf, or an ibsm configuration naming one (its
+ * qos_policy_file; its qos: section, if any, is not read here). */
+static struct qos_policy *qos_policy_of(const char *file, char *err, size_t len)
+{
+	struct ibsm_config cfg;
+	struct qos_policy *p;
+
+	if (!ends_with(file, ".yaml") && !ends_with(file, ".yml"))
+		return qos_policy_read(file, err, len);
+	config_defaults(&cfg);
+	if (config_load_yaml(&cfg, file) < 0) {
+		snprintf(err, len, "%s: not a readable ibsm configuration", file);
+		config_free(&cfg);
+		return NULL;
+	}
+	if (!cfg.qos_policy_file[0]) {
+		snprintf(err, len, "%s: sets no qos_policy_file", file);
+		config_free(&cfg);
+		return NULL;
+	}
+	p = qos_policy_read(cfg.qos_policy_file, err, len);
+	config_free(&cfg);
+	return p;
+}
+
 static int qos_setup(const struct cli *c, struct cli *cc, struct qos_offline *q)
 {
 	int layered = c->sl_in || (c->engines && strstr(c->engines, "dfsp"));
@@ -36,7 +70,7 @@ static int qos_setup(const struct cli *c, struct cli *cc, struct qos_offline *q)
 
 	if (!c->qos && !c->sl2vl)
 		return 0;
-	if (qos_offline_setup(q, c->qos, c->sl2vl, c->vls, layered, &layers) < 0)
+	if (qos_offline_setup(q, c->qos, qos_policy_of, c->sl2vl, c->vls, layered, &layers) < 0)
 		return EXIT_USAGE;
 	if (layers)
 		cc->vls = layers;

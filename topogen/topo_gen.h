@@ -4,8 +4,8 @@
  * attaches in a real cluster). Node descriptions say what a node is:
  * "node-17", "leaf-3", "spine-1", "core-0", "torus-2-1-0" ("mesh-..."),
  * "df-g4-s2", "rr-12", "MF0;director-1:CS7500/L05/U1". Conventions: docs/topologies.md. */
-#ifndef IBSM_SIM_TOPO_GEN_H
-#define IBSM_SIM_TOPO_GEN_H
+#ifndef IBSM_TOPOGEN_TOPO_GEN_H
+#define IBSM_TOPOGEN_TOPO_GEN_H
 
 #include <stdint.h>
 #include "../core/fabric.h"

@@ -1,6 +1,6 @@
 /* Make a generated fabric look like a cabled one: GUIDs that are not in
  * cabling order, and switch-to-switch cables on arbitrary port numbers.
- * Both run after any generator (sim/topo_gen_*.c), so every shape gets them
+ * Both run after any generator (topogen/topo_gen_*.c), so every shape gets them
  * the same way. Why: engines sort by GUID and walk ports in number order; a
  * generator that hands out both in cabling order hides every bug that only
  * shows when they disagree (issue 24: ftree credit loops on degraded trees

@@ -1,14 +1,14 @@
-/* Shared pieces of the topology generators (sim/topo_gen_*.c): GUID and
+/* Shared pieces of the topology generators (topogen/topo_gen_*.c): GUID and
  * description conventions, node creation, linking, a seeded PRNG and
- * connectivity checks. Private to sim/.
+ * connectivity checks. Private to topogen/.
  *
  * GUIDs (documented in docs/topologies.md): the k-th CA created (k from 0)
  * has node GUID GEN_CA_GUID_BASE + 2k and port 1 GUID node + 1 (ibsim's rule
  * for CA ports, IBA 4.1.1 leaves the choice to the vendor); the k-th switch
  * has GEN_SW_GUID_BASE + k, shared by all its ports. Bases carry the
  * Mellanox OUI 0x0002c9 so tools print familiar values; never zero. */
-#ifndef IBSM_SIM_TOPO_GEN_UTIL_H
-#define IBSM_SIM_TOPO_GEN_UTIL_H
+#ifndef IBSM_TOPOGEN_TOPO_GEN_UTIL_H
+#define IBSM_TOPOGEN_TOPO_GEN_UTIL_H
 
 #include <stdarg.h>
 #include <stdint.h>

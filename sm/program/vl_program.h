@@ -51,7 +51,7 @@ struct vlprog_qos {
 	struct qos_vl_table tbl[QOS_PT_NUM];
 };
 
-/* Build the tables from the five sets of keys (sm/config.h qos_vl). */
+/* Build the tables from the five sets of keys (sm/config/config.h qos_vl). */
 void vlprog_qos_init(struct vlprog_qos *q, const struct qos_vl_keys *keys);
 
 /* The hook where layered routing and QoS meet: the SL2VL table the
