@@ -32,6 +32,22 @@
 #define RMPP_FLAG_FIRST 0x2
 #define RMPP_FLAG_LAST 0x4
 
+/* RMPPStatus (IBA 13.6.2.2 Table 174). */
+enum rmpp_status {
+	RMPP_ST_OK = 0,
+	RMPP_ST_RESX = 1,           /* resources exhausted (STOP) */
+	RMPP_ST_T2L = 118,          /* total time too long */
+	RMPP_ST_BAD_LEN = 119,      /* inconsistent Last and PayloadLength */
+	RMPP_ST_BAD_SEG = 120,      /* inconsistent First and SegmentNumber */
+	RMPP_ST_BADT = 121,         /* illegal RMPPType */
+	RMPP_ST_W2S = 122,          /* NewWindowLast too small */
+	RMPP_ST_S2B = 123,          /* SegmentNumber too big */
+	RMPP_ST_BAD_STATUS = 124,   /* illegal status */
+	RMPP_ST_UNV = 125,          /* unsupported version */
+	RMPP_ST_TMR = 126,          /* too many retries */
+	RMPP_ST_UNSPEC = 127,
+};
+
 uint8_t gmp_class_version(const uint8_t *mad);
 /* Turn a received request into its response in place: method with the
  * response bit (GetResp for Get/Set, Method|0x80 otherwise), status. */
