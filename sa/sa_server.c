@@ -233,21 +233,20 @@ static void response_hdr(const uint8_t *req, uint16_t status, size_t padded,
 	sa_hdr_set(hdr, (uint16_t)(padded / 8), sa_hdr_comp_mask(req));
 }
 
-/* Segment i (0-based) of an answer of `segs` segments: the request's
- * header turned into the response, the SA header, the RMPP header for
- * table methods, and that segment's share of the records. Returns the
- * bytes that carry data (what ibsim hands the client). */
-static size_t build_segment(const uint8_t *req, uint16_t status,
+/* The first MAD of an answer of `segs` segments: the request's header
+ * turned into the response, the SA header, the RMPP header for table
+ * methods (mad/rmpp_send.h sends the rest), and the records that fit.
+ * Returns the bytes that carry data (what ibsim hands the client). */
+static size_t first_segment(const uint8_t *req, uint16_t status,
 			    const uint8_t *data, size_t total, size_t padded,
-			    size_t rec_len, unsigned i, unsigned segs,
-			    uint8_t *mad)
+			    size_t rec_len, unsigned segs, uint8_t *mad)
 {
 	uint8_t method = smp_method(req);
 	uint8_t hdr[GMP_SIZE];
 
 	response_hdr(req, status, padded, hdr);
 	if (method == SA_METHOD_GET_TABLE || method == SA_METHOD_GET_MULTI)
-		return rmpp_tx_segment(GMP_SA_DATA_OFFS, hdr, data, total, i,
+		return rmpp_tx_segment(GMP_SA_DATA_OFFS, hdr, data, total, 0,
 				       segs, mad);
 	/* Get/Set/Delete: the one record, or the request's record echoed
 	 * with the error (IBA 15.4). */
@@ -450,8 +449,8 @@ static void answer(struct sa_server *s, const uint8_t *req, size_t req_len,
 		if (segs > 1)
 			s->st.rmpp_transfers++;
 	} else {
-		len = build_segment(req, status, a.buf, status ? 0 : a.len,
-				    a.padded, a.rec_len, 0, segs, mad);
+		len = first_segment(req, status, a.buf, status ? 0 : a.len,
+				    a.padded, a.rec_len, segs, mad);
 		if (send_mad(s, mad, len, slid, sqp) < 0)
 			log_warn("SA: cannot answer LID %u (attr 0x%04x)", slid,
 				 smp_attr(req));
