@@ -112,8 +112,10 @@ int mt_handle_recv(struct mad_transport *t, uint8_t *mad, int status,
 		   uint16_t slid, uint32_t sqp);
 
 /* mt_window.c */
+/* Send what the window allows: the queue first, then the low queue. */
 int mt_fill_window(struct mad_transport *t);
-int mt_send_slot(struct mad_transport *t, uint32_t s);
+/* Put request r (queue entry, copied) in a free slot and send it. */
+int mt_launch(struct mad_transport *t, const struct mt_req *r);
 void mt_release_slot(struct mad_transport *t, uint32_t s);
 int mt_slot_timed_out(struct mad_transport *t, uint32_t s);
 int mt_expire(struct mad_transport *t);

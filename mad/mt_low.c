@@ -82,15 +82,11 @@ int mt_low_fill(struct mad_transport *t)
 	 * sweep always finds the window nearly whole. */
 	while (!t->q_len && t->lq_len && t->num_free &&
 	       t->low_in_flight < t->low_slots) {
-		uint32_t s = t->free_slots[--t->num_free];
+		const struct mt_req *r = &t->lq[t->lq_head];
 
-		t->slots[s] = t->lq[t->lq_head];
-		t->slots[s].busy = 1;
 		t->lq_head = (t->lq_head + 1) % t->lq_cap;
 		t->lq_len--;
-		t->in_flight++;
-		t->low_in_flight++;
-		if (mt_send_slot(t, s) < 0)
+		if (mt_launch(t, r) < 0)
 			return -EIO;
 	}
 	return 0;

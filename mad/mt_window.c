@@ -124,7 +124,7 @@ int mt_submit_gmp_qp(struct mad_transport *t, uint16_t dlid, uint32_t dqp,
 }
 
 /* Send slot s (first try or retry) with a fresh TID. */
-int mt_send_slot(struct mad_transport *t, uint32_t s)
+static int send_slot(struct mad_transport *t, uint32_t s)
 {
 	struct mt_req *r = &t->slots[s];
 
@@ -149,17 +149,25 @@ void mt_release_slot(struct mad_transport *t, uint32_t s)
 	t->in_flight--;
 }
 
+int mt_launch(struct mad_transport *t, const struct mt_req *r)
+{
+	uint32_t s = t->free_slots[--t->num_free];
+
+	t->slots[s] = *r;
+	t->slots[s].busy = 1;
+	t->in_flight++;
+	t->low_in_flight += r->low;
+	return send_slot(t, s);
+}
+
 int mt_fill_window(struct mad_transport *t)
 {
 	while (t->q_len && t->num_free) {
-		uint32_t s = t->free_slots[--t->num_free];
+		const struct mt_req *r = &t->queue[t->q_head];
 
-		t->slots[s] = t->queue[t->q_head];
-		t->slots[s].busy = 1;
 		t->q_head = (t->q_head + 1) % t->q_cap;
 		t->q_len--;
-		t->in_flight++;
-		if (mt_send_slot(t, s) < 0)
+		if (mt_launch(t, r) < 0)
 			return -EIO;
 	}
 	return mt_low_fill(t);
@@ -173,7 +181,7 @@ int mt_slot_timed_out(struct mad_transport *t, uint32_t s)
 	t->st.timed_out++;
 	if (r->tries <= (r->low ? t->low_retries : t->opt.retries)) {
 		t->st.retried++;
-		return mt_send_slot(t, s);
+		return send_slot(t, s);
 	}
 	t->st.failed++;
 	{

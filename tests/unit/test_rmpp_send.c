@@ -102,12 +102,39 @@ static void seg_is(const struct sent *s, unsigned k, uint32_t seg,
 				 (uint8_t)(((seg - 1) * 200 + i) * 7 + 1));
 }
 
-static void setup(struct rmpp_tx *t, struct rmpp_tx_xfer *slots, unsigned n,
-		  struct sent *s)
+/* A sender with two slots and what it sent. */
+struct fx {
+	struct rmpp_tx t;
+	struct rmpp_tx_xfer slots[2];
+	struct sent s;
+};
+
+static void setup(struct fx *f)
 {
-	memset(s, 0, sizeof(*s));
-	rmpp_tx_init(t, &opts, slots, n, capture, s);
-	t->gave_up = gave_up;
+	memset(f, 0, sizeof(*f));
+	rmpp_tx_init(&f->t, &opts, f->slots, 2, capture, &f->s);
+	f->t.gave_up = gave_up;
+}
+
+/* An answer of len bytes to dlid, TID tid, its segment 1 sent at now. */
+static struct rmpp_tx_xfer *start(struct fx *f, uint64_t tid, size_t len,
+				  uint16_t dlid, double now)
+{
+	uint8_t hdr[256];
+
+	hdr_init(hdr, tid);
+	return rmpp_tx_start(&f->t, hdr, data_of(len), len, tid, dlid, 1, now);
+}
+
+/* A control MAD from slid at now. */
+static enum rmpp_tx_event from(struct fx *f, uint64_t tid, uint8_t type,
+			       uint32_t seg, uint32_t nwl, uint16_t slid,
+			       double now)
+{
+	uint8_t m[256];
+
+	ctl(m, tid, type, seg, nwl);
+	return rmpp_tx_control(&f->t, m, slid, now);
 }
 
 static void test_segments(void **state)
@@ -143,196 +170,166 @@ static void test_segments(void **state)
 /* Segment 1 went out with the answer; ACKs open the window. */
 static void test_window(void **state)
 {
-	struct rmpp_tx t;
-	struct rmpp_tx_xfer slots[2];
-	struct sent s;
-	uint8_t hdr[256], m[256];
+	struct fx f;
 
 	(void)state;
-	setup(&t, slots, 2, &s);
-	hdr_init(hdr, 0x1234);
-	assert_non_null(rmpp_tx_start(&t, hdr, data_of(650), 650, 0x1234, 7, 1, 0));
-	assert_int_equal(rmpp_tx_active(&t), 1);
-	assert_int_equal(rmpp_tx_kept(&t, 0), 650);
-	assert_int_equal(rmpp_tx_kept(&t, 7), 650);
-	assert_int_equal(rmpp_tx_kept(&t, 8), 0);
-	ctl(m, 0x1234, RMPP_TYPE_ACK, 1, 3);
-	assert_int_equal(rmpp_tx_control(&t, m, 7, 0.1), RMPP_TX_ACKED);
-	assert_int_equal(s.n, 2);
-	seg_is(&s, 0, 2, 0, 0);
-	seg_is(&s, 1, 3, 0, 0);
-	assert_int_equal(s.dlid[1], 7);
+	setup(&f);
+	assert_non_null(start(&f, 0x1234, 650, 7, 0));
+	assert_int_equal(rmpp_tx_active(&f.t), 1);
+	assert_int_equal(rmpp_tx_kept(&f.t, 0), 650);
+	assert_int_equal(rmpp_tx_kept(&f.t, 7), 650);
+	assert_int_equal(rmpp_tx_kept(&f.t, 8), 0);
+	assert_int_equal(from(&f, 0x1234, RMPP_TYPE_ACK, 1, 3, 7, 0.1), RMPP_TX_ACKED);
+	assert_int_equal(f.s.n, 2);
+	seg_is(&f.s, 0, 2, 0, 0);
+	seg_is(&f.s, 1, 3, 0, 0);
+	assert_int_equal(f.s.dlid[1], 7);
 	/* An old ACK again: nothing new to send. */
-	assert_int_equal(rmpp_tx_control(&t, m, 7, 0.2), RMPP_TX_ACKED);
-	assert_int_equal(s.n, 2);
-	ctl(m, 0x1234, RMPP_TYPE_ACK, 3, 5);
-	assert_int_equal(rmpp_tx_control(&t, m, 7, 0.3), RMPP_TX_ACKED);
-	assert_int_equal(s.n, 3);
-	seg_is(&s, 2, 4, RMPP_FLAG_LAST, 50 + 20);
-	assert_int_equal(s.len[2], 56 + 50);
+	assert_int_equal(from(&f, 0x1234, RMPP_TYPE_ACK, 1, 3, 7, 0.2), RMPP_TX_ACKED);
+	assert_int_equal(f.s.n, 2);
+	assert_int_equal(from(&f, 0x1234, RMPP_TYPE_ACK, 3, 5, 7, 0.3), RMPP_TX_ACKED);
+	assert_int_equal(f.s.n, 3);
+	seg_is(&f.s, 2, 4, RMPP_FLAG_LAST, 50 + 20);
+	assert_int_equal(f.s.len[2], 56 + 50);
 	/* Only the low 32 TID bits count (the high half is the kernel's). */
-	ctl(m, 0xabcd00001234ull, RMPP_TYPE_ACK, 4, 5);
-	assert_int_equal(rmpp_tx_control(&t, m, 8, 0.4), RMPP_TX_NOT_OURS);
-	assert_int_equal(rmpp_tx_control(&t, m, 7, 0.4), RMPP_TX_DONE);
-	assert_int_equal(rmpp_tx_active(&t), 0);
-	assert_true(rmpp_tx_next_deadline(&t) == HUGE_VAL);
-	assert_int_equal(t.st.segments, 3);
-	rmpp_tx_free(&t);
+	assert_int_equal(from(&f, 0xabcd00001234ull, RMPP_TYPE_ACK, 4, 5, 8, 0.4),
+			 RMPP_TX_NOT_OURS);
+	assert_int_equal(from(&f, 0xabcd00001234ull, RMPP_TYPE_ACK, 4, 5, 7, 0.4),
+			 RMPP_TX_DONE);
+	assert_int_equal(rmpp_tx_active(&f.t), 0);
+	assert_true(rmpp_tx_next_deadline(&f.t) == HUGE_VAL);
+	assert_int_equal(f.t.st.segments, 3);
+	rmpp_tx_free(&f.t);
 }
 
 /* Silence after an ACK: the window again, max_retries times, then ABORT
  * with status TMR. */
 static void test_resend_then_abort(void **state)
 {
-	struct rmpp_tx t;
-	struct rmpp_tx_xfer slots[2];
-	struct sent s;
-	uint8_t hdr[256], m[256];
+	struct fx f;
 	struct rmpp_hdr h;
 
 	(void)state;
-	setup(&t, slots, 2, &s);
-	hdr_init(hdr, 5);
-	rmpp_tx_start(&t, hdr, data_of(650), 650, 5, 7, 1, 0);
-	ctl(m, 5, RMPP_TYPE_ACK, 1, 3);
-	rmpp_tx_control(&t, m, 7, 10);
-	assert_int_equal(s.n, 2);
-	assert_true(rmpp_tx_next_deadline(&t) == 11);
-	rmpp_tx_expire(&t, 10.5);
-	assert_int_equal(s.n, 2);
-	rmpp_tx_expire(&t, 11);             /* 1 s: segments 2 and 3 again */
-	assert_int_equal(s.n, 4);
-	seg_is(&s, 2, 2, 0, 0);
-	seg_is(&s, 3, 3, 0, 0);
-	assert_true(rmpp_tx_next_deadline(&t) == 12);
-	rmpp_tx_expire(&t, 11.5);
-	assert_int_equal(s.n, 4);
-	rmpp_tx_expire(&t, 12);             /* 2 s: again */
-	assert_int_equal(s.n, 6);
-	assert_int_equal(t.st.resends, 2);
-	rmpp_tx_expire(&t, 13);             /* 3 s: retries spent, ABORT */
-	assert_int_equal(s.n, 7);
-	assert_int_equal(s.gave_up, 1);
-	rmpp_get(s.mad[6], &h);
+	setup(&f);
+	start(&f, 5, 650, 7, 0);
+	from(&f, 5, RMPP_TYPE_ACK, 1, 3, 7, 10);
+	assert_int_equal(f.s.n, 2);
+	assert_true(rmpp_tx_next_deadline(&f.t) == 11);
+	rmpp_tx_expire(&f.t, 10.5);
+	assert_int_equal(f.s.n, 2);
+	rmpp_tx_expire(&f.t, 11);           /* 1 s: segments 2 and 3 again */
+	assert_int_equal(f.s.n, 4);
+	seg_is(&f.s, 2, 2, 0, 0);
+	seg_is(&f.s, 3, 3, 0, 0);
+	assert_true(rmpp_tx_next_deadline(&f.t) == 12);
+	rmpp_tx_expire(&f.t, 11.5);
+	assert_int_equal(f.s.n, 4);
+	rmpp_tx_expire(&f.t, 12);           /* 2 s: again */
+	assert_int_equal(f.s.n, 6);
+	assert_int_equal(f.t.st.resends, 2);
+	rmpp_tx_expire(&f.t, 13);           /* 3 s: retries spent, ABORT */
+	assert_int_equal(f.s.n, 7);
+	assert_int_equal(f.s.gave_up, 1);
+	rmpp_get(f.s.mad[6], &h);
 	assert_int_equal(h.type, RMPP_TYPE_ABORT);
 	assert_int_equal(h.status, RMPP_ST_TMR);
-	assert_int_equal(s.len[6], 256);
-	assert_int_equal(s.mad[6][56], 0);  /* no data in an ABORT */
-	assert_int_equal(mad_get_field64(s.mad[6], 0, IB_MAD_TRID_F), 5);
-	assert_int_equal(rmpp_tx_active(&t), 0);
-	assert_int_equal(t.st.timed_out, 1);
-	rmpp_tx_free(&t);
+	assert_int_equal(f.s.len[6], 256);
+	assert_int_equal(f.s.mad[6][56], 0);        /* no data in an ABORT */
+	assert_int_equal(mad_get_field64(f.s.mad[6], 0, IB_MAD_TRID_F), 5);
+	assert_int_equal(rmpp_tx_active(&f.t), 0);
+	assert_int_equal(f.t.st.timed_out, 1);
+	rmpp_tx_free(&f.t);
 }
 
 /* A new ACK resets the retries; everything sent and resent once with
  * only the final ACK missing: dropped quietly, no ABORT. */
 static void test_final_ack_lost(void **state)
 {
-	struct rmpp_tx t;
-	struct rmpp_tx_xfer slots[2];
-	struct sent s;
-	uint8_t hdr[256], m[256];
+	struct fx f;
 
 	(void)state;
-	setup(&t, slots, 2, &s);
-	hdr_init(hdr, 6);
-	rmpp_tx_start(&t, hdr, data_of(650), 650, 6, 7, 1, 0);
-	ctl(m, 6, RMPP_TYPE_ACK, 1, 3);
-	rmpp_tx_control(&t, m, 7, 0);
-	rmpp_tx_expire(&t, 1);              /* resend 2, 3 */
-	assert_int_equal(s.n, 4);
-	ctl(m, 6, RMPP_TYPE_ACK, 3, 4);
-	rmpp_tx_control(&t, m, 7, 1.5);     /* segment 4: all sent */
-	assert_int_equal(s.n, 5);
-	rmpp_tx_expire(&t, 2.5);            /* resend 4 once */
-	assert_int_equal(s.n, 6);
-	seg_is(&s, 5, 4, RMPP_FLAG_LAST, 70);
-	rmpp_tx_expire(&t, 3.5);            /* then forgotten, quietly */
-	assert_int_equal(s.n, 6);
-	assert_int_equal(s.gave_up, 0);
-	assert_int_equal(rmpp_tx_active(&t), 0);
-	assert_int_equal(t.st.expired, 1);
-	rmpp_tx_free(&t);
+	setup(&f);
+	start(&f, 6, 650, 7, 0);
+	from(&f, 6, RMPP_TYPE_ACK, 1, 3, 7, 0);
+	rmpp_tx_expire(&f.t, 1);            /* resend 2, 3 */
+	assert_int_equal(f.s.n, 4);
+	from(&f, 6, RMPP_TYPE_ACK, 3, 4, 7, 1.5);   /* segment 4: all sent */
+	assert_int_equal(f.s.n, 5);
+	rmpp_tx_expire(&f.t, 2.5);          /* resend 4 once */
+	assert_int_equal(f.s.n, 6);
+	seg_is(&f.s, 5, 4, RMPP_FLAG_LAST, 70);
+	rmpp_tx_expire(&f.t, 3.5);          /* then forgotten, quietly */
+	assert_int_equal(f.s.n, 6);
+	assert_int_equal(f.s.gave_up, 0);
+	assert_int_equal(rmpp_tx_active(&f.t), 0);
+	assert_int_equal(f.t.st.expired, 1);
+	rmpp_tx_free(&f.t);
 }
 
 /* A reader that never ACKs does no RMPP: nothing more is sent, and the
  * transfer is forgotten after ttl_s. */
 static void test_never_acked(void **state)
 {
-	struct rmpp_tx t;
-	struct rmpp_tx_xfer slots[2];
-	struct sent s;
-	uint8_t hdr[256];
+	struct fx f;
 
 	(void)state;
-	setup(&t, slots, 2, &s);
-	hdr_init(hdr, 7);
-	rmpp_tx_start(&t, hdr, data_of(650), 650, 7, 7, 1, 100);
-	assert_true(rmpp_tx_next_deadline(&t) == 105);
-	rmpp_tx_expire(&t, 105);
-	assert_int_equal(rmpp_tx_active(&t), 1);
-	rmpp_tx_expire(&t, 105.1);
-	assert_int_equal(rmpp_tx_active(&t), 0);
-	assert_int_equal(s.n, 0);
-	assert_int_equal(t.st.expired, 1);
-	rmpp_tx_free(&t);
+	setup(&f);
+	start(&f, 7, 650, 7, 100);
+	assert_true(rmpp_tx_next_deadline(&f.t) == 105);
+	rmpp_tx_expire(&f.t, 105);
+	assert_int_equal(rmpp_tx_active(&f.t), 1);
+	rmpp_tx_expire(&f.t, 105.1);
+	assert_int_equal(rmpp_tx_active(&f.t), 0);
+	assert_int_equal(f.s.n, 0);
+	assert_int_equal(f.t.st.expired, 1);
+	rmpp_tx_free(&f.t);
 }
 
 /* STOP and ABORT from the receiver end the transfer. */
 static void test_stop_abort(void **state)
 {
-	struct rmpp_tx t;
-	struct rmpp_tx_xfer slots[2];
-	struct sent s;
-	uint8_t hdr[256], m[256];
+	struct fx f;
 
 	(void)state;
-	setup(&t, slots, 2, &s);
-	hdr_init(hdr, 8);
-	rmpp_tx_start(&t, hdr, data_of(650), 650, 8, 7, 1, 0);
-	rmpp_tx_start(&t, hdr, data_of(650), 650, 9, 7, 1, 0);
-	ctl(m, 8, RMPP_TYPE_STOP, 0, 0);
-	assert_int_equal(rmpp_tx_control(&t, m, 7, 1), RMPP_TX_CANCELLED);
-	ctl(m, 9, RMPP_TYPE_ABORT, 0, 0);
-	assert_int_equal(rmpp_tx_control(&t, m, 7, 1), RMPP_TX_CANCELLED);
-	assert_int_equal(rmpp_tx_control(&t, m, 7, 1), RMPP_TX_NOT_OURS);
-	assert_int_equal(rmpp_tx_active(&t), 0);
-	assert_int_equal(s.n, 0);
-	rmpp_tx_free(&t);
+	setup(&f);
+	start(&f, 8, 650, 7, 0);
+	start(&f, 9, 650, 7, 0);
+	assert_int_equal(from(&f, 8, RMPP_TYPE_STOP, 0, 0, 7, 1), RMPP_TX_CANCELLED);
+	assert_int_equal(from(&f, 9, RMPP_TYPE_ABORT, 0, 0, 7, 1), RMPP_TX_CANCELLED);
+	assert_int_equal(from(&f, 9, RMPP_TYPE_ABORT, 0, 0, 7, 1), RMPP_TX_NOT_OURS);
+	assert_int_equal(rmpp_tx_active(&f.t), 0);
+	assert_int_equal(f.s.n, 0);
+	rmpp_tx_free(&f.t);
 }
 
 /* Bounded: no slot, no transfer (the data stays the caller's); the
  * oldest is found for the caller's budget; a failing send stops a window. */
 static void test_slots(void **state)
 {
-	struct rmpp_tx t;
-	struct rmpp_tx_xfer slots[2];
-	struct sent s;
-	uint8_t hdr[256], m[256];
+	struct fx f;
+	uint8_t hdr[256];
 	uint8_t *d = data_of(650);
 
 	(void)state;
-	setup(&t, slots, 2, &s);
-	hdr_init(hdr, 1);
-	rmpp_tx_start(&t, hdr, data_of(650), 650, 1, 7, 1, 0);
-	rmpp_tx_start(&t, hdr, data_of(300), 300, 2, 8, 1, 0);
-	assert_null(rmpp_tx_start(&t, hdr, d, 650, 3, 7, 1, 0));
-	assert_int_equal(rmpp_tx_kept(&t, 0), 950);
-	assert_int_equal(rmpp_tx_oldest(&t, 0)->tid, 1);
-	assert_int_equal(rmpp_tx_oldest(&t, 8)->tid, 2);
-	assert_null(rmpp_tx_oldest(&t, 9));
-	rmpp_tx_drop(&t, rmpp_tx_oldest(&t, 0));
-	assert_non_null(rmpp_tx_start(&t, hdr, d, 650, 3, 7, 1, 0));
-	s.fail = 1;
-	ctl(m, 3, RMPP_TYPE_ACK, 1, 4);
-	assert_int_equal(rmpp_tx_control(&t, m, 7, 0), RMPP_TX_ACKED);
-	assert_int_equal(t.st.segments, 0);
-	s.fail = 0;
-	ctl(m, 3, RMPP_TYPE_ACK, 1, 4);     /* the same ACK: now they go */
-	rmpp_tx_control(&t, m, 7, 0);
-	assert_int_equal(s.n, 3);
-	rmpp_tx_free(&t);
-	assert_int_equal(rmpp_tx_active(&t), 0);
+	setup(&f);
+	hdr_init(hdr, 3);
+	start(&f, 1, 650, 7, 0);
+	start(&f, 2, 300, 8, 0);
+	assert_null(rmpp_tx_start(&f.t, hdr, d, 650, 3, 7, 1, 0));
+	assert_int_equal(rmpp_tx_kept(&f.t, 0), 950);
+	assert_int_equal(rmpp_tx_oldest(&f.t, 0)->tid, 1);
+	assert_int_equal(rmpp_tx_oldest(&f.t, 8)->tid, 2);
+	assert_null(rmpp_tx_oldest(&f.t, 9));
+	rmpp_tx_drop(&f.t, rmpp_tx_oldest(&f.t, 0));
+	assert_non_null(rmpp_tx_start(&f.t, hdr, d, 650, 3, 7, 1, 0));
+	f.s.fail = 1;
+	assert_int_equal(from(&f, 3, RMPP_TYPE_ACK, 1, 4, 7, 0), RMPP_TX_ACKED);
+	assert_int_equal(f.t.st.segments, 0);
+	f.s.fail = 0;
+	from(&f, 3, RMPP_TYPE_ACK, 1, 4, 7, 0);     /* the same ACK: now they go */
+	assert_int_equal(f.s.n, 3);
+	rmpp_tx_free(&f.t);
+	assert_int_equal(rmpp_tx_active(&f.t), 0);
 }
 
 int main(void)
