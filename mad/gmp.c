@@ -1,9 +1,23 @@
 /* General MAD headers through libibmad's field accessors. */
 #include "gmp.h"
 
+#include <string.h>
 #include <infiniband/mad.h>
 
 #define RO(m) ((void *)(uintptr_t)(m))
+
+void gmp_init_request(uint8_t *mad, uint8_t mgmt_class, uint8_t class_version,
+		      uint8_t method, uint16_t attr, uint32_t mod, uint64_t tid)
+{
+	memset(mad, 0, GMP_SIZE);
+	mad_set_field(mad, 0, IB_MAD_BASEVER_F, 1);
+	mad_set_field(mad, 0, IB_MAD_MGMTCLASS_F, mgmt_class);
+	mad_set_field(mad, 0, IB_MAD_CLASSVER_F, class_version);
+	mad_set_field(mad, 0, IB_MAD_METHOD_F, method);
+	mad_set_field64(mad, 0, IB_MAD_TRID_F, tid);
+	mad_set_field(mad, 0, IB_MAD_ATTRID_F, attr);
+	mad_set_field(mad, 0, IB_MAD_ATTRMOD_F, mod);
+}
 
 uint8_t gmp_class_version(const uint8_t *mad)
 {

@@ -12,6 +12,7 @@
 #define GMP_CLASS_SA 0x03
 #define GMP_CLASS_PERF 0x04             /* PerfMgt (IBA 16.1) */
 #define GMP_SA_CLASS_VERSION 2
+#define GMP_PERF_CLASS_VERSION 1
 #define GMP_QP1_QKEY 0x80010000u        /* the GSI's well-known Q_Key */
 #define GMP_SA_HDR_OFFS 36              /* after the common + RMPP headers */
 #define GMP_SA_DATA_OFFS 56             /* IB_SA_DATA_OFFS */
@@ -32,6 +33,28 @@
 #define RMPP_FLAG_FIRST 0x2
 #define RMPP_FLAG_LAST 0x4
 
+/* RMPPStatus (IBA 13.6.2.2 Table 174). */
+enum rmpp_status {
+	RMPP_ST_OK = 0,
+	RMPP_ST_RESX = 1,           /* resources exhausted (STOP) */
+	RMPP_ST_T2L = 118,          /* total time too long */
+	RMPP_ST_BAD_LEN = 119,      /* inconsistent Last and PayloadLength */
+	RMPP_ST_BAD_SEG = 120,      /* inconsistent First and SegmentNumber */
+	RMPP_ST_BADT = 121,         /* illegal RMPPType */
+	RMPP_ST_W2S = 122,          /* NewWindowLast too small */
+	RMPP_ST_S2B = 123,          /* SegmentNumber too big */
+	RMPP_ST_BAD_STATUS = 124,   /* illegal status */
+	RMPP_ST_UNV = 125,          /* unsupported version */
+	RMPP_ST_TMR = 126,          /* too many retries */
+	RMPP_ST_UNSPEC = 127,
+};
+
+/* A request's common header (IBA 13.4.2), zeros after: base version 1,
+ * the class, its version, method, attribute, modifier, TID (0: the
+ * transport gives one). Every MAD the SM originates starts here (SMPs
+ * through smp_init_dr/smp_init_lid). */
+void gmp_init_request(uint8_t *mad, uint8_t mgmt_class, uint8_t class_version,
+		      uint8_t method, uint16_t attr, uint32_t mod, uint64_t tid);
 uint8_t gmp_class_version(const uint8_t *mad);
 /* Turn a received request into its response in place: method with the
  * response bit (GetResp for Get/Set, Method|0x80 otherwise), status. */

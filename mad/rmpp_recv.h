@@ -28,21 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* RMPPStatus (IBA 13.6.2.2 Table 174). */
-enum rmpp_status {
-	RMPP_ST_OK = 0,
-	RMPP_ST_RESX = 1,           /* resources exhausted (STOP) */
-	RMPP_ST_T2L = 118,          /* total time too long */
-	RMPP_ST_BAD_LEN = 119,      /* inconsistent Last and PayloadLength */
-	RMPP_ST_BAD_SEG = 120,      /* inconsistent First and SegmentNumber */
-	RMPP_ST_BADT = 121,         /* illegal RMPPType */
-	RMPP_ST_W2S = 122,          /* NewWindowLast too small */
-	RMPP_ST_S2B = 123,          /* SegmentNumber too big */
-	RMPP_ST_BAD_STATUS = 124,   /* illegal status */
-	RMPP_ST_UNV = 125,          /* unsupported version */
-	RMPP_ST_TMR = 126,          /* too many retries */
-	RMPP_ST_UNSPEC = 127,
-};
+#include "gmp.h"
 
 struct rmpp_rx_opts {
 	size_t hdr_len;             /* class header kept once: 56 for SubnAdm */

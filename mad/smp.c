@@ -6,6 +6,8 @@
 #include <string.h>
 #include <infiniband/mad.h>
 
+#include "gmp.h"
+
 /* libibmad takes non-const buffers even to read. */
 #define RO(p) ((void *)(uintptr_t)(p))
 
@@ -36,14 +38,8 @@ char *smp_path_str(const struct smp_path *p, char *buf, size_t len)
 static void smp_init_common(uint8_t *mad, uint8_t cls, uint8_t method,
 			    uint16_t attr, uint32_t mod, uint64_t tid)
 {
-	memset(mad, 0, SMP_SIZE);
-	mad_set_field(mad, 0, IB_MAD_BASEVER_F, 1);
-	mad_set_field(mad, 0, IB_MAD_MGMTCLASS_F, cls);
-	mad_set_field(mad, 0, IB_MAD_CLASSVER_F, 1);
-	mad_set_field(mad, 0, IB_MAD_METHOD_F, method);
-	mad_set_field64(mad, 0, IB_MAD_TRID_F, tid);
-	mad_set_field(mad, 0, IB_MAD_ATTRID_F, attr);
-	mad_set_field(mad, 0, IB_MAD_ATTRMOD_F, mod);
+	/* SMPs are MADs of class version 1 (IBA 14.2.1.1). */
+	gmp_init_request(mad, cls, 1, method, attr, mod, tid);
 }
 
 void smp_init_dr(uint8_t *mad, const struct smp_path *path, uint8_t method,

@@ -52,14 +52,11 @@ int pm_counter_by_name(const char *name)
 	return -1;
 }
 
-void pm_build_get(uint8_t *mad, uint16_t attr, uint8_t port_select)
+static void pm_build(uint8_t *mad, uint8_t method, uint16_t attr,
+		     uint8_t port_select)
 {
-	memset(mad, 0, GMP_SIZE);
-	mad_set_field(mad, 0, IB_MAD_BASEVER_F, 1);
-	mad_set_field(mad, 0, IB_MAD_MGMTCLASS_F, GMP_CLASS_PERF);
-	mad_set_field(mad, 0, IB_MAD_CLASSVER_F, 1);
-	mad_set_field(mad, 0, IB_MAD_METHOD_F, IB_MAD_METHOD_GET);
-	mad_set_field(mad, 0, IB_MAD_ATTRID_F, attr);
+	gmp_init_request(mad, GMP_CLASS_PERF, GMP_PERF_CLASS_VERSION, method,
+			 attr, 0, 0);
 	if (attr == PM_ATTR_PORT_COUNTERS)
 		mad_set_field(mad, IB_PC_DATA_OFFS, IB_PC_PORT_SELECT_F, port_select);
 	else if (attr == PM_ATTR_PORT_COUNTERS_EXT)
@@ -67,12 +64,16 @@ void pm_build_get(uint8_t *mad, uint16_t attr, uint8_t port_select)
 			      port_select);
 }
 
+void pm_build_get(uint8_t *mad, uint16_t attr, uint8_t port_select)
+{
+	pm_build(mad, IB_MAD_METHOD_GET, attr, port_select);
+}
+
 void pm_build_clear(uint8_t *mad, uint8_t port_select, unsigned clear_mask)
 {
 	unsigned sel = 0, sel2 = 0;
 
-	pm_build_get(mad, PM_ATTR_PORT_COUNTERS, port_select);
-	mad_set_field(mad, 0, IB_MAD_METHOD_F, IB_MAD_METHOD_SET);
+	pm_build(mad, IB_MAD_METHOD_SET, PM_ATTR_PORT_COUNTERS, port_select);
 	for (int i = 0; i < PM_NUM_COUNTERS; i++) {
 		if (!(clear_mask & (1u << i)))
 			continue;

@@ -287,11 +287,7 @@ void sa_notice_sm_trap(struct sa_notice *n, uint16_t trap, uint16_t sm_lid,
 
 void sa_report_build(uint8_t mad[256], const struct sa_notice *n)
 {
-	memset(mad, 0, GMP_SIZE);
-	mad_set_field(mad, 0, IB_MAD_BASEVER_F, 1);
-	mad_set_field(mad, 0, IB_MAD_MGMTCLASS_F, GMP_CLASS_SA);
-	mad_set_field(mad, 0, IB_MAD_CLASSVER_F, GMP_SA_CLASS_VERSION);
-	mad_set_field(mad, 0, IB_MAD_METHOD_F, IB_MAD_METHOD_REPORT);
-	mad_set_field(mad, 0, IB_MAD_ATTRID_F, IB_SA_ATTR_NOTICE);
+	gmp_init_request(mad, GMP_CLASS_SA, GMP_SA_CLASS_VERSION,
+			 IB_MAD_METHOD_REPORT, IB_SA_ATTR_NOTICE, 0, 0);
 	memcpy(mad + GMP_SA_DATA_OFFS, n->raw, SA_NOTICE_LEN);
 }

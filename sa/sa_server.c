@@ -78,15 +78,27 @@ static const struct rmpp_rx_opts sa_rx_opts = {
 	.max_per_src = 4, .max_bytes = 16384, .ttl_s = 5.0,
 };
 
-#define SA_RMPP_RESEND 1.0
-#define SA_RMPP_RETRIES 3
+/* Multi-MAD answers (mad/rmpp_send.h): a reader that has ACKed and falls
+ * silent for 1 s gets the window again, 3 times, then an ABORT (the
+ * daemon sets both from sa_rmpp_timeout_ms and sa_rmpp_retries); one that
+ * never ACKs (saquery and osmtest under ibsim, where no kernel
+ * reassembles) got segment 1, as OpenSM's answers look there, and is
+ * forgotten after 5 s with nothing resent. */
+static const struct rmpp_tx_opts sa_tx_opts = {
+	.hdr_len = GMP_SA_DATA_OFFS, .resend_s = 1.0, .max_retries = 3,
+	.ttl_s = 5.0,
+};
+
+static int send_mad(void *arg, const uint8_t *mad, size_t len, uint16_t dlid,
+		    uint32_t dqp);
+static void tx_gave_up(void *arg, const struct rmpp_tx_xfer *x);
 
 void sa_server_init(struct sa_server *s, struct mad_transport *t)
 {
 	memset(s, 0, sizeof(*s));
 	s->t = t;
-	s->rmpp_resend_s = SA_RMPP_RESEND;
-	s->rmpp_retries = SA_RMPP_RETRIES;
+	rmpp_tx_init(&s->tx, &sa_tx_opts, s->xfer, SA_MAX_XFERS, send_mad, s);
+	s->tx.gave_up = tx_gave_up;
 	sa_db_init(&s->ctx.db);
 	sa_sl2vl_init(&s->ctx.sl2vl);
 	sa_tbl_init(&s->ctx.vlarb, SA_TBL_VLARB);
@@ -96,8 +108,7 @@ void sa_server_init(struct sa_server *s, struct mad_transport *t)
 
 void sa_server_free(struct sa_server *s)
 {
-	for (unsigned i = 0; i < SA_MAX_XFERS; i++)
-		free(s->xfer[i].data);
+	rmpp_tx_free(&s->tx);
 	rmpp_rx_free(&s->rx);
 	sa_db_free(&s->ctx.db);
 	sa_service_db_free(&s->ctx.services);
@@ -105,6 +116,13 @@ void sa_server_free(struct sa_server *s)
 	sa_sl2vl_free(&s->ctx.sl2vl);
 	sa_sl2vl_free(&s->ctx.vlarb);
 	memset(s, 0, sizeof(*s));
+}
+
+void sa_server_rmpp_timers(struct sa_server *s, double resend_s,
+			   unsigned retries)
+{
+	s->tx.o.resend_s = resend_s;
+	s->tx.o.max_retries = retries;
 }
 
 static int method_slot(uint8_t method)
@@ -204,64 +222,48 @@ static uint16_t run(struct sa_server *s, const uint8_t *req, size_t req_len,
 	return 0;
 }
 
-/* Segment i (0-based) of an answer of `segs` segments: the request's
- * header turned into the response, the SA header, the RMPP header for
- * table methods, and that segment's share of the records. Returns the
- * bytes that carry data (what ibsim hands the client). */
-static size_t build_segment(const uint8_t *req, uint16_t status,
-			    const uint8_t *data, size_t total, size_t padded,
-			    size_t rec_len, unsigned i, unsigned segs,
-			    uint8_t *mad)
+/* The response's headers to req (common and SubnAdm; the RMPP one is
+ * the segments'), zeros after. */
+static void response_hdr(const uint8_t *req, uint16_t status, size_t padded,
+			 uint8_t *hdr)
 {
-	uint8_t method = smp_method(req);
-	int multi = method == SA_METHOD_GET_TABLE || method == SA_METHOD_GET_MULTI;
-	size_t off = (size_t)i * GMP_SA_DATA_SIZE;
-	size_t n = total > off ? total - off : 0;
-
-	if (n > GMP_SA_DATA_SIZE)
-		n = GMP_SA_DATA_SIZE;
-	memset(mad, 0, GMP_SIZE);
-	memcpy(mad, req, 24);                   /* common header: TID, attr */
-	gmp_make_response(mad, status);
-	sa_hdr_set(mad, (uint16_t)(padded / 8), sa_hdr_comp_mask(req));
-	if (!multi) {
-		/* Get/Set/Delete: the one record, or the request's record
-		 * echoed with the error (IBA 15.4). */
-		if (!status && total)
-			memcpy(mad + GMP_SA_DATA_OFFS, data, rec_len);
-		else
-			memcpy(mad + GMP_SA_DATA_OFFS, req + GMP_SA_DATA_OFFS,
-			       GMP_SA_DATA_SIZE);
-		return GMP_SIZE;
-	}
-	{
-		struct rmpp_hdr h = {
-			.version = 1,
-			.type = RMPP_TYPE_DATA,
-			.flags = RMPP_FLAG_ACTIVE,
-			.seg_num = i + 1,
-		};
-		/* PayloadLength counts the SA header of every segment: the
-		 * whole in the first, the segment's own in the last (IBA
-		 * 13.6.2.3). */
-		if (i == 0) {
-			h.flags |= RMPP_FLAG_FIRST;
-			h.len_or_window = (uint32_t)(total + 20u * segs);
-		}
-		if (i == segs - 1) {
-			h.flags |= RMPP_FLAG_LAST;
-			h.len_or_window = (uint32_t)(n + 20);
-		}
-		rmpp_set(mad, &h);
-	}
-	if (n)
-		memcpy(mad + GMP_SA_DATA_OFFS, data + off, n);
-	return GMP_SA_DATA_OFFS + n;
+	memset(hdr, 0, GMP_SIZE);
+	memcpy(hdr, req, 24);                   /* common header: TID, attr */
+	gmp_make_response(hdr, status);
+	sa_hdr_set(hdr, (uint16_t)(padded / 8), sa_hdr_comp_mask(req));
 }
 
-static int send_mad(struct sa_server *s, const uint8_t *mad, size_t len,
-		    uint16_t dlid, uint32_t dqp)
+/* The first MAD of an answer of `segs` segments: the request's header
+ * turned into the response, the SA header, the RMPP header for table
+ * methods (mad/rmpp_send.h sends the rest), and the records that fit.
+ * Returns the bytes that carry data (what ibsim hands the client). */
+static size_t first_segment(const uint8_t *req, uint16_t status,
+			    const uint8_t *data, size_t total, size_t padded,
+			    size_t rec_len, unsigned segs, uint8_t *mad)
 {
+	uint8_t method = smp_method(req);
+	uint8_t hdr[GMP_SIZE];
+
+	response_hdr(req, status, padded, hdr);
+	if (method == SA_METHOD_GET_TABLE || method == SA_METHOD_GET_MULTI)
+		return rmpp_tx_segment(GMP_SA_DATA_OFFS, hdr, data, total, 0,
+				       segs, mad);
+	/* Get/Set/Delete: the one record, or the request's record echoed
+	 * with the error (IBA 15.4). */
+	memcpy(mad, hdr, GMP_SIZE);
+	if (!status && total)
+		memcpy(mad + GMP_SA_DATA_OFFS, data, rec_len);
+	else
+		memcpy(mad + GMP_SA_DATA_OFFS, req + GMP_SA_DATA_OFFS,
+		       GMP_SA_DATA_SIZE);
+	return GMP_SIZE;
+}
+
+static int send_mad(void *arg, const uint8_t *mad, size_t len, uint16_t dlid,
+		    uint32_t dqp)
+{
+	struct sa_server *s = arg;
+
 	if (s->send)
 		return s->send(s->send_arg, mad, len, dlid, dqp);
 	return mt_respond_len(s->t, mad, len, dlid, dqp);
@@ -269,140 +271,21 @@ static int send_mad(struct sa_server *s, const uint8_t *mad, size_t len,
 
 static unsigned segments(size_t total)
 {
-	unsigned n = (unsigned)((total + GMP_SA_DATA_SIZE - 1) / GMP_SA_DATA_SIZE);
-
-	return n ? n : 1;
+	return rmpp_tx_segments(GMP_SA_DATA_OFFS, total);
 }
 
-/* --- RMPP sender for ports without kernel RMPP (ibsim) ---------------------
- * IBA 13.6.3: the sender starts with a window of one segment and sends
- * more as the receiver's ACKs open it (NewWindowLast). A client that does
- * no RMPP (saquery and osmtest under ibsim, where no kernel reassembles)
- * never ACKs and so gets exactly the first segment, as OpenSM's answers
- * look there; such a transfer is dropped after SA_XFER_TTL seconds and
- * nothing is resent, so no stray segment reaches a client that is done.
- * A client that has ACKed is an RMPP receiver: when it falls silent for
- * SA_RMPP_RESEND seconds (an ACK or a segment was lost), the window after
- * its last ACK is sent again, up to SA_RMPP_RETRIES times; then the
- * transfer is aborted with status 126 (too many retries, IBA 13.6.3.3).
- * The daemon sets both from sa_rmpp_timeout_ms and sa_rmpp_retries. */
-#define SA_XFER_TTL 5.0
-
-static void xfer_free(struct sa_server *s, struct sa_xfer *x)
+static void tx_gave_up(void *arg, const struct rmpp_tx_xfer *x)
 {
-	if (x->busy)
-		s->num_xfers--;
-	free(x->data);
-	memset(x, 0, sizeof(*x));
-}
-
-/* Send segments from..to-1 (0-based) of x; returns how many went out. */
-static unsigned xfer_send(struct sa_server *s, struct sa_xfer *x,
-			  unsigned from, unsigned to)
-{
-	unsigned n = 0;
-	for (unsigned i = from; i < x->segs && i < to; i++) {
-		uint8_t seg[GMP_SIZE];
-		size_t len = build_segment(x->req, 0, x->data, x->total, x->padded,
-					   x->rec_len, i, x->segs, seg);
-
-		if (send_mad(s, seg, len, x->dlid, x->dqp) < 0)
-			break;
-		n++;
-		s->st.rmpp_segments++;
-	}
-	return n;
-}
-
-static void xfer_abort(struct sa_server *s, struct sa_xfer *x, uint8_t status)
-{
-	uint8_t mad[GMP_SIZE];
-	size_t len = build_segment(x->req, 0, x->data, x->total, x->padded,
-				   x->rec_len, 0, x->segs, mad);
-	struct rmpp_hdr h = { .version = 1, .type = RMPP_TYPE_ABORT,
-			      .flags = RMPP_FLAG_ACTIVE, .status = status };
-
-	rmpp_set(mad, &h);
-	memset(mad + GMP_SA_DATA_OFFS, 0, len > GMP_SA_DATA_OFFS ? len - GMP_SA_DATA_OFFS : 0);
-	if (send_mad(s, mad, len, x->dlid, x->dqp) < 0)
-		log_warn("SA: cannot send an RMPP ABORT to LID %u", x->dlid);
-}
-
-static void xfer_expire(struct sa_server *s, double now)
-{
-	for (unsigned i = 0; s->num_xfers && i < SA_MAX_XFERS; i++) {
-		struct sa_xfer *x = &s->xfer[i];
-
-		if (!x->busy)
-			continue;
-		if (!x->acked) {
-			if (now - x->started > SA_XFER_TTL) {
-				xfer_free(s, x);
-				s->st.rmpp_expired++;
-			}
-			continue;
-		}
-		if (now - x->last_ack < s->rmpp_resend_s * (x->resends + 1))
-			continue;
-		/* Everything went out and the window was sent again: only the
-		 * final ACK is missing, and the reader is most likely done and
-		 * gone (under ibsim a client that exits right after its final
-		 * ACK often loses it). Drop the transfer quietly. */
-		if (x->sent >= x->segs && x->resends >= 1) {
-			xfer_free(s, x);
-			s->st.rmpp_expired++;
-			continue;
-		}
-		if (x->resends >= s->rmpp_retries) {
-			log_info("SA: RMPP answer to LID %u (TID 0x%llx): no ACK "
-				 "after %u resends of segments %u..%u of %u, aborted",
-				 x->dlid, (unsigned long long)x->tid, x->resends,
-				 x->acked + 1, x->sent, x->segs);
-			xfer_abort(s, x, RMPP_ST_TMR);
-			xfer_free(s, x);
-			s->st.rmpp_aborted++;
-			continue;
-		}
-		/* Go back to the segment after the last one ACKed. */
-		x->resends++;
-		s->st.rmpp_resends++;
-		x->sent = x->acked + xfer_send(s, x, x->acked, x->wlast);
-	}
+	(void)arg;
+	log_info("SA: RMPP answer to LID %u (TID 0x%llx): no ACK after %u "
+		 "resends of segments %u..%u of %u, aborted", x->dlid,
+		 (unsigned long long)x->tid, x->resends, x->acked + 1, x->sent,
+		 x->segs);
 }
 
 size_t sa_server_kept_bytes(const struct sa_server *s)
 {
-	size_t n = 0;
-
-	for (unsigned i = 0; i < SA_MAX_XFERS; i++)
-		if (s->xfer[i].busy)
-			n += s->xfer[i].total;
-	return n;
-}
-
-static size_t kept_for(const struct sa_server *s, uint16_t dlid)
-{
-	size_t n = 0;
-
-	for (unsigned i = 0; i < SA_MAX_XFERS; i++)
-		if (s->xfer[i].busy && s->xfer[i].dlid == dlid)
-			n += s->xfer[i].total;
-	return n;
-}
-
-/* The oldest transfer kept (for dlid only, unless dlid is 0). */
-static struct sa_xfer *oldest_xfer(struct sa_server *s, uint16_t dlid)
-{
-	struct sa_xfer *o = NULL;
-
-	for (unsigned i = 0; i < SA_MAX_XFERS; i++) {
-		struct sa_xfer *x = &s->xfer[i];
-
-		if (x->busy && (!dlid || x->dlid == dlid) &&
-		    (!o || x->seq < o->seq))
-			o = x;
-	}
-	return o;
+	return rmpp_tx_kept(&s->tx, 0);
 }
 
 static void budget_drop(struct sa_server *s, const char *what, uint16_t dlid,
@@ -423,11 +306,12 @@ static void budget_drop(struct sa_server *s, const char *what, uint16_t dlid,
 /* Keep the rest of a table answer for its reader: the answer's buffer is
  * taken (a->buf NULL after), within the memory budget. */
 static void xfer_start(struct sa_server *s, const uint8_t *req,
-		       struct sa_answer *a, unsigned segs, uint16_t dlid,
-		       uint32_t dqp)
+		       struct sa_answer *a, uint16_t dlid, uint32_t dqp)
 {
-	struct sa_xfer *x = NULL;
+	struct rmpp_tx_xfer *x;
 	size_t len = a->len;
+	uint8_t hdr[GMP_SIZE];
+	uint8_t *data;
 
 	if ((s->rmpp_budget && len > s->rmpp_budget) ||
 	    (s->rmpp_per_requester && len > s->rmpp_per_requester)) {
@@ -436,87 +320,54 @@ static void xfer_start(struct sa_server *s, const uint8_t *req,
 		return;
 	}
 	while (s->rmpp_per_requester &&
-	       kept_for(s, dlid) + len > s->rmpp_per_requester) {
-		x = oldest_xfer(s, dlid);
+	       rmpp_tx_kept(&s->tx, dlid) + len > s->rmpp_per_requester) {
+		x = rmpp_tx_oldest(&s->tx, dlid);
 		budget_drop(s, "the oldest answer", dlid, x->total);
-		xfer_free(s, x);
+		rmpp_tx_drop(&s->tx, x);
 	}
-	while (s->rmpp_budget && sa_server_kept_bytes(s) + len > s->rmpp_budget) {
-		x = oldest_xfer(s, 0);
+	while (s->rmpp_budget && rmpp_tx_kept(&s->tx, 0) + len > s->rmpp_budget) {
+		x = rmpp_tx_oldest(&s->tx, 0);
 		budget_drop(s, "the oldest answer", x->dlid, x->total);
-		xfer_free(s, x);
+		rmpp_tx_drop(&s->tx, x);
 	}
-	x = NULL;
-	for (unsigned i = 0; i < SA_MAX_XFERS && !x; i++)
-		if (!s->xfer[i].busy)
-			x = &s->xfer[i];
-	if (!x) {
-		x = oldest_xfer(s, 0);
-		xfer_free(s, x);
+	if (rmpp_tx_active(&s->tx) == SA_MAX_XFERS) {
+		rmpp_tx_drop(&s->tx, rmpp_tx_oldest(&s->tx, 0));
 		s->st.rmpp_expired++;
 	}
 	/* The answer grew by doubling: keep only its bytes. */
-	x->data = realloc(a->buf, len ? len : 1);
-	if (!x->data)
+	data = realloc(a->buf, len ? len : 1);
+	if (!data)
 		return;         /* a->buf is still the caller's to free */
 	a->buf = NULL;
-	memcpy(x->req, req, GMP_SIZE);
-	x->total = a->len;
-	x->padded = a->padded;
-	x->rec_len = a->rec_len;
-	x->segs = segs;
-	x->sent = 1;
-	x->acked = x->resends = 0;
-	x->wlast = 1;
-	x->tid = smp_tid(req);
-	x->dlid = dlid;
-	x->dqp = dqp;
-	x->started = now_seconds();
-	x->seq = ++s->xfer_seq;
-	x->busy = 1;
-	s->num_xfers++;
+	response_hdr(req, 0, a->padded, hdr);
+	rmpp_tx_start(&s->tx, hdr, data, len, smp_tid(req), dlid, dqp,
+		      now_seconds());
 }
 
 /* An RMPP ACK, STOP or ABORT from a client reading one of our answers,
  * or a STOP/ABORT from a client sending us a multi-MAD request. */
-static void xfer_control(struct sa_server *s, const uint8_t *mad, uint16_t slid)
+static void rmpp_control(struct sa_server *s, const uint8_t *mad, uint16_t slid)
 {
 	struct rmpp_hdr h;
-	struct sa_xfer *x = NULL;
-	uint64_t tid = smp_tid(mad);
 
-	rmpp_get(mad, &h);
-	for (unsigned i = 0; i < SA_MAX_XFERS && !x; i++)
-		if (s->xfer[i].busy && s->xfer[i].dlid == slid &&
-		    (uint32_t)s->xfer[i].tid == (uint32_t)tid)
-			x = &s->xfer[i];
-	if (!x) {
-		if (h.type != RMPP_TYPE_ACK && rmpp_rx_cancel(&s->rx, mad, slid))
-			s->st.rmpp_aborted++;
-		else
-			s->st.ignored++;
-		return;
-	}
-	if (h.type != RMPP_TYPE_ACK) {          /* STOP / ABORT */
-		s->st.rmpp_aborted++;
-		xfer_free(s, x);
-		return;
-	}
-	s->st.rmpp_acks++;
-	if (h.seg_num >= x->segs) {             /* all received */
+	switch (rmpp_tx_control(&s->tx, mad, slid, now_seconds())) {
+	case RMPP_TX_DONE:
 		s->st.rmpp_transfers++;
-		xfer_free(s, x);
+		/* fall through */
+	case RMPP_TX_ACKED:
+		s->st.rmpp_acks++;
 		return;
+	case RMPP_TX_CANCELLED:
+		s->st.rmpp_aborted++;
+		return;
+	case RMPP_TX_NOT_OURS:
+		break;
 	}
-	if (h.seg_num >= x->acked) {
-		x->acked = h.seg_num;
-		x->wlast = h.len_or_window;
-		x->resends = 0;
-		x->last_ack = now_seconds();
-	}
-	/* Send what the new window allows and was not sent yet. */
-	if (x->sent < x->wlast)
-		x->sent += xfer_send(s, x, x->sent, x->wlast);
+	rmpp_get(mad, &h);
+	if (h.type != RMPP_TYPE_ACK && rmpp_rx_cancel(&s->rx, mad, slid))
+		s->st.rmpp_aborted++;
+	else
+		s->st.ignored++;
 }
 
 static void count(struct sa_server *s, const uint8_t *req, int slot,
@@ -598,14 +449,14 @@ static void answer(struct sa_server *s, const uint8_t *req, size_t req_len,
 		if (segs > 1)
 			s->st.rmpp_transfers++;
 	} else {
-		len = build_segment(req, status, a.buf, status ? 0 : a.len,
-				    a.padded, a.rec_len, 0, segs, mad);
+		len = first_segment(req, status, a.buf, status ? 0 : a.len,
+				    a.padded, a.rec_len, segs, mad);
 		if (send_mad(s, mad, len, slid, sqp) < 0)
 			log_warn("SA: cannot answer LID %u (attr 0x%04x)", slid,
 				 smp_attr(req));
 		s->st.rmpp_segments += multi;
 		if (multi && segs > 1)
-			xfer_start(s, req, &a, segs, slid, sqp);
+			xfer_start(s, req, &a, slid, sqp);
 	}
 	if (status)
 		log_debug("SA: attr 0x%04x method 0x%02x from LID %u: status 0x%04x",
@@ -617,9 +468,7 @@ static void answer(struct sa_server *s, const uint8_t *req, size_t req_len,
 static void send_ctl(void *arg, const uint8_t *mad, size_t len, uint16_t dlid,
 		     uint32_t dqp)
 {
-	struct sa_server *s = arg;
-
-	if (send_mad(s, mad, len, dlid, dqp) < 0)
+	if (send_mad(arg, mad, len, dlid, dqp) < 0)
 		log_warn("SA: cannot send an RMPP ACK/ABORT to LID %u", dlid);
 }
 
@@ -655,24 +504,14 @@ static void request_segment(struct sa_server *s, const uint8_t *mad,
 double sa_server_next_deadline(const struct sa_server *s)
 {
 	double t = s->rx.x ? rmpp_rx_next_expiry(&s->rx) : HUGE_VAL;
+	double tx = rmpp_tx_next_deadline(&s->tx);
 
-	for (unsigned i = 0; s->num_xfers && i < SA_MAX_XFERS; i++) {
-		const struct sa_xfer *x = &s->xfer[i];
-		double at;
-
-		if (!x->busy)
-			continue;
-		at = x->acked ? x->last_ack + s->rmpp_resend_s * (x->resends + 1)
-			      : x->started + SA_XFER_TTL;
-		if (at < t)
-			t = at;
-	}
-	return t;
+	return tx < t ? tx : t;
 }
 
 void sa_server_tick(struct sa_server *s, double now)
 {
-	xfer_expire(s, now);
+	rmpp_tx_expire(&s->tx, now);
 	if (s->rx.x)
 		rmpp_rx_expire(&s->rx, now, send_ctl, s);
 }
@@ -684,12 +523,12 @@ void sa_server_handle(struct sa_server *s, uint8_t *mad, uint16_t slid,
 
 	/* Transfers that ran out of time free their slots first (no clock
 	 * read and no scan while none is under way). */
-	if (s->num_xfers || rmpp_rx_active(&s->rx))
+	if (rmpp_tx_active(&s->tx) || rmpp_rx_active(&s->rx))
 		sa_server_tick(s, now_seconds());
 	rmpp_get(mad, &h);
 	if ((h.flags & RMPP_FLAG_ACTIVE) && h.type != RMPP_TYPE_DATA) {
 		if (h.type >= RMPP_TYPE_ACK && h.type <= RMPP_TYPE_ABORT) {
-			xfer_control(s, mad, slid);
+			rmpp_control(s, mad, slid);
 		} else if (!smp_is_response(mad) && s->rx.x) {
 			struct rmpp_rx_out out;
 
@@ -738,11 +577,11 @@ static void stats_text(const struct sa_server *s, FILE *f)
 		(unsigned long long)s->st.errors,
 		(unsigned long long)s->st.records,
 		(unsigned long long)s->st.rmpp_transfers,
-		(unsigned long long)s->st.rmpp_segments,
+		(unsigned long long)(s->st.rmpp_segments + s->tx.st.segments),
 		(unsigned long long)s->st.rmpp_acks,
-		(unsigned long long)s->st.rmpp_resends,
-		(unsigned long long)s->st.rmpp_aborted,
-		(unsigned long long)s->st.rmpp_expired,
+		(unsigned long long)s->tx.st.resends,
+		(unsigned long long)(s->st.rmpp_aborted + s->tx.st.timed_out),
+		(unsigned long long)(s->st.rmpp_expired + s->tx.st.expired),
 		(unsigned long long)s->st.ignored,
 		(unsigned long long)s->st.rmpp_requests,
 		(unsigned long long)s->rx.st.segments,

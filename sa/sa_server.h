@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include "../mad/mad_transport.h"
 #include "../mad/rmpp_recv.h"
+#include "../mad/rmpp_send.h"
 #include "sa_ctx.h"
 
 struct sa_stats {
@@ -17,11 +18,12 @@ struct sa_stats {
 	uint64_t errors;                /* answered with a nonzero status */
 	uint64_t records;               /* records sent */
 	uint64_t rmpp_transfers;        /* multi-segment answers completed */
-	uint64_t rmpp_segments;         /* table segments sent (ours, ibsim) */
+	/* The RMPP sender counts the rest of these (tx.st); the stats
+	 * text gives the sums. */
+	uint64_t rmpp_segments;         /* table segments 1 sent (ibsim) */
 	uint64_t rmpp_acks;             /* ACKs received */
-	uint64_t rmpp_resends;          /* windows sent again after silence */
-	uint64_t rmpp_aborted;          /* STOP/ABORT from the receiver */
-	uint64_t rmpp_expired;          /* never fully ACKed (e.g. saquery) */
+	uint64_t rmpp_aborted;          /* STOP/ABORT from a receiver */
+	uint64_t rmpp_expired;          /* evicted when every slot was busy */
 	uint64_t ignored;               /* stray responses and RMPP segments */
 	uint64_t rmpp_requests;         /* multi-MAD requests reassembled */
 	uint64_t rmpp_budget_dropped;   /* answers dropped or not kept: budget */
@@ -29,29 +31,13 @@ struct sa_stats {
 	uint64_t by_attr[32][4];        /* registry slot x Get/GetTable/Set/Delete */
 };
 
-/* One table answer being sent segment by segment (no kernel RMPP). */
+/* Table answers being sent segment by segment (no kernel RMPP): the
+ * slots of the RMPP sender (mad/rmpp_send.h), here so the budget can
+ * look at them. */
 #define SA_MAX_XFERS 64
-struct sa_xfer {
-	uint8_t req[256];               /* the request (header for segments) */
-	uint8_t *data;                  /* padded records */
-	size_t total, padded, rec_len;
-	unsigned segs, sent;
-	unsigned acked;                 /* highest segment ACKed, 0: none yet */
-	unsigned wlast;                 /* NewWindowLast of the last ACK */
-	unsigned resends;               /* window resends since the last ACK */
-	uint64_t tid;
-	uint16_t dlid;
-	uint32_t dqp;
-	double started, last_ack;
-	uint64_t seq;                   /* order started in (oldest first) */
-	int busy;
-};
 
 struct sa_server {
 	struct mad_transport *t;
-	/* RMPP answers (ibsim): silence before a resend, resends before ABORT */
-	double rmpp_resend_s;
-	unsigned rmpp_retries;
 	/* Bytes of RMPP answers kept for their readers (ibsim's path, where
 	 * the SA segments): at most budget in all and per_requester for one
 	 * LID; a new answer evicts the oldest (logged, counted). 0: no limit. */
@@ -62,20 +48,23 @@ struct sa_server {
 	 * stops the answer, which is then Busy (status 0x0001). */
 	int (*yield)(void *arg);
 	void *yield_arg;
-	uint64_t xfer_seq;
 	/* Where answers go: mt_respond_len on t unless set (tests). */
 	int (*send)(void *arg, const uint8_t *mad, size_t len, uint16_t dlid,
 		    uint32_t dqp);
 	void *send_arg;
 	struct sa_ctx ctx;
 	struct sa_stats st;
-	struct sa_xfer xfer[SA_MAX_XFERS];
-	unsigned num_xfers;             /* of them busy (no scan when 0) */
+	struct rmpp_tx_xfer xfer[SA_MAX_XFERS];
+	struct rmpp_tx tx;              /* multi-MAD answers (no kernel RMPP) */
 	struct rmpp_rx rx;              /* multi-MAD requests (no kernel RMPP) */
 };
 
 void sa_server_init(struct sa_server *s, struct mad_transport *t);
 void sa_server_free(struct sa_server *s);
+/* RMPP answers (ibsim): silence after an ACK before the window is sent
+ * again, and resends before an ABORT (sa_rmpp_timeout_ms, sa_rmpp_retries). */
+void sa_server_rmpp_timers(struct sa_server *s, double resend_s,
+			   unsigned retries);
 /* A SubnAdm MAD received (class 0x03): a request, or an RMPP ACK/STOP/
  * ABORT for one of our answers. mad is writable scratch. */
 void sa_server_handle(struct sa_server *s, uint8_t *mad, uint16_t slid,

@@ -120,8 +120,8 @@ int sm_init(struct sm *sm, const struct ibsm_config *cfg,
 	unreach_init(&sm->unreach);
 	sm->retries = cfg->mad_retries;
 	sa_server_init(&sm->sa, t);
-	sm->sa.rmpp_resend_s = cfg->sa_rmpp_timeout_ms / 1000.0;
-	sm->sa.rmpp_retries = cfg->sa_rmpp_retries;
+	sa_server_rmpp_timers(&sm->sa, cfg->sa_rmpp_timeout_ms / 1000.0,
+			      cfg->sa_rmpp_retries);
 	sa_quotas(sm);
 	{
 		int rc = sm_mcast_init(&sm->mcast, cfg->mcast_groups, cfg->partitions);

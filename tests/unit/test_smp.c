@@ -9,6 +9,7 @@
 #include <cmocka.h>
 #include <infiniband/mad.h>
 
+#include "mad/gmp.h"
 #include "mad/smp.h"
 
 static void test_path(void **state)
@@ -224,6 +225,33 @@ static void test_sminfo_notice_desc(void **state)
 	assert_int_equal(strlen(desc), 64);
 }
 
+/* The one request builder (mad/gmp.h): the common header, zeros after. */
+static void test_gmp_request(void **state)
+{
+	uint8_t m[256];
+
+	(void)state;
+	memset(m, 0xee, sizeof(m));
+	gmp_init_request(m, GMP_CLASS_PERF, GMP_PERF_CLASS_VERSION,
+			 IB_MAD_METHOD_GET, 0x0012, 7, 0x1122334455667788ull);
+	assert_int_equal(m[0], 1);                  /* BaseVersion */
+	assert_int_equal(m[1], GMP_CLASS_PERF);
+	assert_int_equal(m[2], 1);
+	assert_int_equal(m[3], IB_MAD_METHOD_GET);
+	assert_int_equal(mad_get_field64(m, 0, IB_MAD_TRID_F), 0x1122334455667788ull);
+	assert_int_equal(mad_get_field(m, 0, IB_MAD_ATTRID_F), 0x0012);
+	assert_int_equal(mad_get_field(m, 0, IB_MAD_ATTRMOD_F), 7);
+	for (int i = 4; i < 8; i++)                 /* status, reserved */
+		assert_int_equal(m[i], 0);
+	for (int i = 24; i < 256; i++)
+		assert_int_equal(m[i], 0);
+	gmp_init_request(m, GMP_CLASS_SA, GMP_SA_CLASS_VERSION, 0x06, 0x0002, 0, 0);
+	assert_int_equal(m[1], GMP_CLASS_SA);
+	assert_int_equal(m[2], 2);
+	assert_int_equal(m[3], 0x06);
+	assert_int_equal(mad_get_field64(m, 0, IB_MAD_TRID_F), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -234,6 +262,7 @@ int main(void)
 		cmocka_unit_test(test_portinfo_set),
 		cmocka_unit_test(test_switchinfo_and_lft),
 		cmocka_unit_test(test_sminfo_notice_desc),
+		cmocka_unit_test(test_gmp_request),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,116 @@
+/* SA requests deferred by the MAD transport (mad/mad_transport.h,
+ * mt_set_deferral): kept when they arrive, served in slices taking turns
+ * between sources, so an SA flood never delays an SMP (a trap, SMInfo). */
+#include "mt_internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/log.h"
+
+int mt_set_deferral(struct mad_transport *t, size_t cap, unsigned per_source)
+{
+	struct mt_deferred *q = NULL;
+	uint16_t *of_lid = NULL;
+
+	if (t->dq_len)
+		return -EBUSY;
+	if (cap && (!(q = calloc(cap, sizeof(*q))) ||
+		    !(of_lid = calloc(65536, sizeof(*of_lid))))) {
+		free(q);
+		return -ENOMEM;
+	}
+	free(t->dq);
+	free(t->dq_of_lid);
+	t->dq = q;
+	t->dq_of_lid = of_lid;
+	t->dq_cap = cap;
+	t->dq_head = 0;
+	t->dq_per_source = per_source ? per_source : (unsigned)cap;
+	return 0;
+}
+
+size_t mt_deferred(const struct mad_transport *t)
+{
+	return t->dq_len;
+}
+
+/* Keep an SA request for later; a full queue, or a source holding its
+ * share of it, loses the request (the requester retries, IBA 13.4.6.4). */
+void mt_defer(struct mad_transport *t, const uint8_t *mad, uint16_t slid,
+	      uint32_t sqp)
+{
+	struct mt_deferred *d;
+
+	if (t->dq_len == t->dq_cap || t->dq_of_lid[slid] >= t->dq_per_source) {
+		t->st.deferred_dropped++;
+		return;
+	}
+	d = &t->dq[(t->dq_head + t->dq_len++) % t->dq_cap];
+	memcpy(d->mad, mad, SMP_SIZE);
+	d->slid = slid;
+	d->sqp = sqp;
+	t->dq_of_lid[slid]++;
+	t->st.deferred++;
+}
+
+/* The next request to serve: the oldest from another source than the
+ * last one served, if one waits among the next few; else the oldest.
+ * A source with many requests queued then takes turns with the others
+ * instead of making them wait behind all of its own. */
+#define MT_FAIR_SCAN 64
+
+static void take_deferred(struct mad_transport *t, struct mt_deferred *out)
+{
+	size_t pick = 0, n = t->dq_len < MT_FAIR_SCAN ? t->dq_len : MT_FAIR_SCAN;
+
+	for (size_t i = 0; i < n; i++)
+		if (t->dq[(t->dq_head + i) % t->dq_cap].slid != t->dq_last_slid) {
+			pick = i;
+			break;
+		}
+	*out = t->dq[(t->dq_head + pick) % t->dq_cap];
+	/* Close the gap: the ones before it move up by one. */
+	for (size_t i = pick; i > 0; i--)
+		t->dq[(t->dq_head + i) % t->dq_cap] =
+			t->dq[(t->dq_head + i - 1) % t->dq_cap];
+	t->dq_head = (t->dq_head + 1) % t->dq_cap;
+	t->dq_len--;
+	t->dq_of_lid[out->slid]--;
+	t->dq_last_slid = out->slid;
+}
+
+int mt_serve_deferred(struct mad_transport *t, unsigned max, double until,
+		      int (*stop)(void *arg), void *arg)
+{
+	unsigned n = 0;
+
+	while (t->dq_len && n < max) {
+		struct mt_deferred d;
+
+		take_deferred(t, &d);
+		if (t->on_request)
+			t->on_request(t->on_request_ctx, d.mad, d.slid, d.sqp);
+		n++;
+		/* Between two requests: what arrived meanwhile (a trap, an
+		 * SMInfo query) is handled first, and may end the slice. */
+		if (mt_poll(t, 0) < 0)
+			return -EIO;
+		if ((stop && stop(arg)) || now_seconds() >= until)
+			break;
+	}
+	return (int)n;
+}
+
+int mt_yield(struct mad_transport *t)
+{
+	int rc;
+
+	if (!t->dq_cap || t->yielding)
+		return 0;
+	t->yielding = 1;
+	rc = mt_poll(t, 0);
+	t->yielding = 0;
+	return rc;
+}

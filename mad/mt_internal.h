@@ -1,0 +1,144 @@
+/* Inside the MAD transport (mad/mad_transport.h): the state its files
+ * share and the calls between them; only mad/mad_transport.c and
+ * mad/mt_*.c include this.
+ *   mad_transport.c  a transport over a wire (tests), close, accessors,
+ *                    what arrives (responses, unsolicited requests),
+ *                    mt_poll
+ *   mt_window.c      the queue of requests and the window in flight:
+ *                    TIDs, timeouts, retries
+ *   mt_low.c         the low queue (Reports) behind the window
+ *   mt_defer.c       SA requests kept for later slices, mt_yield
+ *   mt_umad.c        libibumad's port: open, agents, send, receive, sleep */
+#ifndef IBSM_MAD_MT_INTERNAL_H
+#define IBSM_MAD_MT_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <infiniband/umad.h>
+
+#include "mad_transport.h"
+
+#define SLOT_BITS 12
+#define MAX_WINDOW (1u << SLOT_BITS)
+
+struct mt_req {
+	uint8_t mad[SMP_SIZE];
+	uint16_t dlid;              /* 0xffff for directed route */
+	uint16_t tries;             /* sends so far */
+	uint32_t dqp;               /* 0 for SMPs; GMPs: QP1, or a subscriber's QP */
+	mt_done_fn done;
+	void *ctx;
+	uint64_t cookie;
+	double deadline;            /* in flight: when this try expires */
+	uint32_t tid32;             /* in flight: low TID bits */
+	int busy;
+	int low;                    /* from the low queue (mt_submit_low) */
+};
+
+/* An SA MAD received and not yet served (defer, mt_serve_deferred). */
+struct mt_deferred {
+	uint8_t mad[SMP_SIZE];
+	uint16_t slid;
+	uint32_t sqp;
+};
+
+struct mad_transport {
+	/* NULL: libibumad's port (mt_open); else the wire mt_open_wire gave. */
+	const struct mt_wire_ops *wire_ops;
+	void *wire;
+	int portid;
+	int agent_lid, agent_dr;
+	int agent_sa;               /* SubnAdm (class 0x03, version 2) server */
+	int kernel_rmpp;            /* agent_sa registered with RMPP version 1 */
+	int sim;                    /* under ibsim's libumad2sim */
+	int agent_perf;             /* PerfMgt (class 0x04) client: PerfMgr */
+	/* ibsim only: agents that take classes we do not serve, so that
+	 * umad2sim delivers them instead of crashing (IBSIM-NOTES). */
+	int agent_sink[8];
+	uint8_t sink_class[8];
+	unsigned num_sink;
+	int issm_fd;
+	int watch_fd[MT_WATCH_MAX]; /* other fds mt_poll sleeps on, or -1 */
+	unsigned watch_ready;       /* bit i: poll saw watch_fd[i] readable */
+	char ca[UMAD_CA_NAME_LEN];
+	int port_num;
+	uint64_t port_guid;
+	struct mt_opts opt;
+	/* queue: ring buffer of requests not yet sent */
+	struct mt_req *queue;
+	size_t q_head, q_len, q_cap;
+	/* in flight */
+	struct mt_req *slots;
+	uint32_t *free_slots;
+	unsigned num_free;
+	unsigned in_flight;
+	uint32_t seq;
+	double next_expiry;
+	void *umad;                 /* one send/recv buffer */
+	mt_request_fn on_request;
+	void *on_request_ctx;
+	mt_long_request_fn on_long;
+	void *on_long_ctx;
+	struct mt_stats st;
+	uint64_t m_key;             /* in every SMP we send (IBA 14.2.4) */
+	/* SA requests received, served later in slices (mt_serve_deferred) */
+	struct mt_deferred *dq;
+	size_t dq_head, dq_len, dq_cap;
+	unsigned dq_per_source;
+	uint16_t *dq_of_lid;        /* entries queued per source LID */
+	uint16_t dq_last_slid;      /* source of the last one served */
+	int yielding;               /* inside mt_yield */
+	/* low queue (Reports): behind every SMP, a few slots of the window */
+	struct mt_req *lq;
+	size_t lq_head, lq_len, lq_cap;
+	unsigned low_slots, low_in_flight, low_timeout_ms, low_retries;
+};
+
+/* MADs taken from the port in one mt_poll round at most (a sender
+ * faster than we read must not keep us there: timeouts, the sweep, the
+ * loop). */
+#define MT_RECV_BURST 256
+
+/* mad_transport.c */
+/* The agent that sends a MAD of this class, -1 if none. */
+int mt_agent_of(const struct mad_transport *t, uint8_t mclass);
+/* Send len bytes (24..SMP_SIZE, or longer for a kernel RMPP answer)
+ * untracked, over the wire or the port. */
+int mt_send(struct mad_transport *t, const uint8_t *mad, size_t len,
+	    uint16_t dlid, uint32_t dqp);
+/* One MAD received (into a buffer of SMP_SIZE bytes we may write), from
+ * slid / sqp; status nonzero: a send of ours came back undelivered. */
+int mt_handle_recv(struct mad_transport *t, uint8_t *mad, int status,
+		   uint16_t slid, uint32_t sqp);
+
+/* mt_window.c */
+/* Send what the window allows: the queue first, then the low queue. */
+int mt_fill_window(struct mad_transport *t);
+/* Put request r (queue entry, copied) in a free slot and send it. */
+int mt_launch(struct mad_transport *t, const struct mt_req *r);
+void mt_release_slot(struct mad_transport *t, uint32_t s);
+int mt_slot_timed_out(struct mad_transport *t, uint32_t s);
+int mt_expire(struct mad_transport *t);
+/* The slot in flight a response answers (by its TID), or NULL. */
+struct mt_req *mt_match(struct mad_transport *t, const uint8_t *mad,
+			uint32_t *slot);
+
+/* mt_low.c: send from the low queue what its slots allow. */
+int mt_low_fill(struct mad_transport *t);
+
+/* mt_defer.c: keep an SA MAD for mt_serve_deferred. */
+void mt_defer(struct mad_transport *t, const uint8_t *mad, uint16_t slid,
+	      uint32_t sqp);
+
+/* mt_umad.c */
+int mt_umad_send(struct mad_transport *t, int agent, const uint8_t *mad,
+		 size_t len, uint16_t dlid, uint32_t dqp);
+/* What the port holds, at most MT_RECV_BURST MADs; how many, or -EIO. */
+int mt_umad_poll(struct mad_transport *t);
+/* Sleep on the port and the watched descriptors up to ms (-1: no
+ * limit); 0 or a negative errno. */
+int mt_umad_wait(struct mad_transport *t, int ms);
+/* The port, the issm device and the buffer, if open. */
+void mt_umad_release(struct mad_transport *t);
+
+#endif
