@@ -198,6 +198,12 @@ int sm_sa_slice(struct sm *sm, double max_s);
 /* A write of persistent state (SM_PERSIST_*) succeeded (ok) or failed:
  * logged when the state of that file changes. */
 void sm_persist_note(struct sm *sm, unsigned what, int ok);
+/* The SA's record of us (SMInfoRecord), its per-port quotas as configured
+ * now, and dropping the ServiceRecords of ports gone from sweep n's view:
+ * at start and after every heavy sweep (sm/sweep/heavy.c). */
+void sa_identity(struct sm *sm);
+void sa_quotas(struct sm *sm);
+void sa_drop_orphans(struct sm *sm, unsigned n);
 /* Write ibnetdiscover.txt, lfts.txt and fabric.dot into dir. */
 int sm_write_dumps(struct sm *sm, const char *dir);
 

@@ -1,0 +1,102 @@
+/* The heavy sweep as a table of phases over one sweep context.
+ *
+ *   phase      file        what it does                          may end the sweep
+ *   discover   heavy.c     SMPs to every node, P_Key tables read  error
+ *                          in its window (program/pkey_prefetch)
+ *   guard      gate.c      may this view be programmed?           HOLD: rc 1, again
+ *                          (health/sweep_guard), MAD retries       after a backoff
+ *                          from the loss seen, silent nodes
+ *                          (health/unreachable)
+ *   standby    gate.c      other SMs (IBA 14.4): follow a master  STANDBY: rc 3
+ *                          or a better SM; an SMInfo control
+ *                          obeyed during the sweep
+ *   lids       heavy.c     program/lid_manager, guid2lid saved    error
+ *   route      route.c     held-out links cut from a copy; keep   error (no engine:
+ *                          the switches' tables at a takeover,     routed = 0, go on)
+ *                          or route in a worker while serving
+ *   portinfo   program.c   PortInfo config + ARMED, rereg,        error
+ *                          VLHighLimit with qos on
+ *   sa-tables  program.c   the SA's SL2VL/VLArb caches follow
+ *                          the view (before anything is written)
+ *   pkeys      program.c   partitions: P_Key tables (IBA 10.9)    error
+ *   vls        program.c   SL2VL/VLArb for layered routes (with   error (failed
+ *                          QoS, the classes x layers map)          MADs: routed = 0)
+ *   qos        program.c   SL2VL/VLArb from the qos_* keys        error (failed
+ *                          (qos on, no layered routes)             MADs: again soon)
+ *   lfts       program.c   LFT blocks that differ, SwitchInfo;    error
+ *                          the path SLs become the tables'
+ *   activate   program.c   ports to ACTIVE, disable action        error
+ *   verdict    heavy.c     up = every port ACTIVE, ... ; dups
+ *   hold       heavy.c     the tables programmed are held         error
+ *                          (program/lft_program), guard told
+ *   commit     heavy.c     the view becomes sm->cur, MASTER
+ *   sa         heavy.c     the SA database from the new view
+ *   multicast  heavy.c     MFTs follow it, PerfMgr's port list
+ *
+ * sweep_run applies the table: each phase returns SWEEP_NEXT, SWEEP_END
+ * (c->rc set: the sweep ends here, not failed), or a negative errno (the
+ * sweep failed). Phases that program nothing when routing gave no tables
+ * (routed == 0) still run, so their log lines show the counts (zeros).
+ * Each phase's time is logged at debug level; the info lines (discovered,
+ * LIDs, route, program, activate, heavy sweep) time the same spans as
+ * before the table (c->mark: the end of the last timed line). */
+#ifndef IBSM_SM_SWEEP_SWEEP_H
+#define IBSM_SM_SWEEP_SWEEP_H
+
+#include <stdint.h>
+#include "../sm_state.h"
+#include "../program/port_config.h"
+
+enum { SWEEP_NEXT = 0, SWEEP_END = 1 };
+
+struct sweep_ctx {
+	struct sm *sm;
+	const struct ibsm_config *cfg;
+	uint32_t n;                     /* sweep number, for the log */
+	double t0;                      /* start */
+	double mark;                    /* end of the last timed log line */
+	struct mt_stats s0;             /* transport counters at start */
+	struct subnet nr;               /* the view this sweep discovered */
+	struct part_tables npt;         /* its P_Key tables */
+	/* Engines route on a copy without the held-out links; the tables
+	 * are held with that copy, so the next route's previous fabric is
+	 * the one they were computed on (a link given back is then a link
+	 * gained, which ftree's repair must not take for no change). */
+	struct fabric heldout;
+	int have_heldout;
+	const struct fabric *rf;        /* the fabric routed: nr's or heldout */
+	struct lft_set nl;              /* the tables to program */
+	int routed;                     /* 1: nl is to be programmed */
+	struct portcfg_opts po;
+	uint8_t vl_high_limit[QOS_PT_NUM];      /* po's, with qos on */
+	struct portcfg_stats ps;
+	struct lftprog_stats ls;
+	uint8_t *sw_ok;                 /* switches whose LFTs were written */
+	int up;                         /* the fabric is fully up */
+	int rc;                         /* what sm_heavy_sweep returns */
+};
+
+struct sweep_phase {
+	const char *name;
+	int (*run)(struct sweep_ctx *c);
+};
+
+/* Run phases[0..n) in order until one ends the sweep; c->rc is then the
+ * sweep's result (0 up, 1 not up, SM_SWEEP_STANDBY, negative errno). */
+void sweep_run(struct sweep_ctx *c, const struct sweep_phase *phases, unsigned n);
+
+/* gate.c */
+int sweep_phase_guard(struct sweep_ctx *c);
+int sweep_phase_standby(struct sweep_ctx *c);
+/* route.c */
+int sweep_phase_route(struct sweep_ctx *c);
+/* program.c */
+int sweep_phase_portinfo(struct sweep_ctx *c);
+int sweep_phase_sa_tables(struct sweep_ctx *c);
+int sweep_phase_pkeys(struct sweep_ctx *c);
+int sweep_phase_vls(struct sweep_ctx *c);
+int sweep_phase_qos(struct sweep_ctx *c);
+int sweep_phase_lfts(struct sweep_ctx *c);
+int sweep_phase_activate(struct sweep_ctx *c);
+
+#endif
