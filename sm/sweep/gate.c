@@ -24,7 +24,7 @@ static void adapt_retries(struct sweep_ctx *c)
 		/* Enough tries that a MAD fails all of them with
 		 * p < 0.1% at the loss this discovery saw (75% lost
 		 * tries -> 24), at least double the last count. */
-		double loss = mt_stats_loss(&c->s0, mt_get_stats(sm->t));
+		double loss = mt_stats_loss(&c->s0, mt_get_stats(c->t));
 		unsigned r = sm->retries < 4 ? 4 : sm->retries * 2;
 
 		if (loss > 0.01 && loss < 0.99) {
@@ -37,7 +37,7 @@ static void adapt_retries(struct sweep_ctx *c)
 	} else {
 		sm->retries = c->cfg->mad_retries;
 	}
-	mt_set_retries(sm->t, sm->retries);
+	mt_set_retries(c->t, sm->retries);
 }
 
 /* A view that lost answers, or shows less than the programmed one

@@ -75,7 +75,7 @@ static int phase_discover(struct sweep_ctx *c)
 	int rc;
 
 	pkeyprog_discovery_hook(&c->sm->pkeys, &hook);
-	rc = sweep_discover_hooked(c->sm->t, nr, &hook);
+	rc = sweep_discover_hooked(c->t, nr, &hook);
 	if (rc < 0)
 		return rc;
 	now = now_seconds();
@@ -194,7 +194,7 @@ static int phase_multicast(struct sweep_ctx *c)
 	if (!c->routed)
 		return SWEEP_NEXT;
 	sm->mcast.topo_gen++;
-	if (sm_mcast_update(&sm->mcast, sm->t, &sm->cur) < 0)
+	if (sm_mcast_update(&sm->mcast, c->t, &sm->cur) < 0)
 		log_warn("sweep %u: multicast forwarding tables not all programmed", c->n);
 	sm_perf_fabric(&sm->perf, &sm->cur.fab);
 	return SWEEP_NEXT;
@@ -205,7 +205,8 @@ static void sweep_begin(struct sweep_ctx *c, struct sm *sm)
 	memset(c, 0, sizeof(*c));
 	c->sm = sm;
 	c->cfg = sm->cfg;
-	c->s0 = *mt_get_stats(sm->t);
+	c->t = sm->t;
+	c->s0 = *mt_get_stats(c->t);
 	c->t0 = c->mark = now_seconds();
 	c->n = ++sm->sweeps;
 	sm->heavy_wanted = 0;
@@ -225,7 +226,7 @@ static void sweep_end(struct sweep_ctx *c)
 	struct mt_stats ds;
 	int rc = c->rc;
 
-	mt_stats_diff(&ds, &c->s0, mt_get_stats(sm->t));
+	mt_stats_diff(&ds, &c->s0, mt_get_stats(c->t));
 	if (rc < 0)
 		log_err("sweep %u failed: %s", c->n, strerror(-rc));
 	log_info("sweep %u: heavy sweep %.3f s, fabric %s%s; MADs sent %llu, received %llu, timed out %llu, retried %llu, failed %llu",

@@ -48,7 +48,7 @@ int sweep_phase_portinfo(struct sweep_ctx *c)
 		c->po.vl_high_limit = c->vl_high_limit;
 		c->po.vl_high_limit_not_kept = &sm->vl_high_limit_not_kept;
 	}
-	rc = portcfg_configure(sm->t, &c->nr, &c->po, &c->ps);
+	rc = portcfg_configure(c->t, &c->nr, &c->po, &c->ps);
 	if (rc < 0)
 		return rc;
 	if (c->po.client_rereg) {
@@ -102,7 +102,7 @@ int sweep_phase_pkeys(struct sweep_ctx *c)
 	if (pb.dropped || pb.enforce_off_full || pb.unknown_guids)
 		log_warn("sweep %u: partitions: %u P_Key entries past a port's PartitionCap dropped, %u switch ports without enforcement (table too large), %u configured GUIDs not in the fabric",
 			 c->n, pb.dropped, pb.enforce_off_full, pb.unknown_guids);
-	rc = pkeyprog_program(sm->t, &c->nr, &c->npt, &sm->pkeys, &ks);
+	rc = pkeyprog_program(c->t, &c->nr, &c->npt, &sm->pkeys, &ks);
 	if (rc < 0)
 		return rc;
 	log_info("sweep %u: P_Keys: %u ports, %u switch ports facing end ports without a table (their switch cannot enforce); P_KeyTable blocks %llu written, %llu unchanged, %llu read (%llu in the discovery window); enforcement %u set; %u failed (%.3f s)",
@@ -128,7 +128,7 @@ int sweep_phase_vls(struct sweep_ctx *c)
 	/* qoslayer28: QoS classes x layers, each (class, layer) SL on its
 	 * VL (sm_qos_layers_check planned and checked the map). */
 	qs = sm_qos_layered(sm) ? &sm->qos_space_next : NULL;
-	rc = vlprog_program_map(sm->t, &c->nr, qs ? qs->vls : sm->sl_next.vls_used,
+	rc = vlprog_program_map(c->t, &c->nr, qs ? qs->vls : sm->sl_next.vls_used,
 				qs ? qs->sl2vl : NULL,
 				cfg->sa_enabled ? &sm->sa.ctx.sl2vl : NULL,
 				cfg->sa_enabled ? &sm->sa.ctx.vlarb : NULL, &vs);
@@ -163,7 +163,7 @@ int sweep_phase_qos(struct sweep_ctx *c)
 	if (!c->routed || !cfg->qos || sm->sl_next.vls_used > 1)
 		return SWEEP_NEXT;
 	vlprog_qos_init(&q, cfg->qos_vl);
-	rc = vlprog_program_qos(sm->t, &c->nr, &q,
+	rc = vlprog_program_qos(c->t, &c->nr, &q,
 				cfg->sa_enabled ? &sm->sa.ctx.sl2vl : NULL,
 				cfg->sa_enabled ? &sm->sa.ctx.vlarb : NULL, &vs);
 	if (rc < 0)
@@ -192,7 +192,7 @@ int sweep_phase_lfts(struct sweep_ctx *c)
 		c->sw_ok = calloc(c->nr.fab.num_switches + 1, 1);
 		if (!c->sw_ok)
 			return -ENOMEM;
-		rc = lftprog_program(sm->t, &c->nr, &c->nl, &sm->held, c->sw_ok,
+		rc = lftprog_program(c->t, &c->nr, &c->nl, &sm->held, c->sw_ok,
 				     cfg->packet_life_time > 31 ? 31 : cfg->packet_life_time,
 				     &c->ls);
 		if (rc < 0)
@@ -224,14 +224,13 @@ int sweep_phase_lfts(struct sweep_ctx *c)
 
 int sweep_phase_activate(struct sweep_ctx *c)
 {
-	struct sm *sm = c->sm;
 	double now;
 	int rc;
 
 	if (c->routed) {
-		rc = portcfg_activate(sm->t, &c->nr, &c->po, &c->ps);
+		rc = portcfg_activate(c->t, &c->nr, &c->po, &c->ps);
 		if (rc >= 0)
-			rc = portcfg_disable(sm->t, &c->nr, &c->po, &c->ps);
+			rc = portcfg_disable(c->t, &c->nr, &c->po, &c->ps);
 		if (rc < 0)
 			return rc;
 	}

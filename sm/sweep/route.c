@@ -292,7 +292,7 @@ static int route_view(struct sweep_ctx *c)
 	if (!j.c)
 		return -ENOMEM;
 	path_sl_free(&sm->sl_next);
-	rc = route_while_serving(sm->t, &j);
+	rc = route_while_serving(c->t, &j);
 	for (int p = 1; p < ROUTE_PASS_N; p++)
 		sm->route_fallbacks[p] += j.c->passed[p];
 	if (rc > 0)
@@ -307,7 +307,7 @@ static int route_view(struct sweep_ctx *c)
  * credit-loop-free on one VL (switch-LID routes included) it keeps them
  * instead of routing anew, so a takeover from any SM (OpenSM too) changes
  * no table. 1 with *t filled, 0 to route (logged why), negative errno. */
-static int keep_switch_tables(struct sm *sm, const struct subnet *r,
+static int keep_switch_tables(struct mad_transport *mt, const struct subnet *r,
 			      struct lft_set *t)
 {
 	struct verify_opts vo = { .check_credit_loops = 1, .cdg_switch_lids = 1 };
@@ -317,7 +317,7 @@ static int keep_switch_tables(struct sm *sm, const struct subnet *r,
 
 	if (!vr)
 		return -ENOMEM;
-	rc = lftprog_read(sm->t, r, t, &st);
+	rc = lftprog_read(mt, r, t, &st);
 	if (rc < 0) {
 		free(vr);
 		return rc;
@@ -350,9 +350,7 @@ static int keep_switch_tables(struct sm *sm, const struct subnet *r,
 	log_info("takeover: keeping the tables the switches hold (%llu blocks read; every CA reaches every LID, loop-free, credit-loop-free; max hops %u; %llu switch-to-switch entries unrouted)",
 		 (unsigned long long)st.blocks_read, vr->max_hops,
 		 (unsigned long long)vr->missing_to_switches);
-	route_note(sm, "kept (takeover)", "", ROUTE_PASS_NONE, ROUTE_GRADE_VERIFIED);
 	free(vr);
-	path_sl_free(&sm->sl_next);
 	return 1;
 }
 
@@ -378,8 +376,14 @@ int sweep_phase_route(struct sweep_ctx *c)
 	 * switches have none). */
 	route_memo_free(&sm->memo_next);
 	if (sm->standby.takeover_at > 0 && !sm->held.valid &&
-	    cfg->takeover_keep_tables && !sm->hold.n)
-		routed = keep_switch_tables(sm, &c->nr, &c->nl);
+	    cfg->takeover_keep_tables && !sm->hold.n) {
+		routed = keep_switch_tables(c->t, &c->nr, &c->nl);
+		if (routed > 0) {
+			route_note(sm, "kept (takeover)", "", ROUTE_PASS_NONE,
+				   ROUTE_GRADE_VERIFIED);
+			path_sl_free(&sm->sl_next);
+		}
+	}
 	if (routed == 0)
 		routed = route_view(c);
 	sm->route_refused = routed == 0;

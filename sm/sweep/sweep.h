@@ -26,7 +26,8 @@
  *   lfts       program.c   LFT blocks that differ, SwitchInfo;    error
  *                          the path SLs become the tables'
  *   activate   program.c   ports to ACTIVE, disable action        error
- *   verdict    heavy.c     up = every port ACTIVE, ... ; dups
+ *   verdict    heavy.c     up (rc 0) or not (rc 1); duplicate
+ *                          GUIDs named
  *   hold       heavy.c     the tables programmed are held         error
  *                          (program/lft_program), guard told
  *   commit     heavy.c     the view becomes sm->cur, MASTER
@@ -35,11 +36,35 @@
  *
  * sweep_run applies the table: each phase returns SWEEP_NEXT, SWEEP_END
  * (c->rc set: the sweep ends here, not failed), or a negative errno (the
- * sweep failed). Phases that program nothing when routing gave no tables
- * (routed == 0) still run, so their log lines show the counts (zeros).
+ * sweep failed). Routing that gave no tables (routed == 0) does not end
+ * the sweep: PortInfo and P_Keys are still set, the phases that need
+ * tables do nothing but log their counts, and the verdict is NOT up.
  * Each phase's time is logged at debug level; the info lines (discovered,
  * LIDs, route, program, activate, heavy sweep) time the same spans as
- * before the table (c->mark: the end of the last timed line). */
+ * before the table (c->mark: the end of the last timed line).
+ *
+ * What the sweep works on is in the context; what it leaves in struct sm
+ * for the next sweep and the services, by phase:
+ *   (start)    sweeps, act_count, heavy_wanted, sweep_mads0, rereg_*
+ *   discover   pkeys (the tables read in its window)
+ *   guard      guard, retries, heavy_wanted/next_heavy_at, unreach
+ *   standby    standby, state (through sm_standby_enter)
+ *   lids       lid, persist_* (guid2lid)
+ *   route      route_vls, memo_next, sl_next, spare, route_refused,
+ *              engine_used, route_preferred/reason/grade/fallbacks,
+ *              qos_space_next, qos_said
+ *   portinfo   rereg_*, mkey_not_kept, vl_high_limit_not_kept, down, wake
+ *   sa-tables  sa.ctx.sl2vl, sa.ctx.vlarb
+ *   pkeys      pkeys
+ *   vls, qos   heavy_wanted/next_heavy_at when a MAD failed
+ *   lfts       held (switches written), sl, qos_space, sa.ctx.path_sl,
+ *              sa.ctx.sl_space
+ *   verdict    dup_guids
+ *   hold       held, memo_next, spare, guard
+ *   commit     cur, parts, flap, fabric_up, state
+ *   sa         sa.ctx (db, identity, quotas, services), report
+ *   multicast  mcast, perf
+ *   (end)      last_heavy_end, last_heavy_s, heavy_s_total */
 #ifndef IBSM_SM_SWEEP_SWEEP_H
 #define IBSM_SM_SWEEP_SWEEP_H
 
@@ -51,7 +76,8 @@ enum { SWEEP_NEXT = 0, SWEEP_END = 1 };
 
 struct sweep_ctx {
 	struct sm *sm;
-	const struct ibsm_config *cfg;
+	const struct ibsm_config *cfg;  /* sm->cfg */
+	struct mad_transport *t;        /* sm->t */
 	uint32_t n;                     /* sweep number, for the log */
 	double t0;                      /* start */
 	double mark;                    /* end of the last timed log line */
