@@ -40,6 +40,12 @@ static const struct sweep_phase heavy_phases[] = {
 };
 #define NUM_HEAVY_PHASES (sizeof(heavy_phases) / sizeof(heavy_phases[0]))
 
+const struct sweep_phase *sweep_heavy_phases(unsigned *n)
+{
+	*n = NUM_HEAVY_PHASES;
+	return heavy_phases;
+}
+
 void sweep_run(struct sweep_ctx *c, const struct sweep_phase *phases, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++) {

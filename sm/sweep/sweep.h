@@ -110,6 +110,8 @@ struct sweep_phase {
 /* Run phases[0..n) in order until one ends the sweep; c->rc is then the
  * sweep's result (0 up, 1 not up, SM_SWEEP_STANDBY, negative errno). */
 void sweep_run(struct sweep_ctx *c, const struct sweep_phase *phases, unsigned n);
+/* The heavy sweep's table (heavy.c), *n phases: for tests and listings. */
+const struct sweep_phase *sweep_heavy_phases(unsigned *n);
 
 /* gate.c */
 int sweep_phase_guard(struct sweep_ctx *c);
