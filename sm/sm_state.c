@@ -1,35 +1,24 @@
-/* The SM: lifecycle, sweeps and the loop (the SMInfo / trap responder is
- * sm_responder.c, the state table standby/sm_fsm.h). */
+/* The SM: lifecycle, the SA glue and dumps (the sweeps are sm/sweep/,
+ * drawn in sm/sweep/sweep.h; the loop sm_loop.c; the SMInfo / trap
+ * responder sm_responder.c; the state table standby/sm_fsm.h). */
 #include "sm_state.h"
 #include "sm_sa_state.h"
 #include "sm_responder.h"
 #include "sm_service.h"
 
 #include <errno.h>
-#include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <infiniband/mad.h>
 
 #include "../core/log.h"
 #include "../mad/gmp.h"
 #include "../formats/topo_read.h"
-#include "../routing/engine.h"
-#include "../routing/verify.h"
-#include "../routing/route_select.h"
-#include "program/lid_manager.h"
-#include "program/port_config.h"
 #include "observe/sm_metrics.h"
 #include "observe/sm_ctl.h"
-#include "../core/cn_rank.h"
 #include "observe/sm_heat.h"
-#include "program/vl_program.h"
-#include "../routing/path_sl.h"
 #include "sm_qos.h"
-#include "../routing/cong_rebalance.h"
 
 /* --- lifecycle -------------------------------------------------------- */
 

@@ -5,7 +5,8 @@
  * election finds an SM to follow (sm_standby.h).
  *
  * A heavy sweep is: discover, LIDs, route (+ verify), program PortInfo
- * (config + ARMED), program LFTs (only differing blocks), activate.
+ * (config + ARMED), program LFTs (only differing blocks), activate; its
+ * table of phases is drawn in sm/sweep/sweep.h.
  * A light sweep reads SwitchInfo of every known switch and looks at the
  * PortStateChange bit (IBA 14.2.5.4); a switch that no longer answers is a
  * change too; either asks for a heavy sweep (as traps 128 and SIGHUP do).
