@@ -246,7 +246,7 @@ static int route_while_serving(struct mad_transport *mt, struct route_job *j)
 	return j->rc;
 }
 
-/* How the tables to program were chosen (sm.h's route_* fields). */
+/* How the tables to program were chosen (struct sm's route_* fields). */
 static void route_note(struct sm *sm, const char *engine, const char *preferred,
 		       uint8_t reason, uint8_t grade)
 {
@@ -285,7 +285,7 @@ static int route_view(struct sweep_ctx *c)
 		.perf = &sm->perf,
 		.qos = sm_qos_layered(sm) ? sm : NULL,
 		.t = &c->nl,
-		.c = calloc(1, sizeof(*j.c)),
+		.c = calloc(1, sizeof(struct route_choice)),
 	};
 	int rc;
 
