@@ -5,7 +5,8 @@
  * election finds an SM to follow (sm_standby.h).
  *
  * A heavy sweep is: discover, LIDs, route (+ verify), program PortInfo
- * (config + ARMED), program LFTs (only differing blocks), activate.
+ * (config + ARMED), program LFTs (only differing blocks), activate; its
+ * table of phases is drawn in sm/sweep/sweep.h.
  * A light sweep reads SwitchInfo of every known switch and looks at the
  * PortStateChange bit (IBA 14.2.5.4); a switch that no longer answers is a
  * change too; either asks for a heavy sweep (as traps 128 and SIGHUP do).
@@ -198,6 +199,12 @@ int sm_sa_slice(struct sm *sm, double max_s);
 /* A write of persistent state (SM_PERSIST_*) succeeded (ok) or failed:
  * logged when the state of that file changes. */
 void sm_persist_note(struct sm *sm, unsigned what, int ok);
+/* The SA's record of us (SMInfoRecord), its per-port quotas as configured
+ * now, and dropping the ServiceRecords of ports gone from sweep n's view:
+ * at start and after every heavy sweep (sm/sweep/heavy.c). */
+void sa_identity(struct sm *sm);
+void sa_quotas(struct sm *sm);
+void sa_drop_orphans(struct sm *sm, unsigned n);
 /* Write ibnetdiscover.txt, lfts.txt and fabric.dot into dir. */
 int sm_write_dumps(struct sm *sm, const char *dir);
 
