@@ -71,7 +71,15 @@ grep -v '^#' "$list" | while read -r fam seed lmc size; do
 		echo "$fam:$seed:$lmc none none cannot-generate" >>"$out"; continue; }
 	hash_one "$fam:$seed:$lmc:${size:-small}" "$W/n.net" "$lmc" >>"$out"
 done
-for f in "$top"/../shared/fabrics/*.net "$top"/tests/data/*.net; do
+# The reproducers sit beside the main checkout (../shared/fabrics); from a
+# git worktree elsewhere, find them through the repository it belongs to.
+shared=$top/../shared/fabrics
+if [ ! -d "$shared" ]; then
+	common=$(git -C "$top" rev-parse --path-format=absolute --git-common-dir 2>/dev/null)
+	[ -n "$common" ] && shared=$(dirname "$common")/../shared/fabrics
+fi
+[ -d "$shared" ] || echo "table_hashes: no ../shared/fabrics: the reproducers are left out" >&2
+for f in "$shared"/*.net "$top"/tests/data/*.net; do
 	[ -f "$f" ] || continue
 	hash_one "$(basename "$f")" "$f" 0 >>"$out"
 done
