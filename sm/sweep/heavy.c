@@ -46,8 +46,15 @@ const struct sweep_phase *sweep_heavy_phases(unsigned *n)
 	return heavy_phases;
 }
 
+static int following(const struct sm *sm)
+{
+	return sm->state == SMP_SM_STANDBY || sm->state == SMP_SM_NOTACTIVE;
+}
+
 void sweep_run(struct sweep_ctx *c, const struct sweep_phase *phases, unsigned n)
 {
+	int led = !following(c->sm);
+
 	for (unsigned i = 0; i < n; i++) {
 		double t = now_seconds();
 		int r = phases[i].run(c);
@@ -58,6 +65,17 @@ void sweep_run(struct sweep_ctx *c, const struct sweep_phase *phases, unsigned n
 			c->rc = r;
 		if (r != SWEEP_NEXT)
 			return;
+		/* An SMInfo control taken from the transport while a phase
+		 * waited for its MADs (the ACKNOWLEDGE of our HANDOVER, a
+		 * DISABLE) made us STANDBY or NOTACTIVE: from here the other
+		 * SM programs the subnet, so stop before the next phase
+		 * (IBA 14.4.1: a master that handed over does no more). */
+		if (led && following(c->sm) && i + 1 < n) {
+			log_info("sweep %u: %s by an SMInfo control during phase %s: the sweep stops here",
+				 c->n, smctl_state_str(c->sm->state), phases[i].name);
+			c->rc = SM_SWEEP_STANDBY;
+			return;
+		}
 	}
 }
 
