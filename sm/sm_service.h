@@ -10,8 +10,8 @@
  *   service      class   runs when                 deadline from
  *   ---------------------------------------------------------------------
  *   smp          01/81   always (SMInfo, traps)    (MADs only)
- *   sa           03      always (MADs); tick as    RMPP transfers' timers
- *                        master
+ *   sa           03      always (MADs)             (MADs only); on_subnet:
+ *                                                  its database
  *   standby      -       STANDBY                   the next SMInfo poll, a
  *                                                  takeover decided
  *   metrics      -       always                    a counter changed, or 5 s
@@ -27,9 +27,11 @@
  *
  * Order in the table is the order of the old hand-written loop: reports
  * before mcast (trap 66/67 see the groups first), SA timers before the
- * SL2VL readers. Lifecycle (init, the new subnet after a sweep, free)
- * stays with sm_init/the sweep/sm_free for now: their order is the
- * daemon's start-up order, which the heavy sweep's phase table owns. */
+ * SL2VL readers. After a heavy sweep, on_subnet hands each the new view in
+ * the same order: the SA's database (sa), the sweep's Reports (reports),
+ * the multicast trees (mcast), PerfMgr's port list (perfmgr). Init and
+ * free stay with sm_init/sm_free: their order is the daemon's start-up
+ * order (the transport, the SA's memory budget, ...), one function each. */
 #ifndef IBSM_SM_SERVICE_H
 #define IBSM_SM_SERVICE_H
 
@@ -58,12 +60,18 @@ struct sm_service {
 	/* Do what is due. Returns 1 when the fabric needs a heavy sweep now
 	 * (the service logged why), else 0. */
 	int (*tick)(struct sm *sm, double now);
+	/* A heavy sweep made sm->cur the new view (routed: its tables are
+	 * programmed and held): follow it. Logs its own trouble. */
+	void (*on_subnet)(struct sm *sm, unsigned sweep, int routed);
 };
 
 /* Run every due service the SM's state allows; *next: the earliest
  * deadline of those that did not run, or now if one ran (look again
  * before sleeping). Returns 1 if one asked for a heavy sweep. */
 int sm_services_tick(struct sm *sm, double now, double *next);
+/* Every service's on_subnet, in the table's order (the heavy sweep's
+ * last phase). */
+void sm_services_on_subnet(struct sm *sm, unsigned sweep, int routed);
 /* The service that takes unsolicited MADs of mgmt_class, or NULL. */
 const struct sm_service *sm_service_for_class(uint8_t mgmt_class);
 

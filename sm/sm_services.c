@@ -39,6 +39,23 @@ static void sa_on_mad(struct sm *sm, uint8_t *mad, uint16_t slid, uint32_t sqp)
 		sa_server_handle(&sm->sa, mad, slid, sqp);
 }
 
+/* The SA answers from this sweep on (its database borrows sm->cur and
+ * the held tables, which change only in a heavy sweep). */
+static void sa_on_subnet(struct sm *sm, unsigned sweep, int routed)
+{
+	(void)routed;
+	sa_identity(sm);
+	if (sa_db_build(&sm->sa.ctx.db, &sm->cur,
+			sm->held.valid ? &sm->held.fab : NULL,
+			sm->held.valid ? &sm->held.lft : NULL,
+			sm->cfg->subnet_prefix) < 0) {
+		log_err("sweep %u: SA database: out of memory; SA queries get no records", sweep);
+		return;
+	}
+	sa_quotas(sm);
+	sa_drop_orphans(sm, sweep);
+}
+
 static double sa_deadline(const struct sm *sm, double now)
 {
 	(void)now;
@@ -108,6 +125,13 @@ static int reports_tick(struct sm *sm, double now)
 	return 0;
 }
 
+static void reports_on_subnet(struct sm *sm, unsigned sweep, int routed)
+{
+	(void)sweep;
+	(void)routed;
+	sm_report_sweep(sm);
+}
+
 /* --- SL2VL / VLArb tables read for the SA (not while a sweep is due) --- */
 static double sl2vl_deadline(const struct sm *sm, double now)
 {
@@ -157,6 +181,17 @@ static int mcast_tick(struct sm *sm, double now)
 	return 0;
 }
 
+/* Multicast trees follow the fabric just programmed (after the SA
+ * database: programming polls the transport, which may serve SA). */
+static void mcast_on_subnet(struct sm *sm, unsigned sweep, int routed)
+{
+	if (!routed)
+		return;
+	sm->mcast.topo_gen++;
+	if (sm_mcast_update(&sm->mcast, sm->t, &sm->cur) < 0)
+		log_warn("sweep %u: multicast forwarding tables not all programmed", sweep);
+}
+
 /* --- SA state file --- */
 static int sa_state_tick(struct sm *sm, double now)
 {
@@ -169,6 +204,13 @@ static int sa_state_tick(struct sm *sm, double now)
 static double perf_deadline(const struct sm *sm, double now)
 {
 	return sm_perf_next_deadline(&sm->perf, now);
+}
+
+static void perf_on_subnet(struct sm *sm, unsigned sweep, int routed)
+{
+	(void)sweep;
+	if (routed)
+		sm_perf_fabric(&sm->perf, &sm->cur.fab);
 }
 
 static int perf_tick(struct sm *sm, double now)
@@ -190,20 +232,23 @@ static int flap_tick(struct sm *sm, double now)
 }
 
 static const struct sm_service services[] = {
-	{ "smp", SM_SVC_ALWAYS, smp_classes, sm_smp_request, NULL, NULL },
-	{ "sa", SM_SVC_ALWAYS, sa_classes, sa_on_mad, NULL, NULL },
-	{ "standby", SM_SVC_STANDBY, NULL, NULL, sm_standby_next_deadline, standby_tick },
-	{ "reports", SM_SVC_MASTER, NULL, NULL, reports_deadline, reports_tick },
-	{ "sa-timers", SM_SVC_MASTER, NULL, NULL, sa_deadline, sa_tick },
-	{ "sl2vl", SM_SVC_MASTER, NULL, NULL, sl2vl_deadline, sl2vl_tick },
-	{ "vlarb", SM_SVC_MASTER, NULL, NULL, vlarb_deadline, vlarb_tick },
-	{ "spare", SM_SVC_MASTER, NULL, NULL, sm_spare_next_deadline, spare_tick },
-	{ "mcast", SM_SVC_MASTER, NULL, NULL, mcast_deadline, mcast_tick },
-	{ "sa-state", SM_SVC_MASTER, NULL, NULL, sm_sa_state_next_deadline, sa_state_tick },
-	{ "metrics", SM_SVC_ALWAYS, NULL, NULL, sm_metrics_next_deadline, metrics_tick },
-	{ "ctl", SM_SVC_ALWAYS, NULL, NULL, ctl_deadline, ctl_tick },
-	{ "perfmgr", SM_SVC_MASTER, NULL, NULL, perf_deadline, perf_tick },
-	{ "flap", SM_SVC_MASTER, NULL, NULL, sm_flap_next_deadline, flap_tick },
+	{ "smp", SM_SVC_ALWAYS, .classes = smp_classes, .on_mad = sm_smp_request },
+	{ "sa", SM_SVC_ALWAYS, .classes = sa_classes, .on_mad = sa_on_mad, .on_subnet = sa_on_subnet },
+	{ "standby", SM_SVC_STANDBY, .next_deadline = sm_standby_next_deadline, .tick = standby_tick },
+	{ "reports", SM_SVC_MASTER, .next_deadline = reports_deadline, .tick = reports_tick,
+	  .on_subnet = reports_on_subnet },
+	{ "sa-timers", SM_SVC_MASTER, .next_deadline = sa_deadline, .tick = sa_tick },
+	{ "sl2vl", SM_SVC_MASTER, .next_deadline = sl2vl_deadline, .tick = sl2vl_tick },
+	{ "vlarb", SM_SVC_MASTER, .next_deadline = vlarb_deadline, .tick = vlarb_tick },
+	{ "spare", SM_SVC_MASTER, .next_deadline = sm_spare_next_deadline, .tick = spare_tick },
+	{ "mcast", SM_SVC_MASTER, .next_deadline = mcast_deadline, .tick = mcast_tick,
+	  .on_subnet = mcast_on_subnet },
+	{ "sa-state", SM_SVC_MASTER, .next_deadline = sm_sa_state_next_deadline, .tick = sa_state_tick },
+	{ "metrics", SM_SVC_ALWAYS, .next_deadline = sm_metrics_next_deadline, .tick = metrics_tick },
+	{ "ctl", SM_SVC_ALWAYS, .next_deadline = ctl_deadline, .tick = ctl_tick },
+	{ "perfmgr", SM_SVC_MASTER, .next_deadline = perf_deadline, .tick = perf_tick,
+	  .on_subnet = perf_on_subnet },
+	{ "flap", SM_SVC_MASTER, .next_deadline = sm_flap_next_deadline, .tick = flap_tick },
 };
 #define NUM_SERVICES (sizeof(services) / sizeof(services[0]))
 
@@ -248,6 +293,13 @@ int sm_services_tick(struct sm *sm, double now, double *next)
 	 * load every service is asked once per wakeup. */
 	*next = ran ? now : t;
 	return resweep;
+}
+
+void sm_services_on_subnet(struct sm *sm, unsigned sweep, int routed)
+{
+	for (unsigned i = 0; i < NUM_SERVICES; i++)
+		if (services[i].on_subnet)
+			services[i].on_subnet(sm, sweep, routed);
 }
 
 const struct sm_service *sm_service_for_class(uint8_t mgmt_class)

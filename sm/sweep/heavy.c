@@ -2,6 +2,7 @@
  * that applies it, and the phases that make the view discovered the SM's:
  * discovery, LIDs, the verdict, and handing the view to the services. */
 #include "sweep.h"
+#include "../sm_service.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -15,8 +16,7 @@ static int phase_lids(struct sweep_ctx *c);
 static int phase_verdict(struct sweep_ctx *c);
 static int phase_hold(struct sweep_ctx *c);
 static int phase_commit(struct sweep_ctx *c);
-static int phase_sa(struct sweep_ctx *c);
-static int phase_multicast(struct sweep_ctx *c);
+static int phase_services(struct sweep_ctx *c);
 
 /* In order; sweep.h says what each does and when it ends the sweep. */
 static const struct sweep_phase heavy_phases[] = {
@@ -35,8 +35,7 @@ static const struct sweep_phase heavy_phases[] = {
 	{ "verdict",   phase_verdict },
 	{ "hold",      phase_hold },
 	{ "commit",    phase_commit },
-	{ "sa",        phase_sa },
-	{ "multicast", phase_multicast },
+	{ "services",  phase_services },
 };
 #define NUM_HEAVY_PHASES (sizeof(heavy_phases) / sizeof(heavy_phases[0]))
 
@@ -189,38 +188,11 @@ static int phase_commit(struct sweep_ctx *c)
 	return SWEEP_NEXT;
 }
 
-/* The SA answers from this sweep on (its database borrows sm->cur and
- * the held tables, which change only here). */
-static int phase_sa(struct sweep_ctx *c)
+/* The services follow the new view (sm_service.h: the SA's database, the
+ * sweep's Reports, multicast trees, PerfMgr's port list, in that order). */
+static int phase_services(struct sweep_ctx *c)
 {
-	struct sm *sm = c->sm;
-
-	sa_identity(sm);
-	if (sa_db_build(&sm->sa.ctx.db, &sm->cur,
-			sm->held.valid ? &sm->held.fab : NULL,
-			sm->held.valid ? &sm->held.lft : NULL,
-			c->cfg->subnet_prefix) < 0) {
-		log_err("sweep %u: SA database: out of memory; SA queries get no records", c->n);
-		return SWEEP_NEXT;
-	}
-	sa_quotas(sm);
-	sa_drop_orphans(sm, c->n);
-	sm_report_sweep(sm);
-	return SWEEP_NEXT;
-}
-
-/* Multicast trees follow the fabric just programmed (after the SA
- * database: programming polls the transport, which may serve SA). */
-static int phase_multicast(struct sweep_ctx *c)
-{
-	struct sm *sm = c->sm;
-
-	if (!c->routed)
-		return SWEEP_NEXT;
-	sm->mcast.topo_gen++;
-	if (sm_mcast_update(&sm->mcast, c->t, &sm->cur) < 0)
-		log_warn("sweep %u: multicast forwarding tables not all programmed", c->n);
-	sm_perf_fabric(&sm->perf, &sm->cur.fab);
+	sm_services_on_subnet(c->sm, c->n, c->routed);
 	return SWEEP_NEXT;
 }
 

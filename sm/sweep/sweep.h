@@ -31,8 +31,9 @@
  *   hold       heavy.c     the tables programmed are held         error
  *                          (program/lft_program), guard told
  *   commit     heavy.c     the view becomes sm->cur, MASTER
- *   sa         heavy.c     the SA database from the new view
- *   multicast  heavy.c     MFTs follow it, PerfMgr's port list
+ *   services   heavy.c     each service's on_subnet (sm_service.h):
+ *                          the SA database from the new view, the
+ *                          sweep's Reports, MFTs, PerfMgr's ports
  *
  * sweep_run applies the table: each phase returns SWEEP_NEXT, SWEEP_END
  * (c->rc set: the sweep ends here, not failed), or a negative errno (the
@@ -62,8 +63,8 @@
  *   verdict    dup_guids
  *   hold       held, memo_next, spare, guard
  *   commit     cur, parts, flap, fabric_up, state
- *   sa         sa.ctx (db, identity, quotas, services), report
- *   multicast  mcast, perf
+ *   services   sa.ctx (db, identity, quotas, services), report,
+ *              mcast, perf
  *   (end)      last_heavy_end, last_heavy_s, heavy_s_total */
 #ifndef IBSM_SM_SWEEP_SWEEP_H
 #define IBSM_SM_SWEEP_SWEEP_H
