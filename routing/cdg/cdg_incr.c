@@ -79,6 +79,7 @@ int cdg_init_graph(struct cdg_incr *c, const struct route_graph *g,
 			for (uint32_t j = g->adj_off[p]; j < g->adj_off[p + 1]; j++)
 				if (g->adj[j].gport == far)
 					c->rev[i] = j;
+			c->one_way |= c->rev[i] == CDG_NONE;
 		}
 	c->dep = calloc(c->ndep * nlayers + 1, sizeof(*c->dep));
 	c->refused = calloc(c->ndep * nlayers + 1, 1);
@@ -198,20 +199,22 @@ int cdg_reaches(struct cdg_incr *c, uint32_t l, uint32_t u, uint32_t d)
 	c->seen[u] = c->epoch;
 	c->fq[ftop++] = u;
 	cdg_push_bwd(c, &btop, d);
-	while (fhead < ftop && bhead < btop && !c->met) {
+	/* One way only, the forward side's end decides (bhead stays 0). */
+	while (fhead < ftop && (c->one_way || bhead < btop) && !c->met) {
 		uint32_t e = c->fq[fhead++];
 		if (c->g)
 			explicit_succ(c, e, &ftop);
 		if (c->ops && !c->met)
 			c->ops->succ(c, c->ctx, e, &ftop);
-		if (c->met)
-			break;
+		n++;
+		if (c->met || c->one_way)
+			continue;
 		e = c->bq[bhead++];
 		if (c->g)
 			explicit_pred(c, e, &btop);
 		if (c->ops && !c->met)
 			c->ops->pred(c, c->ctx, e, &btop);
-		n += 2;
+		n++;
 	}
 	c->visited += n;
 	c->whole_fwd = fhead == ftop;

@@ -79,6 +79,9 @@ struct cdg_incr {
 	/* Explicit dependencies over g (cdg_init_graph; NULL otherwise). */
 	const struct route_graph *g;
 	uint32_t *rev;          /* per channel: the opposite direction */
+	int one_way;            /* some link has no opposite channel: the
+				 * backward search would miss dependencies,
+				 * so only the forward one decides */
 	uint32_t *tail;         /* per channel: the switch it leaves */
 	uint32_t *dep_off;      /* per channel: base of its successor slots */
 	size_t ndep;            /* slots per layer */
