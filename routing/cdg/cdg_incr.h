@@ -9,8 +9,8 @@
  *   detours (explicit). Needs: a check without change (rg_turn_ok), an
  *   addition, and rollback of the turns a refused path took half way.
  *   Before: a whole-graph depth-first search per new turn.
- * - ftree (routing/ftree_turns.c): channels are fabric ports; the graph
- *   is the tree's up*-down* dependencies plus the taken turns, both
+ * - ftree (routing/ftree/ftree_turns.c): channels are fabric ports; the
+ *   graph is the tree's up*-down* dependencies plus the taken turns, both
  *   implicit (the caller enumerates them: it pushes each switch's links
  *   once per kind of arrival, not once per incoming channel). Needs: an
  *   order to skip searches, searches bounded by it, a reorder when a turn

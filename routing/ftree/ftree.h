@@ -19,9 +19,9 @@
  * ftree_repair*.c (after lost links or switches: change only the entries
  * that must change), ftree_detour.c (switches with no up-then-down
  * path: detours whose down->up turns keep the CDG acyclic), ftree_turns.c
- * (the turn set and its cycle check), ftree_order.c (the topological order
- * that bounds that check, and the search itself), ftree_witness.c (short
- * cycles found from the taken turns, before any search), ftree_hub.c (the
+ * (the turn set and its cycle check, on the incremental checker
+ * routing/cdg/cdg_incr.h), ftree_witness.c (short cycles found from the
+ * taken turns, before any search), ftree_hub.c (the
  * hub leaf where detours take their new turns first), ftree_write.c
  * (the detours and the tables, on a second thread), ftree_closed.c (closed-form
  * routes for the CA LIDs of intact trees, rows written in parallel),

@@ -3,8 +3,8 @@
  *
  * Why: on degraded trees most turns the detours ask about close a cycle
  * (61,639 of 92,686 on the 5% degraded 65k tree), and proving that with
- * the two-way search of ftree_order.c expands thousands of channels each,
- * because every switch fans out to all of its links. But the cycles found
+ * the checker's two-way search (cdg/cdg_incr.h) expands thousands of
+ * channels each, because every switch fans out to all of its links. But the cycles found
  * are nearly always the shortest kind: the new turn at y (down from x, up
  * to z) is closed by one taken turn at another switch v of y's level,
  * down from a and up to b, with

@@ -174,7 +174,7 @@ static int reaches(const struct cdg_incr *d, uint32_t l, uint32_t from,
 	return 0;
 }
 
-static void cdg_dag_matches_brute_force(void **state)
+static void cdg_layers_match_brute_force(void **state)
 {
 	(void)state;
 	struct fabric f;
@@ -215,7 +215,7 @@ int main(void)
 		cmocka_unit_test(layers_acyclic_lookup_and_check_can_fail),
 		cmocka_unit_test(small_budgets_route_on_the_dependency_graph),
 		cmocka_unit_test(one_layer_dragonfly_beats_updn),
-		cmocka_unit_test(cdg_dag_matches_brute_force),
+		cmocka_unit_test(cdg_layers_match_brute_force),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
