@@ -10,7 +10,7 @@
  * 2. Layers: every route from every switch with CAs to every LID (switch
  *    LIDs included: a CA's management traffic to a switch shares the
  *    buffers) goes first-fit into the first layer whose channel
- *    dependency graph stays acyclic (cdg_dag.h); one layer = one SL on
+ *    dependency graph stays acyclic (cdg/cdg_incr.h); one layer = one SL on
  *    one VL (Dally and Seitz 1987). The set that fits the budget with the
  *    less loaded busiest channel stays.
  * 3. Neither fits: routes on the dependency graph (dfsp_nue.c) in all
@@ -27,12 +27,12 @@
 
 #include "../core/log.h"
 #include "engine.h"
-#include "cdg_dag.h"
+#include "cdg/cdg_incr.h"
 #include "dfsp_internal.h"
 
 /* Put the route chan[0..n) into the first of layers [0, nlayers) whose
  * dependency graph stays acyclic with it; returns the layer or -1. */
-static int place(struct cdg_dag *y, uint32_t nlayers, const uint32_t *chan,
+static int place(struct cdg_incr *y, uint32_t nlayers, const uint32_t *chan,
 		 uint32_t n)
 {
 	for (uint32_t l = 0; l < nlayers; l++) {
@@ -87,11 +87,11 @@ static int assign_layers(struct route_ctx *ctx, const struct route_graph *g,
 			 const struct lft_set *t, struct path_sl *p,
 			 uint32_t nlayers, uint8_t *deferred)
 {
-	struct cdg_dag y;
+	struct cdg_incr y;
 	int r = 0;
 	uint32_t *chan = malloc(((size_t)g->nsw + 1) * sizeof(uint32_t));
 	uint32_t *placed = malloc(((size_t)g->nsw + 1) * sizeof(uint32_t));
-	if (!chan || !placed || cdg_init(&y, g, nlayers)) {
+	if (!chan || !placed || cdg_init_graph(&y, g, nlayers, NULL, NULL)) {
 		free(chan);
 		free(placed);
 		return -ENOMEM;

@@ -13,7 +13,7 @@
  *    paths alone.
  * 3. Per destination LID, a Dijkstra search backwards from its switch:
  *    a switch s joins the sink tree through channel c = s -> n only if
- *    c -> out(n) keeps the layer's dependency graph acyclic (cdg_dag.h:
+ *    c -> out(n) keeps the layer's dependency graph acyclic (cdg/cdg_incr.h:
  *    an incremental topological order, so most checks cost nothing).
  *    Channel weight = a hop cost + the CA pairs routed over it so far, so
  *    later destinations avoid loaded channels and may take longer paths.
@@ -43,7 +43,7 @@ static int alloc_nue(struct nue *u, const struct route_graph *g, uint32_t nl)
 	u->give_up = u->give_up_early = UINT64_MAX;
 	u->nsw = g->nsw;
 	u->nch = g->adj_off[g->nsw];
-	if (cdg_init(&u->dag, g, nl))
+	if (cdg_init_graph(&u->dag, g, nl, NULL, NULL))
 		return -ENOMEM;
 	/* Within one pass dependencies are only taken back right after
 	 * they were added for the same destination: a refusal stands (a

@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#include "cdg_dag.h"
+#include "cdg/cdg_incr.h"
 #include "dfsp_internal.h"
 
 /* A heap entry: reach the tail of channel ch (toward the destination)
@@ -20,7 +20,7 @@ struct hent {
 
 struct nue {
 	const struct route_graph *g;
-	struct cdg_dag dag;
+	struct cdg_incr dag;
 	uint32_t nsw, nch;
 	uint32_t *pos;          /* per layer and switch: breadth-first position
 				 * in that layer's escape tree */

@@ -166,7 +166,7 @@ int nue_escape_tree(struct nue *u, int seed_updown)
 		qsort(key, u->nch, sizeof(uint64_t), cmp_key);
 		for (uint32_t a = 0; a < u->nch; a++)
 			perm[a] = (uint32_t)key[a];
-		cdg_set_layer_order(&u->dag, l, perm);
+		cdg_set_order(&u->dag, l, perm, u->nch);
 		/* Seed the layer with the escape turns: every non-U turn
 		 * between tree channels (acyclic: a cycle would need a
 		 * down-up turn, and the only one is the U-turn), or with

@@ -1,5 +1,6 @@
 /* Down->up turns admitted into an up*\/down* routing without closing a
- * credit loop (one VL).
+ * credit loop (one VL): updn's use of the incremental checker
+ * (cdg/cdg_incr.h).
  *
  * Channels are the directed switch-to-switch links of a route_graph: the
  * channel of adjacency index i runs from its switch to adj[i].peer. Given
@@ -9,32 +10,33 @@
  * A down->up turn is admitted only if it closes no cycle in G0 plus the
  * turns admitted before it, so the real channel dependency graph, always a
  * subgraph, stays acyclic however the routes are later chosen among
- * admitted dependencies. Each new turn costs one depth-first search; they
- * are meant to be rare (switches that have no up*\/down* path at all). */
+ * admitted dependencies. G0 is the checker's implicit graph (enumerated
+ * here from pos[]), the turns its explicit dependencies; its order starts
+ * as G0's (up channels from the bottom, then down channels from the top),
+ * so a turn that agrees with it needs no search, and a path refused half
+ * way gives its turns back through the checker's log. */
 #ifndef IBSM_ROUTING_RG_TURNS_H
 #define IBSM_ROUTING_RG_TURNS_H
 
 #include <stdint.h>
 #include "route_graph.h"
+#include "cdg/cdg_incr.h"
 
 struct rg_turns {
 	const struct route_graph *g;
 	const uint32_t *pos;
 	uint32_t nch;           /* channels = adjacency entries */
-	uint32_t *tail;         /* per channel: its switch */
-	uint32_t *first;        /* per channel: first admitted turn out of it */
-	uint32_t *next, *to;    /* turn list: next turn of the same channel, target */
-	uint32_t *from;         /* per turn: its first channel (for rollback) */
-	uint32_t nturns, cap;
-	uint32_t *seen, epoch;  /* DFS marks */
-	uint32_t *stack;
-	uint64_t searches;
+	const uint32_t *tail;   /* per channel: its switch (the checker's) */
+	uint32_t nturns;        /* turns admitted (the checker's log) */
+	uint64_t *key;          /* scratch for the order */
+	struct cdg_incr cdg;    /* G0 implicit, turns explicit */
 };
 
 int rg_turns_init(struct rg_turns *t, const struct route_graph *g,
 		  const uint32_t *pos);
 void rg_turns_free(struct rg_turns *t);
-/* Forget every admitted turn (a new orientation). */
+/* Forget every admitted turn (a new orientation: pos[] changed; the
+ * order of G0 is rebuilt from it). */
 void rg_turns_reset(struct rg_turns *t);
 
 /* 1 if the dependency channel a -> channel b (b leaves a's head switch) is

@@ -440,7 +440,7 @@ static int updn_route(struct route_ctx *ctx, struct lft_set *t)
 				 "route min-hop, used only by what those switches "
 				 "originate", (unsigned long long)u.connected,
 				 (unsigned long long)u.detoured, u.turns.nturns,
-				 (unsigned long long)u.turns.searches);
+				 (unsigned long long)u.turns.cdg.searches);
 		if (u.unsafe)
 			log_warn("updn: %llu (switch with CAs, destination) pairs "
 				 "found no loop-safe detour and route min-hop: "

@@ -19,9 +19,9 @@
  * ftree_repair*.c (after lost links or switches: change only the entries
  * that must change), ftree_detour.c (switches with no up-then-down
  * path: detours whose down->up turns keep the CDG acyclic), ftree_turns.c
- * (the turn set and its cycle check), ftree_order.c (the topological order
- * that bounds that check, and the search itself), ftree_witness.c (short
- * cycles found from the taken turns, before any search), ftree_hub.c (the
+ * (the turn set and its cycle check, on the incremental checker
+ * routing/cdg/cdg_incr.h), ftree_witness.c (short cycles found from the
+ * taken turns, before any search), ftree_hub.c (the
  * hub leaf where detours take their new turns first), ftree_write.c
  * (the detours and the tables, on a second thread), ftree_closed.c (closed-form
  * routes for the CA LIDs of intact trees, rows written in parallel),
@@ -35,6 +35,8 @@
 #include "../../core/fabric.h"
 #include "../engine.h"
 #include "../lft.h"
+#include "../cdg/cdg_incr.h"
+#include "../cdg/cdg_witness.h"
 
 #define FT_MAX_LEVELS 16
 #define FT_TURN_MEMO 16
@@ -45,7 +47,7 @@
  * names the file that reads it; none changes the tables unless it says
  * so (the tests compare both ways). */
 struct ftree_tuning {
-	unsigned order_gap_bits;        /* ftree_order.c: label spacing (32;
+	unsigned order_gap_bits;        /* turn checker: label spacing (32;
 					 * tests: small, to force relabels) */
 	int witness;                    /* ftree_witness.c: short cycles from
 					 * the taken turns first (1; 0: the
@@ -235,48 +237,35 @@ uint64_t ft_load_cap(const struct ftree *t);
 
 /* ftree_turns.c: the down->up turns detours take (ports at switch y:
  * in from above, out upward) and the check that each keeps the channel
- * dependency graph acyclic. */
+ * dependency graph acyclic: the incremental checker (cdg/cdg_incr.h) over
+ * fabric ports as channels, the tree's up*-down* dependencies and the
+ * taken turns both enumerated here, and its witness index. */
 struct ft_turns {
 	const struct ftree *t;
 	uint64_t *bits;         /* per switch: [in port][out port] taken */
 	uint64_t *refused_bits; /* same layout: found to close a cycle */
 	uint64_t *bit_off;      /* nsw + 1 */
-	uint32_t *seen;         /* per fabric port (channel): search stamp */
-	uint32_t *stack;
-	uint32_t *up_seen, *up_all, *up_from, *dn_seen; /* per switch, search */
+	/* Per switch, per search (stamped with cdg.epoch): what the forward
+	 * side pushed (up arrival from up_from, from two neighbours, down
+	 * arrival), and the backward side's mirror of it. */
+	uint32_t *up_seen, *up_all, *up_from, *dn_seen;
+	uint32_t *bk_up_seen, *bk_dn_seen, *bk_dn_all, *bk_dn_from;
 	uint8_t *out_of;        /* per fabric port: a turn was taken entering
 				 * the switch there (skips the bit tests) */
 	uint8_t *into_of;       /* per fabric port: a turn leaves on it */
 	uint8_t *port_flag;     /* per fabric port: FT_PORT_UP (links one
 				 * level up), FT_PORT_TURN_IN (a turn was
 				 * taken entering its own switch on it) */
-	/* ftree_order.c: topological order of the checked graph, and the
-	 * two-way search; seen[] holds epoch (forward) or epoch + 1. */
-	uint64_t *ord;          /* per fabric port (channel): sparse label */
-	uint32_t *ord_next, *ord_prev;  /* per channel: the list in order */
-	uint32_t ord_head;
-	uint32_t *bstack, *tmp;
-	uint32_t nfwd, nbwd;    /* channels the last search put on stack, bstack */
-	uint32_t *bk_up_seen, *bk_dn_seen, *bk_dn_all, *bk_dn_from;
-	uint64_t lb, ub;        /* the search window: labels of u and d */
-	uint32_t ord_at_lb, ord_at_ub;  /* u and d themselves */
-	int met;                /* the two searches met: u reaches d */
-	int whole_fwd;          /* the forward side ran out (else backward) */
-	uint32_t epoch;
+	struct cdg_incr cdg;    /* one layer; its order starts as up*-down*'s */
 	uint64_t ok[FT_TURN_MEMO];      /* new turns that passed, graph unchanged */
 	uint32_t nok;
-	uint64_t taken, refused, searches;
-	uint64_t visited, moved;        /* channels searched, reordered */
+	uint64_t taken, refused;
 	/* ftree_witness.c: the taken turns by the pieces of their ends */
 	uint32_t *piece;        /* per switch: connected piece with the
 				 * switches it shares an up-neighbour with */
-	struct ft_wit { uint32_t v, a, b, next; } *wit;
-	uint32_t nwit, wit_cap;
-	uint64_t *wkey;         /* hash of (piece of a, piece of b) ... */
-	uint32_t *whead;        /* ... -> first of its turns in wit */
-	uint32_t nwkey, wkey_cap;
+	struct cdg_witness wit; /* key (piece of a, piece of b); found counts
+				 * the turns refused by a witness, no search */
 	uint32_t *mark_z, *mark_x, wstamp;
-	uint64_t witnessed;     /* turns refused by a witness, no search */
 };
 
 int ft_turns_init(struct ft_turns *tu, const struct ftree *t);
@@ -289,18 +278,6 @@ int ft_turn_ok(struct ft_turns *tu, uint32_t y, uint8_t in, uint8_t out,
 int ft_turn_take(struct ft_turns *tu, uint32_t y, uint8_t in, uint8_t out);
 int ft_turn_is_taken(const struct ft_turns *tu, uint32_t y, uint8_t in,
 		     uint8_t out);
-/* Queue the channels that may follow channel e on tu->stack, those
- * ordered up to tu->ub only; sets tu->met on one the backward search of
- * ft_order_reaches saw. */
-void ft_turn_successors(struct ft_turns *tu, uint32_t e, uint32_t *top);
-
-/* ftree_order.c: the order of the up*-down* graph; whether channel u
- * reaches channel d when u is ordered before d; and the new order once
- * turn d -> u is taken after such a search found no path. */
-int ft_order_init(struct ft_turns *tu);
-void ft_order_free(struct ft_turns *tu);
-int ft_order_reaches(struct ft_turns *tu, uint32_t u, uint32_t d);
-void ft_order_add(struct ft_turns *tu);
 
 /* ftree_witness.c: the index of taken turns (turn at v, down from a, up
  * to b) and the short cycle a new turn at y (down from x, up to z) closes

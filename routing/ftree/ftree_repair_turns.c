@@ -133,7 +133,7 @@ static int memo_turns(struct ft_repair *rp, char *why, size_t len)
 	rp->turns_s = now_seconds() - t0;
 	log_debug("ftree: repair: turn set set up in %.3f s, %u memo turns "
 		  "taken in %.3f s (%llu cycle searches)", ti - t0, m->n,
-		  now_seconds() - ti, (unsigned long long)rp->tu.searches);
+		  now_seconds() - ti, (unsigned long long)rp->tu.cdg.searches);
 	return 0;
 }
 

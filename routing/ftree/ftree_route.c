@@ -1191,11 +1191,11 @@ static int ft_route(struct route_ctx *ctx, struct lft_set *lft)
 		 "the taken turns)", (unsigned long long)dt.paths,
 		 (unsigned long long)dt.turns.taken,
 		 (unsigned long long)dt.turns.refused,
-		 (unsigned long long)dt.turns.searches,
-		 (unsigned long long)dt.turns.witnessed);
+		 (unsigned long long)dt.turns.cdg.searches,
+		 (unsigned long long)dt.turns.wit.found);
 	log_debug("ftree: cycle searches visited %llu channels, reordering "
-		  "moved %llu; detours took %.3f s CPU", (unsigned long long)dt.turns.visited,
-		  (unsigned long long)dt.turns.moved, dt.cpu);
+		  "moved %llu; detours took %.3f s CPU", (unsigned long long)dt.turns.cdg.visited,
+		  (unsigned long long)dt.turns.cdg.moved, dt.cpu);
 	if (dt.failed)
 		log_warn("ftree: %llu switches found no detour that keeps the "
 			 "channel dependency graph acyclic; they keep a shortest "

@@ -3,8 +3,8 @@
  *
  * Why: on degraded trees most turns the detours ask about close a cycle
  * (61,639 of 92,686 on the 5% degraded 65k tree), and proving that with
- * the two-way search of ftree_order.c expands thousands of channels each,
- * because every switch fans out to all of its links. But the cycles found
+ * the checker's two-way search (cdg/cdg_incr.h) expands thousands of
+ * channels each, because every switch fans out to all of its links. But the cycles found
  * are nearly always the shortest kind: the new turn at y (down from x, up
  * to z) is closed by one taken turn at another switch v of y's level,
  * down from a and up to b, with
@@ -24,7 +24,9 @@
  *
  * Finding such a path proves the turn closes a cycle, the verdict the
  * search would give; when none is found the search runs as before. So the
- * verdicts, and the tables, do not change. */
+ * verdicts, and the tables, do not change. The index itself (turns listed
+ * by key) is the checker's, cdg/cdg_witness.h; the key and the cycle test
+ * are the tree's, here. */
 #include <errno.h>
 #include <stdlib.h>
 
@@ -72,12 +74,7 @@ int ft_witness_init(struct ft_turns *tu)
 	tu->mark_z = calloc(n ? n : 1, sizeof(uint32_t));
 	tu->mark_x = calloc(n ? n : 1, sizeof(uint32_t));
 	tu->wstamp = 0;
-	tu->wit = NULL;
-	tu->nwit = tu->wit_cap = 0;
-	tu->whead = NULL;
-	tu->wkey = NULL;
-	tu->nwkey = tu->wkey_cap = 0;
-	tu->witnessed = 0;
+	cdg_witness_init(&tu->wit);
 	if (!tu->piece || !tu->mark_z || !tu->mark_x)
 		return -ENOMEM;
 	return ft_up_pieces(t, tu->piece);
@@ -88,13 +85,8 @@ void ft_witness_free(struct ft_turns *tu)
 	free(tu->piece);
 	free(tu->mark_z);
 	free(tu->mark_x);
-	free(tu->wit);
-	free(tu->whead);
-	free(tu->wkey);
+	cdg_witness_free(&tu->wit);
 	tu->piece = tu->mark_z = tu->mark_x = NULL;
-	tu->wit = NULL;
-	tu->whead = NULL;
-	tu->wkey = NULL;
 }
 
 static uint64_t pair_key(const struct ft_turns *tu, uint32_t a, uint32_t b)
@@ -102,72 +94,12 @@ static uint64_t pair_key(const struct ft_turns *tu, uint32_t a, uint32_t b)
 	return (uint64_t)tu->piece[a] << 32 | tu->piece[b];
 }
 
-static uint32_t slot_of(uint64_t key, uint32_t cap)
-{
-	uint64_t h = key * 0x9E3779B97F4A7C15ULL;
-	return (uint32_t)(h >> 32) & (cap - 1);
-}
-
-/* The slot holding key, or the empty slot where it would go. */
-static uint32_t lookup(const struct ft_turns *tu, uint64_t key)
-{
-	uint32_t i = slot_of(key, tu->wkey_cap);
-	while (tu->whead[i] != UINT32_MAX && tu->wkey[i] != key)
-		i = (i + 1) & (tu->wkey_cap - 1);
-	return i;
-}
-
-static int grow_table(struct ft_turns *tu)
-{
-	uint32_t cap = tu->wkey_cap ? 2 * tu->wkey_cap : 256;
-	uint64_t *key = malloc(cap * sizeof(uint64_t));
-	uint32_t *head = malloc(cap * sizeof(uint32_t));
-	if (!key || !head) {
-		free(key);
-		free(head);
-		return -ENOMEM;
-	}
-	uint64_t *okey = tu->wkey;
-	uint32_t *ohead = tu->whead, ocap = tu->wkey_cap;
-	tu->wkey = key;
-	tu->whead = head;
-	tu->wkey_cap = cap;
-	for (uint32_t i = 0; i < cap; i++)
-		head[i] = UINT32_MAX;
-	for (uint32_t i = 0; i < ocap; i++)
-		if (ohead[i] != UINT32_MAX) {
-			uint32_t j = lookup(tu, okey[i]);
-			key[j] = okey[i];
-			head[j] = ohead[i];
-		}
-	free(okey);
-	free(ohead);
-	return 0;
-}
-
-/* Record the taken turn at v, down from a, up to b. Without memory the
- * index only misses it: queries then fall back to the search. */
+/* Record the taken turn at v, down from a, up to b (the checker's
+ * witness index; without memory it only misses it: queries then fall
+ * back to the search). */
 void ft_witness_add(struct ft_turns *tu, uint32_t v, uint32_t a, uint32_t b)
 {
-	if (tu->nwit == tu->wit_cap) {
-		uint32_t cap = tu->wit_cap ? 2 * tu->wit_cap : 1024;
-		struct ft_wit *w = realloc(tu->wit, cap * sizeof(*w));
-		if (!w)
-			return;
-		tu->wit = w;
-		tu->wit_cap = cap;
-	}
-	if (2 * (tu->nwkey + 1) > tu->wkey_cap && grow_table(tu))
-		return;
-	uint64_t key = pair_key(tu, a, b);
-	uint32_t i = lookup(tu, key);
-	if (tu->whead[i] == UINT32_MAX) {
-		tu->wkey[i] = key;
-		tu->nwkey++;
-	}
-	tu->wit[tu->nwit] = (struct ft_wit){ .v = v, .a = a, .b = b,
-					     .next = tu->whead[i] };
-	tu->whead[i] = tu->nwit++;
+	cdg_witness_add(&tu->wit, pair_key(tu, a, b), v, a, b);
 }
 
 static void mark_ups(const struct ftree *t, uint32_t *mark, uint32_t s,
@@ -189,20 +121,20 @@ static int shares_up(const struct ftree *t, const uint32_t *mark,
 int ft_witness_find(struct ft_turns *tu, uint32_t y, uint32_t x, uint32_t z)
 {
 	const struct ftree *t = tu->t;
-	if (!tu->wkey_cap || !t->tune->witness)
+	if (!t->tune->witness)
 		return 0;
-	uint32_t i = lookup(tu, pair_key(tu, z, x));
-	if (tu->whead[i] == UINT32_MAX)
+	uint32_t j = cdg_witness_first(&tu->wit, pair_key(tu, z, x));
+	if (j == CDG_WIT_END)
 		return 0;
 	uint32_t st = ++tu->wstamp;
 	mark_ups(t, tu->mark_z, z, st);
 	mark_ups(t, tu->mark_x, x, st);
-	for (uint32_t j = tu->whead[i]; j != UINT32_MAX; j = tu->wit[j].next) {
-		const struct ft_wit *w = &tu->wit[j];
+	for (; j != CDG_WIT_END; j = tu->wit.rec[j].next) {
+		const struct cdg_wit *w = &tu->wit.rec[j];
 		int from_z = w->a == z ? w->v != y : shares_up(t, tu->mark_z, w->a, st);
 		if (from_z && (w->b == x ? w->v != y :
 			       shares_up(t, tu->mark_x, w->b, st))) {
-			tu->witnessed++;
+			tu->wit.found++;
 			return 1;
 		}
 	}

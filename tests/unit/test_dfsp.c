@@ -5,7 +5,7 @@
  * (one layer, or a caller that cannot take SLs) are met by routing on the
  * dependency graph: still complete and credit-loop-free, and on a
  * dragonfly better balanced than updn. Budgets past 15 VLs are refused.
- * The incremental acyclic CDG (cdg_dag) agrees with a brute-force cycle
+ * The incremental acyclic CDG (cdg/cdg_incr.h) agrees with a brute-force cycle
  * search on random dependency sequences. */
 #include <errno.h>
 #include <setjmp.h>
@@ -21,7 +21,7 @@
 #include "routing/engine.h"
 #include "routing/lft.h"
 #include "routing/path_sl.h"
-#include "routing/cdg_dag.h"
+#include "routing/cdg/cdg_incr.h"
 #include "routing/route_graph.h"
 #include "routing/verify.h"
 #include "topogen/topo_gen.h"
@@ -158,7 +158,7 @@ static void one_layer_dragonfly_beats_updn(void **state)
 }
 
 /* Brute force: does channel b reach channel a over the dependencies? */
-static int reaches(const struct cdg_dag *d, uint32_t l, uint32_t from,
+static int reaches(const struct cdg_incr *d, uint32_t l, uint32_t from,
 		   uint32_t to, uint8_t *seen)
 {
 	if (from == to)
@@ -174,15 +174,15 @@ static int reaches(const struct cdg_dag *d, uint32_t l, uint32_t from,
 	return 0;
 }
 
-static void cdg_dag_matches_brute_force(void **state)
+static void cdg_layers_match_brute_force(void **state)
 {
 	(void)state;
 	struct fabric f;
 	struct route_graph g;
-	struct cdg_dag d;
+	struct cdg_incr d;
 	torus(&f, 4, 4);
 	assert_int_equal(rg_build(&g, &f), 0);
-	assert_int_equal(cdg_init(&d, &g, 2), 0);
+	assert_int_equal(cdg_init_graph(&d, &g, 2, NULL, NULL), 0);
 	uint32_t nch = g.adj_off[g.nsw], seed = 12345, added = 0, refused = 0;
 	uint8_t *seen = malloc(nch);
 	assert_non_null(seen);
@@ -215,7 +215,7 @@ int main(void)
 		cmocka_unit_test(layers_acyclic_lookup_and_check_can_fail),
 		cmocka_unit_test(small_budgets_route_on_the_dependency_graph),
 		cmocka_unit_test(one_layer_dragonfly_beats_updn),
-		cmocka_unit_test(cdg_dag_matches_brute_force),
+		cmocka_unit_test(cdg_layers_match_brute_force),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
