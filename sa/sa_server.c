@@ -109,6 +109,7 @@ void sa_server_init(struct sa_server *s, struct mad_transport *t)
 void sa_server_free(struct sa_server *s)
 {
 	rmpp_tx_free(&s->tx);
+	free(s->spare);
 	rmpp_rx_free(&s->rx);
 	sa_db_free(&s->ctx.db);
 	sa_service_db_free(&s->ctx.services);
@@ -409,6 +410,30 @@ static int respond_kernel_rmpp(struct sa_server *s, const uint8_t *req,
 	return rc;
 }
 
+/* A buffer up to this size outlives its answer (sa_server.spare). */
+#define SA_SPARE_MAX (64u << 10)
+
+static void spare_take(struct sa_server *s, struct sa_answer *a)
+{
+	a->buf = s->spare;
+	a->cap = s->spare_cap;
+	s->spare = NULL;
+	s->spare_cap = 0;
+}
+
+/* What is left of the answer's buffer (an RMPP transfer may have taken
+ * it) is kept if small, freed if not. */
+static void spare_keep(struct sa_server *s, struct sa_answer *a)
+{
+	if (a->buf && a->cap <= SA_SPARE_MAX && !s->spare) {
+		s->spare = a->buf;
+		s->spare_cap = a->cap;
+	} else {
+		free(a->buf);
+	}
+	a->buf = NULL;
+}
+
 /* Answer one request: run it, send the response (the first segment of a
  * table, the rest on ACKs). */
 static void answer(struct sa_server *s, const uint8_t *req, size_t req_len,
@@ -423,6 +448,7 @@ static void answer(struct sa_server *s, const uint8_t *req, size_t req_len,
 
 	/* An answer one requester may not hold is refused before it costs
 	 * more than that (sa_rmpp_requester_mb; ERR_NO_RESOURCES). */
+	spare_take(s, &a);
 	a.max = s->rmpp_per_requester;
 	a.yield = s->yield;
 	a.yield_arg = s->yield_arg;
@@ -462,7 +488,7 @@ static void answer(struct sa_server *s, const uint8_t *req, size_t req_len,
 		log_debug("SA: attr 0x%04x method 0x%02x from LID %u: status 0x%04x",
 			  smp_attr(req), smp_method(req), slid, status);
 	count(s, req, slot, status, &a);
-	free(a.buf);
+	spare_keep(s, &a);
 }
 
 static void send_ctl(void *arg, const uint8_t *mad, size_t len, uint16_t dlid,
