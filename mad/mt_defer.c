@@ -93,6 +93,10 @@ int mt_serve_deferred(struct mad_transport *t, unsigned max, double until,
 		if (t->on_request)
 			t->on_request(t->on_request_ctx, d.mad, d.slid, d.sqp);
 		n++;
+		/* None left: what arrived meanwhile is the caller's next
+		 * poll's (one poll per SA query saved: issue 27). */
+		if (!t->dq_len)
+			break;
 		/* Between two requests: what arrived meanwhile (a trap, an
 		 * SMInfo query) is handled first, and may end the slice. */
 		if (mt_poll(t, 0) < 0)
