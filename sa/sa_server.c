@@ -153,7 +153,8 @@ static void requester(const struct sa_ctx *c, uint16_t slid, struct sa_query *q)
 
 /* Run the request; fills a, returns the MAD status. */
 static uint16_t run(struct sa_server *s, const uint8_t *req, size_t req_len,
-		    uint16_t slid, uint32_t sqp, struct sa_answer *a, int *slot)
+		    uint16_t slid, uint32_t sqp, struct sa_answer *a, int *slot,
+		    const struct sa_attr_ops **opsp)
 {
 	struct sa_query q = { 0 };
 	const struct sa_attr_ops *ops;
@@ -173,9 +174,10 @@ static uint16_t run(struct sa_server *s, const uint8_t *req, size_t req_len,
 	q.sqp = sqp;
 	q.trusted = sa_hdr_sm_key(req) == s->ctx.sm.sm_key;
 	*slot = -1;
+	*opsp = NULL;
 	if (gmp_class_version(req) != GMP_SA_CLASS_VERSION)
 		return GMP_STATUS_BAD_CLASS;
-	ops = sa_registry_find(q.attr_id, slot);
+	ops = *opsp = sa_registry_find(q.attr_id, slot);
 	/* An attribute we do not serve is an unsupported method/attribute
 	 * combination (IBA 13.4.7 Table 111: 0x000C), as OpenSM answers;
 	 * 0x001C means a field of a supported attribute is invalid. */
@@ -440,6 +442,7 @@ static void answer(struct sa_server *s, const uint8_t *req, size_t req_len,
 		   uint16_t slid, uint32_t sqp)
 {
 	struct sa_answer a = { 0 };
+	const struct sa_attr_ops *ops;
 	uint8_t mad[GMP_SIZE], resp_hdr[GMP_SIZE];
 	uint16_t status;
 	unsigned segs;
@@ -452,15 +455,13 @@ static void answer(struct sa_server *s, const uint8_t *req, size_t req_len,
 	a.max = s->rmpp_per_requester;
 	a.yield = s->yield;
 	a.yield_arg = s->yield_arg;
-	status = run(s, req, req_len, slid, sqp, &a, &slot);
+	status = run(s, req, req_len, slid, sqp, &a, &slot, &ops);
 	multi = smp_method(req) == SA_METHOD_GET_TABLE ||
 		smp_method(req) == SA_METHOD_GET_MULTI;
 	{
 		/* Answers of another attribute (MultiPathRecord's are
 		 * PathRecords): the header the segments are built from
-		 * says so. */
-		const struct sa_attr_ops *ops = sa_registry_find(smp_attr(req), NULL);
-
+		 * says so. (ops: run's, the request's attribute) */
 		if (ops && ops->resp_attr_id && !status) {
 			memcpy(resp_hdr, req, GMP_SIZE);
 			mad_set_field(resp_hdr, 0, IB_MAD_ATTRID_F, ops->resp_attr_id);
