@@ -90,7 +90,7 @@ static void build_pir(const struct sa_ctx *c, uint32_t p, unsigned block,
 		 * operator set a key of their own (issue 26). */
 		if (!q->trusted || c->sm.sm_key == 0 ||
 		    c->sm.sm_key == SA_SM_KEY_WELL_KNOWN)
-			memset(d, 0, 8);        /* M_Key: PortInfo's first 8 bytes */
+			mad_set_field64(d, 0, IB_PORT_MKEY_F, 0);
 	}
 }
 
