@@ -1,22 +1,46 @@
 #!/bin/sh
 # CPU an SM spends in its own code answering SA queries (issue 27): ibsm
 # against OpenSM on the same ibsim fabric, one after the other in one run.
-# The load is `osmtest -f f` (100,000 single-MAD PortInfoRecord queries)
-# from another CA; perf samples the SM process at 1 kHz and splits its CPU
-# by object: the SM's own code (ibsm's executable; opensm with libopensm,
-# libosmcomp, libosmvendor), libc, libibumad/libibmad, the simulator's
-# transport (libumad2sim, which carries to no hardware) and the kernel.
+# The load is `osmtest -f f` (100,000 PortInfoRecord GetTable queries of
+# one record each, one MAD per answer) from another CA. The SM's CPU is
+# split by object: the SM's own code (ibsm's executable; opensm with
+# libopensm, libosmcomp, libosmvendor), libc, libibumad/libibmad, the
+# simulator's transport (libumad2sim, which carries to no hardware) and,
+# with perf, the kernel. Two ways to count (SA_CPU_TOOL):
+#   perf       perf samples the SM at 1 kHz (cpu-clock): seconds, noisy
+#              (+-30%) on a loaded machine.
+#   callgrind  the SM runs under valgrind --tool=callgrind (libumad2sim
+#              still preloaded: valgrind passes LD_PRELOAD on), counting
+#              from the first query to the last (callgrind_control -i on,
+#              then a dump): instructions, the same whatever the load
+#              (within 1-2%: idle loop turns vary). osmtest runs 2-5x
+#              slower against it; the 11,664-CA sweep under valgrind takes
+#              minutes (OpenSM's longer). No hardware counters are needed.
 #   sh bench/sa_cpu_bench.sh [BUILD_DIR]
 #   SA_CPU_SIZES="648 11664" (CAs: 2- and 3-level radix-36 fat-trees)
-# Prints, per size and SM, seconds of CPU per object, the own-code CPU
-# per 1,000 queries, and the ratios ibsm/OpenSM and large/small.
+#   SA_CPU_SMS="ibsm opensm"  SA_CPU_TOP=6 (own functions listed)
+#   SA_CPU_KEEP=PREFIX (callgrind: keep the profile as PREFIX.SIZE.SM)
+# Prints, per size and SM, CPU seconds or millions of instructions per
+# object, the own code per 1,000 queries (ms) or per query (instructions),
+# and the ratios ibsm/OpenSM and large/small.
+# Measured (callgrind, own-code instructions per query, OpenSM -s 0; the
+# table and what is left: docs/demo-and-bench.md):
+#   648 CAs    ibsm 3,767 before issue 27's SA work, 2,445 after; OpenSM 2,664
+#   11,664 CAs flat (0.98x of 648 at the SA layouts step);      OpenSM 2,664
+#   whole SM process at 648 after: ibsm 7,664, OpenSM 9,036
 # Benchmarks measure; nothing here is asserted.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 B=${1:-${IBSM_BUILD:-$top/build}}
 case $B in /*) ;; *) B=$top/$B ;; esac
 SIZES=${SA_CPU_SIZES:-648 11664}
-for c in ibsim opensm osmtest perf; do
+TOOL=${SA_CPU_TOOL:-perf}
+case $TOOL in
+perf) tools=perf ;;
+callgrind) tools="valgrind callgrind_control callgrind_annotate" ;;
+*) echo "sa_cpu_bench: SA_CPU_TOOL is perf or callgrind"; exit 2 ;;
+esac
+for c in ibsim opensm osmtest $tools; do
 	command -v $c >/dev/null 2>&1 || { echo "sa_cpu_bench: $c missing"; exit 77; }
 done
 [ -x "$B/bin/ibsm" ] && [ -x "$B/bin/ibsm-topo" ] || { echo "sa_cpu_bench: build first"; exit 77; }
@@ -28,7 +52,7 @@ cd "$W" || exit 1
 
 wait_up() { # log pattern pid
 	i=0
-	while [ $i -lt 12000 ]; do
+	while [ $i -lt 36000 ]; do
 		grep -q "$2" "$1" 2>/dev/null && return 0
 		kill -0 "$3" 2>/dev/null || return 1
 		i=$((i + 1)); sleep 0.05
@@ -53,15 +77,70 @@ split_cpu() { # perf.data sm
 		s["libib"] / 1000, s["sim"] / 1000, s["kernel"] / 1000, s["other"] / 1000 }'
 }
 
+# Instructions (self cost) per object class from a callgrind out file: a
+# cost line counts toward the current ob=; the line after calls= is the
+# callee's inclusive cost and is skipped. (N) names are compressed names.
+split_ir() { # callgrind.out sm
+	awk -v sm="$2" 'function nm(s,   id) {
+		if (match(s, /^\([0-9]+\)/)) {
+			id = substr(s, 1, RLENGTH); s = substr(s, RLENGTH + 1); sub(/^ /, "", s)
+			if (s != "") names[id] = s; else s = names[id]
+		}
+		return s
+	}
+	/^ob=/ { ob = nm(substr($0, 4)); next }
+	/^cob=/ { nm(substr($0, 5)); next }
+	/^calls=/ { skip = 1; next }
+	/^[0-9+*-]/ { if (skip) { skip = 0; next } cost[ob] += $2; next }
+	END { for (d in cost) {
+		b = d; sub(/.*\//, "", b)
+		if (sm == "ibsm" && b == "ibsm") o = "own"
+		else if (sm == "opensm" && (b == "opensm" || b ~ /^libopensm|^libosmcomp|^libosmvendor/)) o = "own"
+		else if (b ~ /umad2sim/) o = "sim"
+		else if (b ~ /^libc[.-]/) o = "libc"
+		else if (b ~ /libibumad|libibmad/) o = "libib"
+		else o = "other"
+		s[o] += cost[d] }
+	  printf "%.1f %.1f %.1f %.1f - %.1f\n", s["own"] / 1e6, s["libc"] / 1e6,
+		s["libib"] / 1e6, s["sim"] / 1e6, s["other"] / 1e6 }' "$1"
+}
+
+# callgrind: dump the counts since -i on, split them, list the top own
+# functions. Deterministic: the same binary and query count give the same
+# instructions whatever the machine's load (up to retries and timers).
+callgrind_report() { # sm size ok t0 t1 pid
+	callgrind_control -d "$6" >/dev/null 2>&1
+	f=$W/cg.$2.$1.1
+	i=0
+	while [ ! -s "$f" ] && [ $i -lt 600 ]; do i=$((i + 1)); sleep 0.1; done
+	set -- "$1" "$2" "$3" "$(awk -v a="$4" -v b="$5" 'BEGIN { printf "%.1f", b - a }')" \
+		$(split_ir "$f" "$1")
+	printf '%-6s %-7s %-5s %6s s | own %7s  libc %7s  libib %7s  sim %7s  other %7s | own Ir/query %s\n' \
+		"$2" "$1" "$3" "$4" "$5" "$6" "$7" "$8" "${10}" \
+		"$(awk -v o="$5" 'BEGIN { printf "%.0f", o * 1e6 / 100000 }')"
+	echo "$2 $1 $5" >>"$W/own"
+	if [ "$1" = ibsm ]; then own="\\[$B/bin/ibsm\\]|^ *[0-9,]+ +\\(.*\\) +$top/"
+	else own='\[[^]]*/(opensm|libopensm[^]/]*|libosmcomp[^]/]*|libosmvendor[^]/]*)\]'; fi
+	callgrind_annotate --inclusive=no "$f" 2>/dev/null | grep -E "$own" |
+		head -n "${SA_CPU_TOP:-6}" | sed 's/ \[.*//; s/^ */         /'
+	[ -n "${SA_CPU_KEEP:-}" ] && cp "$f" "$SA_CPU_KEEP.$2.$1"
+}
+
 run_sm() { # sm size net limits client
 	ibsim_start "$3" $4 || return 1
+	vg=
+	# Counting starts when the queries do (callgrind_control -i on).
+	[ "$TOOL" = callgrind ] && vg="valgrind -q --tool=callgrind --instr-atstart=no
+		--callgrind-out-file=$W/cg.$2.$1"
 	if [ "$1" = ibsm ]; then
-		sim_bg_run "$B/bin/ibsm" -R ftree,updn --cache-dir "$W/$2.c" \
+		sim_bg_run $vg "$B/bin/ibsm" -R ftree,updn --cache-dir "$W/$2.c" \
 			--sweep 0 --log-file "$W/$2.ibsm.log"
 		pid=$SIM_LAST_PID; log=$W/$2.ibsm.log; up="fabric UP"
 	else
+		# -s 0: no periodic light sweep, as ibsm's --sweep 0 (at 11,664
+		# CAs OpenSM's 10 s sweeps were a fifth of its CPU meanwhile)
 		export OSM_CACHE_DIR="$W/$2.osm"; mkdir -p "$OSM_CACHE_DIR"
-		sim_bg_run opensm -d2 -f "$W/$2.osm.log" >/dev/null 2>&1
+		sim_bg_run $vg opensm -d2 -s 0 -f "$W/$2.osm.log" >/dev/null 2>&1
 		pid=$SIM_LAST_PID; log=$W/$2.osm.log; up="SUBNET UP"
 	fi
 	# env(1) execs the SM: the pid is the SM's.
@@ -69,14 +148,23 @@ run_sm() { # sm size net limits client
 		echo "$1 not up on $2"; sim_cleanup; return 1
 	fi
 	sleep 1
-	perf record -q -F 1000 -e cpu-clock -p "$pid" -o "$W/perf.$2.$1" >/dev/null 2>&1 &
-	perfpid=$!
-	sleep 0.5
+	if [ "$TOOL" = callgrind ]; then
+		callgrind_control -i on "$pid" >/dev/null 2>&1
+	else
+		perf record -q -F 1000 -e cpu-clock -p "$pid" -o "$W/perf.$2.$1" >/dev/null 2>&1 &
+		perfpid=$!
+		sleep 0.5
+	fi
 	t0=$(date +%s.%N)
 	ok=FAIL
-	SIM_HOST=$5 sim_run timeout 600 osmtest -f f >"$W/osmtest.$2.$1" 2>&1 &&
+	SIM_HOST=$5 sim_run timeout 1800 osmtest -f f >"$W/osmtest.$2.$1" 2>&1 &&
 		grep -q PASS "$W/osmtest.$2.$1" && ok=PASS
 	t1=$(date +%s.%N)
+	if [ "$TOOL" = callgrind ]; then
+		callgrind_report "$1" "$2" "$ok" "$t0" "$t1" "$pid"
+		sim_cleanup
+		return
+	fi
 	kill -INT "$perfpid"; wait "$perfpid" 2>/dev/null
 	set -- "$1" "$2" "$ok" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')" \
 		$(split_cpu "$W/perf.$2.$1" "$1")
@@ -91,7 +179,11 @@ run_sm() { # sm size net limits client
 	sim_cleanup
 }
 
-echo "size   SM      osmtest wall | CPU seconds by object (perf, 1 kHz)"
+if [ "$TOOL" = callgrind ]; then
+	echo "size   SM      osmtest wall | instructions (millions) by object (callgrind)"
+else
+	echo "size   SM      osmtest wall | CPU seconds by object (perf, 1 kHz)"
+fi
 for size in $SIZES; do
 	case $size in
 	648) args="--levels 2 --radix 36" ;;
@@ -102,11 +194,12 @@ for size in $SIZES; do
 	"$B/bin/ibsm-topo" fattree $args -o "$net" --summary >"$W/$size.sum" || exit 1
 	limits=$(sed -n 's/.*ibsim -s \(.*\) FILE.*/\1/p' "$W/$size.sum")
 	client=$(ibsim_ca_name "$net" 3)
-	run_sm ibsm "$size" "$net" "$limits" "$client"
-	run_sm opensm "$size" "$net" "$limits" "$client"
+	for sm in ${SA_CPU_SMS:-ibsm opensm}; do
+		run_sm "$sm" "$size" "$net" "$limits" "$client"
+	done
 done
 [ -f "$W/own" ] && awk '{ o[$1 " " $2] = $3; s[$1] = 1 }
-	END { for (z in s) if (o[z " opensm"] > 0)
+	END { for (z in s) if (o[z " opensm"] > 0 && o[z " ibsm"] != "")
 		printf "%s CAs: own-code CPU ibsm/OpenSM = %.2fx\n", z, o[z " ibsm"] / o[z " opensm"]
 	      if (o["648 ibsm"] > 0 && o["11664 ibsm"] != "")
 		printf "ibsm own-code CPU 11,664 / 648 CAs = %.2fx (same query count)\n", o["11664 ibsm"] / o["648 ibsm"] }' "$W/own"

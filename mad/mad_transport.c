@@ -315,6 +315,11 @@ int mt_poll(struct mad_transport *t, int wait_ms)
 
 			if (rc < 0)
 				return rc;
+			/* A MAD woke us: take it now rather than on the
+			 * caller's next turn (one loop turn per SA query,
+			 * not two: issue 27). */
+			if (rc > 0 && mt_umad_poll(t) < 0)
+				return -EIO;
 		}
 	}
 	/* Not while yielding: a timed-out Report may drop subscriptions

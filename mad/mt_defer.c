@@ -61,24 +61,34 @@ void mt_defer(struct mad_transport *t, const uint8_t *mad, uint16_t slid,
  * instead of making them wait behind all of its own. */
 #define MT_FAIR_SCAN 64
 
-static void take_deferred(struct mad_transport *t, struct mt_deferred *out)
+static size_t pick_deferred(const struct mad_transport *t)
 {
-	size_t pick = 0, n = t->dq_len < MT_FAIR_SCAN ? t->dq_len : MT_FAIR_SCAN;
+	size_t n = t->dq_len < MT_FAIR_SCAN ? t->dq_len : MT_FAIR_SCAN;
 
 	for (size_t i = 0; i < n; i++)
-		if (t->dq[(t->dq_head + i) % t->dq_cap].slid != t->dq_last_slid) {
-			pick = i;
-			break;
-		}
+		if (t->dq[(t->dq_head + i) % t->dq_cap].slid != t->dq_last_slid)
+			return i;
+	return 0;
+}
+
+/* The head slot leaves the queue; slid is the request's that was served. */
+static void pop_head(struct mad_transport *t, uint16_t slid)
+{
+	t->dq_head = (t->dq_head + 1) % t->dq_cap;
+	t->dq_len--;
+	t->dq_of_lid[slid]--;
+	t->dq_last_slid = slid;
+}
+
+/* Entry pick leaves the queue into out: the ones before it move up. */
+static void take_deferred(struct mad_transport *t, size_t pick,
+			  struct mt_deferred *out)
+{
 	*out = t->dq[(t->dq_head + pick) % t->dq_cap];
-	/* Close the gap: the ones before it move up by one. */
 	for (size_t i = pick; i > 0; i--)
 		t->dq[(t->dq_head + i) % t->dq_cap] =
 			t->dq[(t->dq_head + i - 1) % t->dq_cap];
-	t->dq_head = (t->dq_head + 1) % t->dq_cap;
-	t->dq_len--;
-	t->dq_of_lid[out->slid]--;
-	t->dq_last_slid = out->slid;
+	pop_head(t, out->slid);
 }
 
 int mt_serve_deferred(struct mad_transport *t, unsigned max, double until,
@@ -87,12 +97,30 @@ int mt_serve_deferred(struct mad_transport *t, unsigned max, double until,
 	unsigned n = 0;
 
 	while (t->dq_len && n < max) {
-		struct mt_deferred d;
+		size_t pick = pick_deferred(t);
 
-		take_deferred(t, &d);
-		if (t->on_request)
-			t->on_request(t->on_request_ctx, d.mad, d.slid, d.sqp);
+		if (pick == 0) {
+			/* The head is served where it lies (no copy out: issue
+			 * 27); it stays counted meanwhile, so what a yield
+			 * queues goes into other slots (and only the main loop
+			 * serves: no call nests in on_request). */
+			struct mt_deferred *d = &t->dq[t->dq_head];
+
+			if (t->on_request)
+				t->on_request(t->on_request_ctx, d->mad, d->slid, d->sqp);
+			pop_head(t, d->slid);
+		} else {
+			struct mt_deferred d;
+
+			take_deferred(t, pick, &d);
+			if (t->on_request)
+				t->on_request(t->on_request_ctx, d.mad, d.slid, d.sqp);
+		}
 		n++;
+		/* None left: what arrived meanwhile is the caller's next
+		 * poll's (one poll per SA query saved: issue 27). */
+		if (!t->dq_len)
+			break;
 		/* Between two requests: what arrived meanwhile (a trap, an
 		 * SMInfo query) is handled first, and may end the slice. */
 		if (mt_poll(t, 0) < 0)

@@ -136,7 +136,7 @@ int mt_umad_send(struct mad_transport *t, int agent, const uint8_t *mad,
 /* What the port holds, at most MT_RECV_BURST MADs; how many, or -EIO. */
 int mt_umad_poll(struct mad_transport *t);
 /* Sleep on the port and the watched descriptors up to ms (-1: no
- * limit); 0 or a negative errno. */
+ * limit); 1 if the port has a MAD to read, else 0, or a negative errno. */
 int mt_umad_wait(struct mad_transport *t, int ms);
 /* The port, the issm device and the buffer, if open. */
 void mt_umad_release(struct mad_transport *t);

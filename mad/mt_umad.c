@@ -420,7 +420,7 @@ int mt_umad_wait(struct mad_transport *t, int ms)
 			if (pfd[1 + w].revents & POLLIN)
 				t->watch_ready |= 1u << w;
 	}
-	return 0;
+	return rc >= 0 && (pfd[0].revents & POLLIN) ? 1 : 0;
 }
 
 void mt_umad_release(struct mad_transport *t)

@@ -77,7 +77,7 @@ static void build_pir(const struct sa_ctx *c, uint32_t p, unsigned block,
 	const uint8_t *pi = sa_db_portinfo(&c->db, p);
 
 	(void)block;
-	memset(rec, 0, REC_MAX);
+	memset(rec, 0, sa_portinfo_rec.rec_len);        /* all that is read */
 	sa_put(&sa_portinfo_rec, rec, PIR_LID, sa_lid_of_port(c, p));
 	sa_put(&sa_portinfo_rec, rec, PIR_PORTNUM, sa_fab(c)->ports[p].num);
 	if (pi) {

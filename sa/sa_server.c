@@ -109,6 +109,7 @@ void sa_server_init(struct sa_server *s, struct mad_transport *t)
 void sa_server_free(struct sa_server *s)
 {
 	rmpp_tx_free(&s->tx);
+	free(s->spare);
 	rmpp_rx_free(&s->rx);
 	sa_db_free(&s->ctx.db);
 	sa_service_db_free(&s->ctx.services);
@@ -152,7 +153,8 @@ static void requester(const struct sa_ctx *c, uint16_t slid, struct sa_query *q)
 
 /* Run the request; fills a, returns the MAD status. */
 static uint16_t run(struct sa_server *s, const uint8_t *req, size_t req_len,
-		    uint16_t slid, uint32_t sqp, struct sa_answer *a, int *slot)
+		    uint16_t slid, uint32_t sqp, struct sa_answer *a, int *slot,
+		    const struct sa_attr_ops **opsp)
 {
 	struct sa_query q = { 0 };
 	const struct sa_attr_ops *ops;
@@ -172,9 +174,10 @@ static uint16_t run(struct sa_server *s, const uint8_t *req, size_t req_len,
 	q.sqp = sqp;
 	q.trusted = sa_hdr_sm_key(req) == s->ctx.sm.sm_key;
 	*slot = -1;
+	*opsp = NULL;
 	if (gmp_class_version(req) != GMP_SA_CLASS_VERSION)
 		return GMP_STATUS_BAD_CLASS;
-	ops = sa_registry_find(q.attr_id, slot);
+	ops = *opsp = sa_registry_find(q.attr_id, slot);
 	/* An attribute we do not serve is an unsupported method/attribute
 	 * combination (IBA 13.4.7 Table 111: 0x000C), as OpenSM answers;
 	 * 0x001C means a field of a supported attribute is invalid. */
@@ -409,12 +412,37 @@ static int respond_kernel_rmpp(struct sa_server *s, const uint8_t *req,
 	return rc;
 }
 
+/* A buffer up to this size outlives its answer (sa_server.spare). */
+#define SA_SPARE_MAX (64u << 10)
+
+static void spare_take(struct sa_server *s, struct sa_answer *a)
+{
+	a->buf = s->spare;
+	a->cap = s->spare_cap;
+	s->spare = NULL;
+	s->spare_cap = 0;
+}
+
+/* What is left of the answer's buffer (an RMPP transfer may have taken
+ * it) is kept if small, freed if not. */
+static void spare_keep(struct sa_server *s, struct sa_answer *a)
+{
+	if (a->buf && a->cap <= SA_SPARE_MAX && !s->spare) {
+		s->spare = a->buf;
+		s->spare_cap = a->cap;
+	} else {
+		free(a->buf);
+	}
+	a->buf = NULL;
+}
+
 /* Answer one request: run it, send the response (the first segment of a
  * table, the rest on ACKs). */
 static void answer(struct sa_server *s, const uint8_t *req, size_t req_len,
 		   uint16_t slid, uint32_t sqp)
 {
 	struct sa_answer a = { 0 };
+	const struct sa_attr_ops *ops;
 	uint8_t mad[GMP_SIZE], resp_hdr[GMP_SIZE];
 	uint16_t status;
 	unsigned segs;
@@ -423,18 +451,17 @@ static void answer(struct sa_server *s, const uint8_t *req, size_t req_len,
 
 	/* An answer one requester may not hold is refused before it costs
 	 * more than that (sa_rmpp_requester_mb; ERR_NO_RESOURCES). */
+	spare_take(s, &a);
 	a.max = s->rmpp_per_requester;
 	a.yield = s->yield;
 	a.yield_arg = s->yield_arg;
-	status = run(s, req, req_len, slid, sqp, &a, &slot);
+	status = run(s, req, req_len, slid, sqp, &a, &slot, &ops);
 	multi = smp_method(req) == SA_METHOD_GET_TABLE ||
 		smp_method(req) == SA_METHOD_GET_MULTI;
 	{
 		/* Answers of another attribute (MultiPathRecord's are
 		 * PathRecords): the header the segments are built from
-		 * says so. */
-		const struct sa_attr_ops *ops = sa_registry_find(smp_attr(req), NULL);
-
+		 * says so. (ops: run's, the request's attribute) */
 		if (ops && ops->resp_attr_id && !status) {
 			memcpy(resp_hdr, req, GMP_SIZE);
 			mad_set_field(resp_hdr, 0, IB_MAD_ATTRID_F, ops->resp_attr_id);
@@ -462,7 +489,7 @@ static void answer(struct sa_server *s, const uint8_t *req, size_t req_len,
 		log_debug("SA: attr 0x%04x method 0x%02x from LID %u: status 0x%04x",
 			  smp_attr(req), smp_method(req), slid, status);
 	count(s, req, slot, status, &a);
-	free(a.buf);
+	spare_keep(s, &a);
 }
 
 static void send_ctl(void *arg, const uint8_t *mad, size_t len, uint16_t dlid,

@@ -57,6 +57,10 @@ struct sa_server {
 	struct rmpp_tx_xfer xfer[SA_MAX_XFERS];
 	struct rmpp_tx tx;              /* multi-MAD answers (no kernel RMPP) */
 	struct rmpp_rx rx;              /* multi-MAD requests (no kernel RMPP) */
+	/* The last answer's buffer, kept for the next (no malloc per
+	 * query); at most SA_SPARE_MAX bytes. */
+	uint8_t *spare;
+	uint32_t spare_cap;
 };
 
 void sa_server_init(struct sa_server *s, struct mad_transport *t);

@@ -35,6 +35,67 @@ static void test_layout_sizes(void **state)
 	assert_int_equal(sa_comp_offset(&sa_portinfo_rec, PIR_PORTINFO), 32);
 }
 
+/* The byte-wise accessors (sa_layout.c) against a bit-at-a-time model:
+ * every component of every layout, values of every width, over random
+ * records; and the match against a per-bit comparison. */
+static unsigned ref_bit(const uint8_t *b, unsigned pos)
+{
+	return (b[pos / 8] >> (7 - pos % 8)) & 1;
+}
+
+static void test_accessors_vs_bits(void **state)
+{
+	const struct sa_layout *all[] = { &sa_node_rec, &sa_portinfo_rec,
+		&sa_link_rec, &sa_swinfo_rec, &sa_lft_rec, &sa_guidinfo_rec,
+		&sa_pkey_rec, &sa_sminfo_rec, &sa_path_rec, &sa_sl2vl_rec,
+		&sa_mcmember_rec, &sa_service_rec, &sa_mpr_rec, &sa_vlarb_rec,
+		&sa_mft_rec, &sa_inform_rec, &sa_iir_rec };
+	uint8_t a[256], b[256], want[256];
+	uint64_t seed = 88172645463325252ull;
+
+	(void)state;
+	for (unsigned round = 0; round < 40; round++)
+	for (size_t li = 0; li < sizeof(all) / sizeof(all[0]); li++) {
+		const struct sa_layout *l = all[li];
+
+		for (unsigned i = 0; i < l->num; i++) {
+			unsigned off = sa_comp_offset(l, i), w = l->width[i];
+			uint64_t v, got = 0;
+
+			for (unsigned k = 0; k < sizeof(a); k++) {
+				seed ^= seed << 13; seed ^= seed >> 7; seed ^= seed << 17;
+				a[k] = (uint8_t)seed;
+			}
+			v = seed;
+			memcpy(want, a, sizeof(a));
+			if (w > 64)
+				w = 64;
+			for (unsigned k = 0; k < w; k++) {
+				uint8_t m = (uint8_t)(1u << (7 - (off + w - 1 - k) % 8));
+
+				if (v >> k & 1)
+					want[(off + w - 1 - k) / 8] |= m;
+				else
+					want[(off + w - 1 - k) / 8] &= (uint8_t)~m;
+			}
+			sa_put(l, a, i, v);
+			assert_memory_equal(a, want, sizeof(a));
+			for (unsigned k = 0; k < w; k++)
+				got = got << 1 | ref_bit(a, off + k);
+			assert_true(sa_get(l, a, i) == got);
+			/* One bit flipped inside component i: no match on i,
+			 * a match on every other component. */
+			memcpy(b, a, sizeof(b));
+			b[(off + (unsigned)(seed % l->width[i])) / 8] ^=
+				(uint8_t)(1u << (7 - (off + (unsigned)(seed % l->width[i])) % 8));
+			assert_false(sa_comp_match(l, a, b, 1ull << i));
+			assert_true(sa_comp_match(l, a, b, ~(1ull << i) &
+				    (l->num >= 64 ? ~0ull : (1ull << l->num) - 1)));
+			assert_true(sa_comp_match(l, a, b, 0));
+		}
+	}
+}
+
 /* Our component tables put fields where libibmad's SA fields have them. */
 static void test_layout_vs_libibmad(void **state)
 {
@@ -1020,6 +1081,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_layout_sizes),
 		cmocka_unit_test(test_layout_vs_libibmad),
+		cmocka_unit_test(test_accessors_vs_bits),
 		cmocka_unit_test(test_comp_match),
 		cmocka_unit_test(test_statuses),
 		cmocka_unit_test(test_service_quota),
