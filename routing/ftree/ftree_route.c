@@ -429,6 +429,76 @@ static uint32_t interleave(const struct ftree *t, uint32_t *todo)
 	return n;
 }
 
+/* The destinations in cabled order: all of them, or, when the CA LIDs
+ * were written in closed form (closed), the switch LIDs above the
+ * leaves. Returns how many. */
+static uint32_t route_order(const struct ftree *t, uint32_t *todo, int closed)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < t->ndest; i++)
+		if (!closed || (i >= t->nca_dest && t->level[t->dest[i].sw] != 0))
+			todo[n++] = i;
+	return n;
+}
+
+/* Route the destinations of ah->todo one LID at a time and hand each
+ * row to the writer (with its detours' context). */
+static int route_targets(struct ft_work *w, struct ft_group *g,
+			 struct ft_writer *wr, struct ft_ahead *ah,
+			 struct ft_dring *dr)
+{
+	const struct ftree *t = w->t;
+	uint32_t cur_grp = FAB_NONE;
+	void *dctx = NULL;
+	ft_ahead_fill(ah, t, wr);
+	for (uint32_t i = 0; i < ah->ntodo; i++) {
+		const struct ft_dest *d = &t->dest[ah->todo[i]];
+		if (d->sw != cur_grp) {
+			int r = ft_ahead_take(ah, t, wr, w, g);
+			if (r)
+				return r;
+			cur_grp = d->sw;
+			if ((dctx = ft_dring_take(dr, w, g)) == (void *)-1)
+				return -ENOMEM;
+		}
+		w->nused = 0;
+		for (uint32_t j = 0; j < d->nlids; j++) {
+			route_lid(w, g, d, d->lid + j, d->weighted ? j : 0);
+			if (!d->weighted || (g->has_nongood &&
+			    ft_hub_needed(t, w->good_mark, w->epoch_grp)))
+				ft_hub_entry(t, w->nh, w->good_mark, w->epoch_grp);
+			ft_writer_add(wr, w->nh, d->lid + j, dctx);
+		}
+	}
+	return 0;
+}
+
+/* What the route did: spills, detours, turns. */
+static void route_report(const struct ftree *t, const struct ft_work *w,
+			 const struct ft_detour *dt, double t0)
+{
+	log_info("ftree: routed %u destinations in %.3f s (%llu spilled, "
+		 "%llu source leaves moved)", t->ndest, now_seconds() - t0,
+		 (unsigned long long)w->spilled_dests,
+		 (unsigned long long)w->spilled_sources);
+	log_info("ftree: %llu detour paths, %llu down-up turns taken, %llu "
+		 "refused (%llu cycle searches, %llu short cycles found from "
+		 "the taken turns)", (unsigned long long)dt->paths,
+		 (unsigned long long)dt->turns.taken,
+		 (unsigned long long)dt->turns.refused,
+		 (unsigned long long)dt->turns.cdg.searches,
+		 (unsigned long long)dt->turns.wit.found);
+	log_debug("ftree: cycle searches visited %llu channels, reordering "
+		  "moved %llu; detours took %.3f s CPU",
+		  (unsigned long long)dt->turns.cdg.visited,
+		  (unsigned long long)dt->turns.cdg.moved, dt->cpu);
+	if (dt->failed)
+		log_warn("ftree: %llu switches found no detour that keeps the "
+			 "channel dependency graph acyclic; they keep a shortest "
+			 "path, which may close a credit loop",
+			 (unsigned long long)dt->failed);
+}
+
 static int ft_prepare(struct route_ctx *ctx)
 {
 	struct ftree *t = calloc(1, sizeof(*t));
@@ -533,44 +603,18 @@ static int ft_route(struct route_ctx *ctx, struct lft_set *lft)
 	if (ilv)
 		ntodo = interleave(t, todo);
 	else
-		for (uint32_t i = 0; i < t->ndest; i++)
-			if (!r || (i >= t->nca_dest && t->level[t->dest[i].sw] != 0))
-				todo[ntodo++] = i;
-	r = 0;
-	uint32_t cur_grp = FAB_NONE;
-	void *dctx = NULL;
+		ntodo = route_order(t, todo, r);
 	ah.side_all = ilv;
 	ah.todo = todo;
 	ah.ntodo = ntodo;
-	ft_ahead_fill(&ah, t, &wr);
 	dr.t = t;
 	dr.dt = &dt;
 	wr.fix = ft_dring_fix;
 	wr.fix_arg = &dr;
-	for (uint32_t i = 0; i < ntodo; i++) {
-		const struct ft_dest *d = &t->dest[todo[i]];
-		if (d->sw != cur_grp) {
-			if ((r = ft_ahead_take(&ah, t, &wr, &w, &g))) {
-				free(todo);
-				goto out;
-			}
-			cur_grp = d->sw;
-			if ((dctx = ft_dring_take(&dr, &w, &g)) == (void *)-1) {
-				r = -ENOMEM;
-				free(todo);
-				goto out;
-			}
-		}
-		w.nused = 0;
-		for (uint32_t j = 0; j < d->nlids; j++) {
-			route_lid(&w, &g, d, d->lid + j, d->weighted ? j : 0);
-			if (!d->weighted || (g.has_nongood &&
-			    ft_hub_needed(t, w.good_mark, w.epoch_grp)))
-				ft_hub_entry(t, w.nh, w.good_mark, w.epoch_grp);
-			ft_writer_add(&wr, w.nh, d->lid + j, dctx);
-		}
-	}
+	r = route_targets(&w, &g, &wr, &ah, &dr);
 	free(todo);
+	if (r)
+		goto out;
 	double c1 = ft_thread_cpu();
 	ft_writer_finish(&wr);
 	if (wr.cpu >= 0)
@@ -578,25 +622,7 @@ static int ft_route(struct route_ctx *ctx, struct lft_set *lft)
 			 "(detours, table writes, setup)", c1 - c0, wr.cpu);
 	if (w.prev)
 		ft_reroute_report(&w, ctx->fab, lft);
-	log_info("ftree: routed %u destinations in %.3f s (%llu spilled, "
-		 "%llu source leaves moved)", t->ndest, now_seconds() - t0,
-		 (unsigned long long)w.spilled_dests,
-		 (unsigned long long)w.spilled_sources);
-	log_info("ftree: %llu detour paths, %llu down-up turns taken, %llu "
-		 "refused (%llu cycle searches, %llu short cycles found from "
-		 "the taken turns)", (unsigned long long)dt.paths,
-		 (unsigned long long)dt.turns.taken,
-		 (unsigned long long)dt.turns.refused,
-		 (unsigned long long)dt.turns.cdg.searches,
-		 (unsigned long long)dt.turns.wit.found);
-	log_debug("ftree: cycle searches visited %llu channels, reordering "
-		  "moved %llu; detours took %.3f s CPU", (unsigned long long)dt.turns.cdg.visited,
-		  (unsigned long long)dt.turns.cdg.moved, dt.cpu);
-	if (dt.failed)
-		log_warn("ftree: %llu switches found no detour that keeps the "
-			 "channel dependency graph acyclic; they keep a shortest "
-			 "path, which may close a credit loop",
-			 (unsigned long long)dt.failed);
+	route_report(t, &w, &dt, t0);
 	/* The memo of these tables for a later repair: the turns they take
 	 * are all in dt.turns unless a source kept a shortest path, or
 	 * previous entries were kept (their turns were not checked here). */
