@@ -12,8 +12,11 @@
  *
  * Files: ftree_levels.c (tree shape from the graph), ftree_chassis.c
  * (director chassis above the leaves, and their cabled order), ftree_route.c (the
- * per-destination assignment and the engine), ftree_split.c (several
- * chains per destination on degraded trees, admitted by room),
+ * per-destination assignment and the engine), ftree_group.c (a target
+ * switch's setup: ancestors, candidates, good and non-good switches),
+ * ftree_ahead.c (setups prepared ahead, the detours' context ring),
+ * ftree_split.c (several chains per destination on degraded trees,
+ * admitted by room; ftree_widest.c: their widest paths),
  * ftree_degraded.c (load caps and source spilling on degraded trees),
  * ftree_reroute.c (keep previous entries where still valid),
  * ftree_repair*.c (after lost links or switches: change only the entries
@@ -65,10 +68,10 @@ struct ftree_tuning {
 					 * switch LIDs between the targets
 					 * (FT_THREAD_MIN_ENTRIES; CHANGES the
 					 * tables of smaller trees) */
-	unsigned setup_depth;           /* ftree_route.c: targets' setups
+	unsigned setup_depth;           /* ftree_ahead.c: targets' setups
 					 * prepared ahead on the second
 					 * thread (12; 1 to FT_SIDE_MAX) */
-	unsigned ng_rounds;             /* ftree_route.c: distance from which
+	unsigned ng_rounds;             /* ftree_group.c: distance from which
 					 * the non-good switches are searched
 					 * from their side (4; 0: always) */
 	int split_ref;                  /* ftree_split.c: the reference chain
