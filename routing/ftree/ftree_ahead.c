@@ -100,7 +100,7 @@ void ft_ahead_free(struct ft_ahead *a)
 }
 
 int ft_ahead_init(struct ft_ahead *a, const struct ftree *t,
-		      const struct ft_work *w, uint32_t depth)
+		  const struct ft_work *w, uint32_t depth)
 {
 	memset(a, 0, sizeof(*a));
 	depth = depth < 1 ? 1 : depth > FT_SIDE_MAX ? FT_SIDE_MAX : depth;
@@ -119,7 +119,7 @@ int ft_ahead_init(struct ft_ahead *a, const struct ftree *t,
 /* Give free contexts to the next targets of todo (queued on the second
  * thread where side). */
 void ft_ahead_fill(struct ft_ahead *a, const struct ftree *t,
-		       struct ft_writer *wr)
+		   struct ft_writer *wr)
 {
 	while (a->given - a->taken < a->depth && a->pos < a->ntodo) {
 		struct ft_next *n = &a->c[a->given++ % a->depth];
@@ -137,7 +137,7 @@ void ft_ahead_fill(struct ft_ahead *a, const struct ftree *t,
 /* The next target's setup into w and g (run here if it was not queued
  * or not started); its context goes to a later target. */
 int ft_ahead_take(struct ft_ahead *a, const struct ftree *t,
-		      struct ft_writer *wr, struct ft_work *w, struct ft_group *g)
+		  struct ft_writer *wr, struct ft_work *w, struct ft_group *g)
 {
 	struct ft_next *n = &a->c[a->taken++ % a->depth];
 	if (n->side)
@@ -164,7 +164,7 @@ void ft_dring_free(struct ft_dring *r)
 /* The context of the current target's LIDs (NULL: no detours), or
  * (void *)-1 without memory. */
 void *ft_dring_take(struct ft_dring *r, const struct ft_work *w,
-			const struct ft_group *g)
+		    const struct ft_group *g)
 {
 	const struct ftree *t = r->t;
 	if (!g->has_nongood || !g->nng)
