@@ -12,8 +12,11 @@
  *
  * Files: ftree_levels.c (tree shape from the graph), ftree_chassis.c
  * (director chassis above the leaves, and their cabled order), ftree_route.c (the
- * per-destination assignment and the engine), ftree_split.c (several
- * chains per destination on degraded trees, admitted by room),
+ * per-destination assignment and the engine), ftree_group.c (a target
+ * switch's setup: ancestors, candidates, good and non-good switches),
+ * ftree_ahead.c (setups prepared ahead, the detours' context ring),
+ * ftree_split.c (several chains per destination on degraded trees,
+ * admitted by room; ftree_widest.c: their widest paths),
  * ftree_degraded.c (load caps and source spilling on degraded trees),
  * ftree_reroute.c (keep previous entries where still valid),
  * ftree_repair*.c (after lost links or switches: change only the entries
@@ -65,10 +68,10 @@ struct ftree_tuning {
 					 * switch LIDs between the targets
 					 * (FT_THREAD_MIN_ENTRIES; CHANGES the
 					 * tables of smaller trees) */
-	unsigned setup_depth;           /* ftree_route.c: targets' setups
+	unsigned setup_depth;           /* ftree_ahead.c: targets' setups
 					 * prepared ahead on the second
 					 * thread (12; 1 to FT_SIDE_MAX) */
-	unsigned ng_rounds;             /* ftree_route.c: distance from which
+	unsigned ng_rounds;             /* ftree_group.c: distance from which
 					 * the non-good switches are searched
 					 * from their side (4; 0: always) */
 	int split_ref;                  /* ftree_split.c: the reference chain
@@ -607,6 +610,112 @@ int ft_memo_turn(const struct ftree *t, const struct route_memo *m,
 int ft_memo_carry(const struct ftree *t, const struct route_memo *prev,
 		  const uint32_t *new_of_prev, struct route_memo *m);
 int ft_memo_usable(const struct route_memo *m, const struct fabric *prev_fab);
+
+/* ftree_group.c: a target switch's setup (step 1 of ftree_route.c),
+ * cached per target and prepared ahead (ftree_ahead.c). */
+struct ft_group {               /* cached per target switch */
+	uint32_t *cand_off;     /* per anc_list index: candidates in cand[] */
+	uint32_t *cand;         /* indices into t->dn */
+	uint32_t *cand_lo;      /* per candidate: its lower end's anc_list index */
+	uint32_t *cand_up;      /* per candidate: the same link's t->up index */
+	uint8_t *cand_port;     /* per candidate: its port at the ancestor
+				 * above (t->dn[cand].port, read in sequence
+				 * rather than a cache miss in t->dn each) */
+	uint32_t ncand_cap;
+	int has_nongood;
+	uint64_t good_weight;   /* compute nodes on good switches off the
+				 * ancestors (ftree_split.c) */
+	uint32_t *ng_list;      /* non-good switches, nearest the good set first */
+	uint32_t nng;
+	uint8_t *dflt;          /* per switch: its entry unless the LID's own
+				 * pass decides otherwise (see group_defaults) */
+};
+/* The setup of target switch tg into w's group arrays and g. */
+int ft_group_setup(struct ft_work *w, struct ft_group *g, uint32_t tg);
+
+/* ftree_ahead.c: the next targets' setups, prepared ahead, and the
+ * detours' contexts handed to the thread that writes the rows. */
+/* The next targets' setups (step 1) depend on the tree only, so they
+ * are prepared ahead, in arrays of their own, while the current target's
+ * LIDs are routed; when its target comes, a context's arrays are swapped
+ * with the router's. Each array keeps its own epoch (swapped with it),
+ * so stale marks never match. */
+struct ft_next {
+	struct ft_work w;       /* t and the group arrays only */
+	struct ft_group g;
+	uint32_t tg;
+	int r;
+	int side;               /* queued for the second thread */
+};
+
+/* The setups of the targets after the current one, a ring of contexts
+ * given to the next targets in todo order as soon as one is free. With
+ * switch LIDs interleaved (~1.5 switch targets, each routed in
+ * microseconds, between two compute-node targets at 65,536 CAs) one
+ * setup prepared ahead is mostly not started, or still running, when the
+ * router comes to it; a few ahead are done. Only for compute-node targets
+ * unless interleaved (side_all): without interleaving the switch LIDs
+ * come last, their own routing is light and their detours heavy, so the
+ * router prepares them itself (side stays 0), in step with the second
+ * thread's detours. With one thread one context (setups run when
+ * queued). How many: ftree_tuning.setup_depth (12). */
+
+struct ft_ahead {
+	struct ft_next c[FT_SIDE_MAX];
+	uint32_t depth;
+	uint64_t given, taken;  /* targets given a context, taken by the router */
+	const uint32_t *todo;   /* the destinations in routing order */
+	uint32_t ntodo;
+	uint32_t pos;           /* todo index of the next target to give one */
+	int side_all;
+};
+void ft_ahead_free(struct ft_ahead *a);
+int ft_ahead_init(struct ft_ahead *a, const struct ftree *t,
+		  const struct ft_work *w, uint32_t depth);
+/* Give free contexts to the next targets of todo (queued on the second
+ * thread where side). */
+void ft_ahead_fill(struct ft_ahead *a, const struct ftree *t,
+		   struct ft_writer *wr);
+/* The next target's setup into w and g (run here if it was not queued
+ * or not started); its context goes to a later target. */
+int ft_ahead_take(struct ft_ahead *a, const struct ftree *t,
+		  struct ft_writer *wr, struct ft_work *w, struct ft_group *g);
+
+/* The detours of a LID depend on its final entries of the good switches
+ * and on the turns taken for the LIDs before it, not on the loads. So
+ * they are made where its row is written (ftree_write.c: on the second
+ * thread with two), in LID order, while the router goes on with the next
+ * LIDs; the turns taken, and the tables, are the same either way. Each
+ * target's good set and non-good list are copied for them into a ring of
+ * contexts. At most FT_WINDOWS windows of FT_WINDOW LIDs are alive (the
+ * one the router fills, less than full, and those handed over), so a
+ * context is reused only once no LID alive refers to it. The good set
+ * is kept one byte per switch (the ring holds ~500 of them) and spread
+ * back into marks when the second thread meets a new context. */
+#define FT_DCTX (FT_WINDOWS * FT_WINDOW + 2)
+
+struct ft_dctx {
+	uint8_t *good;          /* per switch: good for the target */
+	uint32_t *ng;           /* non-good switches, nearest the good set first */
+	uint32_t nng, ng_cap;
+	uint64_t serial;        /* which target it holds (ring reuse) */
+};
+
+struct ft_dring {
+	const struct ftree *t;
+	struct ft_detour *dt;
+	struct ft_dctx c[FT_DCTX];
+	uint64_t next;
+	uint32_t *marks;        /* second thread: good marks of... */
+	uint64_t marks_of;      /* ... this serial (0: none yet) */
+};
+void ft_dring_free(struct ft_dring *r);
+/* The context of the current target's LIDs (NULL: no detours), or
+ * (void *)-1 without memory. */
+void *ft_dring_take(struct ft_dring *r, const struct ft_work *w,
+		    const struct ft_group *g);
+/* ft_writer's fix: the detours of one LID's row. */
+void ft_dring_fix(void *arg, void *ctx, uint8_t *nh);
 
 /* Engine entry points (ftree_route.c). */
 extern const struct route_engine route_ftree;

@@ -338,6 +338,101 @@ static int copy_made(const struct ft_repair *rp, int holds_prev)
 	return 1;
 }
 
+/* With a usable memo of the previous tables' turns: it, and the new
+ * switch ordinal of each previous one (new_of_prev) to read it with. */
+static int memo_index(struct ft_repair *rp, const struct route_options *opt)
+{
+	const struct ftree *t = rp->t;
+	if (ft_memo_usable(opt->prev_memo, rp->pf)) {
+		rp->memo = opt->prev_memo;
+		uint32_t n = rp->pf->num_switches;
+		rp->new_of_prev = malloc((n ? n : 1) * sizeof(uint32_t));
+		if (!rp->new_of_prev)
+			return -ENOMEM;
+		for (uint32_t i = 0; i < rp->pf->num_switches; i++)
+			rp->new_of_prev[i] = FAB_NONE;
+		for (uint32_t s = 0; s < t->nsw; s++)
+			if (rp->prev_sw[s] != FAB_NONE)
+				rp->new_of_prev[rp->prev_sw[s]] = s;
+	}
+	return 0;
+}
+
+/* Re-decide the entries that cross a lost link: LID by LID, then the
+ * idle up-link entries in bulk. 0, or < 0 / > 0 as repair_lids. */
+static int repair_entries(struct ft_repair *rp, double t1)
+{
+	const struct ftree *t = rp->t;
+	struct lft_set *lft = rp->lft;
+	int r = 0;
+	uint32_t *undecided = malloc((t->nsw ? t->nsw : 1) * sizeof(uint32_t));
+	uint64_t nblk = (uint64_t)t->nsw * (lft->stride / LFT_BLOCK);
+	uint64_t *dirty = calloc(nblk / 64 + 1, sizeof(uint64_t));
+	uint8_t *redo = calloc((size_t)lft->max_lid + 1, 1);
+	if (!undecided || !dirty || !redo || (r = rp_idle_split(rp)) < 0) {
+		free(undecided);
+		free(dirty);
+		free(redo);
+		return r < 0 ? r : -ENOMEM;
+	}
+	/* LIDs whose every hit is an idle entry go last, in bulk; a LID none
+	 * of whose up-links suits goes through the per-LID repair after all. */
+	uint64_t nper = rp->nhits - rp->nidle;
+	double ts = now_seconds();
+	r = repair_lids(rp, 0, nper, NULL, undecided, dirty);
+	double tl = now_seconds();
+	if (!r && rp->nidle) {
+		rp_idle_repoint(rp, nper, redo);
+		for (uint64_t i = nper; i < rp->nhits; i++) {
+			const struct ft_hit *h = &rp->hits[i];
+			if (redo[h->lid])
+				continue;
+			rp->nlids++;
+			rp->redecided++;
+			count_change(rp, dirty, h->sw, h->lid);
+		}
+		r = repair_lids(rp, nper, rp->nhits, redo, undecided, dirty);
+	}
+	log_debug("ftree: repair: hits and idle split %.3f s, %llu LIDs one by "
+		  "one %.3f s (previous turns included; switch LIDs %llu, R %llu, "
+		  "%.3f s; CA LIDs %llu, R %llu, %.3f s), idle entries %.3f s",
+		  ts - t1, (unsigned long long)(rp->nlids - rp->idle_moved), tl - ts,
+		  (unsigned long long)rp->by_kind[0].lids, (unsigned long long)rp->by_kind[0].r,
+		  rp->by_kind[0].s, (unsigned long long)rp->by_kind[1].lids,
+		  (unsigned long long)rp->by_kind[1].r, rp->by_kind[1].s,
+		  now_seconds() - tl);
+	free(undecided);
+	free(dirty);
+	free(redo);
+	return r;
+}
+
+/* What the repair did, and in how long. */
+static void repair_report(const struct ft_repair *rp, double t0, double t1,
+			  double c0, unsigned nthr, int made)
+{
+	log_info("ftree: repair: %u ports lost their link, %u LIDs gone; %u LIDs affected, "
+		 "%llu entries changed (+%llu cleared) in %llu 64-entry LFT "
+		 "blocks: %llu re-decided (%llu idle up-link entries in bulk), "
+		 "%llu on detours, %llu LIDs whole; "
+		 "copy %.3f s (%u "
+		 "threads%s), repair %.3f s (previous turns %llu %s in %.3f s, %llu "
+		 "new); CPU %.3f s", rp->nlost, rp->ngone, rp->nlids,
+		 (unsigned long long)rp->changed, (unsigned long long)rp->cleared,
+		 (unsigned long long)rp->blocks, (unsigned long long)rp->redecided,
+		 (unsigned long long)rp->idle_moved,
+		 (unsigned long long)rp->detours,
+		 (unsigned long long)rp->lazy_fallbacks, t1 - t0, nthr,
+		 made ? ": the tables held a copy made beforehand" : "",
+		 now_seconds() - t1,
+		 (unsigned long long)rp->prev_turns,
+		 !rp->have_turns ? "not needed" : rp->turns_overlap ?
+		 "from the memo alongside the copy" : rp->turns_from_memo ?
+		 "from the memo" : "scanned", rp->turns_s,
+		 (unsigned long long)(rp->have_turns ? rp->tu.taken - rp->prev_turns : 0),
+		 cpu_seconds() - c0);
+}
+
 int ft_repair(struct ft_work *w, const struct route_options *opt,
 	      struct lft_set *lft, unsigned threads, int holds_prev)
 {
@@ -362,20 +457,8 @@ int ft_repair(struct ft_work *w, const struct route_options *opt,
 		repair_free(&rp);
 		return r;
 	}
-	if (ft_memo_usable(opt->prev_memo, rp.pf)) {
-		rp.memo = opt->prev_memo;
-		rp.new_of_prev = malloc((rp.pf->num_switches ? rp.pf->num_switches : 1) *
-					sizeof(uint32_t));
-		if (!rp.new_of_prev) {
-			r = -ENOMEM;
-			goto fail;
-		}
-		for (uint32_t i = 0; i < rp.pf->num_switches; i++)
-			rp.new_of_prev[i] = FAB_NONE;
-		for (uint32_t s = 0; s < t->nsw; s++)
-			if (rp.prev_sw[s] != FAB_NONE)
-				rp.new_of_prev[rp.prev_sw[s]] = s;
-	}
+	if ((r = memo_index(&rp, opt)) < 0)
+		goto fail;
 	/* With the previous turns in a memo, a second thread takes them
 	 * while this one copies: the copy is bound by memory bandwidth (one
 	 * thread copies 345 MB about as fast as two), taking 32,000 turns by
@@ -413,47 +496,7 @@ int ft_repair(struct ft_work *w, const struct route_options *opt,
 		r = 1;
 		goto fail;
 	}
-	uint32_t *undecided = malloc((t->nsw ? t->nsw : 1) * sizeof(uint32_t));
-	uint64_t nblk = (uint64_t)t->nsw * (lft->stride / LFT_BLOCK);
-	uint64_t *dirty = calloc(nblk / 64 + 1, sizeof(uint64_t));
-	uint8_t *redo = calloc((size_t)lft->max_lid + 1, 1);
-	if (!undecided || !dirty || !redo || (r = rp_idle_split(&rp)) < 0) {
-		free(undecided);
-		free(dirty);
-		free(redo);
-		r = r < 0 ? r : -ENOMEM;
-		goto fail;
-	}
-	/* LIDs whose every hit is an idle entry go last, in bulk; a LID none
-	 * of whose up-links suits goes through the per-LID repair after all. */
-	uint64_t nper = rp.nhits - rp.nidle;
-	double ts = now_seconds();
-	r = repair_lids(&rp, 0, nper, NULL, undecided, dirty);
-	double tl = now_seconds();
-	if (!r && rp.nidle) {
-		rp_idle_repoint(&rp, nper, redo);
-		for (uint64_t i = nper; i < rp.nhits; i++) {
-			const struct ft_hit *h = &rp.hits[i];
-			if (redo[h->lid])
-				continue;
-			rp.nlids++;
-			rp.redecided++;
-			count_change(&rp, dirty, h->sw, h->lid);
-		}
-		r = repair_lids(&rp, nper, rp.nhits, redo, undecided, dirty);
-	}
-	log_debug("ftree: repair: hits and idle split %.3f s, %llu LIDs one by "
-		  "one %.3f s (previous turns included; switch LIDs %llu, R %llu, "
-		  "%.3f s; CA LIDs %llu, R %llu, %.3f s), idle entries %.3f s",
-		  ts - t1, (unsigned long long)(rp.nlids - rp.idle_moved), tl - ts,
-		  (unsigned long long)rp.by_kind[0].lids, (unsigned long long)rp.by_kind[0].r,
-		  rp.by_kind[0].s, (unsigned long long)rp.by_kind[1].lids,
-		  (unsigned long long)rp.by_kind[1].r, rp.by_kind[1].s,
-		  now_seconds() - tl);
-	free(undecided);
-	free(dirty);
-	free(redo);
-	if (r)
+	if ((r = repair_entries(&rp, t1)))
 		goto fail;
 	/* The memo of the repaired tables: every turn checked here, or, when
 	 * no detour needed them, the previous memo's turns still linked. */
@@ -463,26 +506,7 @@ int ft_repair(struct ft_work *w, const struct route_options *opt,
 		r = ft_memo_carry(t, rp.memo, rp.new_of_prev, opt->memo_out);
 	if (r)
 		goto fail;
-	log_info("ftree: repair: %u ports lost their link, %u LIDs gone; %u LIDs affected, "
-		 "%llu entries changed (+%llu cleared) in %llu 64-entry LFT "
-		 "blocks: %llu re-decided (%llu idle up-link entries in bulk), "
-		 "%llu on detours, %llu LIDs whole; "
-		 "copy %.3f s (%u "
-		 "threads%s), repair %.3f s (previous turns %llu %s in %.3f s, %llu "
-		 "new); CPU %.3f s", rp.nlost, rp.ngone, rp.nlids,
-		 (unsigned long long)rp.changed, (unsigned long long)rp.cleared,
-		 (unsigned long long)rp.blocks, (unsigned long long)rp.redecided,
-		 (unsigned long long)rp.idle_moved,
-		 (unsigned long long)rp.detours,
-		 (unsigned long long)rp.lazy_fallbacks, t1 - t0, nthr,
-		 made ? ": the tables held a copy made beforehand" : "",
-		 now_seconds() - t1,
-		 (unsigned long long)rp.prev_turns,
-		 !rp.have_turns ? "not needed" : rp.turns_overlap ?
-		 "from the memo alongside the copy" : rp.turns_from_memo ?
-		 "from the memo" : "scanned", rp.turns_s,
-		 (unsigned long long)(rp.have_turns ? rp.tu.taken - rp.prev_turns : 0),
-		 cpu_seconds() - c0);
+	repair_report(&rp, t0, t1, c0, nthr, made);
 	repair_free(&rp);
 	t->stats->repair_taken = 1;
 	return 1;

@@ -35,354 +35,11 @@
 #include "../../core/log.h"
 #include "ftree.h"
 
-struct ft_group {               /* cached per target switch */
-	uint32_t *cand_off;     /* per anc_list index: candidates in cand[] */
-	uint32_t *cand;         /* indices into t->dn */
-	uint32_t *cand_lo;      /* per candidate: its lower end's anc_list index */
-	uint32_t *cand_up;      /* per candidate: the same link's t->up index */
-	uint8_t *cand_port;     /* per candidate: its port at the ancestor
-				 * above (t->dn[cand].port, read in sequence
-				 * rather than a cache miss in t->dn each) */
-	uint32_t ncand_cap;
-	int has_nongood;
-	uint64_t good_weight;   /* compute nodes on good switches off the
-				 * ancestors (ftree_split.c) */
-	uint32_t *ng_list;      /* non-good switches, nearest the good set first */
-	uint32_t nng;
-	uint8_t *dflt;          /* per switch: its entry unless the LID's own
-				 * pass decides otherwise (see group_defaults) */
-};
-
 static uint32_t first_port(const struct ftree *t, uint32_t s)
 {
 	return t->fport[s];
 }
 
-/* The entries every LID of a target starts from (the tree alone decides
- * them): non-good switches their step toward the good set, good switches
- * that carry no flow their first up-link to a good switch (any will do).
- * The LID's own pass then only visits the chain, what lies below it, and
- * the switches that carry flow outside it, not every switch. */
-static void group_defaults(struct ft_work *w, struct ft_group *g)
-{
-	const struct ftree *t = w->t;
-	uint32_t grp = w->epoch_grp;
-	for (uint32_t x = 0; x < t->nsw; x++) {
-		uint8_t p = LFT_NO_PATH;
-		if (w->good_mark[x] != grp) {
-			p = w->ng_nh[x];
-		} else if (w->anc_mark[x] != grp) {
-			for (uint32_t k = t->up_off[x]; k < t->up_off[x + 1]; k++)
-				if (w->good_mark[w->up_peer[k]] == grp) {
-					p = t->up[k].port;
-					break;
-				}
-		}
-		g->dflt[x] = p;
-	}
-}
-
-static int group_marks(struct ft_work *w, struct ft_group *g, uint32_t tg);
-
-static int group_setup(struct ft_work *w, struct ft_group *g, uint32_t tg)
-{
-	int r = group_marks(w, g, tg);
-	if (!r)
-		group_defaults(w, g);
-	return r;
-}
-
-/* Distances searched from the non-good side (nongood_search), then the
- * plain search goes on (ftree_tuning.ng_rounds, 4; 0: the plain search
- * from the good set only: the unit tests compare the two). */
-
-static int key_cmp(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* The least (queue position, index at the far end) over o's links to
- * good switches (queued by ordinal, so the far ends' order is the
- * queue's: the first good one in it), or UINT64_MAX. */
-static uint64_t good_key(const struct ft_work *w, uint32_t o)
-{
-	const struct ftree *t = w->t;
-	for (uint32_t k = t->nb_off[o]; k < t->nb_off[o + 1]; k++)
-		if (!w->ng_dist[t->nb_srt_peer[k]])
-			return (uint64_t)t->nb_srt_peer[k] << 32 | t->nb_srt_rev[k];
-	return UINT64_MAX;
-}
-
-/* The same over o's links to switches at distance d - 1 (anc_pos:
- * their queue positions). */
-static uint64_t near_key(const struct ft_work *w, uint32_t o, uint32_t d)
-{
-	const struct ftree *t = w->t;
-	uint64_t best = UINT64_MAX;
-	for (uint32_t k = t->nb_off[o]; k < t->nb_off[o + 1]; k++) {
-		uint32_t p = t->nb_peer[k];
-		/* (no branch: nearer and farther neighbours mix) */
-		uint64_t key = ((uint64_t)w->anc_pos[p] << 32 | t->nb_rev[k]) |
-			-(uint64_t)(w->ng_dist[p] != d - 1);
-		best = key < best ? key : best;
-	}
-	return best;
-}
-
-/* The non-good switches' default entries and order (ng_dist, ng_nh,
- * ng_list) as the breadth-first search from the whole good set in
- * ordinal order finds them, searched from the non-good side, one
- * distance at a time. The search from the good side scans the links of
- * every switch of a distance before the farthest one is found (a leaf
- * target's good set is nearly the whole tree: ~2,000 leaves of 32 links
- * before the ~50 tops that are not good, at 65,536 CAs; a middle
- * switch's non-good leaves are found only by the middle switches of
- * their pod, late in the order), while most non-good switches have
- * a neighbour one step closer and few links. The search from the good
- * side reaches switch o at distance d first from the neighbour p at
- * d - 1 that comes first in its queue (the good set: by ordinal),
- * by p's first link to o. So each switch not yet reached takes the
- * least (p's queue position, the link's index at p) over its links to
- * switches at d - 1 (nb_rev gives the index at the far end), those
- * found are queued in that order, and the rest wait for d + 1: the
- * same distances, next hops and order. Past a few distances the plain
- * search goes on from the queue (each round reads every waiting
- * switch's links). anc_pos (only the candidates' scratch) holds the
- * queue positions. */
-static int nongood_search(struct ft_work *w, struct ft_group *g, uint32_t grp)
-{
-	const struct ftree *t = w->t;
-	uint32_t m = 0, *wait = g->ng_list, *qpos = w->anc_pos;
-	for (uint32_t s = 0; s < t->nsw; s++) {
-		if (w->good_mark[s] == grp) {
-			w->ng_dist[s] = 0;
-			qpos[s] = s;    /* the good set is queued by ordinal */
-		} else {
-			w->ng_dist[s] = UINT32_MAX;
-			w->ng_nh[s] = LFT_NO_PATH;
-			wait[m++] = s;
-		}
-	}
-	uint32_t head = 0, tail = 0;
-	for (uint32_t d = 1; m; d++) {
-		/* d > 1: the plain search from the last distance's switches
-		 * first (it finds all at once on intact trees), while it
-		 * has read no more links than the waiting switches have; the
-		 * rest from their side, among the switches it did not scan
-		 * (the ones it scanned reach none of them). */
-		uint32_t ft = tail, found = 0;
-		uint64_t budget = 0;
-		for (uint32_t i = 0; d > 1 && i < m; i++)
-			budget += t->nb_off[wait[i] + 1] - t->nb_off[wait[i]];
-		if (d > t->tune->ng_rounds)
-			budget = UINT64_MAX;
-		while (d > 1 && head < ft && found < m && budget) {
-			uint32_t x = w->queue[head++];
-			uint64_t deg = t->nb_off[x + 1] - t->nb_off[x];
-			budget = budget > deg ? budget - deg : 0;
-			for (uint32_t k = t->nb_off[x]; k < t->nb_off[x + 1]; k++) {
-				uint32_t o = t->nb_peer[k];
-				if (w->ng_dist[o] != UINT32_MAX)
-					continue;
-				w->ng_dist[o] = d;
-				w->ng_nh[o] = t->nb_rport[k];
-				qpos[o] = tail;
-				w->queue[tail++] = o;
-				found++;
-			}
-		}
-		uint32_t n = 0, left = 0;
-		int back = d == 1 || (found < m && head < ft);
-		for (uint32_t i = 0; i < m; i++) {
-			uint32_t o = wait[i];
-			if (w->ng_dist[o] != UINT32_MAX)
-				continue;       /* (found above) */
-			uint64_t best = !back ? UINT64_MAX :
-				d == 1 ? good_key(w, o) : near_key(w, o, d);
-			if (best != UINT64_MAX)
-				w->ng_key[n++] = best;
-			else
-				wait[left++] = o;
-		}
-		m = left;
-		if (!n && tail == ft)
-			break;          /* the rest cannot be reached */
-		/* Keys are distinct (one link each); the link's index at p
-		 * names o and o's port (nb_peer, nb_rport there). */
-		qsort(w->ng_key, n, sizeof(uint64_t), key_cmp);
-		for (uint32_t i = 0; i < n; i++) {
-			uint32_t k = (uint32_t)w->ng_key[i], o = t->nb_peer[k];
-			w->ng_dist[o] = d;
-			w->ng_nh[o] = t->nb_rport[k];
-			qpos[o] = tail;
-			w->queue[tail++] = o;
-		}
-		head = ft;
-	}
-	g->nng = tail;
-	memcpy(g->ng_list, w->queue, tail * sizeof(uint32_t));
-	return 0;
-}
-
-static int group_marks(struct ft_work *w, struct ft_group *g, uint32_t tg)
-{
-	const struct ftree *t = w->t;
-	uint32_t grp = ++w->epoch_grp;
-	/* Ancestors: breadth first up from T, so anc_list is by level. */
-	w->anc_list[0] = tg;
-	w->anc_mark[tg] = grp;
-	w->nanc = 1;
-	for (uint32_t i = 0; i < w->nanc; i++) {
-		uint32_t s = w->anc_list[i];
-		for (uint32_t k = t->up_off[s]; k < t->up_off[s + 1]; k++) {
-			uint32_t u = t->up[k].peer;
-			if (w->anc_mark[u] != grp) {
-				w->anc_mark[u] = grp;
-				w->anc_list[w->nanc++] = u;
-			}
-		}
-	}
-	/* Down candidates of each ancestor: its links down to ancestors (or
-	 * T), in the order of t->dn. Each is the up-link of an ancestor
-	 * below it, so they are collected from the ancestors' up-links
-	 * (a top switch has far more links down than candidates), counted
-	 * per ancestor first, then each ancestor's put in t->dn order. */
-	uint32_t need = 0;
-	for (uint32_t i = 0; i < w->nanc; i++) {
-		uint32_t s = w->anc_list[i];
-		w->anc_pos[s] = i;
-		need += t->up_off[s + 1] - t->up_off[s];
-	}
-	if (need > g->ncand_cap) {
-		free(g->cand);
-		free(g->cand_lo);
-		free(g->cand_up);
-		free(g->cand_port);
-		g->cand = malloc((need ? need : 1) * sizeof(uint32_t));
-		g->cand_lo = malloc((need ? need : 1) * sizeof(uint32_t));
-		g->cand_up = malloc((need ? need : 1) * sizeof(uint32_t));
-		g->cand_port = malloc(need ? need : 1);
-		if (!g->cand || !g->cand_lo || !g->cand_up || !g->cand_port) {
-			g->ncand_cap = 0;
-			return -ENOMEM;
-		}
-		g->ncand_cap = need;
-	}
-	memset(g->cand_off, 0, (w->nanc + 1) * sizeof(uint32_t));
-	for (uint32_t i = 0; i < w->nanc; i++) {
-		uint32_t s = w->anc_list[i];
-		for (uint32_t k = t->up_off[s]; k < t->up_off[s + 1]; k++)
-			g->cand_off[w->anc_pos[t->up[k].peer] + 1]++;
-	}
-	for (uint32_t i = 1; i <= w->nanc; i++) {
-		g->cand_off[i] += g->cand_off[i - 1];
-		w->queue[i - 1] = g->cand_off[i - 1];  /* fill cursor */
-	}
-	for (uint32_t i = 0; i < w->nanc; i++) {
-		uint32_t s = w->anc_list[i];
-		for (uint32_t k = t->up_off[s]; k < t->up_off[s + 1]; k++) {
-			uint32_t c = w->queue[w->anc_pos[t->up[k].peer]]++;
-			g->cand[c] = w->up_rev[k];
-			g->cand_lo[c] = i;
-			g->cand_up[c] = k;
-		}
-	}
-	for (uint32_t i = 1; i < w->nanc; i++) {
-		/* t->dn order (insertion sort: a few candidates each) */
-		uint32_t *c = g->cand, *lo = g->cand_lo, *up = g->cand_up;
-		for (uint32_t a = g->cand_off[i] + 1; a < g->cand_off[i + 1]; a++) {
-			uint32_t v = c[a], vl = lo[a], vu = up[a], b = a;
-			for (; b > g->cand_off[i] && c[b - 1] > v; b--) {
-				c[b] = c[b - 1];
-				lo[b] = lo[b - 1];
-				up[b] = up[b - 1];
-			}
-			c[b] = v;
-			lo[b] = vl;
-			up[b] = vu;
-		}
-	}
-	for (uint32_t c = 0; c < g->cand_off[w->nanc]; c++)
-		g->cand_port[c] = t->dn[g->cand[c]].port;
-	/* Good switches: those with an up-path to an ancestor. Below a
-	 * leaf's ancestors nearly every switch is good: top-down, a switch
-	 * is good if it is an ancestor or has a good up-neighbour (the first
-	 * one found will do), instead of following every ancestor's
-	 * down-links (a top switch has 64). Below a higher target most
-	 * switches are not good, each would test all its up-links: there
-	 * the search down from the ancestors follows fewer links. */
-	g->nng = 0;
-	uint32_t ngood = 0;
-	g->good_weight = 0;
-	if (t->level[tg] == 0) {
-		for (uint32_t i = t->nsw; i-- > 0;) {
-			uint32_t s = t->by_level[i];
-			int good = w->anc_mark[s] == grp;
-			for (uint32_t k = t->up_off[s]; !good && k < t->up_off[s + 1]; k++)
-				good = w->good_mark[w->up_peer[k]] == grp;
-			if (!good)
-				continue;
-			if (w->anc_mark[s] != grp)
-				g->good_weight += t->weight[s];
-			w->good_mark[s] = grp;
-			ngood++;
-		}
-	} else {
-		for (uint32_t i = 0; i < w->nanc; i++) {
-			w->good_mark[w->anc_list[i]] = grp;
-			w->queue[ngood++] = w->anc_list[i];
-		}
-		for (uint32_t i = 0; i < ngood; i++) {
-			uint32_t s = w->queue[i];
-			for (uint32_t k = t->dn_off[s]; k < t->dn_off[s + 1]; k++) {
-				uint32_t o = t->dn[k].peer;
-				if (w->good_mark[o] != grp) {
-					w->good_mark[o] = grp;
-					w->queue[ngood++] = o;
-					g->good_weight += t->weight[o];
-				}
-			}
-		}
-	}
-	g->has_nongood = ngood < t->nsw;
-	if (!g->has_nongood)
-		return 0;
-	/* Others: breadth first from the good set over all switch links; the
-	 * next hop is a neighbour one step closer. That is the default entry;
-	 * ft_detour_route keeps it only where its turns close no cycle. The
-	 * BFS order (nearest first) is the order detours are decided in. */
-	if (t->tune->ng_rounds && t->nb_rev && w->ng_key)
-		return nongood_search(w, g, grp);
-	uint32_t head = 0, tail = 0;
-	for (uint32_t s = 0; s < t->nsw; s++) {
-		if (w->good_mark[s] == grp) {
-			w->ng_dist[s] = 0;
-			w->queue[tail++] = s;
-		} else {
-			w->ng_dist[s] = UINT32_MAX;
-			w->ng_nh[s] = LFT_NO_PATH;
-		}
-	}
-	ngood = tail;
-	/* Stop once every switch is reached: the rest of the scans would only
-	 * find switches already seen (the outer ring's links, typically a
-	 * quarter of the work for a top-level target). */
-	while (head < tail && tail < t->nsw) {
-		uint32_t s = w->queue[head++], d = w->ng_dist[s] + 1;
-		for (uint32_t k = t->nb_off[s]; k < t->nb_off[s + 1]; k++) {
-			uint32_t o = t->nb_peer[k];
-			if (w->ng_dist[o] != UINT32_MAX)
-				continue;
-			w->ng_dist[o] = d;
-			w->ng_nh[o] = t->nb_rport[k];
-			w->queue[tail++] = o;
-		}
-	}
-	g->nng = tail - ngood;
-	memcpy(g->ng_list, w->queue + ngood, g->nng * sizeof(uint32_t));
-	return 0;
-}
 
 static uint32_t used_count(const struct ft_work *w, uint32_t s)
 {
@@ -737,267 +394,6 @@ static int work_init(struct ft_work *w, const struct ftree *t, uint32_t planes)
 	return 0;
 }
 
-/* The next targets' setups (step 1) depend on the tree only, so they
- * are prepared ahead, in arrays of their own, while the current target's
- * LIDs are routed; when its target comes, a context's arrays are swapped
- * with the router's. Each array keeps its own epoch (swapped with it),
- * so stale marks never match. */
-struct ft_next {
-	struct ft_work w;       /* t and the group arrays only */
-	struct ft_group g;
-	uint32_t tg;
-	int r;
-	int side;               /* queued for the second thread */
-};
-
-static void next_free(struct ft_next *n)
-{
-	free(n->w.anc_mark);
-	free(n->w.good_mark);
-	free(n->w.ng_dist);
-	free(n->w.ng_key);
-	free(n->w.ng_nh);
-	free(n->w.anc_list);
-	free(n->w.queue);
-	free(n->w.anc_pos);
-	free(n->g.cand_off);
-	free(n->g.cand);
-	free(n->g.cand_lo);
-	free(n->g.cand_up);
-	free(n->g.cand_port);
-	free(n->g.ng_list);
-	free(n->g.dflt);
-}
-
-static int next_init(struct ft_next *n, const struct ftree *t)
-{
-	size_t k = t->nsw;
-	memset(n, 0, sizeof(*n));
-	n->w.t = t;
-	n->w.anc_mark = calloc(k, sizeof(uint32_t));
-	n->w.good_mark = calloc(k, sizeof(uint32_t));
-	n->w.ng_dist = calloc(k, sizeof(uint32_t));
-	n->w.ng_key = calloc(k + 1, sizeof(uint64_t));
-	n->w.ng_nh = calloc(k, 1);
-	n->w.anc_list = calloc(k, sizeof(uint32_t));
-	n->w.queue = calloc(k + 1, sizeof(uint32_t));
-	n->w.anc_pos = calloc(k, sizeof(uint32_t));
-	n->g.cand_off = malloc((k + 2) * sizeof(uint32_t));
-	n->g.ng_list = malloc((k ? k : 1) * sizeof(uint32_t));
-	n->g.dflt = malloc(k ? k : 1);
-	if (!n->w.anc_mark || !n->w.good_mark || !n->w.ng_dist || !n->w.ng_nh ||
-	    !n->w.anc_list || !n->w.queue || !n->w.anc_pos || !n->g.cand_off ||
-	    !n->g.ng_list ||
-	    !n->g.dflt)
-		return -ENOMEM;
-	return 0;
-}
-
-static void next_run(void *arg)
-{
-	struct ft_next *n = arg;
-	n->r = group_setup(&n->w, &n->g, n->tg);
-}
-
-static void swap_u32p(uint32_t **a, uint32_t **b)
-{
-	uint32_t *x = *a;
-	*a = *b;
-	*b = x;
-}
-
-static void swap_u32(uint32_t *a, uint32_t *b)
-{
-	uint32_t x = *a;
-	*a = *b;
-	*b = x;
-}
-
-static void next_take(struct ft_work *w, struct ft_group *g, struct ft_next *n)
-{
-	swap_u32p(&w->anc_mark, &n->w.anc_mark);
-	swap_u32p(&w->good_mark, &n->w.good_mark);
-	swap_u32p(&w->ng_dist, &n->w.ng_dist);
-	swap_u32p(&w->anc_list, &n->w.anc_list);
-	swap_u32(&w->nanc, &n->w.nanc);
-	swap_u32(&w->epoch_grp, &n->w.epoch_grp);
-	uint8_t *nh = w->ng_nh;
-	w->ng_nh = n->w.ng_nh;
-	n->w.ng_nh = nh;
-	struct ft_group x = *g;
-	*g = n->g;
-	n->g = x;
-}
-
-/* The setups of the targets after the current one, a ring of contexts
- * given to the next targets in todo order as soon as one is free. With
- * switch LIDs interleaved (~1.5 switch targets, each routed in
- * microseconds, between two compute-node targets at 65,536 CAs) one
- * setup prepared ahead is mostly not started, or still running, when the
- * router comes to it; a few ahead are done. Only for compute-node targets
- * unless interleaved (side_all): without interleaving the switch LIDs
- * come last, their own routing is light and their detours heavy, so the
- * router prepares them itself (side stays 0), in step with the second
- * thread's detours. With one thread one context (setups run when
- * queued). How many: ftree_tuning.setup_depth (12). */
-
-struct ft_ahead {
-	struct ft_next c[FT_SIDE_MAX];
-	uint32_t depth;
-	uint64_t given, taken;  /* targets given a context, taken by the router */
-	const uint32_t *todo;   /* the destinations in routing order */
-	uint32_t ntodo;
-	uint32_t pos;           /* todo index of the next target to give one */
-	int side_all;
-};
-
-static void ahead_free(struct ft_ahead *a)
-{
-	for (uint32_t i = 0; i < a->depth; i++)
-		next_free(&a->c[i]);
-	a->depth = 0;
-}
-
-static int ahead_init(struct ft_ahead *a, const struct ftree *t,
-		      const struct ft_work *w, uint32_t depth)
-{
-	memset(a, 0, sizeof(*a));
-	depth = depth < 1 ? 1 : depth > FT_SIDE_MAX ? FT_SIDE_MAX : depth;
-	for (; a->depth < depth; a->depth++) {
-		int r = next_init(&a->c[a->depth], t);
-		a->c[a->depth].w.up_rev = w->up_rev;    /* shared, read-only */
-		a->c[a->depth].w.up_peer = w->up_peer;
-		if (r) {
-			a->depth++;
-			return r;
-		}
-	}
-	return 0;
-}
-
-/* Give free contexts to the next targets of todo (queued on the second
- * thread where side). */
-static void ahead_fill(struct ft_ahead *a, const struct ftree *t,
-		       struct ft_writer *wr)
-{
-	while (a->given - a->taken < a->depth && a->pos < a->ntodo) {
-		struct ft_next *n = &a->c[a->given++ % a->depth];
-		const struct ft_dest *d = &t->dest[a->todo[a->pos]];
-		n->tg = d->sw;
-		n->side = a->side_all || d->weighted;
-		while (a->pos < a->ntodo && t->dest[a->todo[a->pos]].sw == n->tg)
-			a->pos++;
-		/* (depth <= FT_SIDE_MAX: the queue has room) */
-		if (n->side && ft_writer_side(wr, next_run, n))
-			n->side = 0;    /* the router runs it when it comes */
-	}
-}
-
-/* The next target's setup into w and g (run here if it was not queued
- * or not started); its context goes to a later target. */
-static int ahead_take(struct ft_ahead *a, const struct ftree *t,
-		      struct ft_writer *wr, struct ft_work *w, struct ft_group *g)
-{
-	struct ft_next *n = &a->c[a->taken++ % a->depth];
-	if (n->side)
-		ft_writer_side_wait(wr);
-	else
-		next_run(n);
-	if (n->r)
-		return n->r;
-	next_take(w, g, n);
-	ahead_fill(a, t, wr);
-	return 0;
-}
-
-/* The detours of a LID depend on its final entries of the good switches
- * and on the turns taken for the LIDs before it, not on the loads. So
- * they are made where its row is written (ftree_write.c: on the second
- * thread with two), in LID order, while the router goes on with the next
- * LIDs; the turns taken, and the tables, are the same either way. Each
- * target's good set and non-good list are copied for them into a ring of
- * contexts. At most FT_WINDOWS windows of FT_WINDOW LIDs are alive (the
- * one the router fills, less than full, and those handed over), so a
- * context is reused only once no LID alive refers to it. The good set
- * is kept one byte per switch (the ring holds ~500 of them) and spread
- * back into marks when the second thread meets a new context. */
-#define FT_DCTX (FT_WINDOWS * FT_WINDOW + 2)
-
-struct ft_dctx {
-	uint8_t *good;          /* per switch: good for the target */
-	uint32_t *ng;           /* non-good switches, nearest the good set first */
-	uint32_t nng, ng_cap;
-	uint64_t serial;        /* which target it holds (ring reuse) */
-};
-
-struct ft_dring {
-	const struct ftree *t;
-	struct ft_detour *dt;
-	struct ft_dctx c[FT_DCTX];
-	uint64_t next;
-	uint32_t *marks;        /* second thread: good marks of... */
-	uint64_t marks_of;      /* ... this serial (0: none yet) */
-};
-
-static void dring_free(struct ft_dring *r)
-{
-	for (uint32_t i = 0; i < FT_DCTX; i++) {
-		free(r->c[i].good);
-		free(r->c[i].ng);
-	}
-	free(r->marks);
-}
-
-/* The context of the current target's LIDs (NULL: no detours), or
- * (void *)-1 without memory. */
-static void *dring_take(struct ft_dring *r, const struct ft_work *w,
-			const struct ft_group *g)
-{
-	const struct ftree *t = r->t;
-	if (!g->has_nongood || !g->nng)
-		return NULL;
-	struct ft_dctx *c = &r->c[r->next++ % FT_DCTX];
-	if (!r->marks && !(r->marks = calloc(t->nsw, sizeof(uint32_t))))
-		return (void *)-1;
-	if (!c->good && !(c->good = malloc(t->nsw)))
-		return (void *)-1;
-	if (g->nng > c->ng_cap) {
-		free(c->ng);
-		c->ng_cap = g->nng;
-		if (!(c->ng = malloc(g->nng * sizeof(uint32_t))))
-			return (void *)-1;
-	}
-	for (uint32_t x = 0; x < t->nsw; x++)
-		c->good[x] = w->good_mark[x] == w->epoch_grp;
-	memcpy(c->ng, g->ng_list, g->nng * sizeof(uint32_t));
-	c->nng = g->nng;
-	c->serial = r->next;
-	return c;
-}
-
-/* ft_writer's fix: the detours of one LID's row. */
-static void dring_fix(void *arg, void *ctx, uint8_t *nh)
-{
-	struct ft_dring *r = arg;
-	struct ft_dctx *c = ctx;
-	const struct ftree *t = r->t;
-	if (r->marks_of != c->serial) {
-		for (uint32_t x = 0; x < t->nsw; x++)
-			r->marks[x] = c->good[x];
-		r->marks_of = c->serial;
-	}
-	struct ft_work w;
-	memset(&w, 0, sizeof(w));
-	w.t = t;
-	w.good_mark = r->marks;
-	w.epoch_grp = 1;
-	w.nh = nh;
-	/* Debug log: the detours' CPU time on the thread that makes them. */
-	double c0 = r->dt->timed ? ft_thread_cpu() : 0;
-	ft_detour_route(r->dt, &w, c->ng, c->nng);
-	if (r->dt->timed)
-		r->dt->cpu += ft_thread_cpu() - c0;
-}
 
 /* The routing order on degraded trees: the switch LIDs spread evenly
  * between the compute-node targets (after the j-th of n targets, the
@@ -1031,6 +427,76 @@ static uint32_t interleave(const struct ftree *t, uint32_t *todo)
 	while (sw < t->ndest)
 		todo[n++] = sw++;
 	return n;
+}
+
+/* The destinations in cabled order: all of them, or, when the CA LIDs
+ * were written in closed form (closed), the switch LIDs above the
+ * leaves. Returns how many. */
+static uint32_t route_order(const struct ftree *t, uint32_t *todo, int closed)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < t->ndest; i++)
+		if (!closed || (i >= t->nca_dest && t->level[t->dest[i].sw] != 0))
+			todo[n++] = i;
+	return n;
+}
+
+/* Route the destinations of ah->todo one LID at a time and hand each
+ * row to the writer (with its detours' context). */
+static int route_targets(struct ft_work *w, struct ft_group *g,
+			 struct ft_writer *wr, struct ft_ahead *ah,
+			 struct ft_dring *dr)
+{
+	const struct ftree *t = w->t;
+	uint32_t cur_grp = FAB_NONE;
+	void *dctx = NULL;
+	ft_ahead_fill(ah, t, wr);
+	for (uint32_t i = 0; i < ah->ntodo; i++) {
+		const struct ft_dest *d = &t->dest[ah->todo[i]];
+		if (d->sw != cur_grp) {
+			int r = ft_ahead_take(ah, t, wr, w, g);
+			if (r)
+				return r;
+			cur_grp = d->sw;
+			if ((dctx = ft_dring_take(dr, w, g)) == (void *)-1)
+				return -ENOMEM;
+		}
+		w->nused = 0;
+		for (uint32_t j = 0; j < d->nlids; j++) {
+			route_lid(w, g, d, d->lid + j, d->weighted ? j : 0);
+			if (!d->weighted || (g->has_nongood &&
+			    ft_hub_needed(t, w->good_mark, w->epoch_grp)))
+				ft_hub_entry(t, w->nh, w->good_mark, w->epoch_grp);
+			ft_writer_add(wr, w->nh, d->lid + j, dctx);
+		}
+	}
+	return 0;
+}
+
+/* What the route did: spills, detours, turns. */
+static void route_report(const struct ftree *t, const struct ft_work *w,
+			 const struct ft_detour *dt, double t0)
+{
+	log_info("ftree: routed %u destinations in %.3f s (%llu spilled, "
+		 "%llu source leaves moved)", t->ndest, now_seconds() - t0,
+		 (unsigned long long)w->spilled_dests,
+		 (unsigned long long)w->spilled_sources);
+	log_info("ftree: %llu detour paths, %llu down-up turns taken, %llu "
+		 "refused (%llu cycle searches, %llu short cycles found from "
+		 "the taken turns)", (unsigned long long)dt->paths,
+		 (unsigned long long)dt->turns.taken,
+		 (unsigned long long)dt->turns.refused,
+		 (unsigned long long)dt->turns.cdg.searches,
+		 (unsigned long long)dt->turns.wit.found);
+	log_debug("ftree: cycle searches visited %llu channels, reordering "
+		  "moved %llu; detours took %.3f s CPU",
+		  (unsigned long long)dt->turns.cdg.visited,
+		  (unsigned long long)dt->turns.cdg.moved, dt->cpu);
+	if (dt->failed)
+		log_warn("ftree: %llu switches found no detour that keeps the "
+			 "channel dependency graph acyclic; they keep a shortest "
+			 "path, which may close a credit loop",
+			 (unsigned long long)dt->failed);
 }
 
 static int ft_prepare(struct route_ctx *ctx)
@@ -1104,7 +570,7 @@ static int ft_route(struct route_ctx *ctx, struct lft_set *lft)
 	g.cand_off = malloc((t->nsw + 2) * sizeof(uint32_t));
 	g.ng_list = malloc(t->nsw * sizeof(uint32_t));
 	g.dflt = malloc(t->nsw);
-	r = ahead_init(&ah, t, &w, wr.threaded ? t->tune->setup_depth : 1);
+	r = ft_ahead_init(&ah, t, &w, wr.threaded ? t->tune->setup_depth : 1);
 	if (r || !g.cand_off || !g.ng_list || !g.dflt ||
 	    (r = ft_detour_init(&dt, t)) ||
 	    (r = ft_reroute_init(&w, ctx->opt, ctx->fab))) {
@@ -1137,44 +603,18 @@ static int ft_route(struct route_ctx *ctx, struct lft_set *lft)
 	if (ilv)
 		ntodo = interleave(t, todo);
 	else
-		for (uint32_t i = 0; i < t->ndest; i++)
-			if (!r || (i >= t->nca_dest && t->level[t->dest[i].sw] != 0))
-				todo[ntodo++] = i;
-	r = 0;
-	uint32_t cur_grp = FAB_NONE;
-	void *dctx = NULL;
+		ntodo = route_order(t, todo, r);
 	ah.side_all = ilv;
 	ah.todo = todo;
 	ah.ntodo = ntodo;
-	ahead_fill(&ah, t, &wr);
 	dr.t = t;
 	dr.dt = &dt;
-	wr.fix = dring_fix;
+	wr.fix = ft_dring_fix;
 	wr.fix_arg = &dr;
-	for (uint32_t i = 0; i < ntodo; i++) {
-		const struct ft_dest *d = &t->dest[todo[i]];
-		if (d->sw != cur_grp) {
-			if ((r = ahead_take(&ah, t, &wr, &w, &g))) {
-				free(todo);
-				goto out;
-			}
-			cur_grp = d->sw;
-			if ((dctx = dring_take(&dr, &w, &g)) == (void *)-1) {
-				r = -ENOMEM;
-				free(todo);
-				goto out;
-			}
-		}
-		w.nused = 0;
-		for (uint32_t j = 0; j < d->nlids; j++) {
-			route_lid(&w, &g, d, d->lid + j, d->weighted ? j : 0);
-			if (!d->weighted || (g.has_nongood &&
-			    ft_hub_needed(t, w.good_mark, w.epoch_grp)))
-				ft_hub_entry(t, w.nh, w.good_mark, w.epoch_grp);
-			ft_writer_add(&wr, w.nh, d->lid + j, dctx);
-		}
-	}
+	r = route_targets(&w, &g, &wr, &ah, &dr);
 	free(todo);
+	if (r)
+		goto out;
 	double c1 = ft_thread_cpu();
 	ft_writer_finish(&wr);
 	if (wr.cpu >= 0)
@@ -1182,25 +622,7 @@ static int ft_route(struct route_ctx *ctx, struct lft_set *lft)
 			 "(detours, table writes, setup)", c1 - c0, wr.cpu);
 	if (w.prev)
 		ft_reroute_report(&w, ctx->fab, lft);
-	log_info("ftree: routed %u destinations in %.3f s (%llu spilled, "
-		 "%llu source leaves moved)", t->ndest, now_seconds() - t0,
-		 (unsigned long long)w.spilled_dests,
-		 (unsigned long long)w.spilled_sources);
-	log_info("ftree: %llu detour paths, %llu down-up turns taken, %llu "
-		 "refused (%llu cycle searches, %llu short cycles found from "
-		 "the taken turns)", (unsigned long long)dt.paths,
-		 (unsigned long long)dt.turns.taken,
-		 (unsigned long long)dt.turns.refused,
-		 (unsigned long long)dt.turns.cdg.searches,
-		 (unsigned long long)dt.turns.wit.found);
-	log_debug("ftree: cycle searches visited %llu channels, reordering "
-		  "moved %llu; detours took %.3f s CPU", (unsigned long long)dt.turns.cdg.visited,
-		  (unsigned long long)dt.turns.cdg.moved, dt.cpu);
-	if (dt.failed)
-		log_warn("ftree: %llu switches found no detour that keeps the "
-			 "channel dependency graph acyclic; they keep a shortest "
-			 "path, which may close a credit loop",
-			 (unsigned long long)dt.failed);
+	route_report(t, &w, &dt, t0);
 	/* The memo of these tables for a later repair: the turns they take
 	 * are all in dt.turns unless a source kept a shortest path, or
 	 * previous entries were kept (their turns were not checked here). */
@@ -1208,8 +630,8 @@ static int ft_route(struct route_ctx *ctx, struct lft_set *lft)
 		r = ft_memo_put(&dt.turns, ctx->opt->memo_out);
 out:
 	ft_writer_finish(&wr);
-	dring_free(&dr);
-	ahead_free(&ah);
+	ft_dring_free(&dr);
+	ft_ahead_free(&ah);
 	work_free(&w);
 	free(g.cand_off);
 	free(g.ng_list);

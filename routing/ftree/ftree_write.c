@@ -1,6 +1,6 @@
 /* ftree: the second thread: finishing decided rows (the detours, through
  * the fix callback), writing them into the tables, and side jobs (the
- * next targets' setups, ftree_route.c), a few queued in order.
+ * next targets' setups, ftree_ahead.c), a few queued in order.
  *
  * Each LID yields one next hop per switch, but the tables are stored per
  * switch (one row each), so writing a LID touches one byte in every row.
