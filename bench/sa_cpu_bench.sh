@@ -16,25 +16,10 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 B=${1:-${IBSM_BUILD:-$top/build}}
 case $B in /*) ;; *) B=$top/$B ;; esac
 SIZES=${SA_CPU_SIZES:-648 11664}
-for c in ibsim opensm osmtest perf; do
-	command -v $c >/dev/null 2>&1 || { echo "sa_cpu_bench: $c missing"; exit 77; }
-done
+. "$top/bench/bench_lib.sh"
+bench_need sa_cpu_bench ibsim opensm osmtest perf
 [ -x "$B/bin/ibsm" ] && [ -x "$B/bin/ibsm-topo" ] || { echo "sa_cpu_bench: build first"; exit 77; }
-. "$top/sim/ibsim_harness.sh"
-W=$(mktemp -d "${TMPDIR:-/tmp}/ibsm-sacpu.XXXXXX")
-trap 'sim_cleanup; rm -rf "$W"' EXIT
-trap 'exit 130' INT TERM HUP PIPE
-cd "$W" || exit 1
-
-wait_up() { # log pattern pid
-	i=0
-	while [ $i -lt 12000 ]; do
-		grep -q "$2" "$1" 2>/dev/null && return 0
-		kill -0 "$3" 2>/dev/null || return 1
-		i=$((i + 1)); sleep 0.05
-	done
-	return 1
-}
+bench_sim_workdir sacpu
 
 # Seconds of CPU per object class from a perf.data of one process.
 split_cpu() { # perf.data sm
@@ -55,17 +40,9 @@ split_cpu() { # perf.data sm
 
 run_sm() { # sm size net limits client
 	ibsim_start "$3" $4 || return 1
-	if [ "$1" = ibsm ]; then
-		sim_bg_run "$B/bin/ibsm" -R ftree,updn --cache-dir "$W/$2.c" \
-			--sweep 0 --log-file "$W/$2.ibsm.log"
-		pid=$SIM_LAST_PID; log=$W/$2.ibsm.log; up="fabric UP"
-	else
-		export OSM_CACHE_DIR="$W/$2.osm"; mkdir -p "$OSM_CACHE_DIR"
-		sim_bg_run opensm -d2 -f "$W/$2.osm.log" >/dev/null 2>&1
-		pid=$SIM_LAST_PID; log=$W/$2.osm.log; up="SUBNET UP"
-	fi
+	bench_sm_start "$1" "$2"
 	# env(1) execs the SM: the pid is the SM's.
-	if ! wait_up "$log" "$up" "$pid"; then
+	if ! bench_wait_log "$log" "$up" "$pid"; then
 		echo "$1 not up on $2"; sim_cleanup; return 1
 	fi
 	sleep 1
@@ -99,8 +76,8 @@ for size in $SIZES; do
 	*) echo "unknown size $size (648 or 11664)"; continue ;;
 	esac
 	net=$W/$size.net
-	"$B/bin/ibsm-topo" fattree $args -o "$net" --summary >"$W/$size.sum" || exit 1
-	limits=$(sed -n 's/.*ibsim -s \(.*\) FILE.*/\1/p' "$W/$size.sum")
+	# shellcheck disable=SC2086
+	bench_fattree "$net" $args
 	client=$(ibsim_ca_name "$net" 3)
 	run_sm ibsm "$size" "$net" "$limits" "$client"
 	run_sm opensm "$size" "$net" "$limits" "$client"
