@@ -23,7 +23,7 @@ bench_sim_workdir pmimpact
 # shellcheck disable=SC2086
 bench_fattree "$W/ft.net" $FABRIC
 n_ca=$(grep -c '^Ca' "$W/ft.net")
-client=$(awk -F'"' '/^Ca/ { n++; if (n == 7) { print $2; exit } }' "$W/ft.net")
+client=$(ibsim_ca_name "$W/ft.net" 7)
 heavies() { grep -c "sweep [0-9]*: heavy sweep [0-9.]* s" "$1"; }
 
 echo "fabric: fattree $FABRIC ($n_ca CAs)"

@@ -29,8 +29,7 @@ bench_sim_workdir tobench
 # shellcheck disable=SC2086
 bench_fattree "$W/ft.net" $FABRIC
 n_ca=$(grep -c '^Ca' "$W/ft.net")
-ca() { awk -F'"' -v k="$1" '/^Ca/ { n++; if (n == k) { print $2; exit } }' "$W/ft.net"; }
-c5=$(ca 6)
+c5=$(ibsim_ca_name "$W/ft.net" 6)
 peer=$(bench_ca_peer "$c5")
 opensm -c "$W/tuned.conf" >/dev/null 2>&1
 sed -i 's/^sminfo_polling_timeout .*/sminfo_polling_timeout 1000/; s/^polling_retry_number .*/polling_retry_number 2/' "$W/tuned.conf"
