@@ -13,20 +13,17 @@ B=${1:-${IBSM_BUILD:-$top/build}}
 case $B in /*) ;; *) B=$top/$B ;; esac
 FABRIC=${ISO_BENCH_FABRIC:---levels 3 --radix 20}
 INTERVALS=${ISO_BENCH_INTERVALS:-1 5 10}
-command -v ibsim >/dev/null 2>&1 || { echo "isolation_bench: ibsim missing"; exit 77; }
+. "$top/bench/bench_lib.sh"
+bench_need isolation_bench ibsim
 [ -x "$B/bin/ibsm" ] || { echo "isolation_bench: build first"; exit 77; }
 IBSM_BUILD=$B
-. "$top/sim/ibsim_harness.sh"
-. "$top/tests/integration/sm_lib.sh"
-W=$(mktemp -d "${TMPDIR:-/tmp}/ibsm-isobench.XXXXXX")
+bench_sim_workdir isobench
+# the error raiser too
 trap 'kill "${RAISER:-}" 2>/dev/null; sim_cleanup; [ -n "${KEEP:-}" ] || rm -rf "$W"' EXIT
-trap 'exit 130' INT TERM HUP PIPE
-cd "$W" || exit 1
+. "$top/tests/integration/sm_lib.sh"
 
-now() { date +%s.%N; }
 # shellcheck disable=SC2086
-"$B/bin/ibsm-topo" fattree $FABRIC -o "$W/ft.net" --summary >"$W/ft.sum" || exit 1
-limits=$(sed -n 's/.*ibsim -s \(.*\) FILE.*/\1/p' "$W/ft.sum")
+bench_fattree "$W/ft.net" $FABRIC
 n_ca=$(grep -c '^Ca' "$W/ft.net")
 # A leaf port cabled to a switch: the first "leaf-0" line with a switch peer.
 port=$(awk '/^Switch/ { on = index($0, "\"leaf-0\"") > 0; next } on && /^\[/ && /"(spine|agg|core|mid|top)[^"]*"/ { gsub(/[\[\]]/, "", $1); print $1; exit }' "$W/ft.net")

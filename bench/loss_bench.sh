@@ -22,27 +22,19 @@ case $B in /*) ;; *) B=$top/$B ;; esac
 FABRIC=${LOSS_BENCH_FABRIC:---levels 3 --radix 8}
 RATES=${LOSS_BENCH_RATES:-30 50}
 LIMIT=${LOSS_BENCH_LIMIT:-120}
-for c in ibsim opensm perfquery; do
-	command -v $c >/dev/null 2>&1 || { echo "loss_bench: $c missing"; exit 77; }
-done
+. "$top/bench/bench_lib.sh"
+bench_need loss_bench ibsim opensm perfquery
 [ -x "$B/bin/ibsm" ] && [ -x "$B/bin/ibsm-topo" ] || { echo "loss_bench: build first"; exit 77; }
-. "$top/sim/ibsim_harness.sh"
-W=$(mktemp -d "${TMPDIR:-/tmp}/ibsm-lossbench.XXXXXX")
-trap 'sim_cleanup; [ -n "${KEEP:-}" ] || rm -rf "$W"' EXIT
-trap 'exit 130' INT TERM HUP PIPE
-cd "$W" || exit 1
+bench_sim_workdir lossbench
 
-now() { date +%s.%N; }
-dt() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
 # shellcheck disable=SC2086
-"$B/bin/ibsm-topo" fattree $FABRIC -o "$W/ft.net" --summary >"$W/ft.sum" || exit 1
-limits=$(sed -n 's/.*ibsim -s \(.*\) FILE.*/\1/p' "$W/ft.sum")
+bench_fattree "$W/ft.net" $FABRIC
 nodes=$(grep -c '^Ca\|^Switch' "$W/ft.net")
 smnode=$(awk -F'"' '/^Ca/ { print $2; exit }' "$W/ft.net")
 far=$(awk -F'"' '/^Ca/ { n = $2 } END { print n }' "$W/ft.net")
 nsw=$(grep -c '^Switch' "$W/ft.net")
 want_entries=$((nsw * nodes))
-peer=$(awk -v c="\"$smnode\"" '$1 == "Ca" && $3 == c { getline; sub(/^\[1\][ \t]*/, ""); sub(/[ \t].*/, ""); print; exit }' "$W/ft.net")
+peer=$(bench_ca_peer "$smnode")
 loss() {  # loss WHERE RATE
 	ibsim_cmd "Error \"$smnode\"[1] $2"
 	[ "$1" = link ] && ibsim_cmd "Error $peer $2"

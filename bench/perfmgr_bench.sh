@@ -24,17 +24,12 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 B=${1:-${IBSM_BUILD:-$top/build}}
 case $B in /*) ;; *) B=$top/$B ;; esac
 SIZES=${PERF_BENCH_SIZES:-medium large}
-for c in ibsim opensm; do
-	command -v $c >/dev/null 2>&1 || { echo "perfmgr_bench: $c missing"; exit 77; }
-done
+. "$top/bench/bench_lib.sh"
+bench_need perfmgr_bench ibsim opensm
 [ -x "$B/bin/ibsm" ] && [ -f "$B/lib/libibsm-opensm.so" ] || { echo "perfmgr_bench: build first"; exit 77; }
 IBSM_BUILD=$B
-. "$top/sim/ibsim_harness.sh"
+bench_sim_workdir perfbench
 . "$top/tests/integration/sm_lib.sh"
-W=$(mktemp -d "${TMPDIR:-/tmp}/ibsm-perfbench.XXXXXX")
-trap 'sim_cleanup; [ -n "${KEEP:-}" ] || rm -rf "$W"' EXIT
-trap 'exit 130' INT TERM HUP PIPE
-cd "$W" || exit 1
 
 # wait_count FILE PATTERN N SECONDS
 wait_count() {
@@ -54,8 +49,7 @@ for size in $SIZES; do
 	*) echo "unknown size $size"; continue ;;
 	esac
 	# shellcheck disable=SC2086
-	"$B/bin/ibsm-topo" fattree $args -o "$W/$size.net" --summary >"$W/$size.sum" || exit 1
-	limits=$(sed -n 's/.*ibsim -s \(.*\) FILE.*/\1/p' "$W/$size.sum")
+	bench_fattree "$W/$size.net" $args
 	n_ca=$(grep -c '^Ca' "$W/$size.net")
 
 	ibsim_start "$W/$size.net" $limits || exit 1

@@ -13,21 +13,17 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 B=${1:-${IBSM_BUILD:-$top/build}}
 case $B in /*) ;; *) B=$top/$B ;; esac
 FABRIC=${PERF_IMPACT_FABRIC:---levels 3 --radix 36}
-command -v ibsim >/dev/null 2>&1 || { echo "perfmgr_impact_bench: ibsim missing"; exit 77; }
+. "$top/bench/bench_lib.sh"
+bench_need perfmgr_impact_bench ibsim
 [ -x "$B/bin/ibsm" ] && [ -x "$B/bin/sa-load" ] || { echo "perfmgr_impact_bench: build first"; exit 77; }
 IBSM_BUILD=$B
-. "$top/sim/ibsim_harness.sh"
+bench_sim_workdir pmimpact
 . "$top/tests/integration/sm_lib.sh"
-W=$(mktemp -d "${TMPDIR:-/tmp}/ibsm-pmimpact.XXXXXX")
-trap 'sim_cleanup; [ -n "${KEEP:-}" ] || rm -rf "$W"' EXIT
-trap 'exit 130' INT TERM HUP PIPE
-cd "$W" || exit 1
 
 # shellcheck disable=SC2086
-"$B/bin/ibsm-topo" fattree $FABRIC -o "$W/ft.net" --summary >"$W/ft.sum" || exit 1
-limits=$(sed -n 's/.*ibsim -s \(.*\) FILE.*/\1/p' "$W/ft.sum")
+bench_fattree "$W/ft.net" $FABRIC
 n_ca=$(grep -c '^Ca' "$W/ft.net")
-client=$(awk -F'"' '/^Ca/ { n++; if (n == 7) { print $2; exit } }' "$W/ft.net")
+client=$(ibsim_ca_name "$W/ft.net" 7)
 heavies() { grep -c "sweep [0-9]*: heavy sweep [0-9.]* s" "$1"; }
 
 echo "fabric: fattree $FABRIC ($n_ca CAs)"

@@ -25,17 +25,11 @@ case $B in /*) ;; *) B=$top/$B ;; esac
 SIZES=${SA_BENCH_SIZES:-small large}
 Q=${SA_BENCH_QUERIES:-200}
 LOADN=${SA_BENCH_LOAD:-20000}
-for c in ibsim opensm saquery osmtest; do
-	command -v $c >/dev/null 2>&1 || { echo "sa_bench: $c missing"; exit 77; }
-done
+. "$top/bench/bench_lib.sh"
+bench_need sa_bench ibsim opensm saquery osmtest
 [ -x "$B/bin/ibsm" ] && [ -x "$B/bin/ibsm-topo" ] || { echo "sa_bench: build first"; exit 77; }
-. "$top/sim/ibsim_harness.sh"
-W=$(mktemp -d "${TMPDIR:-/tmp}/ibsm-sabench.XXXXXX")
-trap 'sim_cleanup; rm -rf "$W"' EXIT
-trap 'exit 130' INT TERM HUP PIPE
-cd "$W" || exit 1
+bench_sim_workdir sabench
 
-now() { date +%s.%N; }
 rss_mb() { awk '/VmRSS/ { printf "%.1f", $2 / 1024 }' "/proc/$1/status" 2>/dev/null; }
 
 # Time each query of a list (one "slid dlid" per line; "cpi" for the
@@ -54,28 +48,10 @@ time_queries() { # file
 		END { if (n) printf "%.1f %.1f\n", s / n, m; else print "- -" }'
 }
 
-wait_up() { # sm log pattern pid
-	i=0
-	while [ $i -lt 12000 ]; do
-		grep -q "$2" "$1" 2>/dev/null && return 0
-		kill -0 "$3" 2>/dev/null || return 1
-		i=$((i + 1)); sleep 0.05
-	done
-	return 1
-}
-
 run_sm() { # which size net limits
 	ibsim_start "$3" $4 || return 1
-	if [ "$1" = ibsm ]; then
-		sim_bg_run "$B/bin/ibsm" -R ftree,updn --cache-dir "$W/$2.c" \
-			--sweep 0 --log-file "$W/$2.ibsm.log"
-		pid=$SIM_LAST_PID; log=$W/$2.ibsm.log; up="fabric UP"
-	else
-		export OSM_CACHE_DIR="$W/$2.osm"; mkdir -p "$OSM_CACHE_DIR"
-		sim_bg_run opensm -d2 -f "$W/$2.osm.log" >/dev/null 2>&1
-		pid=$SIM_LAST_PID; log=$W/$2.osm.log; up="SUBNET UP"
-	fi
-	wait_up "$log" "$up" "$pid" || { echo "$1 not up"; sim_cleanup; return 1; }
+	bench_sm_start "$1" "$2"
+	bench_wait_log "$log" "$up" "$pid" || { echo "$1 not up"; sim_cleanup; return 1; }
 	ibt=-
 	if [ "$2" = small ]; then
 		t0=$(now)
@@ -131,8 +107,8 @@ for size in $SIZES; do
 	*) echo "unknown size $size"; continue ;;
 	esac
 	net=$W/$size.net
-	"$B/bin/ibsm-topo" fattree $args -o "$net" --summary >"$W/$size.sum" || exit 1
-	limits=$(sed -n 's/.*ibsim -s \(.*\) FILE.*/\1/p' "$W/$size.sum")
+	# shellcheck disable=SC2086
+	bench_fattree "$net" $args
 	client=$(ibsim_ca_name "$net" 3)
 	run_sm ibsm "$size" "$net" "$limits"
 	run_sm opensm "$size" "$net" "$limits"

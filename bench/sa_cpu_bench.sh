@@ -40,25 +40,11 @@ perf) tools=perf ;;
 callgrind) tools="valgrind callgrind_control callgrind_annotate" ;;
 *) echo "sa_cpu_bench: SA_CPU_TOOL is perf or callgrind"; exit 2 ;;
 esac
-for c in ibsim opensm osmtest $tools; do
-	command -v $c >/dev/null 2>&1 || { echo "sa_cpu_bench: $c missing"; exit 77; }
-done
+. "$top/bench/bench_lib.sh"
+# shellcheck disable=SC2086
+bench_need sa_cpu_bench ibsim opensm osmtest $tools
 [ -x "$B/bin/ibsm" ] && [ -x "$B/bin/ibsm-topo" ] || { echo "sa_cpu_bench: build first"; exit 77; }
-. "$top/sim/ibsim_harness.sh"
-W=$(mktemp -d "${TMPDIR:-/tmp}/ibsm-sacpu.XXXXXX")
-trap 'sim_cleanup; rm -rf "$W"' EXIT
-trap 'exit 130' INT TERM HUP PIPE
-cd "$W" || exit 1
-
-wait_up() { # log pattern pid
-	i=0
-	while [ $i -lt 36000 ]; do
-		grep -q "$2" "$1" 2>/dev/null && return 0
-		kill -0 "$3" 2>/dev/null || return 1
-		i=$((i + 1)); sleep 0.05
-	done
-	return 1
-}
+bench_sim_workdir sacpu
 
 # Seconds of CPU per object class from a perf.data of one process.
 split_cpu() { # perf.data sm
@@ -144,7 +130,7 @@ run_sm() { # sm size net limits client
 		pid=$SIM_LAST_PID; log=$W/$2.osm.log; up="SUBNET UP"
 	fi
 	# env(1) execs the SM: the pid is the SM's.
-	if ! wait_up "$log" "$up" "$pid"; then
+	if ! bench_wait_log "$log" "$up" "$pid" 1800; then
 		echo "$1 not up on $2"; sim_cleanup; return 1
 	fi
 	sleep 1
@@ -191,8 +177,8 @@ for size in $SIZES; do
 	*) echo "unknown size $size (648 or 11664)"; continue ;;
 	esac
 	net=$W/$size.net
-	"$B/bin/ibsm-topo" fattree $args -o "$net" --summary >"$W/$size.sum" || exit 1
-	limits=$(sed -n 's/.*ibsim -s \(.*\) FILE.*/\1/p' "$W/$size.sum")
+	# shellcheck disable=SC2086
+	bench_fattree "$net" $args
 	client=$(ibsim_ca_name "$net" 3)
 	for sm in ${SA_CPU_SMS:-ibsm opensm}; do
 		run_sm "$sm" "$size" "$net" "$limits" "$client"

@@ -17,17 +17,10 @@ B=${1:-${IBSM_BUILD:-$top/build}}
 case $B in /*) ;; *) B=$top/$B ;; esac
 SIZES=${SM_BENCH_SIZES:-small medium large}
 ENGINE=${SM_BENCH_ENGINE:-minhop}
-for c in ibsim opensm perfquery; do
-	command -v $c >/dev/null 2>&1 || { echo "sm_coldstart_bench: $c missing"; exit 77; }
-done
+. "$top/bench/bench_lib.sh"
+bench_need sm_coldstart_bench ibsim opensm perfquery
 [ -x "$B/bin/ibsm" ] && [ -x "$B/bin/ibsm-topo" ] || { echo "sm_coldstart_bench: build first"; exit 77; }
-. "$top/sim/ibsim_harness.sh"
-W=$(mktemp -d "${TMPDIR:-/tmp}/ibsm-smbench.XXXXXX")
-trap 'sim_cleanup; rm -rf "$W"' EXIT
-trap 'exit 130' INT TERM HUP PIPE
-
-now() { date +%s.%N; }
-dt() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
+bench_sim_workdir smbench
 
 # SM port's transmitted packets, as ibsim counted them (the SM is on the
 # first CA, LID from ibsim's view of that port).
@@ -45,8 +38,8 @@ for size in $SIZES; do
 	*) echo "unknown size $size"; continue ;;
 	esac
 	net=$W/$size.net
-	"$B/bin/ibsm-topo" fattree $args -o "$net" --summary >"$W/$size.sum" || exit 1
-	limits=$(sed -n 's/.*ibsim -s \(.*\) FILE.*/\1/p' "$W/$size.sum")
+	# shellcheck disable=SC2086
+	bench_fattree "$net" $args
 	n_ca=$(sed -n 's/.* \([0-9]*\) CAs.*/\1/p' "$W/$size.sum" | head -1)
 	n_sw=$(sed -n 's/.* \([0-9]*\) switches.*/\1/p' "$W/$size.sum" | head -1)
 

@@ -19,27 +19,18 @@ B=${1:-${IBSM_BUILD:-$top/build}}
 case $B in /*) ;; *) B=$top/$B ;; esac
 FABRIC=${TAKEOVER_FABRIC:---levels 2 --radix 36}
 LOSS_S=${TAKEOVER_LOSS_SECONDS:-180}
-for c in ibsim opensm dump_fts; do
-	command -v $c >/dev/null 2>&1 || { echo "takeover_bench: $c missing"; exit 77; }
-done
+. "$top/bench/bench_lib.sh"
+bench_need takeover_bench ibsim opensm dump_fts
 [ -x "$B/bin/ibsm" ] && [ -x "$B/bin/ibsm-topo" ] || { echo "takeover_bench: build first"; exit 77; }
 IBSM_BUILD=$B
-. "$top/sim/ibsim_harness.sh"
+bench_sim_workdir tobench
 . "$top/tests/integration/sm_lib.sh"
-W=$(mktemp -d "${TMPDIR:-/tmp}/ibsm-tobench.XXXXXX")
-trap 'sim_cleanup; rm -rf "$W"' EXIT
-trap 'exit 130' INT TERM HUP PIPE
-cd "$W" || exit 1
 
-now() { date +%s.%N; }
-dt() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
 # shellcheck disable=SC2086
-"$B/bin/ibsm-topo" fattree $FABRIC -o "$W/ft.net" --summary >"$W/ft.sum" || exit 1
-limits=$(sed -n 's/.*ibsim -s \(.*\) FILE.*/\1/p' "$W/ft.sum")
+bench_fattree "$W/ft.net" $FABRIC
 n_ca=$(grep -c '^Ca' "$W/ft.net")
-ca() { awk -F'"' -v k="$1" '/^Ca/ { n++; if (n == k) { print $2; exit } }' "$W/ft.net"; }
-c5=$(ca 6)
-peer=$(awk -v c="\"$c5\"" '$1 == "Ca" && $3 == c { getline; sub(/^\[1\][ \t]*/, ""); sub(/[ \t].*/, ""); print; exit }' "$W/ft.net")
+c5=$(ibsim_ca_name "$W/ft.net" 6)
+peer=$(bench_ca_peer "$c5")
 opensm -c "$W/tuned.conf" >/dev/null 2>&1
 sed -i 's/^sminfo_polling_timeout .*/sminfo_polling_timeout 1000/; s/^polling_retry_number .*/polling_retry_number 2/' "$W/tuned.conf"
 

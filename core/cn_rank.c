@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "input_file.h"
 #include "log.h"
 
 int natcmp(const char *a, const char *b)
@@ -114,17 +115,13 @@ static uint32_t mark(const struct fabric *f, struct cn *v, uint32_t n,
 static int read_order(const struct fabric *f, struct cn *v, uint32_t n,
 		      const char *path)
 {
-	FILE *fp = fopen(path, "r");
 	char line[512];
 	unsigned ln = 0;
-	int pos = 0;
+	int pos = 0, rc;
+	FILE *fp = input_file_open(path, &rc);
 
-	if (!fp) {
-		int e = errno;
-
-		log_err("%s: %s", path, strerror(e));
-		return -e;
-	}
+	if (!fp)
+		return rc;
 	while (fgets(line, sizeof(line), fp)) {
 		char *s = line, *e;
 

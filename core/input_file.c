@@ -1,6 +1,7 @@
 /* Input file checks. */
 #include "input_file.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -27,4 +28,27 @@ int input_file_check(const char *path)
 		return -EINVAL;
 	}
 	return 0;
+}
+
+FILE *input_file_open(const char *path, int *rc)
+{
+	FILE *fp = fopen(path, "r");
+
+	if (!fp) {
+		*rc = -errno;
+		log_err("%s: %s", path, strerror(-*rc));
+	}
+	return fp;
+}
+
+char *input_trim(char *s)
+{
+	char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = 0;
+	return s;
 }

@@ -19,6 +19,7 @@
 
 #include "../core/log.h"
 #include "../core/grow.h"
+#include "../core/input_file.h"
 
 #define MAX_LINE 4096
 
@@ -576,17 +577,15 @@ int topo_text_parse(struct text_topo *t, const char *path,
 {
 	memset(t, 0, sizeof(*t));
 	t->path = path;
-	FILE *fp = fopen(path, "r");
-	if (!fp) {
-		int e = errno;
-		log_err("%s: %s", path, strerror(e));
-		return -e;
-	}
+	int r = 0;
+	FILE *fp = input_file_open(path, &r);
+	if (!fp)
+		return r;
 	struct cursor c = { .path = path, .rules = rules };
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t len;
-	int r = 0, in_record = 0;
+	int in_record = 0;
 	while ((len = getline(&line, &cap, fp)) >= 0) {
 		c.line++;
 		r = check_text(&c, line, len);

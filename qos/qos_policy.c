@@ -244,12 +244,12 @@ static int parse_line(struct parser *ps, char *s)
 	    ps->sec == S_RULES || !colon) {
 		if (colon)
 			*colon = 0;
-		return qp_fail(ps, "unknown keyword '%s' in %s", qp_trim(s), section_name(ps->sec));
+		return qp_fail(ps, "unknown keyword '%s' in %s", input_trim(s), section_name(ps->sec));
 	}
 	*colon = 0;
-	s = qp_trim(s);
+	s = input_trim(s);
 	{
-		char *v = qp_trim(colon + 1);
+		char *v = input_trim(colon + 1);
 
 		if (!*v)
 			return qp_fail(ps, "%s: no value", s);
@@ -355,7 +355,7 @@ struct qos_policy *qos_policy_parse(const char *name, const char *text,
 				break;
 		}
 		*hash = 0;
-		s = qp_trim(line);
+		s = input_trim(line);
 		if (*s)
 			rc = parse_line(&ps, s);
 	}

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "qos_policy.h"
+#include "../core/input_file.h"
 
 enum section { S_TOP, S_GROUPS, S_GROUP, S_SETUP, S_LEVELS, S_LEVEL,
 	       S_RULES, S_RULE, S_ULPS };
@@ -36,7 +37,6 @@ struct parser {
 /* qos_policy_values.c */
 int qp_fail(struct parser *ps, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-char *qp_trim(char *s);
 /* One more zeroed element at the end of arr (n counts it), or NULL. */
 void *qp_grow(void *arr, unsigned *n, size_t size);
 int qp_parse_u64(struct parser *ps, const char *s, uint64_t *v);

@@ -84,15 +84,15 @@ int qp_ulp_line(struct parser *ps, char *s)
 	comma = strchr(s, ',');
 	if (comma) {
 		*comma = 0;
-		kw = qp_trim(comma + 1);
+		kw = input_trim(comma + 1);
 		vals = kw + strcspn(kw, " \t");
 		if (*vals)
 			*vals++ = 0;
-		vals = qp_trim(vals);
+		vals = input_trim(vals);
 		if (!*vals)
 			return qp_fail(ps, "qos-ulps: '%s' without values", kw);
 	}
-	ulp = qp_trim(s);
+	ulp = input_trim(s);
 	if (!strcasecmp(ulp, "default")) {
 		if (kw)
 			return qp_fail(ps, "qos-ulps: 'default' takes no keyword");

@@ -22,18 +22,6 @@ int qp_fail(struct parser *ps, const char *fmt, ...)
 	return -1;
 }
 
-char *qp_trim(char *s)
-{
-	char *e;
-
-	while (isspace((unsigned char)*s))
-		s++;
-	e = s + strlen(s);
-	while (e > s && isspace((unsigned char)e[-1]))
-		*--e = 0;
-	return s;
-}
-
 /* Grow an array by one zeroed element; NULL when out of memory. */
 void *qp_grow(void *arr, unsigned *n, size_t size)
 {
@@ -65,7 +53,7 @@ int qp_parse_small(struct parser *ps, const char *key, char *s,
 {
 	uint64_t v;
 
-	if (qp_parse_u64(ps, qp_trim(s), &v) < 0)
+	if (qp_parse_u64(ps, input_trim(s), &v) < 0)
 		return -1;
 	if (v < lo || v > hi)
 		return qp_fail(ps, "%s %llu out of range %u-%u", key,
@@ -80,18 +68,18 @@ int qp_parse_ranges(struct parser *ps, const char *key, char *s,
 {
 	char *save = NULL, *tok;
 
-	if (!*qp_trim(s))
+	if (!*input_trim(s))
 		return qp_fail(ps, "%s: empty list", key);
 	for (tok = strtok_r(s, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		char *dash, *a = qp_trim(tok);
+		char *dash, *a = input_trim(tok);
 		uint64_t lo, hi;
 		struct qos_range *nr;
 
 		dash = strchr(a, '-');
 		if (dash)
 			*dash = 0;
-		if (qp_parse_u64(ps, qp_trim(a), &lo) < 0 ||
-		    qp_parse_u64(ps, dash ? qp_trim(dash + 1) : qp_trim(a), &hi) < 0)
+		if (qp_parse_u64(ps, input_trim(a), &lo) < 0 ||
+		    qp_parse_u64(ps, dash ? input_trim(dash + 1) : input_trim(a), &hi) < 0)
 			return -1;
 		if (lo > hi)
 			return qp_fail(ps, "%s: range 0x%llx-0x%llx: low end above high end",
@@ -114,10 +102,10 @@ int qp_parse_names(struct parser *ps, const char *key, char *s,
 {
 	char *save = NULL, *tok;
 
-	if (!*qp_trim(s))
+	if (!*input_trim(s))
 		return qp_fail(ps, "%s: empty list", key);
 	for (tok = strtok_r(s, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		char *a = qp_trim(tok), **nv;
+		char *a = input_trim(tok), **nv;
 		size_t l = strlen(a);
 
 		if (l >= 2 && a[0] == '"' && a[l - 1] == '"') {

@@ -29,34 +29,31 @@ static inline uint32_t tie(const struct nue *u, uint32_t ch)
 	return (ch + u->salt * 7919u) * 2654435761u;
 }
 
-static void heap_push_free(struct nue *u, uint64_t cost, uint32_t ch)
+/* A d-ary heap of entries ordered by hless; the binary heap's entries
+ * carry tb 0, so it orders them by cost alone. Inlined with a constant d
+ * (4 for free paths, 2 for dependency-graph passes). */
+static inline void heap_push_d(struct nue *u, uint32_t d, struct hent e)
 {
-	uint32_t tb = tie(u, ch), v = u->dag.tail[ch];
-	if (u->qmark[v] == u->epoch && !hless(cost, tb, u->qcost[v], u->qtb[v]))
-		return; /* no better than what v has queued */
-	u->qmark[v] = u->epoch;
-	u->qcost[v] = cost;
-	u->qtb[v] = tb;
 	uint32_t i = u->nheap++;
 	while (i) {
-		uint32_t p = (i - 1) / 4;
-		if (!hless(cost, tb, u->heap[p].cost, u->heap[p].tb))
+		uint32_t p = (i - 1) / d;
+		if (!hless(e.cost, e.tb, u->heap[p].cost, u->heap[p].tb))
 			break;
 		u->heap[i] = u->heap[p];
 		i = p;
 	}
-	u->heap[i] = (struct hent){ cost, tb, ch };
+	u->heap[i] = e;
 }
 
-static struct hent heap_pop_free(struct nue *u)
+static inline struct hent heap_pop_d(struct nue *u, uint32_t d)
 {
 	struct hent top = u->heap[0], last = u->heap[--u->nheap];
 	uint32_t i = 0, n = u->nheap;
 	for (;;) {
-		uint32_t c = 4 * i + 1;
+		uint32_t c = d * i + 1;
 		if (c >= n)
 			break;
-		uint32_t e = c + 4 < n ? c + 4 : n;
+		uint32_t e = c + d < n ? c + d : n;
 		for (uint32_t k = c + 1; k < e; k++)
 			if (hless(u->heap[k].cost, u->heap[k].tb, u->heap[c].cost, u->heap[c].tb))
 				c = k;
@@ -70,37 +67,15 @@ static struct hent heap_pop_free(struct nue *u)
 	return top;
 }
 
-static void heap_push_bin(struct nue *u, uint64_t cost, uint32_t ch)
+static void heap_push_free(struct nue *u, uint64_t cost, uint32_t ch)
 {
-	uint32_t i = u->nheap++;
-	while (i) {
-		uint32_t p = (i - 1) / 2;
-		if (u->heap[p].cost <= cost)
-			break;
-		u->heap[i] = u->heap[p];
-		i = p;
-	}
-	u->heap[i] = (struct hent){ cost, 0, ch };
-}
-
-static struct hent heap_pop_bin(struct nue *u)
-{
-	struct hent top = u->heap[0], last = u->heap[--u->nheap];
-	uint32_t i = 0, n = u->nheap;
-	for (;;) {
-		uint32_t c = 2 * i + 1;
-		if (c >= n)
-			break;
-		if (c + 1 < n && u->heap[c + 1].cost < u->heap[c].cost)
-			c++;
-		if (u->heap[c].cost >= last.cost)
-			break;
-		u->heap[i] = u->heap[c];
-		i = c;
-	}
-	if (n)
-		u->heap[i] = last;
-	return top;
+	uint32_t tb = tie(u, ch), v = u->dag.tail[ch];
+	if (u->qmark[v] == u->epoch && !hless(cost, tb, u->qcost[v], u->qtb[v]))
+		return; /* no better than what v has queued */
+	u->qmark[v] = u->epoch;
+	u->qcost[v] = cost;
+	u->qtb[v] = tb;
+	heap_push_d(u, 4, (struct hent){ cost, tb, ch });
 }
 
 static inline void heap_push(struct nue *u, uint64_t cost, uint32_t ch)
@@ -108,12 +83,12 @@ static inline void heap_push(struct nue *u, uint64_t cost, uint32_t ch)
 	if (u->free_paths)
 		heap_push_free(u, cost, ch);
 	else
-		heap_push_bin(u, cost, ch);
+		heap_push_d(u, 2, (struct hent){ cost, 0, ch });
 }
 
 static inline struct hent heap_pop(struct nue *u)
 {
-	return u->free_paths ? heap_pop_free(u) : heap_pop_bin(u);
+	return u->free_paths ? heap_pop_d(u, 4) : heap_pop_d(u, 2);
 }
 
 /* A new destination: marks of the last one are stale. */

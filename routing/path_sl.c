@@ -9,6 +9,7 @@
 #include "path_sl.h"
 
 #include "../core/grow.h"
+#include "../core/input_file.h"
 #include "../core/log.h"
 #include "route_graph.h"
 
@@ -254,17 +255,13 @@ out:
 
 int path_sl_read(struct path_sl *p, const char *path)
 {
-	FILE *in = fopen(path, "r");
 	char line[256];
 	unsigned ln = 0;
 	int rc = 0;
+	FILE *in = input_file_open(path, &rc);
 
-	if (!in) {
-		int e = errno;
-
-		log_err("%s: %s", path, strerror(e));
-		return -e;
-	}
+	if (!in)
+		return rc;
 	p->vls_used = 1;
 	while (fgets(line, sizeof(line), in)) {
 		unsigned slid, dlid, sl;

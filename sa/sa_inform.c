@@ -215,13 +215,16 @@ uint32_t sa_inform_match(const struct sa_inform_db *db,
 	return k;
 }
 
-uint32_t sa_inform_prune(struct sa_inform_db *db,
-			 int (*known)(void *ctx, uint64_t guid), void *ctx)
+/* Keep the subscriptions keep(ctx, s) accepts, in order; returns how many
+ * went (a change bumps the generation). */
+static uint32_t keep_where(struct sa_inform_db *db,
+			   int (*keep)(void *ctx, const struct sa_subscription *s),
+			   void *ctx)
 {
 	uint32_t k = 0, gone;
 
 	for (uint32_t i = 0; i < db->n; i++)
-		if (known(ctx, db->s[i].port_guid))
+		if (keep(ctx, &db->s[i]))
 			db->s[k++] = db->s[i];
 	gone = db->n - k;
 	db->n = k;
@@ -230,18 +233,34 @@ uint32_t sa_inform_prune(struct sa_inform_db *db,
 	return gone;
 }
 
+struct known_ctx {
+	int (*known)(void *ctx, uint64_t guid);
+	void *ctx;
+};
+
+static int port_known(void *ctx, const struct sa_subscription *s)
+{
+	const struct known_ctx *k = ctx;
+
+	return k->known(k->ctx, s->port_guid);
+}
+
+uint32_t sa_inform_prune(struct sa_inform_db *db,
+			 int (*known)(void *ctx, uint64_t guid), void *ctx)
+{
+	struct known_ctx k = { known, ctx };
+
+	return keep_where(db, port_known, &k);
+}
+
+static int lid_other(void *ctx, const struct sa_subscription *s)
+{
+	return s->lid != *(const uint16_t *)ctx;
+}
+
 uint32_t sa_inform_drop_lid(struct sa_inform_db *db, uint16_t lid)
 {
-	uint32_t k = 0, gone;
-
-	for (uint32_t i = 0; i < db->n; i++)
-		if (db->s[i].lid != lid)
-			db->s[k++] = db->s[i];
-	gone = db->n - k;
-	db->n = k;
-	if (gone)
-		db->generation++;
-	return gone;
+	return keep_where(db, lid_other, &lid);
 }
 
 /* --- notices and Reports ------------------------------------------- */

@@ -45,6 +45,19 @@ int64_t sa_query_lid_node(const struct sa_ctx *c, const struct sa_layout *l,
 			  const struct sa_query *q, unsigned lid_comp,
 			  uint64_t *mask, uint32_t *port);
 
+/* The nodes a query's LID component selects, as a range to walk: the one
+ * node whose LIDs cover it ([lo, lo + 1), port = the port the LID names,
+ * by_lid = 1), or every node ([0, num_nodes), port = FAB_NONE, by_lid =
+ * 0). Returns 0 when the LID names no port (no records), else 1; drops the
+ * LID component from *mask as sa_query_lid_node does. */
+struct sa_node_span {
+	uint32_t lo, hi, port;
+	int by_lid;
+};
+int sa_query_nodes(const struct sa_ctx *c, const struct sa_layout *l,
+		   const struct sa_query *q, unsigned lid_comp,
+		   uint64_t *mask, struct sa_node_span *s);
+
 /* A SL2VL or VLArb table query under way: what a record type's node
  * walk offers into, and how many matching tables were not read yet. */
 struct sa_tbl_walk {

@@ -9,28 +9,19 @@ static int lr_query(struct sa_ctx *c, const struct sa_query *q,
 {
 	const struct fabric *f;
 	uint64_t mask = q->comp_mask;
-	uint32_t port, lo = 0, hi;
+	struct sa_node_span s;
 	uint8_t rec[REC_MAX];
-	int64_t n;
 
-	if (!c->db.r)
+	if (!c->db.r || !sa_query_nodes(c, &sa_link_rec, q, LR_FROMLID, &mask, &s))
 		return 0;
 	f = sa_fab(c);
-	hi = f->num_nodes;
-	n = sa_query_lid_node(c, &sa_link_rec, q, LR_FROMLID, &mask, &port);
-	if (n == FAB_NONE)
-		return 0;
-	if (n >= 0) {
-		lo = (uint32_t)n;
-		hi = lo + 1;
-	}
-	for (uint32_t m = lo; m < hi; m++) {
+	for (uint32_t m = s.lo; m < s.hi; m++) {
 		for (unsigned i = 1; i <= f->nodes[m].num_ports; i++) {
 			uint32_t p = fab_port_idx(f, m, i), r = f->ports[p].peer;
 
 			if (r == FAB_NONE)
 				continue;
-			if (n >= 0 && !fab_is_switch(f, m) && p != port)
+			if (s.by_lid && !fab_is_switch(f, m) && p != s.port)
 				continue;
 			memset(rec, 0, REC_MAX);
 			sa_put(&sa_link_rec, rec, LR_FROMLID, sa_lid_of_port(c, p));

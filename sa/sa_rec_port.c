@@ -11,9 +11,6 @@
 #include "sa_partition.h"
 #include "sa_rec.h"
 
-typedef void (*build_fn)(const struct sa_ctx *c, uint32_t p, unsigned block,
-			 const struct sa_query *q, uint8_t *rec);
-
 /* Ports of node n that have a record: every port of a switch whose
  * PortInfo was read; linked CA/router ports with a LID. */
 static int has_record(const struct sa_ctx *c, uint32_t n, unsigned i)
@@ -26,27 +23,28 @@ static int has_record(const struct sa_ctx *c, uint32_t n, unsigned i)
 	return i != 0 && f->ports[p].lid != 0;
 }
 
-/* An extra test a record must pass (NULL: none). */
-typedef int (*keep_fn)(const struct sa_query *q, const uint8_t *rec);
+/* What to do at a port that has a record: offer its record(s) into a.
+ * An SA status. */
+typedef int (*visit_fn)(const struct sa_ctx *c, uint32_t p,
+			const struct sa_query *q, uint64_t mask, void *arg,
+			struct sa_answer *a);
 
-static int per_port_keep(const struct sa_ctx *c, const struct sa_layout *l,
-			 const struct sa_query *q, uint64_t mask,
-			 unsigned lid_comp, int port_comp,
-			 int switch_port0_only, build_fn build, keep_fn keep,
-			 struct sa_answer *a)
+/* Visit every port that has a record among the nodes the LID component
+ * selects. The port number component port_comp (when >= 0 and selected)
+ * keeps one port of each node; a switch shows port 0 only when
+ * switch_port0_only; a LID naming a CA port keeps that port only. */
+static int each_port(const struct sa_ctx *c, const struct sa_layout *l,
+		     const struct sa_query *q, uint64_t mask, unsigned lid_comp,
+		     int port_comp, int switch_port0_only, visit_fn visit,
+		     void *arg, struct sa_answer *a)
 {
 	const struct fabric *f = sa_fab(c);
-	uint32_t port, lo = 0, hi = f->num_nodes;
-	uint8_t rec[REC_MAX];
-	int64_t n = sa_query_lid_node(c, l, q, lid_comp, &mask, &port);
+	struct sa_node_span s;
+	int rc;
 
-	if (n == FAB_NONE)
+	if (!sa_query_nodes(c, l, q, lid_comp, &mask, &s))
 		return 0;
-	if (n >= 0) {
-		lo = (uint32_t)n;
-		hi = lo + 1;
-	}
-	for (uint32_t m = lo; m < hi; m++) {
+	for (uint32_t m = s.lo; m < s.hi; m++) {
 		unsigned first = 0, last = f->nodes[m].num_ports;
 
 		if (port_comp >= 0 && (mask >> port_comp & 1)) {
@@ -56,16 +54,14 @@ static int per_port_keep(const struct sa_ctx *c, const struct sa_layout *l,
 		}
 		if (fab_is_switch(f, m) && switch_port0_only)
 			first = last = 0;
-		if (n >= 0 && !fab_is_switch(f, m))
-			first = last = f->ports[port].num;
+		if (s.by_lid && !fab_is_switch(f, m))
+			first = last = f->ports[s.port].num;
 		for (unsigned i = first; i <= last; i++) {
 			if (!has_record(c, m, i))
 				continue;
-			build(c, fab_port_idx(f, m, i), 0, q, rec);
-			if (keep && !keep(q, rec))
-				continue;
-			if (sa_offer(l, q, mask, rec, a) < 0)
-				return SA_STATUS_NO_RESOURCES;
+			rc = visit(c, fab_port_idx(f, m, i), q, mask, arg, a);
+			if (rc)
+				return rc;
 		}
 	}
 	return 0;
@@ -117,6 +113,19 @@ static int pir_capmask_keep(const struct sa_query *q, const uint8_t *rec)
 	return 1;
 }
 
+static int pir_port(const struct sa_ctx *c, uint32_t p,
+		    const struct sa_query *q, uint64_t mask, void *arg,
+		    struct sa_answer *a)
+{
+	uint8_t rec[REC_MAX];
+
+	(void)arg;
+	build_pir(c, p, 0, q, rec);
+	if (!pir_capmask_keep(q, rec))
+		return 0;
+	return sa_offer(&sa_portinfo_rec, q, mask, rec, a) < 0 ? SA_STATUS_NO_RESOURCES : 0;
+}
+
 static int pir_query(struct sa_ctx *c, const struct sa_query *q,
 		     struct sa_answer *a)
 {
@@ -124,8 +133,8 @@ static int pir_query(struct sa_ctx *c, const struct sa_query *q,
 
 	if (!c->db.r)
 		return 0;
-	return per_port_keep(c, &sa_portinfo_rec, q, mask, PIR_LID,
-			     PIR_PORTNUM, 0, build_pir, pir_capmask_keep, a);
+	return each_port(c, &sa_portinfo_rec, q, mask, PIR_LID, PIR_PORTNUM, 0,
+			 pir_port, NULL, a);
 }
 
 const struct sa_attr_ops sa_portinforecord_ops = {
@@ -159,46 +168,28 @@ static unsigned gir_blocks(const struct sa_ctx *c, uint32_t p)
 	return cap > 8 ? (cap + 7) / 8 : 1;
 }
 
+static int gir_port(const struct sa_ctx *c, uint32_t p,
+		    const struct sa_query *q, uint64_t mask, void *arg,
+		    struct sa_answer *a)
+{
+	uint8_t rec[REC_MAX];
+
+	(void)arg;
+	for (unsigned b = 0; b < gir_blocks(c, p); b++) {
+		build_gir(c, p, b, q, rec);
+		if (sa_offer(&sa_guidinfo_rec, q, mask, rec, a) < 0)
+			return SA_STATUS_NO_RESOURCES;
+	}
+	return 0;
+}
+
 static int gir_query(struct sa_ctx *c, const struct sa_query *q,
 		     struct sa_answer *a)
 {
-	const struct fabric *f;
-	uint64_t mask = q->comp_mask;
-	uint32_t port, lo = 0, hi;
-	uint8_t rec[REC_MAX];
-	int64_t n;
-
 	if (!c->db.r)
 		return 0;
-	f = sa_fab(c);
-	hi = f->num_nodes;
-	n = sa_query_lid_node(c, &sa_guidinfo_rec, q, GIR_LID, &mask, &port);
-	if (n == FAB_NONE)
-		return 0;
-	if (n >= 0) {
-		lo = (uint32_t)n;
-		hi = lo + 1;
-	}
-	for (uint32_t m = lo; m < hi; m++) {
-		unsigned first = 1, last = f->nodes[m].num_ports;
-
-		if (fab_is_switch(f, m))
-			first = last = 0;
-		else if (n >= 0)
-			first = last = f->ports[port].num;
-		for (unsigned i = first; i <= last; i++) {
-			uint32_t p = fab_port_idx(f, m, i);
-
-			if (!has_record(c, m, i))
-				continue;
-			for (unsigned b = 0; b < gir_blocks(c, p); b++) {
-				build_gir(c, p, b, q, rec);
-				if (sa_offer(&sa_guidinfo_rec, q, mask, rec, a) < 0)
-					return SA_STATUS_NO_RESOURCES;
-			}
-		}
-	}
-	return 0;
+	return each_port(c, &sa_guidinfo_rec, q, q->comp_mask, GIR_LID, -1, 1,
+			 gir_port, NULL, a);
 }
 
 const struct sa_attr_ops sa_guidinforecord_ops = {
@@ -255,10 +246,12 @@ static void build_pkr(const struct sa_ctx *c, uint32_t p, unsigned block,
 }
 
 /* Every block of port p (the BlockNum component, when given, selects
- * one), if the requester shares a partition with the port (OpenSM). */
+ * one), if the requester (arg: its port, a uint32_t) shares a partition
+ * with the port (OpenSM). */
 static int pkr_port(const struct sa_ctx *c, uint32_t p, const struct sa_query *q,
-		    uint64_t mask, uint32_t rq, struct sa_answer *a)
+		    uint64_t mask, void *arg, struct sa_answer *a)
 {
+	uint32_t rq = *(const uint32_t *)arg;
 	uint32_t port0 = fab_port_idx(sa_fab(c), sa_fab(c)->ports[p].node, 0);
 	uint8_t rec[REC_MAX];
 	unsigned nb = pkr_blocks(c, p);
@@ -279,11 +272,7 @@ static int pkr_port(const struct sa_ctx *c, uint32_t p, const struct sa_query *q
 static int pkr_query(struct sa_ctx *c, const struct sa_query *q,
 		     struct sa_answer *a)
 {
-	const struct fabric *f;
-	uint64_t mask = q->comp_mask;
-	uint32_t port, lo = 0, hi, rq;
-	int64_t n;
-	int rc;
+	uint32_t rq;
 
 	if (!c->db.r)
 		return 0;
@@ -291,35 +280,9 @@ static int pkr_query(struct sa_ctx *c, const struct sa_query *q,
 	 * SM_Key), as OpenSM answers. */
 	if (!q->trusted)
 		return SA_STATUS_REQ_INVALID;
-	f = sa_fab(c);
-	hi = f->num_nodes;
 	rq = sa_requester_port(c, q);
-	n = sa_query_lid_node(c, &sa_pkey_rec, q, PKR_LID, &mask, &port);
-	if (n == FAB_NONE)
-		return 0;
-	if (n >= 0) {
-		lo = (uint32_t)n;
-		hi = lo + 1;
-	}
-	for (uint32_t m = lo; m < hi; m++) {
-		unsigned first = 0, last = f->nodes[m].num_ports;
-
-		if (mask >> PKR_PORT & 1) {
-			first = last = (unsigned)sa_get(&sa_pkey_rec, q->record, PKR_PORT);
-			if (first > f->nodes[m].num_ports)
-				continue;
-		}
-		if (n >= 0 && !fab_is_switch(f, m))
-			first = last = f->ports[port].num;
-		for (unsigned i = first; i <= last; i++) {
-			if (!has_record(c, m, i))
-				continue;
-			rc = pkr_port(c, fab_port_idx(f, m, i), q, mask, rq, a);
-			if (rc)
-				return rc;
-		}
-	}
-	return 0;
+	return each_port(c, &sa_pkey_rec, q, q->comp_mask, PKR_LID, PKR_PORT, 0,
+			 pkr_port, &rq, a);
 }
 
 const struct sa_attr_ops sa_pkeyrecord_ops = {

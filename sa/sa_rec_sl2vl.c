@@ -94,21 +94,15 @@ int sa_tbl_query(struct sa_ctx *c, const struct sa_query *q,
 			     uint32_t only_port))
 {
 	struct sa_tbl_walk w = { .c = c, .q = q, .mask = q->comp_mask, .a = a };
-	uint32_t port, lo, hi;
-	int64_t n;
+	struct sa_node_span s;
 
-	if (!c->db.r)
+	if (!c->db.r || !sa_query_nodes(c, rec, q, lid_comp, &w.mask, &s))
 		return 0;
-	n = sa_query_lid_node(c, rec, q, lid_comp, &w.mask, &port);
-	if (n == FAB_NONE)
-		return 0;
-	lo = n >= 0 ? (uint32_t)n : 0;
-	hi = n >= 0 ? (uint32_t)n + 1 : sa_fab(c)->num_nodes;
-	for (uint32_t fn = lo; fn < hi; fn++)
-		if (walk(&w, fn, n >= 0 && !fab_is_switch(sa_fab(c), fn) ? port
+	for (uint32_t fn = s.lo; fn < s.hi; fn++)
+		if (walk(&w, fn, s.by_lid && !fab_is_switch(sa_fab(c), fn) ? s.port
 									   : FAB_NONE) < 0)
 			return SA_STATUS_NO_RESOURCES;
-	return sa_tbl_unread(t, rec_name, q, a, w.unread, n >= 0);
+	return sa_tbl_unread(t, rec_name, q, a, w.unread, s.by_lid);
 }
 
 int sa_tbl_unread(struct sa_sl2vl_cache *t, const char *rec_name,

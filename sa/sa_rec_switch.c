@@ -11,15 +11,14 @@ static int switches(const struct sa_ctx *c, const struct sa_layout *l,
 		    const struct sa_query *q, unsigned lid_comp,
 		    uint32_t *lo, uint32_t *hi, uint64_t *mask)
 {
-	uint32_t port;
-	int64_t n;
+	struct sa_node_span s;
 
 	*mask = q->comp_mask;
-	n = sa_query_lid_node(c, l, q, lid_comp, mask, &port);
-	if (n == FAB_NONE || (n >= 0 && !fab_is_switch(sa_fab(c), (uint32_t)n)))
+	if (!sa_query_nodes(c, l, q, lid_comp, mask, &s) ||
+	    (s.by_lid && !fab_is_switch(sa_fab(c), s.lo)))
 		return 0;
-	*lo = n >= 0 ? (uint32_t)n : 0;
-	*hi = n >= 0 ? (uint32_t)n + 1 : sa_fab(c)->num_nodes;
+	*lo = s.lo;
+	*hi = s.hi;
 	return 1;
 }
 

@@ -117,43 +117,15 @@ static uint32_t add_dir_asic(struct fabric *f, const struct dir_shape *s,
 	return n;
 }
 
-/* Hosts leaf-major; with shuffle_hosts each leaf's hosts take its host
- * ports in a seeded random order (as fattree --shuffle-hosts). */
-static int link_hosts(struct fabric *f, const struct dir_shape *s,
-		      uint32_t leaf0)
-{
-	uint64_t rng = s->seed * 0x9E3779B97F4A7C15ull + 1;
-	uint32_t port_of[FAB_MAX_PORTS + 1], ca = 0;
-	for (uint32_t l = 0; l < s->leaves; l++) {
-		for (uint32_t j = 0; j < s->half; j++)
-			port_of[j] = j + 1;
-		for (uint32_t j = s->half; s->shuffle && j > 1; j--) {
-			uint32_t r = (uint32_t)gen_rand_below(&rng, j), tmp;
-			tmp = port_of[j - 1];
-			port_of[j - 1] = port_of[r];
-			port_of[r] = tmp;
-		}
-		for (uint32_t j = 0; j < s->half; j++, ca++)
-			if (gen_link(f, ca, 1, leaf0 + l, port_of[j]))
-				return -EINVAL;
-	}
-	return 0;
-}
-
 static int dir_build(struct fabric *f, const struct dir_shape *s,
 		     uint32_t *links, uint32_t *num_links)
 {
-	char desc[64];
 	uint32_t sw = 0;
-	for (uint32_t c = 0; c < s->hcas; c++)
-		if (gen_add_ca(f, c) == FAB_NONE)
-			return -ENOMEM;
+	if (gen_add_cas(f, s->hcas))
+		return -ENOMEM;
 	uint32_t leaf0 = f->num_nodes;
-	for (uint32_t l = 0; l < s->leaves; l++) {
-		snprintf(desc, sizeof(desc), "MF0;leaf-%u:MSB7800/U1", l);
-		if (gen_add_switch(f, sw++, s->r, desc) == FAB_NONE)
-			return -ENOMEM;
-	}
+	if (gen_add_switch_row(f, &sw, s->leaves, s->r, "MF0;leaf-", ":MSB7800/U1"))
+		return -ENOMEM;
 	uint32_t dir0 = f->num_nodes, per_chassis = s->n + s->half;
 	for (unsigned d = 0; d < s->d; d++) {
 		for (unsigned i = 0; i < s->n; i++)
@@ -163,7 +135,10 @@ static int dir_build(struct fabric *f, const struct dir_shape *s,
 			if (add_dir_asic(f, s, sw++, d, 'S', k, s->half) == FAB_NONE)
 				return -ENOMEM;
 	}
-	if (link_hosts(f, s, leaf0))
+	/* Hosts leaf-major; with shuffle_hosts each leaf's hosts take its host
+	 * ports in a seeded random order (as fattree --shuffle-hosts). */
+	if (gen_link_hosts(f, leaf0, s->leaves, s->hcas, s->shuffle, s->seed,
+			   gen_rand_below))
 		return -EINVAL;
 	*num_links = 0;
 	for (uint32_t l = 0; l < s->leaves; l++)
@@ -206,16 +181,5 @@ int gen_director(struct fabric *f, const struct director_params *p, char *err)
 	if (!links)
 		return gen_fail(err, "out of memory");
 	r = dir_build(f, &s, links, &num_links);
-	if (r == 0 && p->remove_frac > 0)
-		r = gen_remove_links(f, links, num_links, p->remove_frac, p->seed, err);
-	free(links);
-	if (r < 0) {
-		if (r == -ENOMEM)
-			gen_fail(err, "out of memory");
-		else if (r == -EINVAL && err && !err[0])
-			gen_fail(err, "internal error: cabling failed");
-		fab_free(f);
-		return r;
-	}
-	return 0;
+	return gen_finish(f, r, links, num_links, p->remove_frac, p->seed, err);
 }

@@ -59,9 +59,8 @@ static int df_build(struct fabric *f, const struct dragonfly_params *p)
 	uint32_t num_sw = g * a;
 	char desc[48];
 
-	for (uint32_t c = 0; c < num_sw * hp; c++)
-		if (gen_add_ca(f, c) == FAB_NONE)
-			return -ENOMEM;
+	if (gen_add_cas(f, num_sw * hp))
+		return -ENOMEM;
 	uint32_t sw0 = f->num_nodes;
 	for (uint32_t s = 0; s < num_sw; s++) {
 		snprintf(desc, sizeof(desc), "df-g%u-s%u", s / a, s % a);
@@ -106,10 +105,5 @@ int gen_dragonfly(struct fabric *f, const struct dragonfly_params *p,
 	if (r)
 		return r;
 	r = df_build(f, p);
-	if (r) {
-		gen_fail(err, "%s", r == -ENOMEM ? "out of memory" :
-			 "internal error: cabling failed");
-		fab_free(f);
-	}
-	return r;
+	return gen_finish(f, r, NULL, 0, 0, 0, err);
 }

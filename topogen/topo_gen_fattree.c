@@ -86,55 +86,25 @@ static int ft_shape(struct ft_shape *s, const struct fattree_params *p,
 static int ft_build(struct fabric *f, const struct ft_shape *s,
 		    uint32_t *links, uint32_t *num_links)
 {
-	char desc[32];
 	uint32_t sw = 0;
-	for (uint32_t c = 0; c < s->hcas; c++)
-		if (gen_add_ca(f, c) == FAB_NONE)
-			return -ENOMEM;
+	if (gen_add_cas(f, s->hcas))
+		return -ENOMEM;
 	uint32_t leaf0 = f->num_nodes;
-	for (uint32_t l = 0; l < s->leaves; l++) {
-		snprintf(desc, sizeof(desc), "leaf-%u", l);
-		if (gen_add_switch(f, sw++, s->k, desc) == FAB_NONE)
-			return -ENOMEM;
-	}
+	if (gen_add_switch_row(f, &sw, s->leaves, s->k, "leaf-", ""))
+		return -ENOMEM;
 	uint32_t spine0 = f->num_nodes;
-	for (uint32_t j = 0; j < s->spines; j++) {
-		snprintf(desc, sizeof(desc), "spine-%u", j);
-		if (gen_add_switch(f, sw++, s->k, desc) == FAB_NONE)
-			return -ENOMEM;
-	}
+	if (gen_add_switch_row(f, &sw, s->spines, s->k, "spine-", ""))
+		return -ENOMEM;
 	uint32_t core0 = f->num_nodes;
-	for (uint32_t c = 0; c < s->cores; c++) {
-		snprintf(desc, sizeof(desc), "core-%u", c);
-		if (gen_add_switch(f, sw++, s->k, desc) == FAB_NONE)
-			return -ENOMEM;
-	}
+	if (gen_add_switch_row(f, &sw, s->cores, s->k, "core-", ""))
+		return -ENOMEM;
 
 	/* CAs, leaf-major, spread evenly; with shuffle_hosts each leaf's CAs
 	 * take its host ports in a seeded random order (node-97 on port 3,
 	 * node-96 on port 2, ...), as real cabling often is. */
-	uint32_t per = s->hcas / s->leaves, extra = s->hcas % s->leaves, ca = 0;
-	uint64_t rng = s->seed * 0x9E3779B97F4A7C15ull + 1;
-	uint32_t port_of[256];
-	for (uint32_t l = 0; l < s->leaves; l++) {
-		uint32_t here = per + (l < extra);
-		for (uint32_t j = 0; j < here; j++)
-			port_of[j] = j + 1;
-		for (uint32_t j = here; s->shuffle && j > 1; j--) {
-			uint32_t r, tmp;
-
-			rng ^= rng << 13;
-			rng ^= rng >> 7;
-			rng ^= rng << 17;
-			r = (uint32_t)(rng % j);
-			tmp = port_of[j - 1];
-			port_of[j - 1] = port_of[r];
-			port_of[r] = tmp;
-		}
-		for (uint32_t j = 0; j < here; j++, ca++)
-			if (gen_link(f, ca, 1, leaf0 + l, port_of[j]))
-				return -EINVAL;
-	}
+	if (gen_link_hosts(f, leaf0, s->leaves, s->hcas, s->shuffle, s->seed,
+			   gen_xorshift_below))
+		return -EINVAL;
 
 	*num_links = 0;
 	for (uint32_t p = 0; p < s->pods; p++)
@@ -176,16 +146,5 @@ int gen_fattree(struct fabric *f, const struct fattree_params *p, char *err)
 	if (!links)
 		return gen_fail(err, "out of memory");
 	r = ft_build(f, &s, links, &num_links);
-	if (r == 0 && p->remove_frac > 0)
-		r = gen_remove_links(f, links, num_links, p->remove_frac, p->seed, err);
-	free(links);
-	if (r < 0) {
-		if (r == -ENOMEM)
-			gen_fail(err, "out of memory");
-		else if (r == -EINVAL && err && !err[0])
-			gen_fail(err, "internal error: cabling failed");
-		fab_free(f);
-		return r;
-	}
-	return 0;
+	return gen_finish(f, r, links, num_links, p->remove_frac, p->seed, err);
 }

@@ -159,16 +159,12 @@ static int rr_cable(struct fabric *f, const struct random_params *p,
 		    const struct rr_graph *g)
 {
 	unsigned hp = p->hcas_per_switch;
-	char desc[32];
-	for (uint32_t c = 0; c < g->n * hp; c++)
-		if (gen_add_ca(f, c) == FAB_NONE)
-			return -ENOMEM;
+	uint32_t sw = 0;
+	if (gen_add_cas(f, g->n * hp))
+		return -ENOMEM;
 	uint32_t sw0 = f->num_nodes;
-	for (uint32_t s = 0; s < g->n; s++) {
-		snprintf(desc, sizeof(desc), "rr-%u", s);
-		if (gen_add_switch(f, s, hp + g->d, desc) == FAB_NONE)
-			return -ENOMEM;
-	}
+	if (gen_add_switch_row(f, &sw, g->n, hp + g->d, "rr-", ""))
+		return -ENOMEM;
 	for (uint32_t c = 0; c < g->n * hp; c++)
 		if (gen_link(f, c, 1, sw0 + c / hp, c % hp + 1))
 			return -EINVAL;

@@ -50,9 +50,8 @@ static int torus_build(struct fabric *f, const struct torus_params *p,
 	const char *kind = p->wrap ? "torus" : "mesh";
 	char desc[48];
 
-	for (uint32_t c = 0; c < num_sw * hp; c++)
-		if (gen_add_ca(f, c) == FAB_NONE)
-			return -ENOMEM;
+	if (gen_add_cas(f, num_sw * hp))
+		return -ENOMEM;
 	uint32_t sw0 = f->num_nodes;
 	for (uint32_t s = 0; s < num_sw; s++) {
 		unsigned x = s % sz[0], y = s / sz[0] % sz[1], z = s / sz[0] / sz[1];
@@ -95,10 +94,5 @@ int gen_torus(struct fabric *f, const struct torus_params *p, char *err)
 	if (r)
 		return r;
 	r = torus_build(f, p, (uint32_t)num_sw);
-	if (r) {
-		gen_fail(err, "%s", r == -ENOMEM ? "out of memory" :
-			 "internal error: cabling failed");
-		fab_free(f);
-	}
-	return r;
+	return gen_finish(f, r, NULL, 0, 0, 0, err);
 }

@@ -45,6 +45,26 @@ uint32_t gen_add_switch(struct fabric *f, uint32_t ordinal, unsigned ports,
 	return n;
 }
 
+int gen_add_cas(struct fabric *f, uint32_t count)
+{
+	for (uint32_t c = 0; c < count; c++)
+		if (gen_add_ca(f, c) == FAB_NONE)
+			return -ENOMEM;
+	return 0;
+}
+
+int gen_add_switch_row(struct fabric *f, uint32_t *ordinal, uint32_t count,
+		       unsigned ports, const char *prefix, const char *suffix)
+{
+	char desc[64];
+	for (uint32_t i = 0; i < count; i++) {
+		snprintf(desc, sizeof(desc), "%s%u%s", prefix, i, suffix);
+		if (gen_add_switch(f, (*ordinal)++, ports, desc) == FAB_NONE)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 int gen_link(struct fabric *f, uint32_t a, unsigned pa, uint32_t b,
 	     unsigned pb)
 {
@@ -70,6 +90,40 @@ uint64_t gen_rand_below(uint64_t *state, uint64_t n)
 		r = gen_rand(state);
 	while (r >= limit);
 	return r % n;
+}
+
+uint64_t gen_xorshift_below(uint64_t *state, uint64_t n)
+{
+	*state ^= *state << 13;
+	*state ^= *state >> 7;
+	*state ^= *state << 17;
+	return *state % n;
+}
+
+int gen_link_hosts(struct fabric *f, uint32_t leaf0, uint32_t leaves,
+		   uint32_t hcas, int shuffle, uint64_t seed,
+		   uint64_t (*pick)(uint64_t *state, uint64_t n))
+{
+	uint32_t per = hcas / leaves, extra = hcas % leaves, ca = 0;
+	uint64_t rng = seed * 0x9E3779B97F4A7C15ull + 1;
+	uint32_t port_of[FAB_MAX_PORTS + 1];
+	for (uint32_t l = 0; l < leaves; l++) {
+		uint32_t here = per + (l < extra);
+		if (here > FAB_MAX_PORTS)
+			return -EINVAL;
+		for (uint32_t j = 0; j < here; j++)
+			port_of[j] = j + 1;
+		for (uint32_t j = here; shuffle && j > 1; j--) {
+			uint32_t r = (uint32_t)pick(&rng, j), tmp;
+			tmp = port_of[j - 1];
+			port_of[j - 1] = port_of[r];
+			port_of[r] = tmp;
+		}
+		for (uint32_t j = 0; j < here; j++, ca++)
+			if (gen_link(f, ca, 1, leaf0 + l, port_of[j]))
+				return -EINVAL;
+	}
+	return 0;
 }
 
 int gen_connected(const struct fabric *f)
@@ -186,4 +240,21 @@ int gen_remove_links(struct fabric *f, uint32_t *links, uint32_t count,
 		return gen_fail(err, "remove: only %u of %u links can be removed "
 				"without disconnecting the fabric", removed, want);
 	return (int)removed;
+}
+
+int gen_finish(struct fabric *f, int r, uint32_t *links, uint32_t num_links,
+	       double remove_frac, uint64_t seed, char *err)
+{
+	if (r == 0 && remove_frac > 0)
+		r = gen_remove_links(f, links, num_links, remove_frac, seed, err);
+	free(links);
+	if (r < 0) {
+		if (r == -ENOMEM)
+			gen_fail(err, "out of memory");
+		else if (r == -EINVAL && err && !err[0])
+			gen_fail(err, "internal error: cabling failed");
+		fab_free(f);
+		return r;
+	}
+	return 0;
 }

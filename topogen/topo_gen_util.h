@@ -32,6 +32,14 @@ uint32_t gen_add_ca(struct fabric *f, uint32_t k);
 uint32_t gen_add_switch(struct fabric *f, uint32_t ordinal, unsigned ports,
 			const char *desc);
 
+/* Add CAs 0 .. count-1 (gen_add_ca). 0 or -ENOMEM. */
+int gen_add_cas(struct fabric *f, uint32_t count);
+/* Add `count` switches of `ports` ports named "<prefix><i><suffix>", i
+ * from 0, with ordinals from *ordinal on (advanced past them). 0 or
+ * -ENOMEM. */
+int gen_add_switch_row(struct fabric *f, uint32_t *ordinal, uint32_t count,
+		       unsigned ports, const char *prefix, const char *suffix);
+
 /* Link port pa of node a to port pb of node b. 0 or negative errno. */
 int gen_link(struct fabric *f, uint32_t a, unsigned pa, uint32_t b,
 	     unsigned pb);
@@ -41,6 +49,20 @@ int gen_link(struct fabric *f, uint32_t a, unsigned pa, uint32_t b,
 uint64_t gen_rand(uint64_t *state);
 /* Uniform in [0, n), n > 0, without modulo bias. */
 uint64_t gen_rand_below(uint64_t *state, uint64_t n);
+
+/* xorshift64 (Marsaglia 2003) reduced by plain modulo: the fat-tree
+ * generator's first picker, kept so that the fabrics its seeds made stay
+ * the same. New code uses gen_rand_below. */
+uint64_t gen_xorshift_below(uint64_t *state, uint64_t n);
+
+/* Cable CAs 0 .. hcas-1 (created first) to the `leaves` leaves from node
+ * leaf0 on, leaf-major: leaf l gets hcas / leaves CAs, one more if l <
+ * hcas % leaves, on its ports 1, 2, ... in CA order or, with shuffle, in
+ * an order pick draws (Fisher-Yates) from a state seeded by seed, as
+ * real cabling often is. 0 or -EINVAL. */
+int gen_link_hosts(struct fabric *f, uint32_t leaf0, uint32_t leaves,
+		   uint32_t hcas, int shuffle, uint64_t seed,
+		   uint64_t (*pick)(uint64_t *state, uint64_t n));
 
 /* 1 if every node is reachable from node 0, 0 if not, -ENOMEM. */
 int gen_connected(const struct fabric *f);
@@ -64,5 +86,12 @@ int gen_sw_reachable(struct gen_bfs *b, const struct fabric *f, uint32_t from,
  * -EINVAL (with err) if too few could be removed, or -ENOMEM. */
 int gen_remove_links(struct fabric *f, uint32_t *links, uint32_t count,
 		     double frac, uint64_t seed, char *err);
+
+/* The end of a generator whose build returned r: with r == 0, remove
+ * remove_frac of the switch-switch links (gen_remove_links, seeded by
+ * seed); frees links (may be NULL). On failure, err says why (unless it
+ * already does) and f is freed. Returns r or the removal's error. */
+int gen_finish(struct fabric *f, int r, uint32_t *links, uint32_t num_links,
+	       double remove_frac, uint64_t seed, char *err);
 
 #endif

@@ -18,6 +18,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "../../core/input_file.h"
 #include "../../partition/part_conf.h"
 #include "../../qos/qos_policy.h"
 #include "../../routing/engine.h"
@@ -144,18 +145,6 @@ struct importer {
 	int errors;
 };
 
-static char *trim(char *s)
-{
-	char *e;
-
-	while (isspace((unsigned char)*s))
-		s++;
-	e = s + strlen(s);
-	while (e > s && isspace((unsigned char)e[-1]))
-		*--e = 0;
-	return s;
-}
-
 static int is_null(const char *v)
 {
 	return !*v || !strcmp(v, "(null)");
@@ -254,14 +243,14 @@ static int read_conf(struct importer *im)
 				;
 			continue;
 		}
-		s = trim(buf);
+		s = input_trim(buf);
 		if (!*s || *s == '#')
 			continue;
 		for (v = s; *v && !isspace((unsigned char)*v); v++)
 			;
 		if (*v)
 			*v++ = 0;
-		v = trim(v);
+		v = input_trim(v);
 		if (strlen(s) >= sizeof(op->key) || strlen(v) >= sizeof(op->val)) {
 			fprintf(im->warn, "%s:%u: option or value too long\n", im->o->conf, line);
 			im->errors++;
@@ -301,7 +290,7 @@ static void put_engines(struct importer *im, const struct opt *op)
 
 	snprintf(list, sizeof(list), "%s", op->val);
 	for (name = strtok_r(list, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
-		name = trim(name);
+		name = input_trim(name);
 		if (engine_known(name)) {
 			if (strlen(kept) + strlen(name) + 2 < sizeof(kept)) {
 				if (*kept)
@@ -424,26 +413,26 @@ static void put_partition(struct importer *im, const char *file, unsigned line,
 		return;
 	}
 	*colon = 0;
-	hdr = trim(entry);
+	hdr = input_trim(entry);
 	if (!strncasecmp(hdr, "mgid", 4)) {
 		not_honoured(im, file, line, "mgid", "multicast groups are the mcast_groups key");
 		return;
 	}
 	tok = strtok_r(hdr, ",", &save);
-	tok = tok ? trim(tok) : hdr;
+	tok = tok ? input_trim(tok) : hdr;
 	eq = strchr(tok, '=');
 	if (!eq) {
 		not_honoured(im, file, line, tok, "a partition without a P_Key (OpenSM picks one; ibsm needs it given)");
 		return;
 	}
 	*eq = 0;
-	snprintf(name, sizeof(name), "%s", trim(tok));
+	snprintf(name, sizeof(name), "%s", input_trim(tok));
 	{
 		char *end;
 		errno = 0;
-		pkey = strtoul(trim(eq + 1), &end, 0);
+		pkey = strtoul(input_trim(eq + 1), &end, 0);
 		if (errno || *end || (pkey & 0x7fff) == 0 || pkey > 0xffff) {
-			fprintf(im->warn, "%s:%u: %s: bad P_Key '%s'\n", file, line, name, trim(eq + 1));
+			fprintf(im->warn, "%s:%u: %s: bad P_Key '%s'\n", file, line, name, input_trim(eq + 1));
 			im->errors++;
 			return;
 		}
@@ -452,12 +441,12 @@ static void put_partition(struct importer *im, const char *file, unsigned line,
 	yaml_str(im->out, name);
 	fprintf(im->out, "   # %s:%u\n    pkey: 0x%04lx\n", file, line, pkey & 0x7fff);
 	while ((tok = strtok_r(NULL, ",", &save))) {
-		char *k = trim(tok), *val = strchr(k, '=');
+		char *k = input_trim(tok), *val = strchr(k, '=');
 
 		if (val)
 			*val++ = 0;
-		val = val ? trim(val) : NULL;
-		k = trim(k);
+		val = val ? input_trim(val) : NULL;
+		k = input_trim(k);
 		if (!strcasecmp(k, "ipoib") && !val)
 			fprintf(im->out, "    ipoib: true\n");
 		else if (!strcasecmp(k, "mtu") && val)
@@ -478,7 +467,7 @@ static void put_partition(struct importer *im, const char *file, unsigned line,
 	fprintf(im->out, "    members: [");
 	save = NULL;
 	for (tok = strtok_r(colon + 1, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		char *m = trim(tok);
+		char *m = input_trim(tok);
 
 		if (!*m)
 			continue;
@@ -526,7 +515,7 @@ static int read_partitions(struct importer *im, const char *file, unsigned from_
 		if (c == EOF || c == ';') {
 			if (len) {
 				text[len] = 0;
-				entry = trim(text);
+				entry = input_trim(text);
 				if (*entry)
 					put_partition(im, file, start, entry);
 			} else if (c == EOF) {
