@@ -26,7 +26,7 @@
 # Measured (callgrind, own-code instructions per query, OpenSM -s 0; the
 # table and what is left: docs/demo-and-bench.md):
 #   648 CAs    ibsm 3,767 before issue 27's SA work, 2,445 after; OpenSM 2,664
-#   11,664 CAs flat (0.98x of 648 at the SA layouts step);      OpenSM 2,664
+#   11,664 CAs ibsm 2,415 (0.99x of 648);                       OpenSM 2,664
 #   whole SM process at 648 after: ibsm 7,664, OpenSM 9,036
 # Benchmarks measure; nothing here is asserted.
 set -u
