@@ -73,6 +73,19 @@ static int join_list(struct yaml_load *ld, const struct key_desc *k,
 
 /* A key a section sets (the qos: section's tables): as if it stood at
  * the top level at that line, so a key set twice is named. */
+
+/* A key set the first time at line: noted; set before: logged, 1. */
+static int mark_key(struct yaml_load *ld, const struct key_desc *k,
+		    const char *key, unsigned line)
+{
+	if (ld->first_line[k - config_keys]) {
+		log_err("%s:%u: duplicate key '%s' (first set at line %u)",
+			ld->path, line, key, ld->first_line[k - config_keys]);
+		return 1;
+	}
+	ld->first_line[k - config_keys] = line;
+	return 0;
+}
 static int set_from_section(void *arg, const char *key, const char *value,
 			    unsigned line)
 {
@@ -82,12 +95,8 @@ static int set_from_section(void *arg, const char *key, const char *value,
 
 	if (!k)
 		return 1;
-	if (ld->first_line[k - config_keys]) {
-		log_err("%s:%u: duplicate key '%s' (first set at line %u)",
-			ld->path, line, key, ld->first_line[k - config_keys]);
+	if (mark_key(ld, k, key, line))
 		return 1;
-	}
-	ld->first_line[k - config_keys] = line;
 	snprintf(origin, sizeof(origin), "%s:%u", ld->path, line);
 	return config_set(ld->c, key, value, origin) ? 1 : 0;
 }
@@ -108,12 +117,8 @@ static int load_pair(struct yaml_load *ld, const yaml_node_pair_t *pair)
 		log_err("%s:%u: unknown key '%s'", ld->path, line, key);
 		return 1;
 	}
-	if (ld->first_line[k - config_keys]) {
-		log_err("%s:%u: duplicate key '%s' (first set at line %u)",
-			ld->path, line, key, ld->first_line[k - config_keys]);
+	if (mark_key(ld, k, key, line))
 		return 1;
-	}
-	ld->first_line[k - config_keys] = line;
 
 	char origin[600];
 	if (!strcmp(key, "qos") && vn->type == YAML_MAPPING_NODE) {
