@@ -71,9 +71,6 @@ static int join_list(struct yaml_load *ld, const struct key_desc *k,
 	return 0;
 }
 
-/* A key a section sets (the qos: section's tables): as if it stood at
- * the top level at that line, so a key set twice is named. */
-
 /* A key set the first time at line: noted; set before: logged, 1. */
 static int mark_key(struct yaml_load *ld, const struct key_desc *k,
 		    const char *key, unsigned line)
@@ -83,6 +80,9 @@ static int mark_key(struct yaml_load *ld, const struct key_desc *k,
 			ld->path, line, key, ld->first_line[k - config_keys]);
 		return 1;
 	}
+
+/* A key a section sets (the qos: section's tables): as if it stood at
+ * the top level at that line, so a key set twice is named. */
 	ld->first_line[k - config_keys] = line;
 	return 0;
 }
