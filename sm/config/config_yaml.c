@@ -80,12 +80,12 @@ static int mark_key(struct yaml_load *ld, const struct key_desc *k,
 			ld->path, line, key, ld->first_line[k - config_keys]);
 		return 1;
 	}
-
-/* A key a section sets (the qos: section's tables): as if it stood at
- * the top level at that line, so a key set twice is named. */
 	ld->first_line[k - config_keys] = line;
 	return 0;
 }
+
+/* A key a section sets (the qos: section's tables): as if it stood at
+ * the top level at that line, so a key set twice is named. */
 static int set_from_section(void *arg, const char *key, const char *value,
 			    unsigned line)
 {
