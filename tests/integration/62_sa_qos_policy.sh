@@ -9,14 +9,10 @@
 # second policy has classes by partition (port group "partition:", rule
 # and ULP by P_Key) and by port name. Then a bad policy: an error exit at start naming file:line, and at SIGHUP the
 # old policy stays.
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-IBSM_BUILD=${IBSM_BUILD:-$top/build}
-. "$top/sim/ibsim_harness.sh"
-. "$top/tests/integration/sm_lib.sh"
+. "$(dirname "$0")/sm_lib.sh"
 sm_test_start 62 opensm saquery
 
-"$IBSM_BUILD/bin/ibsm-topo" fattree --levels 2 --radix 4 -o "$W/ft.net" >/dev/null || fail "ibsm-topo"
+sm_topo ft fattree --levels 2 --radix 4
 client=$(ibsim_ca_name "$W/ft.net" 3)
 # CA port GUIDs: the node GUID + 1 (ibsm-topo's net files).
 guids=$(for g in $(sed -n 's/^caguid=//p' "$W/ft.net"); do printf '0x%016x\n' $((g + 1)); done)
@@ -81,13 +77,13 @@ ask() { # out
 }
 
 # --- OpenSM with the policy ---------------------------------------------------
-ibsim_start "$W/ft.net" || fail "ibsim did not start"
+sm_sim "$W/ft.net"
 osm_daemon "$W/osm.log" -Q -Y "$W/qos-policy.conf"
 ask "$W/osm.sl"
 sim_cleanup
 
 # --- ibsm with the same policy ---------------------------------------------
-ibsim_start "$W/ft.net" || fail "ibsim did not restart"
+sm_sim "$W/ft.net" restart
 sm_daemon "$W/sm.log" --cache-dir "$W/cache" --set qos=1 --set qos_policy_file="$W/qos-policy.conf"
 grep -q "QoS policy $W/qos-policy.conf" "$W/sm.log" || fail "no QoS policy line in the log"
 ask "$W/ibsm.sl"
@@ -179,11 +175,11 @@ ask2() { # out
 	done
 }
 sim_cleanup
-ibsim_start "$W/ft.net" || fail "ibsim did not restart"
+sm_sim "$W/ft.net" restart
 osm_daemon "$W/osm2.log" -P "$W/partitions.conf" -Q -Y "$W/qos2.conf"
 ask2 "$W/osm2.sl"
 sim_cleanup
-ibsim_start "$W/ft.net" || fail "ibsim did not restart"
+sm_sim "$W/ft.net" restart
 sm_daemon "$W/sm2.log" -c "$W/ibsm2.yaml" --cache-dir "$W/cache3"
 ask2 "$W/ibsm2.sl"
 kill "$SMPID"; wait "$SMPID" 2>/dev/null
@@ -196,7 +192,7 @@ if ! diff "$W/osm2.sl" "$W/ibsm2.sl"; then
 	fail "second policy: ibsm's SLs differ from OpenSM's"
 fi
 echo "ok second policy: $(wc -l <"$W/ibsm2.sl") queries by partition, P_Key and port name as OpenSM"
-ibsim_start "$W/ft.net" || fail "ibsim did not restart"
+sm_sim "$W/ft.net" restart
 sm_daemon "$W/sm.log" --cache-dir "$W/cache" --set qos=1 --set qos_policy_file="$W/qos-policy.conf"
 
 # --- a bad policy at SIGHUP: the old one stays -----------------------------

@@ -10,15 +10,9 @@
 #     credit-loop-free (our verifier on what the switches hold);
 #  3. restore: after the quiet period the link carries routes again;
 #  4. bad thresholds in the configuration: a FILE:LINE error, exit 1.
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-IBSM_BUILD=${IBSM_BUILD:-$top/build}
-. "$top/sim/ibsim_harness.sh"
-. "$top/tests/integration/sm_lib.sh"
-sm_need
-W=$(mktemp -d "${TMPDIR:-/tmp}/ibsm-t80.XXXXXX")
-trap 'kill "${RAISER:-}" 2>/dev/null; sim_cleanup; [ -n "${KEEP:-}" ] || rm -rf "$W"' EXIT
-cd "$W" || exit 1
+. "$(dirname "$0")/sm_lib.sh"
+sm_test_start 80
+TEST_AT_EXIT='kill "${RAISER:-}" 2>/dev/null'
 
 # 4. Bad input first (no fabric needed).
 cat >"$W/bad.yaml" <<'EOF'
@@ -33,8 +27,8 @@ echo "ok bad thresholds: $(head -1 "$W/bad.out")"
 
 INTERVAL=2
 QUIET=8
-"$IBSM_BUILD/bin/ibsm-topo" fattree --levels 2 --radix 8 -o "$W/ft.net" >/dev/null || fail "ibsm-topo"
-ibsim_start "$W/ft.net" || fail "ibsim did not start"
+sm_topo ft fattree --levels 2 --radix 8
+sm_sim "$W/ft.net"
 sm_daemon "$W/sm.log" --cache-dir "$W/cache" --dump "$W/ft.dump" --sweep 5 \
 	--set perf_interval=$INTERVAL --set perf_quiet_period=$QUIET \
 	--set perf_event_log="$W/events.jsonl"
@@ -151,11 +145,8 @@ until grep -q '"event":"restore"' "$W/events.jsonl"; do
 	i=$((i + 1)); [ $i -gt $(((QUIET + 4 * INTERVAL + 10) * 10)) ] && { tail -20 "$W/sm.log"; fail "link not restored"; }
 	sleep 0.1
 done
-i=0
-until [ "$(grep -c "fabric UP" "$W/sm.log")" -gt "$ups" ]; do
-	i=$((i + 1)); [ $i -gt 300 ] && fail "no sweep after the restore"
-	sleep 0.1
-done
+sm_wait_more "$W/sm.log" "fabric UP" "$ups" 30 ||
+	fail "no sweep after the restore"
 sleep 0.5
 again=$(link_uses)
 [ "$again" -gt 0 ] || fail "restored link carries no routes"

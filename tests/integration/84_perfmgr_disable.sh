@@ -15,19 +15,10 @@
 #     would retrain; then both ends are ACTIVE again and carry routes;
 #  3. ibsmctl disable on another switch-switch link: down; ibsmctl restore:
 #     ACTIVE again; ibsmctl disable of a host's only link is refused.
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-IBSM_BUILD=${IBSM_BUILD:-$top/build}
-. "$top/sim/ibsim_harness.sh"
-. "$top/tests/integration/sm_lib.sh"
-sm_need
-for tool in smpquery dump_fts ibnetdiscover; do
-	command -v $tool >/dev/null 2>&1 || { echo "skip: no $tool"; exit 77; }
-done
+. "$(dirname "$0")/sm_lib.sh"
 [ -x "$IBSM_BUILD/bin/ibsmctl" ] || { echo "ibsmctl not built"; exit 77; }
-W=$(mktemp -d "${TMPDIR:-/tmp}/ibsm-t84.XXXXXX")
-trap 'kill "${RAISER:-}" 2>/dev/null; sim_cleanup; [ -n "${KEEP:-}" ] || rm -rf "$W"' EXIT
-cd "$W" || exit 1
+sm_test_start 84 smpquery dump_fts ibnetdiscover
+TEST_AT_EXIT='kill "${RAISER:-}" 2>/dev/null'
 S=$W/ctl.sock
 ctl() { "$IBSM_BUILD/bin/ibsmctl" -s "$S" "$@"; }
 
@@ -35,8 +26,8 @@ INTERVAL=2
 QUIET=10
 PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])' 2>/dev/null)
 metric() { command -v curl >/dev/null 2>&1 && curl -s "http://127.0.0.1:$PORT/metrics" | awk -v m="$1" '$1 == m { print $2 }'; }
-"$IBSM_BUILD/bin/ibsm-topo" fattree --levels 2 --radix 8 -o "$W/ft.net" >/dev/null || fail "ibsm-topo"
-ibsim_start "$W/ft.net" || fail "ibsim did not start"
+sm_topo ft fattree --levels 2 --radix 8
+sm_sim "$W/ft.net"
 sm_daemon "$W/sm.log" --cache-dir "$W/cache" --dump "$W/ft.dump" --sweep 5 \
 	--set perf_interval=$INTERVAL --set perf_quiet_period=$QUIET \
 	--set perf_action=disable --set perf_event_log="$W/events.jsonl" \

@@ -1,6 +1,17 @@
-# Helpers shared by the ibsm daemon tests: sourced, not run. Needs
-# IBSM_BUILD, top and sim/ibsim_harness.sh sourced; the helpers after
-# sm_test_start need W (a work directory, which it makes).
+# Helpers shared by the integration tests: sourced, not run. The preamble
+# of every test is
+#   . "$(dirname "$0")/sm_lib.sh"
+#   sm_test_start NUM [TOOL...]     (ibsim tests; test_start: the others)
+# Sourcing it sets -u, finds the checkout ($top, from the script's path
+# unless set) and the build ($IBSM_BUILD, default $top/build, made
+# absolute: the tests work in their own directory), and sources
+# sim/ibsim_harness.sh. The helpers after sm_test_start need W (the work
+# directory it makes).
+set -u
+top=${top:-$(cd "$(dirname "$0")/../.." && pwd)}
+IBSM_BUILD=${IBSM_BUILD:-$top/build}
+case $IBSM_BUILD in /*) ;; *) IBSM_BUILD=$(pwd)/$IBSM_BUILD ;; esac
+command -v ibsim_start >/dev/null 2>&1 || . "$top/sim/ibsim_harness.sh"
 
 # Sanitized builds: ignore libumad2sim's own buffer overrun (see the file).
 ASAN_OPTIONS="${ASAN_OPTIONS:-}${ASAN_OPTIONS:+:}verify_asan_link_order=0:suppressions=$top/tests/integration/umad2sim.asan.supp"
@@ -19,21 +30,94 @@ fail() {
 	exit 1
 }
 
-# The start the daemon tests share: skip (exit 77) without ibsim,
-# libumad2sim, our ibsm and ibsm-topo or one of the TOOLs; make the work
-# directory $W (ibsm-tNUM.*), removed on exit after every simulated
-# process is stopped (kept with KEEP=1); and work in it (libumad2sim
-# leaves sys-* directories in the current one).
-#   sm_test_start NUM [TOOL...]
-sm_test_start() {
+# The start every test shares: skip (exit 77) without one of the TOOLs
+# (programs on the PATH); make the work directory $W (ibsm-tNUM.*),
+# removed on exit after every simulated process is stopped (kept with
+# KEEP=1; TEST_AT_EXIT, when set, is run first: a background helper to
+# stop), and work in it (libumad2sim leaves sys-* directories in the
+# current one).
+#   test_start NUM [TOOL...]
+test_start() {
 	_num=$1; shift
-	sm_need
 	for _tool in "$@"; do
 		command -v "$_tool" >/dev/null 2>&1 || { echo "skip: no $_tool"; exit 77; }
 	done
 	W=$(mktemp -d "${TMPDIR:-/tmp}/ibsm-t$_num.XXXXXX")
-	trap 'sim_cleanup; [ -n "${KEEP:-}" ] || rm -rf "$W"' EXIT
+	trap 'eval "${TEST_AT_EXIT:-}"; sim_cleanup; [ -n "${KEEP:-}" ] || rm -rf "$W"' EXIT
 	cd "$W" || exit 1
+}
+
+# test_start for the daemon tests: skip also without ibsim, libumad2sim,
+# our ibsm and ibsm-topo.
+#   sm_test_start NUM [TOOL...]
+sm_test_start() {
+	sm_need
+	test_start "$@"
+}
+
+# A generated fabric: ibsm-topo ARGS written to $W/NAME.net.
+#   sm_topo NAME ARGS...
+sm_topo() {
+	_topo_name=$1; shift
+	"$IBSM_BUILD/bin/ibsm-topo" "$@" -o "$W/$_topo_name.net" || fail "ibsm-topo $*"
+}
+
+# ibsim on the net file NET, or the test fails ("[WHAT: ]ibsim did not
+# start").
+#   sm_sim NET [WHAT]
+sm_sim() {
+	ibsim_start "$1" || fail "${2:+$2: }ibsim did not start"
+}
+
+# Wait until FILE has more than N lines matching PATTERN, up to SECONDS:
+# 0, or 1 (a sweep more: sm_wait_more "$W/sm.log" "fabric UP" "$ups" 5).
+#   sm_wait_more FILE PATTERN N SECONDS
+sm_wait_more() {
+	_i=0
+	until [ "$(grep -c "$2" "$1" 2>/dev/null)" -gt "$3" ]; do
+		_i=$((_i + 1))
+		[ $_i -gt $(($4 * 10)) ] && return 1
+		sleep 0.1
+	done
+	return 0
+}
+
+# The fabric of the silent-CA tests (86, 87, 88; issue 24): a 2-level
+# radix-8 fat-tree in $W/ft.net, ibsim on it, no SM yet. node-13 is the
+# CA that goes silent: G13 its node GUID, P13 its port GUID (CA port p
+# has GUID node + p), both 0x%016x; PEER the switch port it hangs off,
+# "leaf-3"[2] (the tests' patterns name it: checked).
+sm_silent_ca_fabric() {
+	sm_topo ft fattree --levels 2 --radix 8
+	G13=$(awk '/^caguid=/ { g = $0; sub(/.*=/, "", g) } /^Ca/ && /"node-13"/ { print g; exit }' "$W/ft.net")
+	[ -n "$G13" ] || fail "no node-13 in the net file"
+	P13=$(printf '0x%016x' $((G13 + 1)))
+	G13=$(printf '0x%016x' $((G13)))
+	PEER=$(awk '/^Ca/ && /"node-13"/ { getline; sub(/^\[1\][ \t]*/, ""); sub(/[ \t].*/, ""); print; exit }' "$W/ft.net")
+	[ "$PEER" = '"leaf-3"[2]' ] || fail "node-13 hangs off $PEER, not leaf-3[2]"
+	sm_sim "$W/ft.net"
+}
+
+# The LID of CA NAME's first port in ibnetdiscover text IBND (empty: none).
+#   ibnd_ca_lid IBND NAME
+ibnd_ca_lid() {
+	awk -v n="\"$2\"" '/^Ca/ && index($0, n) { ca = 1; next } ca && /^\[/ { for (i = 1; i <= NF; i++) if ($i == "lid") { print $(i + 1); exit } }' "$1"
+}
+
+# The dfsp part of tests 56 and 99: a 4x4 torus (2 CAs a switch) in
+# $W/torus.net under ibsim, routed by the daemon with dfsp and the SL2VL
+# reads off (log $W/dfsp.log), which must have programmed VL layers; its
+# ibnetdiscover -p in $W/torus.ibnd, run with the test's q (its query
+# runner, from $client). Sets client (the torus' third CA) and sw (the
+# LID of the first switch listed).
+sm_dfsp_torus() {
+	sm_topo torus torus --dims 4x4 --hcas-per-switch 2
+	client=$(ibsim_ca_name "$W/torus.net" 3)
+	sm_sim "$W/torus.net" torus
+	sm_daemon "$W/dfsp.log" -R dfsp --cache-dir "$W/tcache" --set sl2vl_read=false
+	grep -q "VLs: [2-9] layers" "$W/dfsp.log" || fail "torus: dfsp programmed no VL layers"
+	q ibnetdiscover -p >"$W/torus.ibnd" || fail "torus: ibnetdiscover"
+	sw=$(awk '$1 == "SW" { print $2; exit }' "$W/torus.ibnd")
 }
 
 # ibnetdiscover output -> "lid" per line for every endpoint (switch port 0
