@@ -11,9 +11,7 @@
 . "$(dirname "$0")/sm_lib.sh"
 ROUTE=$IBSM_BUILD/bin/ibsm-route
 TOPO=$IBSM_BUILD/bin/ibsm-topo
-for p in "$ROUTE" "$TOPO"; do
-	[ -x "$p" ] || { echo "skip: $p not built"; exit 77; }
-done
+test_need_built ibsm-route ibsm-topo
 test_start 10 python3
 
 # check FILE.json ENGINE RC: the properties each engine must have.

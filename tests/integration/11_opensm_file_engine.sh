@@ -17,9 +17,7 @@
 B=$IBSM_BUILD
 ROUTE=$B/bin/ibsm-route
 TOPO=$B/bin/ibsm-topo
-for p in "$ROUTE" "$TOPO"; do
-	[ -x "$p" ] || { echo "skip: $p not built"; exit 77; }
-done
+test_need_built ibsm-route ibsm-topo
 [ -f "$UMAD2SIM" ] || { echo "skip: no libumad2sim"; exit 77; }
 test_start 11 ibsim opensm ibnetdiscover dump_fts ibtracert python3
 

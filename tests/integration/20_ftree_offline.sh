@@ -14,9 +14,7 @@
 B=$IBSM_BUILD
 ROUTE=$B/bin/ibsm-route
 TOPO=$B/bin/ibsm-topo
-for p in "$ROUTE" "$TOPO"; do
-	[ -x "$p" ] || { echo "skip: $p not built"; exit 77; }
-done
+test_need_built ibsm-route ibsm-topo
 test_start 20
 fail() { echo "FAIL: $*"; for f in "$W"/*.log; do echo "--- $f"; tail -5 "$f"; done; exit 1; }
 field() { sed -n "s/.*\"$1\"[[:space:]]*:[[:space:]]*\"\{0,1\}\([^,}\"]*\).*/\1/p" "$2" | head -1; }

@@ -22,7 +22,7 @@ test_start 24
 TOPO=$IBSM_BUILD/bin/ibsm-topo
 ROUTE=$IBSM_BUILD/bin/ibsm-route
 CHECK=$top/tests/integration/ftree_repair_check.py
-[ -x "$ROUTE" ] && [ -x "$TOPO" ] || { echo "skip: ibsm-route/ibsm-topo not built"; exit 77; }
+test_need_built ibsm-route ibsm-topo
 field() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$1" "$2"; }
 
 # Drop the link at port P of node N (both ends) from a net file.

@@ -3,7 +3,7 @@
 # touches the fabric: bad YAML, unknown key, bad value, unknown engine,
 # missing config file, a port that does not exist, stray arguments.
 . "$(dirname "$0")/sm_lib.sh"
-[ -x "$IBSM_BUILD/bin/ibsm" ] || { echo "ibsm not built"; exit 77; }
+test_need_built ibsm
 test_start 34
 
 expect() { # description, expected message (grep -E), command...

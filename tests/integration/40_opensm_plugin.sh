@@ -26,22 +26,10 @@ TOPO=$IBSM_BUILD/bin/ibsm-topo
 ROUTE=$IBSM_BUILD/bin/ibsm-route
 [ -f "$UMAD2SIM" ] || { echo "skip: libumad2sim not installed"; exit 77; }
 [ -f "$PLUGIN" ] || { echo "skip: $PLUGIN not built"; exit 77; }
-[ -x "$TOPO" ] || { echo "skip: ibsm-topo not built"; exit 77; }
+test_need_built ibsm-topo
 test_start 40 opensm ibsim dump_fts ibnetdiscover ibtracert iblinkinfo
 
-# A sanitized plugin needs its runtime loaded first into the (plain)
-# OpenSM. OpenSM's own leaks are not ours to report, nor is a race in its
-# ibumad vendor layer (a MAD freed by the receiver while umad_send still
-# writes it, seen under ibsim): suppressed by library, with libumad2sim's.
-OSM_PRELOAD=$UMAD2SIM
-OSM_ASAN=$ASAN_OPTIONS
-san=$(ldd "$PLUGIN" 2>/dev/null | awk '/lib(asan|ubsan)\.so/ { printf "%s ", $3 }')
-if [ -n "$san" ]; then
-	OSM_PRELOAD="$san$UMAD2SIM"
-	{ cat "$top/tests/integration/umad2sim.asan.supp"
-	  echo "interceptor_via_lib:libibumad.so.3"; } >"$W/osm.asan.supp"
-	OSM_ASAN="$ASAN_OPTIONS:detect_leaks=0:suppressions=$W/osm.asan.supp"
-fi
+osm_plugin_env "$PLUGIN"
 
 # osm_run NAME ROUTING_ENGINE [EXTRA_PLUGIN_OPTIONS]
 # One OpenSM sweep (-o) with the plugin on the running ibsim fabric. The

@@ -22,16 +22,7 @@ ROUTE=$IBSM_BUILD/bin/ibsm-route
 [ -f "$PLUGIN" ] || { echo "skip: $PLUGIN not built"; exit 77; }
 test_start 42 opensm ibsim dump_fts ibnetdiscover saquery smpquery
 
-# Sanitized plugin in a plain OpenSM: as in test 40.
-OSM_PRELOAD=$UMAD2SIM
-OSM_ASAN=$ASAN_OPTIONS
-san=$(ldd "$PLUGIN" 2>/dev/null | awk '/lib(asan|ubsan)\.so/ { printf "%s ", $3 }')
-if [ -n "$san" ]; then
-	OSM_PRELOAD="$san$UMAD2SIM"
-	{ cat "$top/tests/integration/umad2sim.asan.supp"
-	  echo "interceptor_via_lib:libibumad.so.3"; } >"$W/osm.asan.supp"
-	OSM_ASAN="$ASAN_OPTIONS:detect_leaks=0:suppressions=$W/osm.asan.supp"
-fi
+osm_plugin_env "$PLUGIN"
 # osm_start NAME QOS ROUTING_ENGINE: OpenSM daemon with the plugin.
 osm_start() {
 	mkdir -p "$W/$1.dump" "$W/$1.cache"

@@ -16,7 +16,7 @@
 . "$(dirname "$0")/sm_lib.sh"
 sm_test_start 44 ibnetdiscover dump_fts
 ROUTE=$IBSM_BUILD/bin/ibsm-route
-[ -x "$ROUTE" ] || { echo "skip: ibsm-route not built"; exit 77; }
+test_need_built ibsm-route
 
 # Every *guid= line of an ibsim net file gets a distinct random GUID
 # (low bit clear: a CA port's GUID is the node's + port), seeded.

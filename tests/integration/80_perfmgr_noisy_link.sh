@@ -96,13 +96,8 @@ before=$(link_uses)
 echo "ok before: $before LFT entries use leaf-0[5] <-> spine-0[1]"
 mark=$(wc -l <"$W/sm.log")
 t0=$(date +%s.%N)
-(n=0; while :; do n=$((n + 25)); printf 'PerformanceSet "leaf-0"[5] PortCounters.SymbolErrorCounter=%d\n' $n >&7; sleep 1; done) &
-RAISER=$!
-i=0
-until grep -q '"event":"avoid"' "$W/events.jsonl" 2>/dev/null; do
-	i=$((i + 1)); [ $i -gt 300 ] && { tail -20 "$W/sm.log"; fail "no avoid event in 30 s"; }
-	sleep 0.1
-done
+perf_raise_symbol_errors '"leaf-0"[5]'
+wait_log "$W/events.jsonl" '"event":"avoid"' 30 || { tail -20 "$W/sm.log"; fail "no avoid event in 30 s"; }
 ncyc=$(tail -n +"$mark" "$W/sm.log" | awk '/noisy link/ { print n + 0; exit } /perfmgr: cycle [0-9]*:/ { n++ }')
 [ "$ncyc" -le 2 ] || fail "avoided only after $ncyc PerfMgr cycles"
 grep '"event":"avoid"' "$W/events.jsonl" | grep -q '"node_desc":"leaf-0","port":5' || { cat "$W/events.jsonl"; fail "avoid event names another port"; }

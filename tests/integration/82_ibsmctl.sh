@@ -6,7 +6,7 @@
 . "$(dirname "$0")/sm_lib.sh"
 sm_test_start 82
 PY=/usr/bin/python3
-[ -x "$IBSM_BUILD/bin/ibsmctl" ] || { echo "ibsmctl not built"; exit 77; }
+test_need_built ibsmctl
 S=$W/ibsm.sock
 ctl() { "$IBSM_BUILD/bin/ibsmctl" -s "$S" "$@"; }
 jget() { $PY -c "import json,sys; d = json.load(sys.stdin); print($1)"; }

@@ -16,7 +16,7 @@
 #  3. ibsmctl disable on another switch-switch link: down; ibsmctl restore:
 #     ACTIVE again; ibsmctl disable of a host's only link is refused.
 . "$(dirname "$0")/sm_lib.sh"
-[ -x "$IBSM_BUILD/bin/ibsmctl" ] || { echo "ibsmctl not built"; exit 77; }
+test_need_built ibsmctl
 sm_test_start 84 smpquery dump_fts ibnetdiscover
 TEST_AT_EXIT='kill "${RAISER:-}" 2>/dev/null'
 S=$W/ctl.sock
@@ -55,13 +55,8 @@ verify_tables() {
 [ "$(uses leaf-0 5 spine-0 1)" -gt 0 ] || fail "leaf-0[5] <-> spine-0[1] carries no routes to begin with"
 
 # --- 1. the disable action -----------------------------------------------------------
-(n=0; while :; do n=$((n + 25)); printf 'PerformanceSet "leaf-0"[5] PortCounters.SymbolErrorCounter=%d\n' $n >&7; sleep 1; done) &
-RAISER=$!
-i=0
-until grep -q '"event":"disable"' "$W/events.jsonl" 2>/dev/null; do
-	i=$((i + 1)); [ $i -gt 300 ] && { tail -20 "$W/sm.log"; fail "no disable event in 30 s"; }
-	sleep 0.1
-done
+perf_raise_symbol_errors '"leaf-0"[5]'
+wait_log "$W/events.jsonl" '"event":"disable"' 30 || { tail -20 "$W/sm.log"; fail "no disable event in 30 s"; }
 grep '"event":"disable"' "$W/events.jsonl" | grep -q '"node_desc":"leaf-0","port":5' || { cat "$W/events.jsonl"; fail "disable event names another port"; }
 wait_log "$W/sm.log" "disable: taking .*leaf-0.* down" 20 || { tail -20 "$W/sm.log"; fail "the port was not taken down"; }
 wait_log "$W/sm.log" "2 link ends taken down by the disable action" 20 || { grep disable "$W/sm.log"; fail "the sweep did not take both ends down"; }

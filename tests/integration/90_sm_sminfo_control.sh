@@ -14,7 +14,7 @@
 #     (Unlink) is re-routed: the fabric checks pass.
 . "$(dirname "$0")/sm_lib.sh"
 sm_test_start 90 smpdump sminfo curl
-[ -x "$IBSM_BUILD/bin/sm-rogue" ] || { echo "sm-rogue not built"; exit 77; }
+test_need_built sm-rogue
 PY=/usr/bin/python3
 PORT=$($PY -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 

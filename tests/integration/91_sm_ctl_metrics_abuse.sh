@@ -15,7 +15,7 @@
 . "$(dirname "$0")/sm_lib.sh"
 sm_test_start 91 curl
 PY=/usr/bin/python3
-[ -x "$IBSM_BUILD/bin/ibsmctl" ] || { echo "ibsmctl not built"; exit 77; }
+test_need_built ibsmctl
 S=$W/ibsm.sock
 PORT=$($PY -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 

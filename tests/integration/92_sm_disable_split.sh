@@ -13,7 +13,7 @@
 #     (dump_fts + our verifier, disabled links left out).
 . "$(dirname "$0")/sm_lib.sh"
 sm_test_start 92 ibnetdiscover dump_fts
-[ -x "$IBSM_BUILD/bin/ibsmctl" ] || { echo "ibsmctl not built"; exit 77; }
+test_need_built ibsmctl
 S=$W/ibsm.sock
 ctl() { "$IBSM_BUILD/bin/ibsmctl" -s "$S" "$@"; }
 

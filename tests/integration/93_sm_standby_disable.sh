@@ -14,7 +14,7 @@
 #     fabric verified.
 . "$(dirname "$0")/sm_lib.sh"
 sm_test_start 93 sminfo ibstat
-[ -x "$IBSM_BUILD/bin/sm-rogue" ] || { echo "sm-rogue not built"; exit 77; }
+test_need_built sm-rogue
 
 sm_topo ft fattree --levels 2 --radix 8
 ca() { ibsim_ca_name "$W/ft.net" "$1"; }

@@ -9,7 +9,7 @@
 # installs only build deps for `make`, and for tests installs opensm under
 # a policy-rc.d and disables opensm.service, saying so.
 . "$(dirname "$0")/sm_lib.sh"
-[ -x "$IBSM_BUILD/bin/ibsm" ] || { echo "ibsm not built"; exit 77; }
+test_need_built ibsm
 test_start 94
 
 # --- make install --------------------------------------------------------

@@ -21,7 +21,7 @@
 # grows with every kept 24 MB transfer (2.).
 . "$(dirname "$0")/sm_lib.sh"
 sm_test_start 97 saquery sminfo
-[ -x "$IBSM_BUILD/bin/sa-load" ] || { echo "skip: sa-load not built"; exit 77; }
+test_need_built sa-load
 
 LOG=$W/sm.log
 # A sanitized daemon keeps freed memory in ASan's quarantine (256 MB by

@@ -19,7 +19,7 @@
 # issue).
 . "$(dirname "$0")/sm_lib.sh"
 sm_test_start 98
-[ -x "$IBSM_BUILD/bin/sa-client" ] || { echo "skip: sa-client not built"; exit 77; }
+test_need_built sa-client
 
 LOG=$W/sm.log
 sm_topo ft fattree --levels 3 --radix 8

@@ -47,6 +47,14 @@ test_start() {
 	cd "$W" || exit 1
 }
 
+# Skip (exit 77) unless every NAME is built ($IBSM_BUILD/bin/NAME).
+#   test_need_built NAME...
+test_need_built() {
+	for _b in "$@"; do
+		[ -x "$IBSM_BUILD/bin/$_b" ] || { echo "skip: $_b not built"; exit 77; }
+	done
+}
+
 # test_start for the daemon tests: skip also without ibsim, libumad2sim,
 # our ibsm and ibsm-topo.
 #   sm_test_start NUM [TOOL...]
@@ -118,6 +126,48 @@ sm_dfsp_torus() {
 	grep -q "VLs: [2-9] layers" "$W/dfsp.log" || fail "torus: dfsp programmed no VL layers"
 	q ibnetdiscover -p >"$W/torus.ibnd" || fail "torus: ibnetdiscover"
 	sw=$(awk '$1 == "SW" { print $2; exit }' "$W/torus.ibnd")
+}
+
+# The silent CA of sm_silent_ca_fabric answers again: ibsim console line
+# CMD, the log's PATTERN within 10 s (else fail "MSG"), a sweep more
+# within 5 s, and fresh dumps (SIGUSR1).
+#   sm_silent_ca_back CMD PATTERN MSG
+sm_silent_ca_back() {
+	_ups=$(grep -c "fabric UP" "$W/sm.log")
+	ibsim_cmd "$1"
+	wait_log "$W/sm.log" "$2" 10 || { tail -20 "$W/sm.log"; fail "$3"; }
+	sm_wait_more "$W/sm.log" "fabric UP" "$_ups" 5 ||
+		{ tail -20 "$W/sm.log"; fail "fabric not up again with node-13"; }
+	kill -USR1 "$SMPID"; sleep 0.5
+}
+
+# A noisy link for the PerfMgr tests (80, 84): the SymbolErrorCounter of
+# PORT ('"leaf-0"[5]') raised by 25 a second through the ibsim console,
+# in the background; RAISER is its pid (kill it when done; at exit
+# TEST_AT_EXIT does).
+#   perf_raise_symbol_errors PORT
+perf_raise_symbol_errors() {
+	(n=0; while :; do n=$((n + 25)); printf 'PerformanceSet %s PortCounters.SymbolErrorCounter=%d\n' "$1" $n >&7; sleep 1; done) &
+	RAISER=$!
+}
+
+# OpenSM with our plugin PLUGIN (tests 40, 42): OSM_PRELOAD and OSM_ASAN
+# to run it with. A sanitized plugin needs its runtime loaded first into
+# the (plain) OpenSM. OpenSM's own leaks are not ours to report, nor is a
+# race in its ibumad vendor layer (a MAD freed by the receiver while
+# umad_send still writes it, seen under ibsim): suppressed by library,
+# with libumad2sim's.
+#   osm_plugin_env PLUGIN
+osm_plugin_env() {
+	OSM_PRELOAD=$UMAD2SIM
+	OSM_ASAN=$ASAN_OPTIONS
+	_san=$(ldd "$1" 2>/dev/null | awk '/lib(asan|ubsan)\.so/ { printf "%s ", $3 }')
+	if [ -n "$_san" ]; then
+		OSM_PRELOAD="$_san$UMAD2SIM"
+		{ cat "$top/tests/integration/umad2sim.asan.supp"
+		  echo "interceptor_via_lib:libibumad.so.3"; } >"$W/osm.asan.supp"
+		OSM_ASAN="$ASAN_OPTIONS:detect_leaks=0:suppressions=$W/osm.asan.supp"
+	fi
 }
 
 # ibnetdiscover output -> "lid" per line for every endpoint (switch port 0
