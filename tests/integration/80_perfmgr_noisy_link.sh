@@ -34,13 +34,6 @@ sm_daemon "$W/sm.log" --cache-dir "$W/cache" --dump "$W/ft.dump" --sweep 5 \
 	--set perf_event_log="$W/events.jsonl"
 wait_log "$W/sm.log" "perfmgr: cycle 1:" 20 || fail "no PerfMgr cycle"
 sim_run ibnetdiscover >"$W/ibnd" 2>/dev/null || fail "ibnetdiscover"
-lid_of() {   # description -> LID (CA port or switch port 0)
-	awk -v d="\"$1\"" '/^Switch/ && index($0, "# " d " ") { for (i = 1; i <= NF; i++) if ($i == "lid") { print $(i + 1); exit } }
-		/^Ca/ { ca = index($0, "# " d) > 0; next } ca && /^\[/ { for (i = 1; i <= NF; i++) if ($i == "lid") { print $(i + 1); exit } }' "$W/ibnd"
-}
-guid_of() {  # switch description -> 0x-GUID
-	awk -v d="\"$1\"" '/^Switch/ && index($0, "# " d " ") { g = $3; gsub(/"|S-/, "", g); print "0x" g; exit }' "$W/ibnd"
-}
 cycles() { grep -c "perfmgr: cycle [0-9]*:" "$W/sm.log"; }
 wait_cycles() {  # N more PerfMgr cycles
 	_want=$(($(cycles) + $1)); _i=0
@@ -67,7 +60,7 @@ wait_cycles 2
 ibsim_cmd 'PerformanceSet "node-7"[1] PortCounters.PortRcvRemotePhysicalErrors=10'
 wait_cycles 2
 dump_now
-l5=$(lid_of node-5); l6=$(lid_of node-6)
+l5=$(ibnd_lid_of "$W/ibnd" node-5); l6=$(ibnd_lid_of "$W/ibnd" node-6)
 for c in VL15Dropped PortRcvSwitchRelayErrors SymbolErrorCounter; do
 	a=$(our node-5 1 $c value); b=$(pq "$l5" 1 $c)
 	[ -n "$a" ] && [ "$a" = "$b" ] || fail "node-5 $c: ibsm read '$a', perfquery '$b'"
@@ -83,7 +76,7 @@ grep -q 'counters of .* "node-7" port 1 went down' "$W/sm.log" || fail "node-7: 
 echo "ok node-7: reset to 10 detected, total 110"
 
 # 2. A noisy switch-switch link: leaf-0 port 5 <-> spine-0 port 1.
-LEAF=$(guid_of leaf-0); SPINE=$(guid_of spine-0)
+LEAF=$(ibnd_sw_guid "$W/ibnd" leaf-0); SPINE=$(ibnd_sw_guid "$W/ibnd" spine-0)
 [ -n "$LEAF" ] && [ -n "$SPINE" ] || fail "no leaf-0 / spine-0 in ibnetdiscover"
 grep -q "\"leaf-0\"\[5\]" "$W/ft.net" || true
 link_uses() {  # entries forwarding leaf-0 -> port 5, spine-0 -> port 1
@@ -117,7 +110,7 @@ echo "ok avoided: 0 LFT entries use leaf-0[5] <-> spine-0[1]"
 # ibtracert from every CA under leaf-0 to one CA per other leaf.
 for s in node-0 node-1 node-2 node-3; do
 	for d in node-4 node-9 node-14 node-19 node-31; do
-		ls=$(lid_of $s); ld=$(lid_of $d)
+		ls=$(ibnd_lid_of "$W/ibnd" $s); ld=$(ibnd_lid_of "$W/ibnd" $d)
 		for pair in "$ls $ld" "$ld $ls"; do
 			# shellcheck disable=SC2086
 			sim_run ibtracert $pair >"$W/tr" 2>&1 || { cat "$W/tr"; fail "ibtracert $pair failed"; }

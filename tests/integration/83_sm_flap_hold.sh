@@ -27,10 +27,7 @@ sm_daemon "$W/sm.log" -R updn --cache-dir "$W/cache" --sweep 1 --dump "$W/ft.dum
 	--set flap_hold_count=6 --set flap_hold_window=60 --set flap_hold_quiet=$QUIET \
 	--set ctl_socket="$W/ctl"
 sim_run ibnetdiscover >"$W/ibnd" 2>/dev/null || fail "ibnetdiscover"
-guid_of() {  # switch description -> 0x-GUID
-	awk -v d="\"$1\"" '/^Switch/ && index($0, "# " d " ") { g = $3; gsub(/"|S-/, "", g); print "0x" g; exit }' "$W/ibnd"
-}
-LEAF=$(guid_of leaf-0); SPINE=$(guid_of spine-0)
+LEAF=$(ibnd_sw_guid "$W/ibnd" leaf-0); SPINE=$(ibnd_sw_guid "$W/ibnd" spine-0)
 [ -n "$LEAF" ] && [ -n "$SPINE" ] || fail "no leaf-0 / spine-0 in ibnetdiscover"
 grep -q '"leaf-0"\[5\].*"spine-0"\[1\]\|"spine-0"\[1\].*"leaf-0"\[5\]' "$W/ft.net" ||
 	grep -A12 'Switch.*"leaf-0"' "$W/ft.net" | grep -q '^\[5\].*"spine-0"\[1\]' || fail "leaf-0[5] is not cabled to spine-0[1]"

@@ -34,16 +34,14 @@ sm_daemon "$W/sm.log" --cache-dir "$W/cache" --dump "$W/ft.dump" --sweep 5 \
 	--set ctl_socket="$S" ${PORT:+--set metrics_listen=127.0.0.1:$PORT}
 wait_log "$W/sm.log" "perfmgr: cycle 1:" 20 || fail "no PerfMgr cycle"
 sim_run ibnetdiscover >"$W/ibnd" 2>/dev/null || fail "ibnetdiscover"
-sw_lid() { awk -v d="\"$1\"" '/^Switch/ && index($0, "# " d " ") { for (i = 1; i <= NF; i++) if ($i == "lid") { print $(i + 1); exit } }' "$W/ibnd"; }
-sw_guid() { awk -v d="\"$1\"" '/^Switch/ && index($0, "# " d " ") { g = $3; gsub(/"|S-/, "", g); print "0x" g; exit }' "$W/ibnd"; }
 # port_state DESC PORT: "LinkState PhysLinkState" as smpquery reads them
 port_state() {
-	sim_run smpquery portinfo "$(sw_lid "$1")" "$2" 2>/dev/null |
+	sim_run smpquery portinfo "$(ibnd_lid_of "$W/ibnd" "$1")" "$2" 2>/dev/null |
 		awk -F'[.:]+' '$1 == "LinkState" { l = $2 } $1 == "PhysLinkState" { p = $2 } END { print l, p }'
 }
 uses() {  # LFT entries forwarding DESC_A -> port PA or DESC_B -> port PB
 	sim_run dump_fts >"$W/fts" 2>/dev/null || fail "dump_fts"
-	fts_entries "$W/fts" | awk -v a="$(sw_guid "$1")" -v pa="$2" -v b="$(sw_guid "$3")" -v pb="$4" '
+	fts_entries "$W/fts" | awk -v a="$(ibnd_sw_guid "$W/ibnd" "$1")" -v pa="$2" -v b="$(ibnd_sw_guid "$W/ibnd" "$3")" -v pb="$4" '
 		($1 == a && $3 == pa) || ($1 == b && $3 == pb) { n++ } END { print n + 0 }'
 }
 verify_tables() {
@@ -102,7 +100,7 @@ n=$(uses leaf-0 5 spine-0 1)
 echo "ok 2: restored after $QUIET s quiet: both ends Active, $n LFT entries use it again"
 
 # --- 3. ibsmctl ------------------------------------------------------------------------------
-G=$(sw_guid spine-1)
+G=$(ibnd_sw_guid "$W/ibnd" spine-1)
 ctl disable "$G" 2 "bad cable" >"$W/c1" || { cat "$W/c1"; fail "ibsmctl disable refused"; }
 i=0
 until port_state spine-1 2 | grep -q Disabled; do
@@ -120,7 +118,7 @@ until [ "$(port_state spine-1 2 | cut -d' ' -f1)" = Active ]; do
 	i=$((i + 1)); [ $i -gt 100 ] && fail "ibsmctl restore: spine-1 port 2 is $(port_state spine-1 2)"
 	sleep 0.2
 done
-L=$(sw_guid leaf-1)
+L=$(ibnd_sw_guid "$W/ibnd" leaf-1)
 ctl disable "$L" 1 >"$W/c2" 2>&1 && { cat "$W/c2"; fail "ibsmctl disabled a host's only link"; }
 grep -q "split the fabric" "$W/c2" || { cat "$W/c2"; fail "no reason for refusing the host link"; }
 sleep 2

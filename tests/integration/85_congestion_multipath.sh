@@ -17,10 +17,9 @@ sm_test_start 85
 TEST_AT_EXIT='kill "${RAISER:-}" 2>/dev/null'
 
 sm_topo ft fattree --levels 2 --radix 8
-sw_guid() { awk -v d="\"$1\"" '/^Switch/ && index($0, "# " d " ") { g = $3; gsub(/"|S-/, "", g); print "0x" g; exit }' "$W/ibnd"; }
 uses() {  # LFT entries of switch DESC out of PORT
 	sim_run dump_fts >"$W/fts" 2>/dev/null || fail "dump_fts"
-	fts_entries "$W/fts" | awk -v a="$(sw_guid "$1")" -v p="$2" '$1 == a && $3 == p { n++ } END { print n + 0 }'
+	fts_entries "$W/fts" | awk -v a="$(ibnd_sw_guid "$W/ibnd" "$1")" -v p="$2" '$1 == a && $3 == p { n++ } END { print n + 0 }'
 }
 hotspot() {  # the raiser: a hot leaf-1[5], warm 6..8
 	(n=0; while :; do n=$((n + 1))

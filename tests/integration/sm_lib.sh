@@ -170,6 +170,20 @@ osm_plugin_env() {
 	fi
 }
 
+# From ibnetdiscover text IBND: the 0x-GUID of the switch described NAME.
+#   ibnd_sw_guid IBND NAME
+ibnd_sw_guid() {
+	awk -v d="\"$2\"" '/^Switch/ && index($0, "# " d " ") { g = $3; gsub(/"|S-/, "", g); print "0x" g; exit }' "$1"
+}
+
+# From ibnetdiscover text IBND: the LID of the switch described NAME (its
+# port 0), or of the CA NAME's first port listed.
+#   ibnd_lid_of IBND NAME
+ibnd_lid_of() {
+	awk -v d="\"$2\"" '/^Switch/ && index($0, "# " d " ") { for (i = 1; i <= NF; i++) if ($i == "lid") { print $(i + 1); exit } }
+		/^Ca/ { ca = index($0, "# " d) > 0; next } ca && /^\[/ { for (i = 1; i <= NF; i++) if ($i == "lid") { print $(i + 1); exit } }' "$1"
+}
+
 # ibnetdiscover output -> "lid" per line for every endpoint (switch port 0
 # and CA ports).
 ibnd_lids() {
