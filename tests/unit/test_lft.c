@@ -465,9 +465,7 @@ static int read_error_in(const char *body, const char *needle,
 	small_fabric(&f, 0);
 	ut_tmp_path(path, sizeof(path), "lft-bad");
 	ut_tmp_path(logp, sizeof(logp), "lft-log");
-	FILE *o = fopen(path, "w");
-	fputs(body, o);
-	fclose(o);
+	ut_write_file(path, body, strlen(body));
 	FILE *log = fopen(logp, "w+");
 	log_set_stream(log);
 	assert_int_equal(lft_alloc(&t, f.num_switches, max_lid), 0);
@@ -524,9 +522,9 @@ static void entries_past_the_topology_skipped(void **state)
 	small_fabric(&f, 0);
 	ut_tmp_path(path, sizeof(path), "lft-past");
 	ut_tmp_path(logp, sizeof(logp), "lft-log");
-	FILE *o = fopen(path, "w");
-	fputs(HDR "0x0001 000 : (x)\n0x0005 002 : (x)\n0x0050 003 : (gone)\n0x0051 003 : (gone)\n", o);
-	fclose(o);
+	static const char body[] =
+		HDR "0x0001 000 : (x)\n0x0005 002 : (x)\n0x0050 003 : (gone)\n0x0051 003 : (gone)\n";
+	ut_write_file(path, body, sizeof(body) - 1);
 	FILE *log = fopen(logp, "w+");
 	log_set_stream(log);
 	assert_int_equal(lft_alloc(&t, f.num_switches, 0x10), 0);
@@ -564,9 +562,7 @@ static void wide_lids_read_only_when_asked(void **state)
 	char path[256];
 	small_fabric(&f, 0);
 	ut_tmp_path(path, sizeof(path), "lft-wide");
-	FILE *o = fopen(path, "w");
-	fputs(body, o);
-	fclose(o);
+	ut_write_file(path, body, strlen(body));
 	assert_int_equal(lft_alloc(&t, f.num_switches, 0x10000), 0);
 	assert_int_equal(lft_read_dump_fts(&f, &t, path, 1), 0);
 	assert_int_equal(lft_get(&t, 0, 1), 0);

@@ -259,9 +259,7 @@ static void map_file(void **state)
 	FILE *log = tmpfile();
 	log_set_stream(log);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		fp = fopen(path, "w");
-		fputs(bad[i], fp);
-		fclose(fp);
+		ut_write_file(path, bad[i], strlen(bad[i]));
 		if (lid_map_load(&m, path) != -EINVAL)
 			fail_msg("guid2lid \"%s\" was accepted", bad[i]);
 		assert_int_equal(m.count, 0);
