@@ -104,50 +104,7 @@ echo "ok $(wc -l <"$W/ibsm.sl") PathRecord queries: SLs as the policy and as Ope
 g1=$(echo "$guids" | sed -n 1p); g2=$(echo "$guids" | sed -n 2p)
 g3=$(echo "$guids" | sed -n 3p)
 server=$(ibsim_ca_name "$W/ft.net" 5)          # port-name "node-4/P1"
-printf 'Default=0x7fff, ipoib : ALL=full ;\nred=0x0002 : %s=full, %s=full, %s=full ;\n' \
-	"$g1" "$g2" "$g3" >"$W/partitions.conf"
-cat >"$W/qos2.conf" <<EOP
-port-groups
-    port-group
-        name: Red
-        partition: red
-    end-port-group
-    port-group
-        name: Servers
-        port-name: $server/P1
-    end-port-group
-end-port-groups
-qos-levels
-    qos-level
-        name: DEFAULT
-        sl: 0
-    end-qos-level
-    qos-level
-        name: RedTraffic
-        sl: 3
-    end-qos-level
-    qos-level
-        name: ToServers
-        sl: 6
-    end-qos-level
-end-qos-levels
-qos-match-rules
-    qos-match-rule
-        destination: Servers
-        qos-level-name: ToServers
-    end-qos-match-rule
-    qos-match-rule
-        source: Red
-        destination: Red
-        pkey: 0x0002
-        qos-level-name: RedTraffic
-    end-qos-match-rule
-end-qos-match-rules
-qos-ulps
-    default        : 0
-    ipoib          : 1
-end-qos-ulps
-EOP
+qos_policy_red_servers "$g1" "$g2" "$g3" "$server"
 cat >"$W/ibsm2.yaml" <<EOY
 qos: true
 qos_policy_file: $W/qos2.conf

@@ -184,6 +184,61 @@ ibnd_lid_of() {
 		/^Ca/ { ca = index($0, "# " d) > 0; next } ca && /^\[/ { for (i = 1; i <= NF; i++) if ($i == "lid") { print $(i + 1); exit } }' "$1"
 }
 
+# The QoS policy of tests 62 and 101 with classes by partition and by
+# port name: $W/partitions.conf (partition red, P_Key 0x0002, of the CA
+# ports G1 G2 G3) and $W/qos2.conf (Red to Red on P_Key 2 at SL 3,
+# anything to port 1 of the CA SERVER at SL 6; qos-ulps default 0, ipoib
+# 1, then the ULPS lines given).
+#   qos_policy_red_servers G1 G2 G3 SERVER [ULPS...]
+qos_policy_red_servers() {
+	printf 'Default=0x7fff, ipoib : ALL=full ;\nred=0x0002 : %s=full, %s=full, %s=full ;\n' \
+		"$1" "$2" "$3" >"$W/partitions.conf"
+	_server=$4; shift 4
+	{ cat <<EOP
+port-groups
+    port-group
+        name: Red
+        partition: red
+    end-port-group
+    port-group
+        name: Servers
+        port-name: $_server/P1
+    end-port-group
+end-port-groups
+qos-levels
+    qos-level
+        name: DEFAULT
+        sl: 0
+    end-qos-level
+    qos-level
+        name: RedTraffic
+        sl: 3
+    end-qos-level
+    qos-level
+        name: ToServers
+        sl: 6
+    end-qos-level
+end-qos-levels
+qos-match-rules
+    qos-match-rule
+        destination: Servers
+        qos-level-name: ToServers
+    end-qos-match-rule
+    qos-match-rule
+        source: Red
+        destination: Red
+        pkey: 0x0002
+        qos-level-name: RedTraffic
+    end-qos-match-rule
+end-qos-match-rules
+qos-ulps
+    default        : 0
+    ipoib          : 1
+EOP
+	  for _l in "$@"; do printf '%s\n' "$_l"; done
+	  echo end-qos-ulps; } >"$W/qos2.conf"
+}
+
 # ibnetdiscover output -> "lid" per line for every endpoint (switch port 0
 # and CA ports).
 ibnd_lids() {
