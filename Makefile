@@ -36,6 +36,8 @@ PROGS := $(foreach m,$(MAIN_SRCS),$(BUILD)/bin/$(subst _,-,$(notdir $(m:_main.c=
 # Test tools (tests/tools: sa-client, sa-fuzz, sa-load, sa-table, sm-rogue)
 # are built with everything else but never installed.
 TEST_PROGS := $(foreach m,$(wildcard tests/tools/*_main.c),$(BUILD)/bin/$(subst _,-,$(notdir $(m:_main.c=))))
+# ... and share tests/tools' other sources (tool_util.c), linked into them only.
+TOOL_HELPER_SRCS := $(filter-out %_main.c,$(wildcard tests/tools/*.c))
 INSTALL_PROGS := $(filter-out $(BUILD)/bin/ibsm $(TEST_PROGS),$(PROGS))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
@@ -82,12 +84,13 @@ $(SMLIB): $(call obj,$(SM_SRCS))
 	@rm -f $@
 	$(AR) rcs $@ $^
 
+# prog_rule MAIN.c [OBJS]: the program, with OBJS linked in too.
 define prog_rule
-$(BUILD)/bin/$(subst _,-,$(notdir $(1:_main.c=))): $(call obj,$(1)) $(SMLIB) $(LIB)
+$(BUILD)/bin/$(subst _,-,$(notdir $(1:_main.c=))): $(call obj,$(1)) $(2) $(SMLIB) $(LIB)
 	@mkdir -p $$(dir $$@)
-	$$(CC) $$(LDFLAGS) -o $$@ $(call obj,$(1)) $(SMLIB) $(LIB) $$(LDLIBS)
+	$$(CC) $$(LDFLAGS) -o $$@ $(call obj,$(1)) $(2) $(SMLIB) $(LIB) $$(LDLIBS)
 endef
-$(foreach m,$(MAIN_SRCS),$(eval $(call prog_rule,$(m))))
+$(foreach m,$(MAIN_SRCS),$(eval $(call prog_rule,$(m),$(if $(filter tests/tools/%,$(m)),$(call obj,$(TOOL_HELPER_SRCS))))))
 
 $(BUILD)/lib/libibsm-engine-%.so: $(BUILD)/obj/plugins/engines/%.o $(LIB)
 	@mkdir -p $(dir $@)

@@ -7,23 +7,17 @@
 #   LID of the dump;
 # - our ibnetdiscover writer's output, loaded by ibsim, dumps back equal;
 # - a net file with one link moved must be reported as different.
-set -u
-B=${IBSM_BUILD:-$(pwd)/build}
-top=$(cd "$(dirname "$0")/../.." && pwd)
-for tool in ibsim ibnetdiscover opensm; do
-	command -v $tool >/dev/null 2>&1 || { echo "no $tool"; exit 77; }
-done
+. "$(dirname "$0")/sm_lib.sh"
+test_start 05 ibsim ibnetdiscover opensm
+B=$IBSM_BUILD
 [ -x "$B/bin/topo-diff" ] && [ -x "$B/bin/topo-convert" ] || { echo "tools not built in $B"; exit 1; }
-. "$top/sim/ibsim_harness.sh"
 OSM_PID=
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/ibsm-05.XXXXXX")
 cleanup() {
 	[ -n "$OSM_PID" ] && kill "$OSM_PID" 2>/dev/null && wait "$OSM_PID" 2>/dev/null
 	OSM_PID=
 	sim_cleanup
 }
-trap 'cleanup; rm -rf "$WORK"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+TEST_AT_EXIT=cleanup
 
 # start ibsim on $1, bring it up with OpenSM, dump to $2
 bring_up_and_dump() {
@@ -45,7 +39,7 @@ bring_up_and_dump() {
 
 for net in small_2sw.net ft2_4x8.net; do
 	src="$top/tests/data/$net"
-	dump="$WORK/$net.ibnd"
+	dump="$W/$net.ibnd"
 	bring_up_and_dump "$src" "$dump"
 	grep -q "lid [1-9]" "$dump" || fail "$net: dump has no LIDs (OpenSM did not assign)"
 	"$B/bin/topo-diff" --rates -1 net -2 ibnd "$src" "$dump" ||
@@ -54,36 +48,36 @@ for net in small_2sw.net ft2_4x8.net; do
 
 	# OpenSM's guid2lid: loading it and keeping its LIDs reproduces the dump.
 	[ -s "$dump.guid2lid" ] || fail "$net: OpenSM wrote no guid2lid"
-	cp "$dump.guid2lid" "$WORK/g2l"
-	"$B/bin/topo-convert" -f net --guid2lid "$WORK/g2l" "$src" "$WORK/assigned.ibnd" ||
+	cp "$dump.guid2lid" "$W/g2l"
+	"$B/bin/topo-convert" -f net --guid2lid "$W/g2l" "$src" "$W/assigned.ibnd" ||
 		fail "$net: LID assignment from OpenSM's guid2lid failed"
-	"$B/bin/topo-diff" --lids --rates "$dump" "$WORK/assigned.ibnd" ||
+	"$B/bin/topo-diff" --lids --rates "$dump" "$W/assigned.ibnd" ||
 		fail "$net: LIDs from guid2lid differ from OpenSM's"
 	echo "ok: $net LIDs from OpenSM's guid2lid match its dump"
 
 	# Our writer's text loads into ibsim as the same fabric.
-	"$B/bin/topo-convert" -f net "$src" "$WORK/ours.ibnd" || fail "$net: writer failed"
-	ibsim_start "$WORK/ours.ibnd" || fail "ibsim did not load our ibnetdiscover text"
-	sim_run ibnetdiscover >"$WORK/ours.dump" 2>/dev/null || fail "ibnetdiscover failed"
+	"$B/bin/topo-convert" -f net "$src" "$W/ours.ibnd" || fail "$net: writer failed"
+	ibsim_start "$W/ours.ibnd" || fail "ibsim did not load our ibnetdiscover text"
+	sim_run ibnetdiscover >"$W/ours.dump" 2>/dev/null || fail "ibnetdiscover failed"
 	cleanup
-	"$B/bin/topo-diff" --rates "$src" "$WORK/ours.dump" ||
+	"$B/bin/topo-diff" --rates "$src" "$W/ours.dump" ||
 		fail "$net: ibsim loading our writer's output gives another fabric"
 	echo "ok: $net written by us, loaded by ibsim, dumps back equal"
 done
 
 # DOT output renders.
 if command -v dot >/dev/null 2>&1; then
-	"$B/bin/topo-convert" "$top/tests/data/ft2_4x8.net" "$WORK/ft.dot" || fail "dot writer failed"
-	dot -Tsvg "$WORK/ft.dot" >"$WORK/ft.svg" 2>"$WORK/dot.err" || fail "dot rejects our DOT: $(cat "$WORK/dot.err")"
-	[ "$(grep -c '<g id="node' "$WORK/ft.svg")" -eq 60 ] || fail "DOT: expected 60 nodes in the SVG"
+	"$B/bin/topo-convert" "$top/tests/data/ft2_4x8.net" "$W/ft.dot" || fail "dot writer failed"
+	dot -Tsvg "$W/ft.dot" >"$W/ft.svg" 2>"$W/dot.err" || fail "dot rejects our DOT: $(cat "$W/dot.err")"
+	[ "$(grep -c '<g id="node' "$W/ft.svg")" -eq 60 ] || fail "DOT: expected 60 nodes in the SVG"
 	echo "ok: DOT of ft2_4x8 renders with dot -Tsvg (60 nodes)"
 fi
 
 # The check can fail: move one host link and the diff must notice.
 sed 's/^\[1\]\t"host-1"\[1\]$/[6]\t"host-1"[1]/; s/^\[1\]\t"leaf-a"\[1\]$/[1]\t"leaf-a"[6]/' \
-	"$top/tests/data/small_2sw.net" >"$WORK/moved.net"
-cmp -s "$WORK/moved.net" "$top/tests/data/small_2sw.net" && fail "test edit did not apply"
-if "$B/bin/topo-diff" -q "$WORK/moved.net" "$WORK/small_2sw.net.ibnd" >/dev/null; then
+	"$top/tests/data/small_2sw.net" >"$W/moved.net"
+cmp -s "$W/moved.net" "$top/tests/data/small_2sw.net" && fail "test edit did not apply"
+if "$B/bin/topo-diff" -q "$W/moved.net" "$W/small_2sw.net.ibnd" >/dev/null; then
 	fail "a moved link was not reported"
 fi
 echo "ok: a moved link is reported"

@@ -16,16 +16,11 @@
 #     or an ibsm YAML naming it), and without dfsp the policy's SLs;
 #  5. a policy of 4 classes with max_vls=3 cannot fit: one error at start,
 #     exit status 1.
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-IBSM_BUILD=${IBSM_BUILD:-$top/build}
-. "$top/sim/ibsim_harness.sh"
-. "$top/tests/integration/sm_lib.sh"
+. "$(dirname "$0")/sm_lib.sh"
 sm_test_start 100 smpquery saquery dump_fts ibnetdiscover
 ROUTE=$IBSM_BUILD/bin/ibsm-route
 
-"$IBSM_BUILD/bin/ibsm-topo" torus --dims 4x4 --hcas-per-switch 2 -o "$W/torus.net" >/dev/null ||
-	fail "ibsm-topo torus"
+sm_topo torus torus --dims 4x4 --hcas-per-switch 2
 client=$(ibsim_ca_name "$W/torus.net" 3)
 # The SL 4 class: everything to the port of the sixth CA (port GUID = node
 # GUID + 1 in ibsm-topo's net files).
@@ -61,7 +56,7 @@ end-qos-ulps
 EOP
 
 # --- 1. the daemon: 3 classes x 2 layers ---------------------------------------------
-ibsim_start "$W/torus.net" || fail "ibsim did not start"
+sm_sim "$W/torus.net"
 sm_daemon "$W/sm.log" -R dfsp --cache-dir "$W/cache" --dump "$W/dump" \
 	--set qos=1 --set qos_policy_file="$W/qos.conf"
 grep "QoS\|routed with\|VLs:" "$W/sm.log"
@@ -178,7 +173,7 @@ qos-ulps
     any, service-id 0x3000-0x3fff    : 6
 end-qos-ulps
 EOP
-ibsim_start "$W/torus.net" || fail "ibsim did not restart"
+sm_sim "$W/torus.net" restart
 rc=0
 sim_run "$IBSM_BUILD/bin/ibsm" --once -R dfsp --cache-dir "$W/cache4" --set max_vls=3 \
 	--set qos=1 --set qos_policy_file="$W/four.conf" >"$W/four.log" 2>&1 || rc=$?

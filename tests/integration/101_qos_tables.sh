@@ -11,14 +11,10 @@
 # `osmtest -f q` passes against ibsm with qos on. Then the issue's second
 # policy (classes by partition and by port group) as a YAML qos: section
 # for ibsm, with the tables in it too, against OpenSM with the file.
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-IBSM_BUILD=${IBSM_BUILD:-$top/build}
-. "$top/sim/ibsim_harness.sh"
-. "$top/tests/integration/sm_lib.sh"
-sm_test_start 100 opensm smpquery saquery osmtest
+. "$(dirname "$0")/sm_lib.sh"
+sm_test_start 101 opensm smpquery saquery osmtest
 
-"$IBSM_BUILD/bin/ibsm-topo" fattree --levels 2 --radix 4 -o "$W/ft0.net" >/dev/null || fail "ibsm-topo"
+sm_topo ft0 fattree --levels 2 --radix 4
 # leaf-1 (the client's switch) with an enhanced port 0.
 # ibsim reads it after the description, as ibnetdiscover prints it.
 sed 's/^\(Switch[[:space:]].*"leaf-1".*\)$/\1 enhanced port 0/' "$W/ft0.net" >"$W/ft.net"
@@ -113,7 +109,7 @@ paths() { # out
 }
 
 # --- OpenSM --------------------------------------------------------------------
-ibsim_start "$W/ft.net" || fail "ibsim did not start"
+sm_sim "$W/ft.net"
 osm_daemon "$W/osm.log" -F "$W/opensm.conf"
 tables "$W/osm.tables"
 paths "$W/osm.paths"
@@ -121,7 +117,7 @@ sim_cleanup
 grep -q "iberror" "$W/osm.tables" && { grep -B3 iberror "$W/osm.tables" | head; fail "smpquery failed under OpenSM"; }
 
 # --- ibsm ----------------------------------------------------------------------
-ibsim_start "$W/ft.net" || fail "ibsim did not restart"
+sm_sim "$W/ft.net" restart
 sm_daemon "$W/sm.log" -c "$W/ibsm.yaml" --cache-dir "$W/cache" --set sl2vl_read_all=true
 grep "QoS tables" "$W/sm.log" | head -1
 tables "$W/ibsm.tables"
@@ -173,51 +169,7 @@ sim_cleanup
 # reads the file, ibsm the same policy and tables as a qos: section.
 g1=$(echo "$guids" | sed -n 1p); g2=$(echo "$guids" | sed -n 2p); g3=$(echo "$guids" | sed -n 3p)
 server=$(ibsim_ca_name "$W/ft.net" 5)
-printf 'Default=0x7fff, ipoib : ALL=full ;\nred=0x0002 : %s=full, %s=full, %s=full ;\n' \
-	"$g1" "$g2" "$g3" >"$W/partitions.conf"
-cat >"$W/qos2.conf" <<EOP
-port-groups
-    port-group
-        name: Red
-        partition: red
-    end-port-group
-    port-group
-        name: Servers
-        port-name: $server/P1
-    end-port-group
-end-port-groups
-qos-levels
-    qos-level
-        name: DEFAULT
-        sl: 0
-    end-qos-level
-    qos-level
-        name: RedTraffic
-        sl: 3
-    end-qos-level
-    qos-level
-        name: ToServers
-        sl: 6
-    end-qos-level
-end-qos-levels
-qos-match-rules
-    qos-match-rule
-        destination: Servers
-        qos-level-name: ToServers
-    end-qos-match-rule
-    qos-match-rule
-        source: Red
-        destination: Red
-        pkey: 0x0002
-        qos-level-name: RedTraffic
-    end-qos-match-rule
-end-qos-match-rules
-qos-ulps
-    default        : 0
-    ipoib          : 1
-    any, service-id 0x1000-0x1fff : 2
-end-qos-ulps
-EOP
+qos_policy_red_servers "$g1" "$g2" "$g3" "$server" "    any, service-id 0x1000-0x1fff : 2"
 { echo "qos TRUE"; echo "qos_policy_file $W/qos2.conf"; echo "partition_config_file $W/partitions.conf"; cat "$W/tables"; } >"$W/opensm2.conf"
 cat >"$W/ibsm2.yaml" <<EOY
 partitions:
@@ -261,12 +213,12 @@ paths2() { # out
 		done
 	done
 }
-ibsim_start "$W/ft.net" || fail "ibsim did not restart"
+sm_sim "$W/ft.net" restart
 osm_daemon "$W/osm2.log" -F "$W/opensm2.conf"
 tables "$W/osm2.tables"
 paths2 "$W/osm2.paths"
 sim_cleanup
-ibsim_start "$W/ft.net" || fail "ibsim did not restart"
+sm_sim "$W/ft.net" restart
 # A policy both in the section and in qos_policy_file: one error at start.
 sim_run timeout 30 "$IBSM_BUILD/bin/ibsm" -c "$W/ibsm2.yaml" --cache-dir "$W/cache-both" \
 	--set qos_policy_file="$W/qos2.conf" >"$W/both.log" 2>&1

@@ -6,11 +6,8 @@
 # nothing, an undrawn folder, a drawn empty one, table rows without a
 # reason or without a use; tests/ and named arrows pass.
 # Needs no build.
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-W=$(mktemp -d "${TMPDIR:-/tmp}/ibsm-t102.XXXXXX")
-trap 'rm -rf "$W"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/sm_lib.sh"
+test_start 102
 
 t0=$(date +%s%N)
 sh "$top/scripts/layers.sh" "$top" >"$W/tree.out" 2>&1 || { cat "$W/tree.out"; fail "the tree breaks its layers"; }

@@ -8,17 +8,11 @@
 #  - --out tables read back with --lfts-in give the same verdict and loads;
 #  - bad input exits 2 with a FILE:LINE message; unknown engine exits 2.
 # Skips (77) until ibsm-topo and ibsm-route are built.
-set -u
-B=${IBSM_BUILD:-build}
-ROUTE=$B/bin/ibsm-route
-TOPO=$B/bin/ibsm-topo
-for p in "$ROUTE" "$TOPO"; do
-	[ -x "$p" ] || { echo "skip: $p not built"; exit 77; }
-done
-command -v python3 >/dev/null || { echo "skip: no python3"; exit 77; }
-W=$(mktemp -d "${TMPDIR:-/tmp}/ibsm-route10.XXXXXX")
-trap 'rm -rf "$W"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/sm_lib.sh"
+ROUTE=$IBSM_BUILD/bin/ibsm-route
+TOPO=$IBSM_BUILD/bin/ibsm-topo
+test_need_built ibsm-route ibsm-topo
+test_start 10 python3
 
 # check FILE.json ENGINE RC: the properties each engine must have.
 check() {
@@ -193,7 +187,7 @@ echo "no --engine: ftree,updn,minhop"
 # An engine list is chosen from as the daemon chooses (issue 24): tables
 # with a credit loop from an engine that promises none are passed over for
 # the next engine's, so the tables written are updn's, byte for byte.
-LOOPY=$B/tests/libibsm-engine-loopy.so
+LOOPY=$IBSM_BUILD/tests/libibsm-engine-loopy.so
 if [ -f "$LOOPY" ]; then
 	"$TOPO" fattree --levels 3 --radix 8 -o "$W/sel.net" || fail "ibsm-topo sel"
 	IBSM_TEST_LOOPY_MODE=credit "$ROUTE" --topo "$W/sel.net" --engine-path "$LOOPY" \

@@ -13,24 +13,13 @@
 #  4. ibtracert between sampled CA pairs (preferring pairs whose route
 #     differs from OpenSM's own minhop) leaves every switch by the port our
 #     table gives and ends at the destination.
-set -u
-B=${IBSM_BUILD:-$(pwd)/build}
-top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/sm_lib.sh"
+B=$IBSM_BUILD
 ROUTE=$B/bin/ibsm-route
 TOPO=$B/bin/ibsm-topo
-for tool in ibsim opensm ibnetdiscover dump_fts ibtracert python3; do
-	command -v $tool >/dev/null 2>&1 || { echo "skip: no $tool"; exit 77; }
-done
-for p in "$ROUTE" "$TOPO"; do
-	[ -x "$p" ] || { echo "skip: $p not built"; exit 77; }
-done
-. "$top/sim/ibsim_harness.sh"
+test_need_built ibsm-route ibsm-topo
 [ -f "$UMAD2SIM" ] || { echo "skip: no libumad2sim"; exit 77; }
-W=$(mktemp -d "${TMPDIR:-/tmp}/ibsm-11.XXXXXX")
-trap 'sim_cleanup; [ -n "${KEEP:-}" ] || rm -rf "$W"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-# libumad2sim leaves sys-PID/ directories in the working directory.
-cd "$W" || exit 1
+test_start 11 ibsim opensm ibnetdiscover dump_fts ibtracert python3
 
 export OSM_CACHE_DIR="$W/cache"
 mkdir -p "$OSM_CACHE_DIR"

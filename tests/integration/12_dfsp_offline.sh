@@ -10,13 +10,12 @@
 # updn on the dragonflies and tori. Bad input: --vls 0 / 16 are usage
 # errors. The per-SL check can fail: layered tables judged as one VL have
 # a loop.
-set -u
-B=${IBSM_BUILD:-$(pwd)/build}
+. "$(dirname "$0")/sm_lib.sh"
+B=$IBSM_BUILD
 R=$B/bin/ibsm-route
 T=$B/bin/ibsm-topo
 [ -x "$R" ] && [ -x "$T" ] || { echo "tools not built in $B"; exit 1; }
-W=$(mktemp -d "${TMPDIR:-/tmp}/ibsm-12.XXXXXX")
-trap 'rm -rf "$W"' EXIT
+test_start 12
 fail=0
 
 # field NAME FILE: first JSON value of "NAME"

@@ -10,17 +10,12 @@
 #    acyclic detour, a2a <= 1.05x (the trees in tests/data) / 1.4x;
 #  - a torus with "ftree,updn": ftree refuses with a reason, updn routes.
 # Skips (77) until ibsm-topo / ibsm-route exist and ftree is registered.
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-. "$top/tests/integration/sm_lib.sh"    # ibnd_sorted (its fail: replaced below)
-B=${IBSM_BUILD:-build}
+. "$(dirname "$0")/sm_lib.sh"    # ibnd_sorted (its fail: replaced below)
+B=$IBSM_BUILD
 ROUTE=$B/bin/ibsm-route
 TOPO=$B/bin/ibsm-topo
-for p in "$ROUTE" "$TOPO"; do
-	[ -x "$p" ] || { echo "skip: $p not built"; exit 77; }
-done
-W=$(mktemp -d "${TMPDIR:-/tmp}/ibsm-ftree.XXXXXX")
-trap 'rm -rf "$W"' EXIT
+test_need_built ibsm-route ibsm-topo
+test_start 20
 fail() { echo "FAIL: $*"; for f in "$W"/*.log; do echo "--- $f"; tail -5 "$f"; done; exit 1; }
 field() { sed -n "s/.*\"$1\"[[:space:]]*:[[:space:]]*\"\{0,1\}\([^,}\"]*\).*/\1/p" "$2" | head -1; }
 

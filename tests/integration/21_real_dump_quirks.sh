@@ -8,15 +8,11 @@
 #  2. a captured error message above the dump (as when ibnetdiscover's
 #     stderr went into the file) is skipped with a warning naming the line;
 #  3. without --engine, ibsm-route uses ftree,updn,minhop (10_route_offline).
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-IBSM_BUILD=${IBSM_BUILD:-$top/build}
-. "$top/sim/ibsim_harness.sh"
-. "$top/tests/integration/sm_lib.sh"
+. "$(dirname "$0")/sm_lib.sh"
 sm_test_start 21
 ROUTE=$IBSM_BUILD/bin/ibsm-route
 
-"$IBSM_BUILD/bin/ibsm-topo" fattree --levels 2 --radix 8 -o "$W/ft.net" >/dev/null || fail "ibsm-topo"
+sm_topo ft fattree --levels 2 --radix 8
 # Take the two CAs off leaf-1 ports 1 and 2 and loop those ports.
 python3 - "$W/ft.net" "$W/loop.net" <<'PY' || fail "making the looped fabric"
 import re, sys

@@ -14,12 +14,8 @@
 #  5. the daemon (ibsm --once -R ftree under ibsim) programs tables that
 #     dump_fts shows congestion-free in host-name order (judged by
 #     ibsm-route --lfts-in --check).
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-IBSM_BUILD=${IBSM_BUILD:-$top/build}
-. "$top/tests/integration/sm_lib.sh"
-W=$(mktemp -d "${TMPDIR:-/tmp}/ibsm-t22.XXXXXX")
-trap '[ -n "${KEEP:-}" ] || rm -rf "$W"' EXIT
+. "$(dirname "$0")/sm_lib.sh"
+test_start 22
 TOPO=$IBSM_BUILD/bin/ibsm-topo
 ROUTE=$IBSM_BUILD/bin/ibsm-route
 field() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(d[sys.argv[2]])" "$1" "$2"; }
@@ -73,9 +69,7 @@ awk -v a="$4" 'BEGIN { exit !(a <= 1.1) }' || fail "degraded tree: all-to-all $4
 
 # 5. The daemon.
 if command -v ibsim >/dev/null 2>&1 && command -v dump_fts >/dev/null 2>&1; then
-	. "$top/sim/ibsim_harness.sh"
-	trap 'sim_cleanup; [ -n "${KEEP:-}" ] || rm -rf "$W"' EXIT
-	ibsim_start "$W/sh2.net" || fail "ibsim did not start"
+	sm_sim "$W/sh2.net"
 	sim_run "$IBSM_BUILD/bin/ibsm" --once -R ftree --cache-dir "$W/cache" >"$W/sm.log" 2>&1 || { tail "$W/sm.log"; fail "ibsm --once"; }
 	sim_run ibnetdiscover >"$W/d.ibnd" 2>/dev/null || fail "ibnetdiscover"
 	sim_run dump_fts >"$W/d.fts" 2>/dev/null || fail "dump_fts"

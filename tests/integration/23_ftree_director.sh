@@ -14,12 +14,8 @@
 #  3. the daemon (ibsm --once -R ftree under ibsim) on the smallest: the
 #     tables dump_fts shows pass ibsm-route --lfts-in --check with the same
 #     balance.
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-IBSM_BUILD=${IBSM_BUILD:-$top/build}
-. "$top/tests/integration/sm_lib.sh"
-W=$(mktemp -d "${TMPDIR:-/tmp}/ibsm-t23.XXXXXX")
-trap '[ -n "${KEEP:-}" ] || rm -rf "$W"' EXIT
+. "$(dirname "$0")/sm_lib.sh"
+test_start 23
 TOPO=$IBSM_BUILD/bin/ibsm-topo
 ROUTE=$IBSM_BUILD/bin/ibsm-route
 command -v python3 >/dev/null 2>&1 || { echo "no python3"; exit 77; }
@@ -69,8 +65,6 @@ done
 
 # 3. The daemon.
 if command -v ibsim >/dev/null 2>&1 && command -v dump_fts >/dev/null 2>&1; then
-	. "$top/sim/ibsim_harness.sh"
-	trap 'sim_cleanup; [ -n "${KEEP:-}" ] || rm -rf "$W"' EXIT
 	ibsim_start "$W/d2r8.net" || fail "ibsim did not load the director fabric"
 	sim_run "$IBSM_BUILD/bin/ibsm" --once -R ftree --cache-dir "$W/cache" >"$W/sm.log" 2>&1 ||
 		{ tail "$W/sm.log"; fail "ibsm --once -R ftree"; }

@@ -17,17 +17,12 @@
 #     --prev-topo sharing no switch with --topo: exit 2;
 #  4. the daemon (ibsm -R ftree under ibsim): after Unlink it logs the
 #     repair, and dump_fts / ibtracert agree with its tables.
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-IBSM_BUILD=${IBSM_BUILD:-$top/build}
-. "$top/sim/ibsim_harness.sh"
-. "$top/tests/integration/sm_lib.sh"
-W=$(mktemp -d "${TMPDIR:-/tmp}/ibsm-t24.XXXXXX")
-trap 'sim_cleanup; [ -n "${KEEP:-}" ] || rm -rf "$W"' EXIT
+. "$(dirname "$0")/sm_lib.sh"
+test_start 24
 TOPO=$IBSM_BUILD/bin/ibsm-topo
 ROUTE=$IBSM_BUILD/bin/ibsm-route
 CHECK=$top/tests/integration/ftree_repair_check.py
-[ -x "$ROUTE" ] && [ -x "$TOPO" ] || { echo "skip: ibsm-route/ibsm-topo not built"; exit 77; }
+test_need_built ibsm-route ibsm-topo
 field() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$1" "$2"; }
 
 # Drop the link at port P of node N (both ends) from a net file.
@@ -149,7 +144,7 @@ bad "a previous fabric with no switch in common" "no switch GUID in common" --pr
 # 4. the daemon under ibsim
 sm_need
 LOG=$W/daemon.log
-ibsim_start "$W/ft.net" || fail "ibsim did not start"
+sm_sim "$W/ft.net"
 sim_bg_run "$IBSM_BUILD/bin/ibsm" -R ftree --cache-dir "$W/cache" --sweep 1 \
 	--dump "$W/d.dump" --log-file "$LOG" -vv
 wait_ups() { # n

@@ -5,11 +5,7 @@
 # linked port ACTIVE, unique LIDs, complete LFTs equal to ibsm's, ibtracert
 # between sampled CA pairs, our verifier on dump_fts's tables. A running
 # daemon must show up in `sminfo` as MASTER with our port GUID.
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-IBSM_BUILD=${IBSM_BUILD:-$top/build}
-. "$top/sim/ibsim_harness.sh"
-. "$top/tests/integration/sm_lib.sh"
+. "$(dirname "$0")/sm_lib.sh"
 sm_test_start 30
 ENGINES=${IBSM_TEST_ENGINES:-updn,minhop}
 
@@ -75,8 +71,8 @@ echo "ok ft3-deg-ftree: ftree on the degraded tree, a2a $ratio x bound, no credi
 ibsim_stop
 # An engine that refuses the topology (ftree on a torus) must leave the
 # switches alone: exit 2, nothing programmed, no port ACTIVE.
-"$IBSM_BUILD/bin/ibsm-topo" torus --dims 3x3x3 --hcas-per-switch 2 -o "$W/refuse.net" || fail "ibsm-topo torus"
-ibsim_start "$W/refuse.net" || fail "refuse: ibsim did not start"
+sm_topo refuse torus --dims 3x3x3 --hcas-per-switch 2
+sm_sim "$W/refuse.net" refuse
 sim_run "$IBSM_BUILD/bin/ibsm" --once -R ftree --cache-dir "$W/refuse.cache" >"$W/refuse.log" 2>&1
 rc=$?
 [ $rc -eq 2 ] || { cat "$W/refuse.log"; fail "refused routing: exit $rc, want 2"; }

@@ -6,16 +6,12 @@
 # check. A third run with the
 # guid2lid file deleted must still keep every LID (they are read back from
 # the ports).
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-IBSM_BUILD=${IBSM_BUILD:-$top/build}
-. "$top/sim/ibsim_harness.sh"
-. "$top/tests/integration/sm_lib.sh"
+. "$(dirname "$0")/sm_lib.sh"
 sm_test_start 31
 ENGINES=${IBSM_TEST_ENGINES:-updn,minhop}
 
-"$IBSM_BUILD/bin/ibsm-topo" fattree --levels 3 --radix 8 -o "$W/ft3.net" || fail "ibsm-topo"
-ibsim_start "$W/ft3.net" || fail "ibsim did not start"
+sm_topo ft3 fattree --levels 3 --radix 8
+sm_sim "$W/ft3.net"
 run() { # log name
 	sim_run "$IBSM_BUILD/bin/ibsm" --once -R "$ENGINES" --cache-dir "$W/cache" \
 		--dump "$W/ft3.dump" >"$W/$1.log" 2>&1 || { cat "$W/$1.log"; fail "$1: ibsm --once failed"; }

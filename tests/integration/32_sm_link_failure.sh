@@ -6,11 +6,7 @@
 # the link back ACTIVE (ibsim 0.10 sends trap 128 for it too; the light
 # sweep's PortStateChange check is the backstop). SIGUSR1 dumps, SIGTERM
 # stops cleanly.
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-IBSM_BUILD=${IBSM_BUILD:-$top/build}
-. "$top/sim/ibsim_harness.sh"
-. "$top/tests/integration/sm_lib.sh"
+. "$(dirname "$0")/sm_lib.sh"
 sm_test_start 32
 ENGINES=${IBSM_TEST_ENGINES:-updn,minhop}
 LOG=$W/daemon.log
@@ -33,8 +29,8 @@ wait_up() { # count, timeout_s
 }
 
 # 3 levels, radix 8: 208 LIDs, so every switch holds 4 LFT blocks.
-"$IBSM_BUILD/bin/ibsm-topo" fattree --levels 3 --radix 8 -o "$W/ft.net" || fail "ibsm-topo"
-ibsim_start "$W/ft.net" || fail "ibsim did not start"
+sm_topo ft fattree --levels 3 --radix 8
+sm_sim "$W/ft.net"
 sim_bg_run "$IBSM_BUILD/bin/ibsm" -R "$ENGINES" --cache-dir "$W/cache" --sweep 1 \
 	--dump "$W/ft.dump" --log-file "$LOG"
 wait_up 1 20 >/dev/null

@@ -5,16 +5,12 @@
 # the timeouts and retries it took. A MAD crossing leaf-0's lossy uplink
 # twice is lost 36% of the time per try, so the test allows 10 retries;
 # a sweep that still lost answers is repeated, not programmed.
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-IBSM_BUILD=${IBSM_BUILD:-$top/build}
-. "$top/sim/ibsim_harness.sh"
-. "$top/tests/integration/sm_lib.sh"
+. "$(dirname "$0")/sm_lib.sh"
 sm_test_start 33
 ENGINES=${IBSM_TEST_ENGINES:-updn,minhop}
 
-"$IBSM_BUILD/bin/ibsm-topo" fattree --levels 3 --radix 8 -o "$W/ft3.net" || fail "ibsm-topo"
-ibsim_start "$W/ft3.net" || fail "ibsim did not start"
+sm_topo ft3 fattree --levels 3 --radix 8
+sm_sim "$W/ft3.net"
 # Ports on every level: leaves (host and up ports), spines, cores; among
 # them leaf-0's uplink, which most of the SM's own MADs cross.
 for p in 'leaf-0"[5' 'leaf-3"[5' 'leaf-7"[6' 'leaf-12"[2' 'spine-2"[1' \

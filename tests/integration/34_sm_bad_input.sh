@@ -2,14 +2,9 @@
 # Bad input: ibsm must say clearly what is wrong and exit 1, before it
 # touches the fabric: bad YAML, unknown key, bad value, unknown engine,
 # missing config file, a port that does not exist, stray arguments.
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-IBSM_BUILD=${IBSM_BUILD:-$top/build}
-. "$top/sim/ibsim_harness.sh"
-. "$top/tests/integration/sm_lib.sh"
-[ -x "$IBSM_BUILD/bin/ibsm" ] || { echo "ibsm not built"; exit 77; }
-W=$(mktemp -d "${TMPDIR:-/tmp}/ibsm-t34.XXXXXX")
-trap 'sim_cleanup; rm -rf "$W"' EXIT
+. "$(dirname "$0")/sm_lib.sh"
+test_need_built ibsm
+test_start 34
 
 expect() { # description, expected message (grep -E), command...
 	_d=$1; _m=$2; shift 2
@@ -38,7 +33,7 @@ expect "unknown engine in file" "unknown routing engine 'bogus'" "$IBSM" -c "$W/
 # A missing port needs a (simulated) device to look at.
 if command -v ibsim >/dev/null 2>&1 && [ -f "$UMAD2SIM" ]; then
 	printf 'Ca 1 "h"\n[1] "s"[1]\n\nSwitch 4 "s"\n[1] "h"[1]\n' >"$W/tiny.net"
-	ibsim_start "$W/tiny.net" || fail "ibsim did not start"
+	sm_sim "$W/tiny.net"
 	expect "missing port" "no local port" env LD_PRELOAD="$UMAD2SIM" "$IBSM" -P 7 --once -R minhop --cache-dir "$W/c"
 	expect "missing CA" "no local port" env LD_PRELOAD="$UMAD2SIM" "$IBSM" -C mlx5_9 --once -R minhop --cache-dir "$W/c"
 	expect "missing GUID" "no local port has GUID" env LD_PRELOAD="$UMAD2SIM" "$IBSM" -g 0x1234 --once -R minhop --cache-dir "$W/c"

@@ -7,15 +7,11 @@
 #  2. a cache that is a device (/dev/zero) or a directory: warned, ignored,
 #     the fabric comes up; it cannot be saved there, so --once exits 4
 #     (persistence lost, issue 25).
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-IBSM_BUILD=${IBSM_BUILD:-$top/build}
-. "$top/sim/ibsim_harness.sh"
-. "$top/tests/integration/sm_lib.sh"
+. "$(dirname "$0")/sm_lib.sh"
 sm_test_start 35
 
-"$IBSM_BUILD/bin/ibsm-topo" fattree --levels 2 --radix 8 -o "$W/ft.net" >/dev/null || fail "ibsm-topo"
-ibsim_start "$W/ft.net" || fail "ibsim did not start"
+sm_topo ft fattree --levels 2 --radix 8
+sm_sim "$W/ft.net"
 once() { # name, extra args... (exit status ONCE_RC, default 0)
 	_n=$1; shift
 	sim_run timeout 60 "$IBSM_BUILD/bin/ibsm" --once -R updn --cache-dir "$W/cache" "$@" \

@@ -7,17 +7,13 @@
 #     lone view, nothing is programmed from it (sweep_guard: HOLD);
 #  2. ReLink: within a few sweeps every linked port is ACTIVE again, the SM's
 #     included, with every LID unchanged and the tables whole (diag tools).
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-IBSM_BUILD=${IBSM_BUILD:-$top/build}
-. "$top/sim/ibsim_harness.sh"
-. "$top/tests/integration/sm_lib.sh"
+. "$(dirname "$0")/sm_lib.sh"
 sm_test_start 36
 
-"$IBSM_BUILD/bin/ibsm-topo" fattree --levels 2 --radix 8 -o "$W/ft.net" >/dev/null || fail "ibsm-topo"
+sm_topo ft fattree --levels 2 --radix 8
 # The SM sits on port 1 of the first node of the net file (a CA).
-smnode=$(awk -F'"' '/^Ca/ { print $2; exit }' "$W/ft.net")
-ibsim_start "$W/ft.net" || fail "ibsim did not start"
+smnode=$(ibsim_ca_name "$W/ft.net" 1)
+sm_sim "$W/ft.net"
 sm_daemon "$W/sm.log" -R updn --cache-dir "$W/cache" --sweep 1
 sim_run ibnetdiscover >"$W/before.ibnd" 2>/dev/null || fail "ibnetdiscover"
 ibnd_lids "$W/before.ibnd" | sort -n >"$W/before.lids"
@@ -30,11 +26,8 @@ sleep 2.5
 grep -q "reaches no fabric" "$W/sm.log" || { tail -20 "$W/sm.log"; fail "the outage was not noticed"; }
 ibsim_cmd "ReLink \"$smnode\"[1]"
 t0=$(date +%s.%N)
-i=0
-until [ "$(grep -c "fabric UP" "$W/sm.log")" -gt "$ups" ]; do
-	i=$((i + 1)); [ $i -gt 300 ] && { tail -20 "$W/sm.log"; fail "not up again 30 s after ReLink"; }
-	sleep 0.1
-done
+sm_wait_more "$W/sm.log" "fabric UP" "$ups" 30 ||
+	{ tail -20 "$W/sm.log"; fail "not up again 30 s after ReLink"; }
 echo "up again $(echo "$(date +%s.%N) $t0" | awk '{ printf "%.1f", $1 - $2 }') s after ReLink"
 kill -0 "$SMPID" || fail "ibsm died"
 sim_run ibnetdiscover >"$W/after.ibnd" 2>/dev/null || fail "ibnetdiscover after"

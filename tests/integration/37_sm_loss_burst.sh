@@ -8,16 +8,12 @@
 # asked again within a sweep, every pair is
 # reachable and loop-free (dump_fts + our verifier, ibtracert), and no LID
 # changed.
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-IBSM_BUILD=${IBSM_BUILD:-$top/build}
-. "$top/sim/ibsim_harness.sh"
-. "$top/tests/integration/sm_lib.sh"
+. "$(dirname "$0")/sm_lib.sh"
 sm_test_start 37
 
-"$IBSM_BUILD/bin/ibsm-topo" fattree --levels 2 --radix 8 -o "$W/ft.net" >/dev/null || fail "ibsm-topo"
-smnode=$(awk -F'"' '/^Ca/ { print $2; exit }' "$W/ft.net")
-ibsim_start "$W/ft.net" || fail "ibsim did not start"
+sm_topo ft fattree --levels 2 --radix 8
+smnode=$(ibsim_ca_name "$W/ft.net" 1)
+sm_sim "$W/ft.net"
 sm_daemon "$W/sm.log" -R updn --cache-dir "$W/cache" --sweep 1 --dump "$W/ft.dump"
 sim_run ibnetdiscover >"$W/before.ibnd" 2>/dev/null || fail "ibnetdiscover"
 ibnd_lids "$W/before.ibnd" | sort -n >"$W/before.lids"
@@ -43,11 +39,8 @@ sm_check_fabric ft
 # After the burst: a whole sweep programs again.
 n0=$(grep -c "fabric UP" "$W/sm.log")
 kill -HUP "$SMPID"
-i=0
-until [ "$(grep -c "fabric UP" "$W/sm.log")" -gt "$n0" ]; do
-	i=$((i + 1)); [ $i -gt 300 ] && { tail -20 "$W/sm.log"; fail "not up after the burst"; }
-	sleep 0.1
-done
+sm_wait_more "$W/sm.log" "fabric UP" "$n0" 30 ||
+	{ tail -20 "$W/sm.log"; fail "not up after the burst"; }
 kill -0 "$SMPID" || fail "ibsm died"
 sim_run ibnetdiscover >"$W/after.ibnd" 2>/dev/null || fail "ibnetdiscover after"
 ibnd_lids "$W/after.ibnd" | sort -n >"$W/after.lids"

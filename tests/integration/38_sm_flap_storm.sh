@@ -8,15 +8,11 @@
 # consistent (diag tools, our verifier), LIDs unchanged. Then a lost
 # switch (traps from all its neighbours at once) is re-routed at once, not
 # damped as a storm (damping is per issuer, sm/health/trap_damp.h).
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-IBSM_BUILD=${IBSM_BUILD:-$top/build}
-. "$top/sim/ibsim_harness.sh"
-. "$top/tests/integration/sm_lib.sh"
+. "$(dirname "$0")/sm_lib.sh"
 sm_test_start 38
 
-"$IBSM_BUILD/bin/ibsm-topo" fattree --levels 2 --radix 8 -o "$W/ft.net" >/dev/null || fail "ibsm-topo"
-ibsim_start "$W/ft.net" || fail "ibsim did not start"
+sm_topo ft fattree --levels 2 --radix 8
+sm_sim "$W/ft.net"
 sm_daemon "$W/sm.log" -R updn --cache-dir "$W/cache" --sweep 1 --dump "$W/ft.dump"
 sim_run ibnetdiscover >"$W/before.ibnd" 2>/dev/null || fail "ibnetdiscover"
 ibnd_lids "$W/before.ibnd" | sort -n >"$W/before.lids"
@@ -40,11 +36,8 @@ grep -q "trap storm: next heavy sweep in" "$W/sm.log" || fail "damping not logge
 n2=$(grep -c "fabric UP" "$W/sm.log")
 kill -HUP "$SMPID"
 wait_log "$W/sm.log" "heavy sweep" 1 >/dev/null
-i=0
-until [ "$(grep -c "fabric UP" "$W/sm.log")" -gt "$n2" ]; do
-	i=$((i + 1)); [ $i -gt 300 ] && { tail -20 "$W/sm.log"; fail "not up after the storm"; }
-	sleep 0.1
-done
+sm_wait_more "$W/sm.log" "fabric UP" "$n2" 30 ||
+	{ tail -20 "$W/sm.log"; fail "not up after the storm"; }
 kill -0 "$SMPID" || fail "ibsm died"
 sim_run ibnetdiscover >"$W/after.ibnd" 2>/dev/null || fail "ibnetdiscover after"
 ibnd_lids "$W/after.ibnd" | sort -n >"$W/after.lids"

@@ -8,15 +8,11 @@
 #     fabric is routed: ibtracert from the SM reaches a host of every other
 #     leaf, the hosts behind the duplicate have no LID.
 #  2. Two CAs with one GUID: the same, for the CA reached second.
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-IBSM_BUILD=${IBSM_BUILD:-$top/build}
-. "$top/sim/ibsim_harness.sh"
-. "$top/tests/integration/sm_lib.sh"
+. "$(dirname "$0")/sm_lib.sh"
 sm_test_start 39
 
-"$IBSM_BUILD/bin/ibsm-topo" fattree --levels 2 --radix 8 -o "$W/ft.net" >/dev/null || fail "ibsm-topo"
-ibsim_start "$W/ft.net" || fail "ibsim did not start"
+sm_topo ft fattree --levels 2 --radix 8
+sm_sim "$W/ft.net"
 sim_run ibnetdiscover >"$W/pre.ibnd" 2>/dev/null || fail "ibnetdiscover"
 guid_of() { # node description -> node GUID, from the ibnetdiscover dump
 	awk -v d="\"$1\"" '/^(switchguid|caguid)=/ { split($1, a, "[=(]"); g = a[2] }

@@ -19,38 +19,17 @@
 #    engines refuse, never crash OpenSM; the subnet comes UP every time.
 # ibsm-ftree parts are skipped (with a note) while `ftree` is not
 # registered; the offline comparison while ibsm-route is not built.
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-IBSM_BUILD=${IBSM_BUILD:-$top/build}
-. "$top/sim/ibsim_harness.sh"
-. "$top/tests/integration/sm_lib.sh"   # fail, ibnd_lids, fts_entries, sm_check_fabric
+. "$(dirname "$0")/sm_lib.sh"
 
 PLUGIN=$IBSM_BUILD/lib/libibsm-opensm.so
 TOPO=$IBSM_BUILD/bin/ibsm-topo
 ROUTE=$IBSM_BUILD/bin/ibsm-route
-for t in opensm ibsim dump_fts ibnetdiscover ibtracert iblinkinfo; do
-	command -v $t >/dev/null 2>&1 || { echo "skip: $t not installed"; exit 77; }
-done
 [ -f "$UMAD2SIM" ] || { echo "skip: libumad2sim not installed"; exit 77; }
 [ -f "$PLUGIN" ] || { echo "skip: $PLUGIN not built"; exit 77; }
-[ -x "$TOPO" ] || { echo "skip: ibsm-topo not built"; exit 77; }
-W=$(mktemp -d "${TMPDIR:-/tmp}/ibsm-t40.XXXXXX")
-trap 'sim_cleanup; [ -n "${IBSM_KEEP:-}" ] && echo "kept $W" || rm -rf "$W"' EXIT
-cd "$W" || exit 1     # libumad2sim may leave sys-PID/ directories in cwd
+test_need_built ibsm-topo
+test_start 40 opensm ibsim dump_fts ibnetdiscover ibtracert iblinkinfo
 
-# A sanitized plugin needs its runtime loaded first into the (plain)
-# OpenSM. OpenSM's own leaks are not ours to report, nor is a race in its
-# ibumad vendor layer (a MAD freed by the receiver while umad_send still
-# writes it, seen under ibsim): suppressed by library, with libumad2sim's.
-OSM_PRELOAD=$UMAD2SIM
-OSM_ASAN=$ASAN_OPTIONS
-san=$(ldd "$PLUGIN" 2>/dev/null | awk '/lib(asan|ubsan)\.so/ { printf "%s ", $3 }')
-if [ -n "$san" ]; then
-	OSM_PRELOAD="$san$UMAD2SIM"
-	{ cat "$top/tests/integration/umad2sim.asan.supp"
-	  echo "interceptor_via_lib:libibumad.so.3"; } >"$W/osm.asan.supp"
-	OSM_ASAN="$ASAN_OPTIONS:detect_leaks=0:suppressions=$W/osm.asan.supp"
-fi
+osm_plugin_env "$PLUGIN"
 
 # osm_run NAME ROUTING_ENGINE [EXTRA_PLUGIN_OPTIONS]
 # One OpenSM sweep (-o) with the plugin on the running ibsim fabric. The
@@ -171,7 +150,7 @@ routed() {
 # GMPs and SA traffic to switches share VL0 with the data.
 routed_net() {
 	_name=$1 _eng=$2
-	ibsim_start "$3" || fail "$_name: ibsim did not start"
+	sm_sim "$3" "$_name"
 	osm_run "$_name" "ibsm-$_eng"
 	osm_expect_ours "$_name" "ibsm-$_eng"
 	_lmc=$(sed -n 's/^lmc \([0-9]\).*/\1/p' "$W/$_name.conf")
@@ -218,7 +197,7 @@ fi
 live_eng=updn
 [ $have_ftree -eq 1 ] && live_eng=ftree
 "$TOPO" $FT -o "$W/live.net" >/dev/null 2>&1 || fail "live: ibsm-topo"
-ibsim_start "$W/live.net" || fail "live: ibsim did not start"
+sm_sim "$W/live.net" live
 osm_conf live "ibsm-$live_eng" "reroute=1"
 OSM_CACHE_DIR="$W/live.cache" LD_LIBRARY_PATH="$IBSM_BUILD/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
 	sim_bg env LD_PRELOAD="$OSM_PRELOAD" ASAN_OPTIONS="$OSM_ASAN" \
@@ -250,7 +229,7 @@ sim_cleanup
 # Failures fall back cleanly. A torus is no fat-tree.
 "$TOPO" torus --dims 4x4 --hcas-per-switch 2 -o "$W/torus.net" >/dev/null 2>&1 ||
 	fail "ibsm-topo torus"
-ibsim_start "$W/torus.net" || fail "torus: ibsim did not start"
+sm_sim "$W/torus.net" torus
 if [ $have_ftree -eq 1 ]; then
 	osm_run torus-list "ibsm-ftree,ibsm-updn"
 	grep -q "ibsm: ibsm-ftree refused the fabric.*: ." "$W/torus-list.osm.log" ||
@@ -284,7 +263,7 @@ sim_cleanup
 if [ $have_ftree -eq 1 ]; then
 	"$TOPO" fattree --levels 2 --radix 8 --shuffle-hosts --seed 3 -o "$W/shuf.net" >/dev/null ||
 		fail "ibsm-topo shuffled"
-	ibsim_start "$W/shuf.net" || fail "shuffled: ibsim did not start"
+	sm_sim "$W/shuf.net" shuffled
 	for v in rank port; do
 		opt=""; [ $v = port ] && opt="cn_order=port"
 		osm_run shuf-$v ibsm-ftree "$opt"

@@ -12,17 +12,13 @@
 #     do not fit: dfsp says so and routes on the dependency graph in one
 #     layer (no fallback engine, no SL2VL table); the switches' tables
 #     pass the one-VL credit-loop check with CA-to-switch-LID routes.
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-IBSM_BUILD=${IBSM_BUILD:-$top/build}
-. "$top/sim/ibsim_harness.sh"
-. "$top/tests/integration/sm_lib.sh"
+. "$(dirname "$0")/sm_lib.sh"
 sm_test_start 41 smpquery saquery dump_fts
 ROUTE=$IBSM_BUILD/bin/ibsm-route
 
 # --- 1. fat-tree: one layer ----------------------------------------------------------
-"$IBSM_BUILD/bin/ibsm-topo" fattree --levels 2 --radix 8 -o "$W/ft.net" || fail "ibsm-topo"
-ibsim_start "$W/ft.net" || fail "ft: ibsim did not start"
+sm_topo ft fattree --levels 2 --radix 8
+sm_sim "$W/ft.net" ft
 sim_run "$IBSM_BUILD/bin/ibsm" --once -R dfsp --cache-dir "$W/ft.cache" >"$W/ft.log" 2>&1 ||
 	{ cat "$W/ft.log"; fail "ft: ibsm --once failed"; }
 grep -q "routed with dfsp" "$W/ft.log" || fail "ft: dfsp did not route"
@@ -32,9 +28,9 @@ sim_cleanup
 echo "ok fat-tree: dfsp on one layer, no VL tables"
 
 # --- 2. torus: layers -------------------------------------------------------------------
-"$IBSM_BUILD/bin/ibsm-topo" torus --dims 4x4 --hcas-per-switch 2 -o "$W/torus.net" || fail "ibsm-topo torus"
+sm_topo torus torus --dims 4x4 --hcas-per-switch 2
 client=$(ibsim_ca_name "$W/torus.net" 3)
-ibsim_start "$W/torus.net" || fail "torus: ibsim did not start"
+sm_sim "$W/torus.net" torus
 sm_daemon "$W/torus.log" -R dfsp,updn --cache-dir "$W/torus.cache" --dump "$W/torus.dump" --sweep 2
 grep "routed with\|VLs:" "$W/torus.log"
 layers=$(sed -n 's/.*routed with dfsp: .* \([0-9]*\) SL layers each credit-loop-free.*/\1/p' "$W/torus.log" | head -1)
@@ -70,7 +66,7 @@ echo "ok torus: $layers layers, SL2VL/VLArb programmed diff-only, per-SL credit-
 sim_cleanup
 
 # --- 3. one VL: the dependency graph ------------------------------------------------------
-ibsim_start "$W/torus.net" || fail "torus (1 VL): ibsim did not start"
+sm_sim "$W/torus.net" "torus (1 VL)"
 sim_run "$IBSM_BUILD/bin/ibsm" --once -R dfsp,updn --set max_vls=1 --cache-dir "$W/t1.cache" \
 	>"$W/t1.log" 2>&1 || { cat "$W/t1.log"; fail "torus (1 VL): ibsm --once failed"; }
 grep -q "dfsp: shortest paths need more than 1 virtual layers; routing on the dependency graph within 1 layer" "$W/t1.log" ||

@@ -15,32 +15,14 @@
 #     for one layer, says so, and routes on the dependency graph: the
 #     switches' tables pass the one-VL credit-loop check with CA-to-switch-
 #     LID routes, and OpenSM does not fall back.
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-IBSM_BUILD=${IBSM_BUILD:-$top/build}
-. "$top/sim/ibsim_harness.sh"
-. "$top/tests/integration/sm_lib.sh"
+. "$(dirname "$0")/sm_lib.sh"
 PLUGIN=$IBSM_BUILD/lib/libibsm-opensm.so
 ROUTE=$IBSM_BUILD/bin/ibsm-route
-for t in opensm ibsim dump_fts ibnetdiscover saquery smpquery; do
-	command -v $t >/dev/null 2>&1 || { echo "skip: $t not installed"; exit 77; }
-done
 [ -f "$UMAD2SIM" ] || { echo "skip: libumad2sim not installed"; exit 77; }
 [ -f "$PLUGIN" ] || { echo "skip: $PLUGIN not built"; exit 77; }
-W=$(mktemp -d "${TMPDIR:-/tmp}/ibsm-t42.XXXXXX")
-trap 'sim_cleanup; [ -n "${KEEP:-}" ] || rm -rf "$W"' EXIT
-cd "$W" || exit 1
+test_start 42 opensm ibsim dump_fts ibnetdiscover saquery smpquery
 
-# Sanitized plugin in a plain OpenSM: as in test 40.
-OSM_PRELOAD=$UMAD2SIM
-OSM_ASAN=$ASAN_OPTIONS
-san=$(ldd "$PLUGIN" 2>/dev/null | awk '/lib(asan|ubsan)\.so/ { printf "%s ", $3 }')
-if [ -n "$san" ]; then
-	OSM_PRELOAD="$san$UMAD2SIM"
-	{ cat "$top/tests/integration/umad2sim.asan.supp"
-	  echo "interceptor_via_lib:libibumad.so.3"; } >"$W/osm.asan.supp"
-	OSM_ASAN="$ASAN_OPTIONS:detect_leaks=0:suppressions=$W/osm.asan.supp"
-fi
+osm_plugin_env "$PLUGIN"
 # osm_start NAME QOS ROUTING_ENGINE: OpenSM daemon with the plugin.
 osm_start() {
 	mkdir -p "$W/$1.dump" "$W/$1.cache"
@@ -62,11 +44,11 @@ osm_used() {
 	sed -n 's/.*osm_ucast_mgr_process: \([^ ]*\) tables configured on all switches.*/\1/p' "$W/$1.osm.log" | tail -1
 }
 
-"$IBSM_BUILD/bin/ibsm-topo" torus --dims 4x4 --hcas-per-switch 2 -o "$W/torus.net" >/dev/null || fail "ibsm-topo torus"
+sm_topo torus torus --dims 4x4 --hcas-per-switch 2
 client=$(ibsim_ca_name "$W/torus.net" 3)
 
 # --- 1-4: QoS on --------------------------------------------------------------------
-ibsim_start "$W/torus.net" || fail "ibsim did not start"
+sm_sim "$W/torus.net"
 # QoS maps every SL to VL 0 here, so SL n -> VL n can only come from
 # our update_sl2vl (OpenSM's default map is already 0..7,0..7).
 OSM_EXTRA="qos_sl2vl 0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0" osm_start q TRUE ibsm-dfsp
@@ -113,7 +95,7 @@ osm_stop
 sim_cleanup
 
 # --- 5: QoS off ---------------------------------------------------------------------
-ibsim_start "$W/torus.net" || fail "ibsim did not start (5)"
+sm_sim "$W/torus.net" 5
 osm_start n FALSE ibsm-dfsp,ibsm-updn
 grep -q "ibsm: dfsp: OpenSM runs without QoS: routing on one layer" "$W/n.osm.log" ||
 	{ grep "ibsm" "$W/n.osm.log" | tail; fail "ibsm-dfsp without QoS did not say it routes on one layer"; }

@@ -18,18 +18,14 @@
 #     links removed, random GUIDs) with the default engine list come up
 #     with --once: complete and loop-free; with a credit loop only if no
 #     engine of the list gave tables without one, and then loudly.
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-IBSM_BUILD=${IBSM_BUILD:-$top/build}
-. "$top/sim/ibsim_harness.sh"
-. "$top/tests/integration/sm_lib.sh"
+. "$(dirname "$0")/sm_lib.sh"
 sm_test_start 43 curl
 LOOPY=$IBSM_BUILD/tests/libibsm-engine-loopy.so
 [ -f "$LOOPY" ] || { echo "skip: $LOOPY not built (make tests)"; exit 77; }
 PY=/usr/bin/python3
 
-"$IBSM_BUILD/bin/ibsm-topo" fattree --levels 2 --radix 8 -o "$W/ft.net" >/dev/null || fail "ibsm-topo"
-ibsim_start "$W/ft.net" || fail "ibsim did not start"
+sm_topo ft fattree --levels 2 --radix 8
+sm_sim "$W/ft.net"
 
 # 1. A forwarding loop at cold start.
 IBSM_TEST_LOOPY_MODE=loop sim_run "$IBSM_BUILD/bin/ibsm" --once -R loopy,updn \
@@ -74,11 +70,8 @@ fts_entries "$W/ft.fts" | awk -v g="$leaf" '$1 == g && $3 == 5' | grep -q . ||
 	fail "before: no entry of leaf-1 uses port 5 (the test would prove nothing)"
 ups=$(grep -c "fabric UP" "$W/sm.log")
 ibsim_cmd 'Unlink "leaf-1"[5]'
-i=0
-until [ "$(grep -c "fabric UP" "$W/sm.log")" -gt "$ups" ]; do
-	i=$((i + 1)); [ $i -gt 200 ] && { tail -20 "$W/sm.log"; fail "unlink: no re-route within 20 s"; }
-	sleep 0.1
-done
+sm_wait_more "$W/sm.log" "fabric UP" "$ups" 20 ||
+	{ tail -20 "$W/sm.log"; fail "unlink: no re-route within 20 s"; }
 sleep 0.5
 [ "$(grep -c "routing: using updn, not loopy .*: credit_loop" "$W/sm.log")" -ge 2 ] ||
 	fail "unlink: the re-route did not pass loopy over again"
@@ -100,7 +93,7 @@ sim_cleanup
 # tables loop. The re-route must not keep tables that lead into the dead
 # link: updn's are programmed.
 echo good >"$W/mode"
-ibsim_start "$W/ft.net" || fail "ibsim did not start"
+sm_sim "$W/ft.net"
 IBSM_TEST_LOOPY_MODE_FILE=$W/mode sm_daemon "$W/rt.log" -R loopy,updn \
 	--set engine_paths="$LOOPY" --cache-dir "$W/cache" --sweep 1 --dump "$W/rt.dump"
 grep -q "routed with loopy: .*verified, credit-loop-free" "$W/rt.log" || fail "runtime: loopy's good tables not taken at start"
@@ -110,11 +103,8 @@ fts_entries "$W/rt.fts" | awk -v g="$leaf" '$1 == g && $3 == 5' | grep -q . ||
 echo loop >"$W/mode"
 ups=$(grep -c "fabric UP" "$W/rt.log")
 ibsim_cmd 'Unlink "leaf-1"[5]'
-i=0
-until [ "$(grep -c "fabric UP" "$W/rt.log")" -gt "$ups" ]; do
-	i=$((i + 1)); [ $i -gt 200 ] && { grep -E "routing|tables from|sweep [0-9]*: (route|activate)" "$W/rt.log" | tail -8; fail "runtime: no re-route brought the fabric up within 20 s"; }
-	sleep 0.1
-done
+sm_wait_more "$W/rt.log" "fabric UP" "$ups" 20 ||
+	{ grep -E "routing|tables from|sweep [0-9]*: (route|activate)" "$W/rt.log" | tail -8; fail "runtime: no re-route brought the fabric up within 20 s"; }
 sleep 0.5
 grep -q "routing: using updn, not loopy .*: loop" "$W/rt.log" || fail "runtime: loopy not passed over at the re-route"
 sm_check_fabric rt
@@ -126,11 +116,8 @@ echo "ok runtime: loopy's re-route looped, updn's tables programmed, no entry in
 # may keep an entry towards spine-3 (each leaf's port 8).
 ups=$(grep -c "fabric UP" "$W/rt.log")
 ibsim_cmd 'Unlink "spine-3"'
-i=0
-until [ "$(grep -c "fabric UP" "$W/rt.log")" -gt "$ups" ]; do
-	i=$((i + 1)); [ $i -gt 200 ] && { grep -E "routing|tables from|sweep [0-9]*: (route|activate)" "$W/rt.log" | tail -8; fail "switch gone: no re-route brought the fabric up within 20 s"; }
-	sleep 0.1
-done
+sm_wait_more "$W/rt.log" "fabric UP" "$ups" 20 ||
+	{ grep -E "routing|tables from|sweep [0-9]*: (route|activate)" "$W/rt.log" | tail -8; fail "switch gone: no re-route brought the fabric up within 20 s"; }
 sleep 0.5
 sm_check_fabric rt
 grep -q '"spine-3"' "$W/rt.ibnd" && fail "switch gone: spine-3 still discovered"
@@ -144,7 +131,7 @@ for net in ft3-r12-deg2-rguid-s1 ft3-r12-deg5-rguid-s1; do
 	f=$top/../shared/fabrics/$net.net
 	[ -f "$f" ] || f=/work/shared/fabrics/$net.net
 	[ -f "$f" ] || { echo "skip $net: not found"; continue; }
-	ibsim_start "$f" || fail "$net: ibsim did not start"
+	sm_sim "$f" "$net"
 	sim_run "$IBSM_BUILD/bin/ibsm" --once --cache-dir "$W/c-$net" --dump "$W/$net.dump" \
 		>"$W/$net.log" 2>&1 || { grep -E "routing|tables from|fabric" "$W/$net.log" | cut -c1-300; fail "$net: ibsm --once did not bring it up"; }
 	used=$(sed -n 's/.*routed with \([a-z]*\):.*/\1/p' "$W/$net.log" | tail -1)

@@ -13,14 +13,10 @@
 #    (--guid2lid from its cache): a different node order, same tables;
 #  - ibsm-route --check --cdg-switch-lids accepts both;
 #  - the same comparison for minhop on one fabric (cheap).
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-IBSM_BUILD=${IBSM_BUILD:-$top/build}
-. "$top/sim/ibsim_harness.sh"
-. "$top/tests/integration/sm_lib.sh"
+. "$(dirname "$0")/sm_lib.sh"
 sm_test_start 44 ibnetdiscover dump_fts
 ROUTE=$IBSM_BUILD/bin/ibsm-route
-[ -x "$ROUTE" ] || { echo "skip: ibsm-route not built"; exit 77; }
+test_need_built ibsm-route
 
 # Every *guid= line of an ibsim net file gets a distinct random GUID
 # (low bit clear: a CA port's GUID is the node's + port), seeded.
@@ -49,7 +45,7 @@ same() {
 # ENGINE alone, then compare and check as above.
 parity() {
 	_n=$1 _net=$2 _e=$3
-	ibsim_start "$_net" || fail "$_n: ibsim did not start"
+	sm_sim "$_net" "$_n"
 	sim_run "$IBSM_BUILD/bin/ibsm" --once -R "$_e" --cache-dir "$W/$_n.cache" \
 		--dump "$W/$_n.dump" >"$W/$_n.log" 2>&1
 	_rc=$?

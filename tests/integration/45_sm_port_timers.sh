@@ -10,14 +10,10 @@
 #     vl_stall_count, leaf_vl_stall_count and packet_life_time change them
 #     (ibsim does not store VLStallCount, it always reads 7: only the
 #     count of ports set is checked for it).
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-IBSM_BUILD=${IBSM_BUILD:-$top/build}
-. "$top/sim/ibsim_harness.sh"
-. "$top/tests/integration/sm_lib.sh"
+. "$(dirname "$0")/sm_lib.sh"
 sm_test_start 45 smpquery
 
-"$IBSM_BUILD/bin/ibsm-topo" fattree --levels 2 --radix 4 -o "$W/ft.net" >/dev/null || fail "ibsm-topo"
+sm_topo ft fattree --levels 2 --radix 4
 # node-0's port 1 faces leaf-0 port 1; leaf-0's ports 3, 4 go up.
 pi() { sim_run smpquery -D portinfo 0,1 "$1" 2>/dev/null | sed -n "s/^$2:\.*//p"; }
 si_life() { sim_run smpquery -D switchinfo 0,1 2>/dev/null | sed -n 's/^LifeTime:\.*//p'; }
@@ -31,7 +27,7 @@ check() { # what want-leaf-hoq want-hoq want-leaf-stall want-stall want-life
 }
 
 # --- 1. defaults -----------------------------------------------------------------
-ibsim_start "$W/ft.net" || fail "ibsim did not start"
+sm_sim "$W/ft.net"
 sm_daemon "$W/a.log" --cache-dir "$W/ca" --sweep 0
 check defaults 16 18 7 7 18
 grep "timers:" "$W/a.log" || fail "no timers line"

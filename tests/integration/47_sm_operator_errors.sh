@@ -6,11 +6,7 @@
 #  2. persistence lost: cache_dir or dump_dir not writable. `--once` brings
 #     the fabric up and exits 4 naming what was not saved; the daemon keeps
 #     running and /metrics shows ibsm_persistence_ok 0 and the failures.
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-IBSM_BUILD=${IBSM_BUILD:-$top/build}
-. "$top/sim/ibsim_harness.sh"
-. "$top/tests/integration/sm_lib.sh"
+. "$(dirname "$0")/sm_lib.sh"
 sm_test_start 47 curl
 
 # --- 1. no umad device -------------------------------------------------------------
@@ -27,8 +23,8 @@ else
 fi
 
 # --- 2. persistence lost ----------------------------------------------------------------
-"$IBSM_BUILD/bin/ibsm-topo" fattree --levels 2 --radix 4 -o "$W/ft.net" >/dev/null || fail "ibsm-topo"
-ibsim_start "$W/ft.net" || fail "ibsim did not start"
+sm_topo ft fattree --levels 2 --radix 4
+sm_sim "$W/ft.net"
 : >"$W/notadir"     # a file: nothing under it can be created, not even by root
 sim_run "$IBSM_BUILD/bin/ibsm" --once --cache-dir "$W/notadir/cache" >"$W/once.log" 2>&1
 rc=$?

@@ -9,15 +9,11 @@
 # Then ibsm's PathRecords must equal OpenSM's for the same port pairs
 # (rate, P_Key, SL, reversibility, packet lifetime). Last, ibsm with LMC 1:
 # every LID pair of two ports has its own PathRecord.
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-IBSM_BUILD=${IBSM_BUILD:-$top/build}
-. "$top/sim/ibsim_harness.sh"
-. "$top/tests/integration/sm_lib.sh"
+. "$(dirname "$0")/sm_lib.sh"
 sm_test_start 50 opensm saquery sminfo python3
 CHECK="python3 $top/tests/integration/sa_check.py"
 
-"$IBSM_BUILD/bin/ibsm-topo" fattree --levels 2 --radix 8 -o "$W/ft.net" >/dev/null || fail "ibsm-topo"
+sm_topo ft fattree --levels 2 --radix 8
 # Queries come from a CA that is not the SM's node.
 client=$(ibsim_ca_name "$W/ft.net" 3)
 
@@ -30,13 +26,13 @@ observe() { # name: the diag tools' view, then the SA check
 }
 
 # --- OpenSM: judges the checker --------------------------------------------
-ibsim_start "$W/ft.net" || fail "ibsim did not start"
+sm_sim "$W/ft.net"
 osm_daemon "$W/osm.log"
 observe osm
 sim_cleanup
 
 # --- ibsm ------------------------------------------------------------------
-ibsim_start "$W/ft.net" || fail "ibsim did not restart"
+sm_sim "$W/ft.net" restart
 sm_daemon "$W/sm.log" -R updn --cache-dir "$W/cache" --dump "$W/dump"
 observe ibsm
 kill -0 "$SMPID" 2>/dev/null || fail "ibsm died while answering the SA"
@@ -67,7 +63,7 @@ kill "$SMPID"; wait "$SMPID" 2>/dev/null
 sim_cleanup
 
 # --- ibsm with LMC 1 ---------------------------------------------------------
-ibsim_start "$W/ft.net" || fail "ibsim did not restart"
+sm_sim "$W/ft.net" restart
 sm_daemon "$W/sm1.log" -R updn --set lmc=1 --cache-dir "$W/cache1"
 sim_run ibnetdiscover >"$W/lmc.ibnd" 2>/dev/null || fail "lmc: ibnetdiscover"
 # Four LID pairs between two CA ports, each its own PathRecord.

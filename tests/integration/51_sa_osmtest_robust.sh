@@ -6,16 +6,12 @@
 #     LIDs, ibping's vendor class, PerfMgt to the SM's LID) get an answer or
 #     a clean error, and the daemon stays alive and keeps sweeping (under
 #     ibsim an unregistered class used to crash it: exit 139).
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-IBSM_BUILD=${IBSM_BUILD:-$top/build}
-. "$top/sim/ibsim_harness.sh"
-. "$top/tests/integration/sm_lib.sh"
+. "$(dirname "$0")/sm_lib.sh"
 sm_test_start 51 osmtest saquery ibping perfquery
 
-"$IBSM_BUILD/bin/ibsm-topo" fattree --levels 2 --radix 8 -o "$W/ft.net" >/dev/null || fail "ibsm-topo"
+sm_topo ft fattree --levels 2 --radix 8
 client=$(ibsim_ca_name "$W/ft.net" 3)
-ibsim_start "$W/ft.net" || fail "ibsim did not start"
+sm_sim "$W/ft.net"
 sm_daemon "$W/sm.log" -R updn --cache-dir "$W/cache" --sweep 1 -v
 smlid=$(sed -n 's/.*SM LID \([0-9]*\).*/\1/p' "$W/sm.log" | head -1)
 [ -n "$smlid" ] || fail "no SM LID in the log"
@@ -49,10 +45,7 @@ alive "perfquery to the SM's LID"
 # Still sweeping: a heavy sweep on SIGHUP, after all of the above.
 n0=$(grep -c "heavy sweep .* fabric" "$W/sm.log")
 kill -HUP "$SMPID"
-i=0
-until [ "$(grep -c "heavy sweep .* fabric" "$W/sm.log")" -gt "$n0" ]; do
-	i=$((i + 1)); [ $i -gt 100 ] && fail "no heavy sweep after SIGHUP"
-	sleep 0.1
-done
+sm_wait_more "$W/sm.log" "heavy sweep .* fabric" "$n0" 10 ||
+	fail "no heavy sweep after SIGHUP"
 alive "the last sweep"
 echo "PASS"

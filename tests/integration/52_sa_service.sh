@@ -14,15 +14,11 @@
 #  - a 1 s lease is gone after 3 s, an infinite one stays.
 # (osmtest -f s cannot judge: it fails against OpenSM too, "Data mismatch in
 # service_data8", see docs/sa.md.)
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-IBSM_BUILD=${IBSM_BUILD:-$top/build}
-. "$top/sim/ibsim_harness.sh"
-. "$top/tests/integration/sm_lib.sh"
+. "$(dirname "$0")/sm_lib.sh"
 sm_test_start 52 opensm saquery
 [ -x "$IBSM_BUILD/bin/sa-client" ] || fail "no $IBSM_BUILD/bin/sa-client"
 
-"$IBSM_BUILD/bin/ibsm-topo" fattree --levels 2 --radix 8 -o "$W/ft.net" >/dev/null || fail "ibsm-topo"
+sm_topo ft fattree --levels 2 --radix 8
 client=$(ibsim_ca_name "$W/ft.net" 3)
 
 # One request: its output and exit code appended to the transcript $T.
@@ -57,7 +53,7 @@ scenario() {
 }
 
 # --- ibsm ----------------------------------------------------------------------
-ibsim_start "$W/ft.net" || fail "ibsim did not start"
+sm_sim "$W/ft.net"
 sm_daemon "$W/sm.log" -R updn --cache-dir "$W/cache" --sweep 1
 T=$W/ibsm.txt; : >"$T"
 scenario ibsm
@@ -66,7 +62,7 @@ kill -0 "$SMPID" 2>/dev/null || fail "ibsm died"
 sim_cleanup
 
 # --- OpenSM, same requests -----------------------------------------------------
-ibsim_start "$W/ft.net" || fail "ibsim did not start (OpenSM run)"
+sm_sim "$W/ft.net" "OpenSM run"
 osm_daemon "$W/osm.log"
 T=$W/osm.txt; : >"$T"
 scenario osm

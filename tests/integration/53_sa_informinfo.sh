@@ -19,16 +19,12 @@
 # 66/67 too. A subscriber that
 # never answers is logged after the retries, and the subscriptions of a port
 # that leaves the fabric are dropped.
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-IBSM_BUILD=${IBSM_BUILD:-$top/build}
-. "$top/sim/ibsim_harness.sh"
-. "$top/tests/integration/sm_lib.sh"
+. "$(dirname "$0")/sm_lib.sh"
 sm_test_start 53 opensm saquery
 [ -x "$IBSM_BUILD/bin/sa-client" ] || fail "no $IBSM_BUILD/bin/sa-client"
 
-"$IBSM_BUILD/bin/ibsm-topo" fattree --levels 2 --radix 8 -o "$W/ft.net" >/dev/null || fail "ibsm-topo"
-ca() { awk -F'"' -v k="$1" '/^Ca/ { n++; if (n == k) { print $2; exit } }' "$W/ft.net"; }
+sm_topo ft fattree --levels 2 --radix 8
+ca() { ibsim_ca_name "$W/ft.net" "$1"; }
 c2=$(ca 3); c3=$(ca 4); c4=$(ca 5); c5=$(ca 6)
 guid5=$(awk -v n="\"$c5\"" '$1 == "Ca" && $3 == n { getline; print; exit }' "$W/ft.net")
 
@@ -90,7 +86,7 @@ reports() {
 }
 
 # --- ibsm ----------------------------------------------------------------------
-ibsim_start "$W/ft.net" || fail "ibsim did not start"
+sm_sim "$W/ft.net"
 sm_daemon "$W/sm.log" -R updn --cache-dir "$W/cache" --sweep 1
 T=$W/ibsm.txt; : >"$T"
 scenario
@@ -100,7 +96,7 @@ kill -0 "$SMPID" 2>/dev/null || fail "ibsm died"
 sim_cleanup
 
 # --- OpenSM, same requests -----------------------------------------------------
-ibsim_start "$W/ft.net" || fail "ibsim did not start (OpenSM run)"
+sm_sim "$W/ft.net" "OpenSM run"
 osm_daemon "$W/osm.log"
 T=$W/osm.txt; : >"$T"
 scenario

@@ -22,17 +22,13 @@
 #     afterwards the SM answers saquery and still sweeps. Against OpenSM
 #     (fewer requests, not strict: it leaves unsupported methods
 #     unanswered) the statuses it gives are allowed ones too.
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-IBSM_BUILD=${IBSM_BUILD:-$top/build}
-. "$top/sim/ibsim_harness.sh"
-. "$top/tests/integration/sm_lib.sh"
+. "$(dirname "$0")/sm_lib.sh"
 sm_test_start 54 opensm saquery ibnetdiscover
 for b in sa-table sa-fuzz; do
 	[ -x "$IBSM_BUILD/bin/$b" ] || fail "no $IBSM_BUILD/bin/$b"
 done
 
-"$IBSM_BUILD/bin/ibsm-topo" fattree --levels 2 --radix 8 -o "$W/ft.net" >/dev/null || fail "ibsm-topo"
+sm_topo ft fattree --levels 2 --radix 8
 client=$(ibsim_ca_name "$W/ft.net" 3)
 
 # ibnetdiscover -p: "CA lid port guid ... - SW lid port guid ...", one line
@@ -52,7 +48,7 @@ nr_agree() {
 }
 
 # --- 1. ibsm ---------------------------------------------------------------------
-ibsim_start "$W/ft.net" || fail "ibsim did not start"
+sm_sim "$W/ft.net"
 sm_daemon "$W/sm.log" -R updn --cache-dir "$W/cache" --sweep 1
 truth ibsm
 nodes=$(wc -l <"$W/nodes.ibsm"); ports=$(wc -l <"$W/ibnd.ibsm")
@@ -111,7 +107,7 @@ done
 sim_cleanup
 
 # --- 2. OpenSM ---------------------------------------------------------------------
-ibsim_start "$W/ft.net" || fail "ibsim did not start (OpenSM run)"
+sm_sim "$W/ft.net" "OpenSM run"
 osm_daemon "$W/osm.log"
 truth osm
 sa_tab NR >"$W/nr.osm"

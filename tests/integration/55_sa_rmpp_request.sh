@@ -17,18 +17,14 @@
 #     STOP, resources exhausted (1).
 #  4. Afterwards the SA still answers, a heavy sweep runs, and sa-stats
 #     counts the reassembled requests.
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-IBSM_BUILD=${IBSM_BUILD:-$top/build}
-. "$top/sim/ibsim_harness.sh"
-. "$top/tests/integration/sm_lib.sh"
+. "$(dirname "$0")/sm_lib.sh"
 sm_test_start 55 saquery ibnetdiscover
 [ -x "$IBSM_BUILD/bin/sa-table" ] || fail "no $IBSM_BUILD/bin/sa-table"
 
-"$IBSM_BUILD/bin/ibsm-topo" fattree --levels 2 --radix 8 -o "$W/ft.net" >/dev/null || fail "ibsm-topo"
+sm_topo ft fattree --levels 2 --radix 8
 client=$(ibsim_ca_name "$W/ft.net" 3)
 
-ibsim_start "$W/ft.net" || fail "ibsim did not start"
+sm_sim "$W/ft.net"
 sm_daemon "$W/sm.log" -R updn --cache-dir "$W/cache" --dump "$W/dump"
 SIM_HOST=$client sim_run ibnetdiscover -p >"$W/ibnd" 2>/dev/null || fail "ibnetdiscover"
 lid=$(awk '$1 == "CA" { print $2; exit }' "$W/ibnd")
@@ -93,11 +89,8 @@ echo "ok 16-GID GetMulti(MultiPathRecord) reassembled from 2 segments and answer
 
 n0=$(grep -c "heavy sweep .* s, fabric" "$W/sm.log")
 kill -HUP "$SMPID"
-i=0
-until [ "$(grep -c "heavy sweep .* s, fabric UP" "$W/sm.log")" -gt "$n0" ]; do
-	i=$((i + 1)); [ $i -gt 100 ] && fail "no heavy sweep after SIGHUP"
-	sleep 0.1
-done
+sm_wait_more "$W/sm.log" "heavy sweep .* s, fabric UP" "$n0" 10 ||
+	fail "no heavy sweep after SIGHUP"
 sm_sa_stats "$W/dump"
 cat "$W/dump/sa-stats.txt" | grep rmpp_request
 awk '$1 == "rmpp_requests" && $2 >= 4 { ok = 1 } END { exit !ok }' "$W/dump/sa-stats.txt" ||

@@ -18,14 +18,10 @@
 #  4. ibsm with dfsp on a 4x4 torus (layers, so ibsm programs SL2VL) and
 #     the background read off: the records are the tables ibsm wrote
 #     (smpquery agrees), and an input port 0 it never wrote has no record.
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-IBSM_BUILD=${IBSM_BUILD:-$top/build}
-. "$top/sim/ibsim_harness.sh"
-. "$top/tests/integration/sm_lib.sh"
+. "$(dirname "$0")/sm_lib.sh"
 sm_test_start 56 opensm saquery smpquery ibnetdiscover
 
-"$IBSM_BUILD/bin/ibsm-topo" fattree --levels 2 --radix 8 -o "$W/ft.net" >/dev/null || fail "ibsm-topo"
+sm_topo ft fattree --levels 2 --radix 8
 client=$(ibsim_ca_name "$W/ft.net" 3)
 q() { SIM_HOST=$client sim_run timeout 10 "$@" 2>/dev/null; }
 
@@ -63,13 +59,13 @@ check() {
 }
 
 # --- 1. OpenSM with QoS ------------------------------------------------------
-ibsim_start "$W/ft.net" || fail "ibsim did not start"
+sm_sim "$W/ft.net"
 osm_daemon "$W/osm.log" -Q
 check opensm
 sim_cleanup
 
 # --- 2. ibsm -----------------------------------------------------------------
-ibsim_start "$W/ft.net" || fail "ibsim did not restart"
+sm_sim "$W/ft.net" restart
 sm_daemon "$W/sm.log" -R updn --cache-dir "$W/cache" --set sl2vl_read_all=true
 wait_log "$W/sm.log" "SL2VL tables for the SA: [0-9]* read, 0 failed" 30 || fail "background SL2VL read did not finish"
 grep "SL2VL tables for the SA" "$W/sm.log"
@@ -81,7 +77,7 @@ kill -0 "$SMPID" 2>/dev/null || fail "ibsm died"
 sim_cleanup
 
 # --- 2b. on demand: nothing read until asked, then the asked switch --------------
-ibsim_start "$W/ft.net" || fail "ibsim did not restart"
+sm_sim "$W/ft.net" restart
 sm_daemon "$W/od.log" -R updn --cache-dir "$W/cache"
 sw=$(awk '$1 == "SW" { print $2 }' "$W/ibsm.ibnd" | sort -un | tail -1)
 out=$(awk -v l=$sw '$1 == "SW" && $2 == l { print $3 }' "$W/ibsm.ibnd" | sort -un | tail -1)
@@ -104,7 +100,7 @@ echo "ok on demand: no read before the first query; switch $sw answered after $i
 sim_cleanup
 
 # --- 3. slow read: asked-for tables first --------------------------------------
-ibsim_start "$W/ft.net" || fail "ibsim did not restart"
+sm_sim "$W/ft.net" restart
 sm_daemon "$W/slow.log" -R updn --cache-dir "$W/cache" --set sl2vl_read_rate=2 --set sl2vl_read_all=true
 [ "$(sa_vls "$sw/0/$out")" = none ] || fail "slow: switch $sw 0/$out answered before any read could reach it"
 grep -q "SL2VLTableRecord query .* not read yet" "$W/slow.log" || fail "slow: no log of an answer from a partial cache"
@@ -119,13 +115,7 @@ echo "ok slow read: an asked-for table answered after $i polls, the walk still r
 sim_cleanup
 
 # --- 4. tables ibsm programs, background read off ---------------------------------
-"$IBSM_BUILD/bin/ibsm-topo" torus --dims 4x4 --hcas-per-switch 2 -o "$W/torus.net" >/dev/null || fail "ibsm-topo torus"
-client=$(ibsim_ca_name "$W/torus.net" 3)
-ibsim_start "$W/torus.net" || fail "torus: ibsim did not start"
-sm_daemon "$W/dfsp.log" -R dfsp --cache-dir "$W/tcache" --set sl2vl_read=false
-grep -q "VLs: [2-9] layers" "$W/dfsp.log" || fail "torus: dfsp programmed no VL layers"
-q ibnetdiscover -p >"$W/torus.ibnd" || fail "torus: ibnetdiscover"
-sw=$(awk '$1 == "SW" { print $2; exit }' "$W/torus.ibnd")
+sm_dfsp_torus
 set -- $(awk -v l=$sw '$1 == "SW" && $2 == l { print $3 }' "$W/torus.ibnd" | sort -un)
 a=$(sa_vls "$sw/$1/$2"); b=$(smp_vls "$sw" "$2" "$1")
 [ "$a" = "$b" ] && [ "$a" != none ] || fail "torus: programmed table $sw $1/$2: SA '$a', smpquery '$b'"

@@ -15,18 +15,14 @@
 # are gone after ibsm's first sweep, a port whose link trains again under
 # the running SM is read again (only it), and a bad partitions entry is
 # refused naming file and line.
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-IBSM_BUILD=${IBSM_BUILD:-$top/build}
-. "$top/sim/ibsim_harness.sh"
-. "$top/tests/integration/sm_lib.sh"
+. "$(dirname "$0")/sm_lib.sh"
 sm_test_start 57 opensm saquery smpquery
 
 # 8 CAs node-0..node-7; CA port GUID = node GUID + 1. The SMs sit on
 # node-0. blue (0x0001, IPoIB): node-1, node-2 full. red (0x0002):
 # node-3 full, node-4 and node-2 limited. The default partition: every
 # port limited, the SM's full.
-"$IBSM_BUILD/bin/ibsm-topo" fattree --levels 2 --radix 4 -o "$W/ft.net" >/dev/null || fail "ibsm-topo"
+sm_topo ft fattree --levels 2 --radix 4
 guid() { # node-N -> its CA port GUID
 	_g=$(awk -v n="\"$1\"" '/^caguid=/ { g = $0; sub(/caguid=/, "", g) } $1 == "Ca" && $3 == n { print g }' "$W/ft.net")
 	[ -n "$_g" ] && printf '0x%016x\n' $((_g + 1))
@@ -99,13 +95,13 @@ check() { # name: every check against the SM running now
 }
 
 # --- OpenSM: judges the checks ------------------------------------------------
-ibsim_start "$W/ft.net" || fail "ibsim did not start"
+sm_sim "$W/ft.net"
 osm_daemon "$W/osm.log" -P "$W/partitions.conf"
 check opensm
 sim_cleanup
 
 # --- ibsm ---------------------------------------------------------------------
-ibsim_start "$W/ft.net" || fail "ibsim did not restart"
+sm_sim "$W/ft.net" restart
 sm_daemon "$W/sm.log" -c "$W/ibsm.yaml" -R updn --cache-dir "$W/cache"
 check ibsm
 grep -q "sweep 1: P_Keys: .* blocks [1-9][0-9]* written" "$W/sm.log" || fail "sweep 1 wrote no P_Key block"
@@ -137,7 +133,7 @@ sim_cleanup
 	i=16
 	while [ $i -lt 56 ]; do printf 'p%d=0x%04x : %s=full ;\n' $i $i "$G5"; i=$((i + 1)); done
 } >"$W/stale.conf"
-ibsim_start "$W/ft.net" || fail "ibsim did not restart"
+sm_sim "$W/ft.net" restart
 osm_daemon "$W/osm-stale.log" -P "$W/stale.conf"
 kill -9 "$SIM_LAST_PID"
 n5=$(pkeys node-5 | wc -w)

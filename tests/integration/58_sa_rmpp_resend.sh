@@ -14,22 +14,18 @@
 #  4. saquery (no RMPP under ibsim: it never ACKs) still gets its first
 #     segment and no resend follows (resends are only for readers that
 #     ACKed), and the SA keeps answering.
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-IBSM_BUILD=${IBSM_BUILD:-$top/build}
-. "$top/sim/ibsim_harness.sh"
-. "$top/tests/integration/sm_lib.sh"
+. "$(dirname "$0")/sm_lib.sh"
 sm_test_start 58 saquery ibnetdiscover
 [ -x "$IBSM_BUILD/bin/sa-table" ] || fail "no $IBSM_BUILD/bin/sa-table"
 
-"$IBSM_BUILD/bin/ibsm-topo" fattree --levels 2 --radix 12 -o "$W/ft.net" >/dev/null || fail "ibsm-topo"
+sm_topo ft fattree --levels 2 --radix 12
 client=$(ibsim_ca_name "$W/ft.net" 3)
 stat_of() { # name: its value in a fresh sa-stats dump
 	sm_sa_stats "$W/dump"
 	awk -v k="$1" '$1 == k { print $2 }' "$W/dump/sa-stats.txt"
 }
 
-ibsim_start "$W/ft.net" || fail "ibsim did not start"
+sm_sim "$W/ft.net"
 sm_daemon "$W/sm.log" -R updn --cache-dir "$W/cache" --dump "$W/dump" \
 	--set sa_rmpp_timeout_ms=700 --set sa_rmpp_retries=2
 

@@ -17,14 +17,10 @@
 #   - (ibsm) the default partition's `rate` sets the broadcast group's (no
 #     fitting to the links), and a join the link cannot carry is refused
 #     with a warning naming the port and the group.
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-IBSM_BUILD=${IBSM_BUILD:-$top/build}
-. "$top/sim/ibsim_harness.sh"
-. "$top/tests/integration/sm_lib.sh"
+. "$(dirname "$0")/sm_lib.sh"
 sm_test_start 59 opensm saquery smpquery ibnetdiscover
 
-"$IBSM_BUILD/bin/ibsm-topo" fattree --levels 2 --radix 8 -o "$W/ft.net" >/dev/null || fail "ibsm-topo"
+sm_topo ft fattree --levels 2 --radix 8
 client=$(ibsim_ca_name "$W/ft.net" 3)
 q() { SIM_HOST=$client sim_run timeout 10 "$@" 2>&1; }
 
@@ -79,12 +75,12 @@ checks() {
 	[ -s "$W/$sm.bcast" ] || fail "$sm: no IPoIB broadcast group in saquery -g"
 }
 
-ibsim_start "$W/ft.net" || fail "ibsim did not start"
+sm_sim "$W/ft.net"
 osm_daemon "$W/osm.log"
 checks OpenSM
 sim_cleanup
 
-ibsim_start "$W/ft.net" || fail "ibsim did not restart"
+sm_sim "$W/ft.net" restart
 sm_daemon "$W/sm.log" -R updn --cache-dir "$W/cache"
 checks ibsm
 [ "$(cat "$W/ibsm.gir")" = "$(cat "$W/OpenSM.gir")" ] ||
@@ -104,7 +100,7 @@ sim_cleanup
 
 # The default partition's rate: 40 Gb/s (code 7) where every link is
 # 4x SDR (10 Gb/s): the group keeps it, and a join is refused, loudly.
-ibsim_start "$W/ft.net" || fail "ibsim did not restart"
+sm_sim "$W/ft.net" restart
 printf 'partitions:\n  - name: Default\n    pkey: 0x7fff\n    members: [ALL=full]\n    ipoib: true\n    rate: 7\n' >"$W/rate.yaml"
 sm_daemon "$W/sm-rate.log" -c "$W/rate.yaml" -R updn --cache-dir "$W/cache-rate"
 out=$(q saquery -g)

@@ -12,15 +12,11 @@
 #     bit for bit (tests/integration/mftr_check.py);
 #  5. ibsm only: Unlink a member's link: the member is dropped and the tree
 #     is rebuilt without it, still a tree reaching the others.
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-IBSM_BUILD=${IBSM_BUILD:-$top/build}
-. "$top/sim/ibsim_harness.sh"
-. "$top/tests/integration/sm_lib.sh"
+. "$(dirname "$0")/sm_lib.sh"
 sm_test_start 60 opensm osmtest saquery dump_fts python3
 CHECK="python3 $top/tests/integration/mft_check.py"
 
-"$IBSM_BUILD/bin/ibsm-topo" fattree --levels 3 --radix 4 -o "$W/ft.net" >/dev/null || fail "ibsm-topo"
+sm_topo ft fattree --levels 3 --radix 4
 set -- $(awk -F'"' '/^Ca/ { print $2 }' "$W/ft.net")
 # Members spread over the fabric (not the SM's node, the first CA).
 members="$2 $5 $9 ${14} ${16}"
@@ -56,13 +52,13 @@ join_and_check() { # name
 }
 
 # --- OpenSM ----------------------------------------------------------------
-ibsim_start "$W/ft.net" || fail "ibsim did not start"
+sm_sim "$W/ft.net"
 osm_daemon "$W/osm.log"
 join_and_check osm
 sim_cleanup
 
 # --- ibsm --------------------------------------------------------------------
-ibsim_start "$W/ft.net" || fail "ibsim did not restart"
+sm_sim "$W/ft.net" restart
 sm_daemon "$W/sm.log" -R updn --cache-dir "$W/cache" --sweep 1 -v
 join_and_check ibsm
 grep "multicast:" "$W/sm.log" | tail -2

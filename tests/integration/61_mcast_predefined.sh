@@ -6,11 +6,7 @@
 # gets its MLID, a join with another Q_Key is refused (ERR_REQ_INVALID);
 # after the last member leaves the group stays. A bad entry stops the
 # daemon with the file's name and the entry's reason.
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-IBSM_BUILD=${IBSM_BUILD:-$top/build}
-. "$top/sim/ibsim_harness.sh"
-. "$top/tests/integration/sm_lib.sh"
+. "$(dirname "$0")/sm_lib.sh"
 sm_test_start 61 saquery
 [ -x "$IBSM_BUILD/bin/sa-client" ] || fail "no $IBSM_BUILD/bin/sa-client"
 
@@ -23,14 +19,14 @@ Y
 "$IBSM_BUILD/bin/ibsm" -c "$W/bad.yaml" --dump-config >"$W/bad.out" 2>&1 && fail "a bad mcast_groups entry was accepted"
 grep -q "mcast_groups entry 2: mtu '9'" "$W/bad.out" || { cat "$W/bad.out"; fail "no clear message for a bad entry"; }
 
-"$IBSM_BUILD/bin/ibsm-topo" fattree --levels 2 --radix 8 -o "$W/ft.net" >/dev/null || fail "ibsm-topo"
+sm_topo ft fattree --levels 2 --radix 8
 client=$(ibsim_ca_name "$W/ft.net" 3)
 cat >"$W/ibsm.yaml" <<'Y'
 mcast_groups:
   - "ff12:601b:ffff::61:1"
   - "ff12:601b:ffff::61:2, qkey=0x1234, mtu=2, rate=3"
 Y
-ibsim_start "$W/ft.net" || fail "ibsim did not start"
+sm_sim "$W/ft.net"
 sm_daemon "$W/sm.log" -c "$W/ibsm.yaml" -R updn --cache-dir "$W/cache" --sweep 1
 grep "predefined group" "$W/sm.log"
 [ "$(grep -c "predefined group" "$W/sm.log")" = 2 ] || fail "not 2 predefined groups in the log"

@@ -9,14 +9,10 @@
 # second policy has classes by partition (port group "partition:", rule
 # and ULP by P_Key) and by port name. Then a bad policy: an error exit at start naming file:line, and at SIGHUP the
 # old policy stays.
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-IBSM_BUILD=${IBSM_BUILD:-$top/build}
-. "$top/sim/ibsim_harness.sh"
-. "$top/tests/integration/sm_lib.sh"
+. "$(dirname "$0")/sm_lib.sh"
 sm_test_start 62 opensm saquery
 
-"$IBSM_BUILD/bin/ibsm-topo" fattree --levels 2 --radix 4 -o "$W/ft.net" >/dev/null || fail "ibsm-topo"
+sm_topo ft fattree --levels 2 --radix 4
 client=$(ibsim_ca_name "$W/ft.net" 3)
 # CA port GUIDs: the node GUID + 1 (ibsm-topo's net files).
 guids=$(for g in $(sed -n 's/^caguid=//p' "$W/ft.net"); do printf '0x%016x\n' $((g + 1)); done)
@@ -81,13 +77,13 @@ ask() { # out
 }
 
 # --- OpenSM with the policy ---------------------------------------------------
-ibsim_start "$W/ft.net" || fail "ibsim did not start"
+sm_sim "$W/ft.net"
 osm_daemon "$W/osm.log" -Q -Y "$W/qos-policy.conf"
 ask "$W/osm.sl"
 sim_cleanup
 
 # --- ibsm with the same policy ---------------------------------------------
-ibsim_start "$W/ft.net" || fail "ibsim did not restart"
+sm_sim "$W/ft.net" restart
 sm_daemon "$W/sm.log" --cache-dir "$W/cache" --set qos=1 --set qos_policy_file="$W/qos-policy.conf"
 grep -q "QoS policy $W/qos-policy.conf" "$W/sm.log" || fail "no QoS policy line in the log"
 ask "$W/ibsm.sl"
@@ -108,50 +104,7 @@ echo "ok $(wc -l <"$W/ibsm.sl") PathRecord queries: SLs as the policy and as Ope
 g1=$(echo "$guids" | sed -n 1p); g2=$(echo "$guids" | sed -n 2p)
 g3=$(echo "$guids" | sed -n 3p)
 server=$(ibsim_ca_name "$W/ft.net" 5)          # port-name "node-4/P1"
-printf 'Default=0x7fff, ipoib : ALL=full ;\nred=0x0002 : %s=full, %s=full, %s=full ;\n' \
-	"$g1" "$g2" "$g3" >"$W/partitions.conf"
-cat >"$W/qos2.conf" <<EOP
-port-groups
-    port-group
-        name: Red
-        partition: red
-    end-port-group
-    port-group
-        name: Servers
-        port-name: $server/P1
-    end-port-group
-end-port-groups
-qos-levels
-    qos-level
-        name: DEFAULT
-        sl: 0
-    end-qos-level
-    qos-level
-        name: RedTraffic
-        sl: 3
-    end-qos-level
-    qos-level
-        name: ToServers
-        sl: 6
-    end-qos-level
-end-qos-levels
-qos-match-rules
-    qos-match-rule
-        destination: Servers
-        qos-level-name: ToServers
-    end-qos-match-rule
-    qos-match-rule
-        source: Red
-        destination: Red
-        pkey: 0x0002
-        qos-level-name: RedTraffic
-    end-qos-match-rule
-end-qos-match-rules
-qos-ulps
-    default        : 0
-    ipoib          : 1
-end-qos-ulps
-EOP
+qos_policy_red_servers "$g1" "$g2" "$g3" "$server"
 cat >"$W/ibsm2.yaml" <<EOY
 qos: true
 qos_policy_file: $W/qos2.conf
@@ -179,11 +132,11 @@ ask2() { # out
 	done
 }
 sim_cleanup
-ibsim_start "$W/ft.net" || fail "ibsim did not restart"
+sm_sim "$W/ft.net" restart
 osm_daemon "$W/osm2.log" -P "$W/partitions.conf" -Q -Y "$W/qos2.conf"
 ask2 "$W/osm2.sl"
 sim_cleanup
-ibsim_start "$W/ft.net" || fail "ibsim did not restart"
+sm_sim "$W/ft.net" restart
 sm_daemon "$W/sm2.log" -c "$W/ibsm2.yaml" --cache-dir "$W/cache3"
 ask2 "$W/ibsm2.sl"
 kill "$SMPID"; wait "$SMPID" 2>/dev/null
@@ -196,7 +149,7 @@ if ! diff "$W/osm2.sl" "$W/ibsm2.sl"; then
 	fail "second policy: ibsm's SLs differ from OpenSM's"
 fi
 echo "ok second policy: $(wc -l <"$W/ibsm2.sl") queries by partition, P_Key and port name as OpenSM"
-ibsim_start "$W/ft.net" || fail "ibsim did not restart"
+sm_sim "$W/ft.net" restart
 sm_daemon "$W/sm.log" --cache-dir "$W/cache" --set qos=1 --set qos_policy_file="$W/qos-policy.conf"
 
 # --- a bad policy at SIGHUP: the old one stays -----------------------------

@@ -5,16 +5,12 @@
 # with its SM_Key (same key as OpenSM's default 1), and OpenSM, with a
 # lower priority, enters STANDBY. sminfo from both nodes names ibsm as the
 # one master, and sminfo to OpenSM's port shows it STANDBY.
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-IBSM_BUILD=${IBSM_BUILD:-$top/build}
-. "$top/sim/ibsim_harness.sh"
-. "$top/tests/integration/sm_lib.sh"
+. "$(dirname "$0")/sm_lib.sh"
 sm_test_start 70 opensm sminfo ibstat
 
-"$IBSM_BUILD/bin/ibsm-topo" fattree --levels 2 --radix 8 -o "$W/ft.net" >/dev/null || fail "ibsm-topo"
+sm_topo ft fattree --levels 2 --radix 8
 osmhost=$(ibsim_ca_name "$W/ft.net" 3)
-ibsim_start "$W/ft.net" || fail "ibsim did not start"
+sm_sim "$W/ft.net"
 sm_daemon "$W/sm.log" -R updn --cache-dir "$W/cache" --sweep 1 --set sm_priority=5
 our_guid=$(sim_run sminfo 2>/dev/null | sed -n 's/.*sm guid \(0x[0-9a-f]*\).*/\1/p')
 [ -n "$our_guid" ] || fail "sminfo does not answer"

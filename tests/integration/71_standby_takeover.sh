@@ -16,21 +16,17 @@
 #  4. the same with takeover_keep_tables off: ibsm routes anew, the fabric
 #     checks out with its own tables.
 # Takeover times are printed, not asserted.
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-IBSM_BUILD=${IBSM_BUILD:-$top/build}
-. "$top/sim/ibsim_harness.sh"
-. "$top/tests/integration/sm_lib.sh"
+. "$(dirname "$0")/sm_lib.sh"
 sm_test_start 71 opensm sminfo dump_fts
 
-"$IBSM_BUILD/bin/ibsm-topo" fattree --levels 2 --radix 8 -o "$W/ft.net" >/dev/null || fail "ibsm-topo"
-ca() { awk -F'"' -v k="$1" '/^Ca/ { n++; if (n == k) { print $2; exit } }' "$W/ft.net"; }
+sm_topo ft fattree --levels 2 --radix 8
+ca() { ibsim_ca_name "$W/ft.net" "$1"; }
 c2=$(ca 3); c5=$(ca 6)
 master_guid() { SIM_HOST=$c2 sim_run timeout 10 sminfo 2>/dev/null | sed -n 's/.*sm guid \(0x[0-9a-f]*\).*state 3 SMINFO_MASTER.*/\1/p'; }
 lids() { sim_run ibnetdiscover 2>/dev/null | grep -o "lid [0-9]*"; }
 
 # --- 1. two ibsm ---------------------------------------------------------------
-ibsim_start "$W/ft.net" || fail "ibsim did not start"
+sm_sim "$W/ft.net"
 sm_daemon "$W/a.log" -R ftree,updn --cache-dir "$W/ca" --sweep 2 --set sm_priority=5
 A=$SMPID
 SIM_HOST=$c5 sim_bg_run "$IBSM_BUILD/bin/ibsm" -R ftree,updn --cache-dir "$W/cb" \
@@ -63,7 +59,7 @@ kill "$B"
 sim_cleanup
 
 # --- 3. OpenSM master, ibsm standby ------------------------------------------------
-ibsim_start "$W/ft.net" || fail "ibsim did not start (OpenSM run)"
+sm_sim "$W/ft.net" "OpenSM run"
 osm_daemon "$W/osm.log" -p 10 -R updn
 O=$SIM_LAST_PID
 SIM_HOST=$c5 sim_bg_run "$IBSM_BUILD/bin/ibsm" -R ftree,updn --cache-dir "$W/cc" \
@@ -86,7 +82,7 @@ kill "$C"
 sim_cleanup
 
 # --- 4. the same, takeover_keep_tables off --------------------------------------
-ibsim_start "$W/ft.net" || fail "ibsim did not start (OpenSM run 2)"
+sm_sim "$W/ft.net" "OpenSM run 2"
 osm_daemon "$W/osm2.log" -p 10 -R updn
 O=$SIM_LAST_PID
 SIM_HOST=$c5 sim_bg_run "$IBSM_BUILD/bin/ibsm" -R ftree,updn --cache-dir "$W/cd" \

@@ -14,21 +14,17 @@
 #  4. ibsm (priority 1) master, OpenSM (priority 10) joins: ibsm sends
 #     HANDOVER, OpenSM leads (it sends no ACKNOWLEDGE: ibsm steps down when
 #     its next sweep finds OpenSM MASTER), ibsm is STANDBY under it.
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-IBSM_BUILD=${IBSM_BUILD:-$top/build}
-. "$top/sim/ibsim_harness.sh"
-. "$top/tests/integration/sm_lib.sh"
+. "$(dirname "$0")/sm_lib.sh"
 sm_test_start 72 opensm sminfo dump_fts
 
-"$IBSM_BUILD/bin/ibsm-topo" fattree --levels 2 --radix 8 -o "$W/ft.net" >/dev/null || fail "ibsm-topo"
-ca() { awk -F'"' -v k="$1" '/^Ca/ { n++; if (n == k) { print $2; exit } }' "$W/ft.net"; }
+sm_topo ft fattree --levels 2 --radix 8
+ca() { ibsim_ca_name "$W/ft.net" "$1"; }
 c2=$(ca 3); c5=$(ca 6)
 master() { SIM_HOST=$c2 sim_run timeout 10 sminfo 2>/dev/null | sed -n 's/.*sm guid \(0x[0-9a-f]*\).*priority \([0-9]*\) state 3 SMINFO_MASTER.*/\1 \2/p'; }
 lids() { sim_run ibnetdiscover 2>/dev/null | grep -o "lid [0-9]*"; }
 
 # --- 1. handover between two ibsm ---------------------------------------------------
-ibsim_start "$W/ft.net" || fail "ibsim did not start"
+sm_sim "$W/ft.net"
 sm_daemon "$W/a.log" -R ftree,updn --cache-dir "$W/ca" --sweep 2 --set sm_priority=1
 A=$SMPID
 lids >"$W/lids.1"
@@ -50,7 +46,7 @@ kill "$A" "$B"; wait "$A" "$B" 2>/dev/null
 sim_cleanup
 
 # --- 2. honor_priority off: no handover ------------------------------------------------
-ibsim_start "$W/ft.net" || fail "ibsim did not start (2)"
+sm_sim "$W/ft.net" 2
 sm_daemon "$W/a2.log" -R ftree,updn --cache-dir "$W/ca2" --sweep 2 --set sm_priority=1 --set honor_priority=false
 SIM_HOST=$c5 sim_bg_run "$IBSM_BUILD/bin/ibsm" -R ftree,updn --cache-dir "$W/cb2" \
 	--sweep 2 --set sm_priority=9 >"$W/b2.log" 2>&1
@@ -62,7 +58,7 @@ set -- $(master)
 sim_cleanup
 
 # --- 3. OpenSM master, ibsm of higher priority joins ------------------------------------
-ibsim_start "$W/ft.net" || fail "ibsim did not start (3)"
+sm_sim "$W/ft.net" 3
 osm_daemon "$W/osm.log" -p 1
 SIM_HOST=$c5 sim_bg_run "$IBSM_BUILD/bin/ibsm" -R ftree,updn --cache-dir "$W/cc" \
 	--sweep 2 --set sm_priority=9 >"$W/c.log" 2>&1
@@ -81,7 +77,7 @@ fi
 sim_cleanup
 
 # --- 4. ibsm master, OpenSM of higher priority joins: ibsm hands over -------------------
-ibsim_start "$W/ft.net" || fail "ibsim did not start (4)"
+sm_sim "$W/ft.net" 4
 sm_daemon "$W/d.log" -R ftree,updn --cache-dir "$W/cd" --sweep 2 --set sm_priority=1
 OSM_CACHE_DIR=$(mktemp -d "$W/osm-cache.XXXXXX")
 export OSM_CACHE_DIR

@@ -10,15 +10,11 @@
 #     takes over, keeps LIDs and OpenSM's (verified) tables, sminfo names
 #     ibsm, and a later heavy sweep ignores the still-MASTER OpenSM instead
 #     of stepping down to it (priority 10 > 1).
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-IBSM_BUILD=${IBSM_BUILD:-$top/build}
-. "$top/sim/ibsim_harness.sh"
-. "$top/tests/integration/sm_lib.sh"
+. "$(dirname "$0")/sm_lib.sh"
 sm_test_start 73 opensm sminfo dump_fts
 
-"$IBSM_BUILD/bin/ibsm-topo" fattree --levels 2 --radix 8 -o "$W/ft.net" >/dev/null || fail "ibsm-topo"
-ca() { awk -F'"' -v k="$1" '/^Ca/ { n++; if (n == k) { print $2; exit } }' "$W/ft.net"; }
+sm_topo ft fattree --levels 2 --radix 8
+ca() { ibsim_ca_name "$W/ft.net" "$1"; }
 c2=$(ca 3); c5=$(ca 6)
 master_guid() { SIM_HOST=$c2 sim_run timeout 10 sminfo 2>/dev/null | sed -n 's/.*sm guid \(0x[0-9a-f]*\).*state 3 SMINFO_MASTER.*/\1/p'; }
 lids() { sim_run ibnetdiscover 2>/dev/null | grep -o "lid [0-9]*"; }
@@ -31,7 +27,7 @@ standby() {  # standby NAME: ibsm priority 1 on c5, stall timeout 3 s
 }
 
 # --- 1. OpenSM at work ------------------------------------------------------
-ibsim_start "$W/ft.net" || fail "ibsim did not start"
+sm_sim "$W/ft.net"
 osm_daemon "$W/osm1.log" -p 10 -s 1
 O=$SIM_LAST_PID
 standby a
@@ -42,7 +38,7 @@ kill "$STBY" "$O"
 sim_cleanup
 
 # --- 2. ibsm at work ----------------------------------------------------------
-ibsim_start "$W/ft.net" || fail "ibsim did not start (2)"
+sm_sim "$W/ft.net" 2
 sm_daemon "$W/m.log" -R ftree,updn --cache-dir "$W/cm" --sweep 1 --set sm_priority=5
 M=$SMPID
 standby b
@@ -53,7 +49,7 @@ kill "$STBY" "$M"
 sim_cleanup
 
 # --- 3. OpenSM answering but idle -----------------------------------------------
-ibsim_start "$W/ft.net" || fail "ibsim did not start (3)"
+sm_sim "$W/ft.net" 3
 osm_daemon "$W/osm3.log" -p 10 -s 0
 O=$SIM_LAST_PID
 lids >"$W/lids.1"

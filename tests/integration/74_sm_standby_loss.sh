@@ -8,22 +8,18 @@
 # see lost polls (the loss is real) and never take over; the master's
 # light sweeps go on. Then the loss is lifted and the master killed: the
 # takeover still happens. Longer runs: bench/takeover_bench.sh.
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-IBSM_BUILD=${IBSM_BUILD:-$top/build}
-. "$top/sim/ibsim_harness.sh"
-. "$top/tests/integration/sm_lib.sh"
+. "$(dirname "$0")/sm_lib.sh"
 sm_test_start 74
 SECS=${IBSM_T74_SECONDS:-40}
 
-"$IBSM_BUILD/bin/ibsm-topo" fattree --levels 2 --radix 8 -o "$W/ft.net" >/dev/null || fail "ibsm-topo"
-ca() { awk -F'"' -v k="$1" '/^Ca/ { n++; if (n == k) { print $2; exit } }' "$W/ft.net"; }
+sm_topo ft fattree --levels 2 --radix 8
+ca() { ibsim_ca_name "$W/ft.net" "$1"; }
 c5=$(ca 6)
 # The leaf port the standby's CA hangs off: [1] "leaf-x"[p] under its Ca line.
 peer=$(awk -v c="\"$c5\"" '$1 == "Ca" && $3 == c { getline; sub(/^\[1\][ \t]*/, ""); sub(/[ \t].*/, ""); print; exit }' "$W/ft.net")
 [ -n "$peer" ] || fail "cannot find the leaf port of $c5"
 
-ibsim_start "$W/ft.net" || fail "ibsim did not start"
+sm_sim "$W/ft.net"
 sm_daemon "$W/a.log" -R ftree,updn --cache-dir "$W/ca" --sweep 2 --set sm_priority=5
 A=$SMPID
 SIM_HOST=$c5 sim_bg_run "$IBSM_BUILD/bin/ibsm" -R ftree,updn --cache-dir "$W/cb" \

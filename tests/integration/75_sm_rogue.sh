@@ -20,16 +20,12 @@
 #     default is 1, as OpenSM's, and a rogue answering 0 is ignored): ibsm
 #     steps down to the "better master", as the spec says it must. This is
 #     what phases 1-3 would show without the SM_Key check.
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-IBSM_BUILD=${IBSM_BUILD:-$top/build}
-. "$top/sim/ibsim_harness.sh"
-. "$top/tests/integration/sm_lib.sh"
+. "$(dirname "$0")/sm_lib.sh"
 sm_test_start 75 sminfo
-[ -x "$IBSM_BUILD/bin/sm-rogue" ] || { echo "sm-rogue not built"; exit 77; }
+test_need_built sm-rogue
 
-"$IBSM_BUILD/bin/ibsm-topo" fattree --levels 2 --radix 8 -o "$W/ft.net" >/dev/null || fail "ibsm-topo"
-ca() { awk -F'"' -v k="$1" '/^Ca/ { n++; if (n == k) { print $2; exit } }' "$W/ft.net"; }
+sm_topo ft fattree --levels 2 --radix 8
+ca() { ibsim_ca_name "$W/ft.net" "$1"; }
 c2=$(ca 3); c5=$(ca 6)
 master_guid() { SIM_HOST=$c2 sim_run timeout 10 sminfo 2>/dev/null | sed -n 's/.*sm guid \(0x[0-9a-f]*\).*state 3 SMINFO_MASTER.*/\1/p'; }
 rogue() { SIM_HOST=$c5 sim_run timeout 60 "$IBSM_BUILD/bin/sm-rogue" "$@"; }
@@ -52,7 +48,7 @@ heavy() {
 	done
 }
 
-ibsim_start "$W/ft.net" || fail "ibsim did not start"
+sm_sim "$W/ft.net"
 
 
 # --- 1. wrong SM_Key, priority 15: ignored; M_Key in SMPs ---------------------

@@ -11,14 +11,10 @@
 #  3. Some LIDs made unusual first: the SM started with a guid2lid file
 #     that gives 6 CAs high LIDs; after a restart without the file, the
 #     high LIDs stay.
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-IBSM_BUILD=${IBSM_BUILD:-$top/build}
-. "$top/sim/ibsim_harness.sh"
-. "$top/tests/integration/sm_lib.sh"
+. "$(dirname "$0")/sm_lib.sh"
 sm_test_start 76 ibnetdiscover dump_fts
 
-"$IBSM_BUILD/bin/ibsm-topo" fattree --levels 3 --radix 8 -o "$W/ft.net" >/dev/null || fail "ibsm-topo"
+sm_topo ft fattree --levels 3 --radix 8
 state() {  # state TAG: LIDs (sorted by GUID) and tables
 	# ibnetdiscover -p: "CA LID PORT GUID ... - SW LID PORT GUID ..."
 	sim_run ibnetdiscover -p 2>/dev/null | awk '{ print $4, $2; if ($7 == "-") print $11, $9 }' | sort -u >"$W/lids.$1"
@@ -34,7 +30,7 @@ quiet_start() {  # quiet_start LOG: the restarted SM wrote nothing
 	grep -q "sweep 1: program .*LFT blocks 0 written" "$1" || { grep "program" "$1"; fail "$1: LFT blocks written at restart"; }
 }
 
-ibsim_start "$W/ft.net" || fail "ibsim did not start"
+sm_sim "$W/ft.net"
 sm_daemon "$W/a.log" -R ftree,updn --lmc 1 --cache-dir "$W/ca" --sweep 0
 state a
 kill "$SMPID"; wait "$SMPID" 2>/dev/null
@@ -53,7 +49,7 @@ kill "$SMPID"; wait "$SMPID" 2>/dev/null
 sim_cleanup
 
 # --- 3. LIDs from an earlier guid2lid, not from sweep order -------------------------
-ibsim_start "$W/ft.net" || fail "ibsim did not start (3)"
+sm_sim "$W/ft.net" 3
 sim_run ibnetdiscover -p 2>/dev/null | awk '$1 == "CA" { print $4 }' | sort -u | head -6 >"$W/six" 2>/dev/null
 [ "$(wc -l <"$W/six")" -eq 6 ] || { sim_run ibnetdiscover -p 2>/dev/null | head -3; fail "cannot pick 6 CA port GUIDs"; }
 mkdir -p "$W/cd"

@@ -11,15 +11,11 @@
 #     dump_fts complete and credit-loop-free, ibtracert, every port ACTIVE).
 #  2. `ibsm --once` under the same loss exits 0 (fabric up) instead of
 #     giving up.
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-IBSM_BUILD=${IBSM_BUILD:-$top/build}
-. "$top/sim/ibsim_harness.sh"
-. "$top/tests/integration/sm_lib.sh"
+. "$(dirname "$0")/sm_lib.sh"
 sm_test_start 77
 
-"$IBSM_BUILD/bin/ibsm-topo" fattree --levels 3 --radix 8 -o "$W/ft.net" >/dev/null || fail "ibsm-topo"
-smnode=$(awk -F'"' '/^Ca/ { print $2; exit }' "$W/ft.net")
+sm_topo ft fattree --levels 3 --radix 8
+smnode=$(ibsim_ca_name "$W/ft.net" 1)
 peer=$(awk -v c="\"$smnode\"" '$1 == "Ca" && $3 == c { getline; sub(/^\[1\][ \t]*/, ""); sub(/[ \t].*/, ""); print; exit }' "$W/ft.net")
 [ -n "$peer" ] || fail "cannot find the SM node's switch port"
 loss() {
@@ -28,7 +24,7 @@ loss() {
 }
 
 # --- 1. daemon -------------------------------------------------------------------
-ibsim_start "$W/ft.net" || fail "ibsim did not start"
+sm_sim "$W/ft.net"
 loss 50
 sim_bg_run "$IBSM_BUILD/bin/ibsm" -R ftree,updn --cache-dir "$W/ca" --dump "$W/a.dump" >"$W/a.log" 2>&1
 SMPID=$SIM_LAST_PID
@@ -44,7 +40,7 @@ sim_cleanup
 echo "ok 1: the daemon converged at 50% loss on both ends of its link; fabric verified by the diag tools"
 
 # --- 2. --once -------------------------------------------------------------------
-ibsim_start "$W/ft.net" || fail "ibsim did not start (2)"
+sm_sim "$W/ft.net" 2
 loss 50
 sim_run timeout 300 "$IBSM_BUILD/bin/ibsm" --once -R ftree,updn --cache-dir "$W/cb" --dump "$W/b.dump" >"$W/b.log" 2>&1
 rc=$?

@@ -15,15 +15,11 @@
 #  4. a corrupt state file is named (file:line, field) and ignored; the
 #     fabric comes up.
 #  5. client_reregister=0: no ClientReregister Set.
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-IBSM_BUILD=${IBSM_BUILD:-$top/build}
-. "$top/sim/ibsim_harness.sh"
-. "$top/tests/integration/sm_lib.sh"
+. "$(dirname "$0")/sm_lib.sh"
 sm_test_start 78 saquery
 [ -x "$IBSM_BUILD/bin/sa-client" ] || fail "no $IBSM_BUILD/bin/sa-client"
 
-"$IBSM_BUILD/bin/ibsm-topo" fattree --levels 2 --radix 4 -o "$W/ft.net" >/dev/null || fail "ibsm-topo"
+sm_topo ft fattree --levels 2 --radix 4
 c2=$(ibsim_ca_name "$W/ft.net" 3); c3=$(ibsim_ca_name "$W/ft.net" 4); c5=$(ibsim_ca_name "$W/ft.net" 6)
 sac() { _h=$1; shift; SIM_HOST=$_h sim_run timeout 10 "$IBSM_BUILD/bin/sa-client" "$@" 2>&1 | tr '\n' ' '; }
 # "MGID MLID" of every group saquery -g lists, sorted
@@ -41,7 +37,7 @@ members() {
 ENDPORTS=14     # 8 CAs and 6 switches (port 0)
 
 # --- 1. master, standby, clients ---------------------------------------------------
-ibsim_start "$W/ft.net" || fail "ibsim did not start"
+sm_sim "$W/ft.net"
 sm_daemon "$W/a.log" --cache-dir "$W/ca" --sweep 1 --set sm_priority=5
 A=$SMPID
 grep "ClientReregister set on $ENDPORTS end ports" "$W/a.log" || fail "A's first sweep as master: no ClientReregister on $ENDPORTS end ports"

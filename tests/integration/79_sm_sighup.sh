@@ -7,21 +7,17 @@
 # when the file has become bad (the bad line named). The logrotate snippet
 # in contrib is checked with logrotate -d when logrotate is installed, and
 # used for the rotation then.
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-IBSM_BUILD=${IBSM_BUILD:-$top/build}
-. "$top/sim/ibsim_harness.sh"
-. "$top/tests/integration/sm_lib.sh"
+. "$(dirname "$0")/sm_lib.sh"
 sm_test_start 79 smpquery
 
-"$IBSM_BUILD/bin/ibsm-topo" fattree --levels 2 --radix 4 -o "$W/ft.net" >/dev/null || fail "ibsm-topo"
+sm_topo ft fattree --levels 2 --radix 4
 cat >"$W/ibsm.yaml" <<EOT
 log_file: $W/log/ibsm.log
 cache_dir: $W/cache
 sweep_interval: 1
 EOT
 mkdir -p "$W/log"
-ibsim_start "$W/ft.net" || fail "ibsim did not start"
+sm_sim "$W/ft.net"
 sim_bg_run "$IBSM_BUILD/bin/ibsm" -c "$W/ibsm.yaml" >"$W/stderr" 2>&1
 P=$SIM_LAST_PID
 wait_log "$W/log/ibsm.log" "fabric UP" 30 || { cat "$W/stderr"; fail "ibsm not up"; }

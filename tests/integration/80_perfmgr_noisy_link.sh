@@ -10,15 +10,9 @@
 #     credit-loop-free (our verifier on what the switches hold);
 #  3. restore: after the quiet period the link carries routes again;
 #  4. bad thresholds in the configuration: a FILE:LINE error, exit 1.
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-IBSM_BUILD=${IBSM_BUILD:-$top/build}
-. "$top/sim/ibsim_harness.sh"
-. "$top/tests/integration/sm_lib.sh"
-sm_need
-W=$(mktemp -d "${TMPDIR:-/tmp}/ibsm-t80.XXXXXX")
-trap 'kill "${RAISER:-}" 2>/dev/null; sim_cleanup; [ -n "${KEEP:-}" ] || rm -rf "$W"' EXIT
-cd "$W" || exit 1
+. "$(dirname "$0")/sm_lib.sh"
+sm_test_start 80
+TEST_AT_EXIT='kill "${RAISER:-}" 2>/dev/null'
 
 # 4. Bad input first (no fabric needed).
 cat >"$W/bad.yaml" <<'EOF'
@@ -33,20 +27,13 @@ echo "ok bad thresholds: $(head -1 "$W/bad.out")"
 
 INTERVAL=2
 QUIET=8
-"$IBSM_BUILD/bin/ibsm-topo" fattree --levels 2 --radix 8 -o "$W/ft.net" >/dev/null || fail "ibsm-topo"
-ibsim_start "$W/ft.net" || fail "ibsim did not start"
+sm_topo ft fattree --levels 2 --radix 8
+sm_sim "$W/ft.net"
 sm_daemon "$W/sm.log" --cache-dir "$W/cache" --dump "$W/ft.dump" --sweep 5 \
 	--set perf_interval=$INTERVAL --set perf_quiet_period=$QUIET \
 	--set perf_event_log="$W/events.jsonl"
 wait_log "$W/sm.log" "perfmgr: cycle 1:" 20 || fail "no PerfMgr cycle"
 sim_run ibnetdiscover >"$W/ibnd" 2>/dev/null || fail "ibnetdiscover"
-lid_of() {   # description -> LID (CA port or switch port 0)
-	awk -v d="\"$1\"" '/^Switch/ && index($0, "# " d " ") { for (i = 1; i <= NF; i++) if ($i == "lid") { print $(i + 1); exit } }
-		/^Ca/ { ca = index($0, "# " d) > 0; next } ca && /^\[/ { for (i = 1; i <= NF; i++) if ($i == "lid") { print $(i + 1); exit } }' "$W/ibnd"
-}
-guid_of() {  # switch description -> 0x-GUID
-	awk -v d="\"$1\"" '/^Switch/ && index($0, "# " d " ") { g = $3; gsub(/"|S-/, "", g); print "0x" g; exit }' "$W/ibnd"
-}
 cycles() { grep -c "perfmgr: cycle [0-9]*:" "$W/sm.log"; }
 wait_cycles() {  # N more PerfMgr cycles
 	_want=$(($(cycles) + $1)); _i=0
@@ -73,7 +60,7 @@ wait_cycles 2
 ibsim_cmd 'PerformanceSet "node-7"[1] PortCounters.PortRcvRemotePhysicalErrors=10'
 wait_cycles 2
 dump_now
-l5=$(lid_of node-5); l6=$(lid_of node-6)
+l5=$(ibnd_lid_of "$W/ibnd" node-5); l6=$(ibnd_lid_of "$W/ibnd" node-6)
 for c in VL15Dropped PortRcvSwitchRelayErrors SymbolErrorCounter; do
 	a=$(our node-5 1 $c value); b=$(pq "$l5" 1 $c)
 	[ -n "$a" ] && [ "$a" = "$b" ] || fail "node-5 $c: ibsm read '$a', perfquery '$b'"
@@ -89,7 +76,7 @@ grep -q 'counters of .* "node-7" port 1 went down' "$W/sm.log" || fail "node-7: 
 echo "ok node-7: reset to 10 detected, total 110"
 
 # 2. A noisy switch-switch link: leaf-0 port 5 <-> spine-0 port 1.
-LEAF=$(guid_of leaf-0); SPINE=$(guid_of spine-0)
+LEAF=$(ibnd_sw_guid "$W/ibnd" leaf-0); SPINE=$(ibnd_sw_guid "$W/ibnd" spine-0)
 [ -n "$LEAF" ] && [ -n "$SPINE" ] || fail "no leaf-0 / spine-0 in ibnetdiscover"
 grep -q "\"leaf-0\"\[5\]" "$W/ft.net" || true
 link_uses() {  # entries forwarding leaf-0 -> port 5, spine-0 -> port 1
@@ -102,13 +89,8 @@ before=$(link_uses)
 echo "ok before: $before LFT entries use leaf-0[5] <-> spine-0[1]"
 mark=$(wc -l <"$W/sm.log")
 t0=$(date +%s.%N)
-(n=0; while :; do n=$((n + 25)); printf 'PerformanceSet "leaf-0"[5] PortCounters.SymbolErrorCounter=%d\n' $n >&7; sleep 1; done) &
-RAISER=$!
-i=0
-until grep -q '"event":"avoid"' "$W/events.jsonl" 2>/dev/null; do
-	i=$((i + 1)); [ $i -gt 300 ] && { tail -20 "$W/sm.log"; fail "no avoid event in 30 s"; }
-	sleep 0.1
-done
+perf_raise_symbol_errors '"leaf-0"[5]'
+wait_log "$W/events.jsonl" '"event":"avoid"' 30 || { tail -20 "$W/sm.log"; fail "no avoid event in 30 s"; }
 ncyc=$(tail -n +"$mark" "$W/sm.log" | awk '/noisy link/ { print n + 0; exit } /perfmgr: cycle [0-9]*:/ { n++ }')
 [ "$ncyc" -le 2 ] || fail "avoided only after $ncyc PerfMgr cycles"
 grep '"event":"avoid"' "$W/events.jsonl" | grep -q '"node_desc":"leaf-0","port":5' || { cat "$W/events.jsonl"; fail "avoid event names another port"; }
@@ -128,7 +110,7 @@ echo "ok avoided: 0 LFT entries use leaf-0[5] <-> spine-0[1]"
 # ibtracert from every CA under leaf-0 to one CA per other leaf.
 for s in node-0 node-1 node-2 node-3; do
 	for d in node-4 node-9 node-14 node-19 node-31; do
-		ls=$(lid_of $s); ld=$(lid_of $d)
+		ls=$(ibnd_lid_of "$W/ibnd" $s); ld=$(ibnd_lid_of "$W/ibnd" $d)
 		for pair in "$ls $ld" "$ld $ls"; do
 			# shellcheck disable=SC2086
 			sim_run ibtracert $pair >"$W/tr" 2>&1 || { cat "$W/tr"; fail "ibtracert $pair failed"; }
@@ -151,11 +133,8 @@ until grep -q '"event":"restore"' "$W/events.jsonl"; do
 	i=$((i + 1)); [ $i -gt $(((QUIET + 4 * INTERVAL + 10) * 10)) ] && { tail -20 "$W/sm.log"; fail "link not restored"; }
 	sleep 0.1
 done
-i=0
-until [ "$(grep -c "fabric UP" "$W/sm.log")" -gt "$ups" ]; do
-	i=$((i + 1)); [ $i -gt 300 ] && fail "no sweep after the restore"
-	sleep 0.1
-done
+sm_wait_more "$W/sm.log" "fabric UP" "$ups" 30 ||
+	fail "no sweep after the restore"
 sleep 0.5
 again=$(link_uses)
 [ "$again" -gt 0 ] || fail "restored link carries no routes"

@@ -6,11 +6,7 @@
 # matching perfquery, and a link avoided by the noisy-link policy. Bad
 # metrics_listen values give FILE:LINE errors; a port already in use a
 # clear error and exit 1.
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-IBSM_BUILD=${IBSM_BUILD:-$top/build}
-. "$top/sim/ibsim_harness.sh"
-. "$top/tests/integration/sm_lib.sh"
+. "$(dirname "$0")/sm_lib.sh"
 sm_test_start 81
 PY=/usr/bin/python3
 $PY -c "import prometheus_client.parser" 2>/dev/null || { echo "python3-prometheus-client not installed"; exit 77; }
@@ -23,8 +19,8 @@ echo "ok bad metrics_listen: $(head -1 "$W/bad.out")"
 
 # A free TCP port on loopback.
 PORT=$($PY -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-"$IBSM_BUILD/bin/ibsm-topo" fattree --levels 2 --radix 8 -o "$W/ft.net" >/dev/null || fail "ibsm-topo"
-ibsim_start "$W/ft.net" || fail "ibsim did not start"
+sm_topo ft fattree --levels 2 --radix 8
+sm_sim "$W/ft.net"
 sm_daemon "$W/sm.log" --cache-dir "$W/cache" --sweep 1 \
 	--set perf_interval=1 --set metrics_listen=127.0.0.1:$PORT
 # A second SM on the same address: clear error, exit 1.

@@ -3,20 +3,16 @@
 # each command, human and --json (parsed by python3's json), avoid and
 # restore judged by dump_fts, garbage on the socket answered with an error
 # while the daemon keeps running, and the socket's mode.
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-IBSM_BUILD=${IBSM_BUILD:-$top/build}
-. "$top/sim/ibsim_harness.sh"
-. "$top/tests/integration/sm_lib.sh"
+. "$(dirname "$0")/sm_lib.sh"
 sm_test_start 82
 PY=/usr/bin/python3
-[ -x "$IBSM_BUILD/bin/ibsmctl" ] || { echo "ibsmctl not built"; exit 77; }
+test_need_built ibsmctl
 S=$W/ibsm.sock
 ctl() { "$IBSM_BUILD/bin/ibsmctl" -s "$S" "$@"; }
 jget() { $PY -c "import json,sys; d = json.load(sys.stdin); print($1)"; }
 
-"$IBSM_BUILD/bin/ibsm-topo" fattree --levels 2 --radix 8 -o "$W/ft.net" >/dev/null || fail "ibsm-topo"
-ibsim_start "$W/ft.net" || fail "ibsim did not start"
+sm_topo ft fattree --levels 2 --radix 8
+sm_sim "$W/ft.net"
 sm_daemon "$W/sm.log" --cache-dir "$W/cache" --dump "$W/ft.dump" --sweep 2 \
 	--set perf_interval=1 --set ctl_socket="$S"
 [ "$(stat -c %a "$S")" = 660 ] || fail "socket mode $(stat -c %a "$S"), want 660"

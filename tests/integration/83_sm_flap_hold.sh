@@ -9,11 +9,7 @@
 # lists it, and all ports are ACTIVE (iblinkinfo). After the quiet period
 # the link carries routes again. A link flapped 2 times (4 changes) is
 # not held. Bad values give FILE:LINE.
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-IBSM_BUILD=${IBSM_BUILD:-$top/build}
-. "$top/sim/ibsim_harness.sh"
-. "$top/tests/integration/sm_lib.sh"
+. "$(dirname "$0")/sm_lib.sh"
 sm_test_start 83
 
 # Bad configuration values: named with file and line, nonzero exit.
@@ -25,16 +21,13 @@ printf 'flap_hold_count: 64\n' >"$W/bad2.yaml"
 grep -q "bad2.yaml:1" "$W/bad2.out" || { cat "$W/bad2.out"; fail "no FILE:LINE for flap_hold_count 64"; }
 
 QUIET=6
-"$IBSM_BUILD/bin/ibsm-topo" fattree --levels 2 --radix 8 -o "$W/ft.net" >/dev/null || fail "ibsm-topo"
-ibsim_start "$W/ft.net" || fail "ibsim did not start"
+sm_topo ft fattree --levels 2 --radix 8
+sm_sim "$W/ft.net"
 sm_daemon "$W/sm.log" -R updn --cache-dir "$W/cache" --sweep 1 --dump "$W/ft.dump" \
 	--set flap_hold_count=6 --set flap_hold_window=60 --set flap_hold_quiet=$QUIET \
 	--set ctl_socket="$W/ctl"
 sim_run ibnetdiscover >"$W/ibnd" 2>/dev/null || fail "ibnetdiscover"
-guid_of() {  # switch description -> 0x-GUID
-	awk -v d="\"$1\"" '/^Switch/ && index($0, "# " d " ") { g = $3; gsub(/"|S-/, "", g); print "0x" g; exit }' "$W/ibnd"
-}
-LEAF=$(guid_of leaf-0); SPINE=$(guid_of spine-0)
+LEAF=$(ibnd_sw_guid "$W/ibnd" leaf-0); SPINE=$(ibnd_sw_guid "$W/ibnd" spine-0)
 [ -n "$LEAF" ] && [ -n "$SPINE" ] || fail "no leaf-0 / spine-0 in ibnetdiscover"
 grep -q '"leaf-0"\[5\].*"spine-0"\[1\]\|"spine-0"\[1\].*"leaf-0"\[5\]' "$W/ft.net" ||
 	grep -A12 'Switch.*"leaf-0"' "$W/ft.net" | grep -q '^\[5\].*"spine-0"\[1\]' || fail "leaf-0[5] is not cabled to spine-0[1]"

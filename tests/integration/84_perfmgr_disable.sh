@@ -15,19 +15,10 @@
 #     would retrain; then both ends are ACTIVE again and carry routes;
 #  3. ibsmctl disable on another switch-switch link: down; ibsmctl restore:
 #     ACTIVE again; ibsmctl disable of a host's only link is refused.
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-IBSM_BUILD=${IBSM_BUILD:-$top/build}
-. "$top/sim/ibsim_harness.sh"
-. "$top/tests/integration/sm_lib.sh"
-sm_need
-for tool in smpquery dump_fts ibnetdiscover; do
-	command -v $tool >/dev/null 2>&1 || { echo "skip: no $tool"; exit 77; }
-done
-[ -x "$IBSM_BUILD/bin/ibsmctl" ] || { echo "ibsmctl not built"; exit 77; }
-W=$(mktemp -d "${TMPDIR:-/tmp}/ibsm-t84.XXXXXX")
-trap 'kill "${RAISER:-}" 2>/dev/null; sim_cleanup; [ -n "${KEEP:-}" ] || rm -rf "$W"' EXIT
-cd "$W" || exit 1
+. "$(dirname "$0")/sm_lib.sh"
+test_need_built ibsmctl
+sm_test_start 84 smpquery dump_fts ibnetdiscover
+TEST_AT_EXIT='kill "${RAISER:-}" 2>/dev/null'
 S=$W/ctl.sock
 ctl() { "$IBSM_BUILD/bin/ibsmctl" -s "$S" "$@"; }
 
@@ -35,24 +26,22 @@ INTERVAL=2
 QUIET=10
 PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])' 2>/dev/null)
 metric() { command -v curl >/dev/null 2>&1 && curl -s "http://127.0.0.1:$PORT/metrics" | awk -v m="$1" '$1 == m { print $2 }'; }
-"$IBSM_BUILD/bin/ibsm-topo" fattree --levels 2 --radix 8 -o "$W/ft.net" >/dev/null || fail "ibsm-topo"
-ibsim_start "$W/ft.net" || fail "ibsim did not start"
+sm_topo ft fattree --levels 2 --radix 8
+sm_sim "$W/ft.net"
 sm_daemon "$W/sm.log" --cache-dir "$W/cache" --dump "$W/ft.dump" --sweep 5 \
 	--set perf_interval=$INTERVAL --set perf_quiet_period=$QUIET \
 	--set perf_action=disable --set perf_event_log="$W/events.jsonl" \
 	--set ctl_socket="$S" ${PORT:+--set metrics_listen=127.0.0.1:$PORT}
 wait_log "$W/sm.log" "perfmgr: cycle 1:" 20 || fail "no PerfMgr cycle"
 sim_run ibnetdiscover >"$W/ibnd" 2>/dev/null || fail "ibnetdiscover"
-sw_lid() { awk -v d="\"$1\"" '/^Switch/ && index($0, "# " d " ") { for (i = 1; i <= NF; i++) if ($i == "lid") { print $(i + 1); exit } }' "$W/ibnd"; }
-sw_guid() { awk -v d="\"$1\"" '/^Switch/ && index($0, "# " d " ") { g = $3; gsub(/"|S-/, "", g); print "0x" g; exit }' "$W/ibnd"; }
 # port_state DESC PORT: "LinkState PhysLinkState" as smpquery reads them
 port_state() {
-	sim_run smpquery portinfo "$(sw_lid "$1")" "$2" 2>/dev/null |
+	sim_run smpquery portinfo "$(ibnd_lid_of "$W/ibnd" "$1")" "$2" 2>/dev/null |
 		awk -F'[.:]+' '$1 == "LinkState" { l = $2 } $1 == "PhysLinkState" { p = $2 } END { print l, p }'
 }
 uses() {  # LFT entries forwarding DESC_A -> port PA or DESC_B -> port PB
 	sim_run dump_fts >"$W/fts" 2>/dev/null || fail "dump_fts"
-	fts_entries "$W/fts" | awk -v a="$(sw_guid "$1")" -v pa="$2" -v b="$(sw_guid "$3")" -v pb="$4" '
+	fts_entries "$W/fts" | awk -v a="$(ibnd_sw_guid "$W/ibnd" "$1")" -v pa="$2" -v b="$(ibnd_sw_guid "$W/ibnd" "$3")" -v pb="$4" '
 		($1 == a && $3 == pa) || ($1 == b && $3 == pb) { n++ } END { print n + 0 }'
 }
 verify_tables() {
@@ -64,13 +53,8 @@ verify_tables() {
 [ "$(uses leaf-0 5 spine-0 1)" -gt 0 ] || fail "leaf-0[5] <-> spine-0[1] carries no routes to begin with"
 
 # --- 1. the disable action -----------------------------------------------------------
-(n=0; while :; do n=$((n + 25)); printf 'PerformanceSet "leaf-0"[5] PortCounters.SymbolErrorCounter=%d\n' $n >&7; sleep 1; done) &
-RAISER=$!
-i=0
-until grep -q '"event":"disable"' "$W/events.jsonl" 2>/dev/null; do
-	i=$((i + 1)); [ $i -gt 300 ] && { tail -20 "$W/sm.log"; fail "no disable event in 30 s"; }
-	sleep 0.1
-done
+perf_raise_symbol_errors '"leaf-0"[5]'
+wait_log "$W/events.jsonl" '"event":"disable"' 30 || { tail -20 "$W/sm.log"; fail "no disable event in 30 s"; }
 grep '"event":"disable"' "$W/events.jsonl" | grep -q '"node_desc":"leaf-0","port":5' || { cat "$W/events.jsonl"; fail "disable event names another port"; }
 wait_log "$W/sm.log" "disable: taking .*leaf-0.* down" 20 || { tail -20 "$W/sm.log"; fail "the port was not taken down"; }
 wait_log "$W/sm.log" "2 link ends taken down by the disable action" 20 || { grep disable "$W/sm.log"; fail "the sweep did not take both ends down"; }
@@ -116,7 +100,7 @@ n=$(uses leaf-0 5 spine-0 1)
 echo "ok 2: restored after $QUIET s quiet: both ends Active, $n LFT entries use it again"
 
 # --- 3. ibsmctl ------------------------------------------------------------------------------
-G=$(sw_guid spine-1)
+G=$(ibnd_sw_guid "$W/ibnd" spine-1)
 ctl disable "$G" 2 "bad cable" >"$W/c1" || { cat "$W/c1"; fail "ibsmctl disable refused"; }
 i=0
 until port_state spine-1 2 | grep -q Disabled; do
@@ -134,7 +118,7 @@ until [ "$(port_state spine-1 2 | cut -d' ' -f1)" = Active ]; do
 	i=$((i + 1)); [ $i -gt 100 ] && fail "ibsmctl restore: spine-1 port 2 is $(port_state spine-1 2)"
 	sleep 0.2
 done
-L=$(sw_guid leaf-1)
+L=$(ibnd_sw_guid "$W/ibnd" leaf-1)
 ctl disable "$L" 1 >"$W/c2" 2>&1 && { cat "$W/c2"; fail "ibsmctl disabled a host's only link"; }
 grep -q "split the fabric" "$W/c2" || { cat "$W/c2"; fail "no reason for refusing the host link"; }
 sleep 2

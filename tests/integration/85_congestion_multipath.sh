@@ -12,21 +12,14 @@
 #     the moves is below the measured one before.
 #  2. The hotspot stops: the port is logged cooled down.
 #  3. Off (the default): the same hotspot moves nothing.
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-IBSM_BUILD=${IBSM_BUILD:-$top/build}
-. "$top/sim/ibsim_harness.sh"
-. "$top/tests/integration/sm_lib.sh"
-sm_need
-W=$(mktemp -d "${TMPDIR:-/tmp}/ibsm-t85.XXXXXX")
-trap 'kill "${RAISER:-}" 2>/dev/null; sim_cleanup; [ -n "${KEEP:-}" ] || rm -rf "$W"' EXIT
-cd "$W" || exit 1
+. "$(dirname "$0")/sm_lib.sh"
+sm_test_start 85
+TEST_AT_EXIT='kill "${RAISER:-}" 2>/dev/null'
 
-"$IBSM_BUILD/bin/ibsm-topo" fattree --levels 2 --radix 8 -o "$W/ft.net" >/dev/null || fail "ibsm-topo"
-sw_guid() { awk -v d="\"$1\"" '/^Switch/ && index($0, "# " d " ") { g = $3; gsub(/"|S-/, "", g); print "0x" g; exit }' "$W/ibnd"; }
+sm_topo ft fattree --levels 2 --radix 8
 uses() {  # LFT entries of switch DESC out of PORT
 	sim_run dump_fts >"$W/fts" 2>/dev/null || fail "dump_fts"
-	fts_entries "$W/fts" | awk -v a="$(sw_guid "$1")" -v p="$2" '$1 == a && $3 == p { n++ } END { print n + 0 }'
+	fts_entries "$W/fts" | awk -v a="$(ibnd_sw_guid "$W/ibnd" "$1")" -v p="$2" '$1 == a && $3 == p { n++ } END { print n + 0 }'
 }
 hotspot() {  # the raiser: a hot leaf-1[5], warm 6..8
 	(n=0; while :; do n=$((n + 1))
@@ -42,7 +35,7 @@ hotspot() {  # the raiser: a hot leaf-1[5], warm 6..8
 }
 
 # --- 1. on ------------------------------------------------------------------------
-ibsim_start "$W/ft.net" || fail "ibsim did not start"
+sm_sim "$W/ft.net"
 sm_daemon "$W/sm.log" --cache-dir "$W/c1" --dump "$W/ft.dump" --sweep 5 \
 	--set perf_interval=1 --set congestion_aware=1 --set congestion_persist=2 \
 	--set congestion_max_moves=6 --set congestion_xmit_wait_rate=1000
@@ -76,7 +69,7 @@ kill "$SMPID"; wait "$SMPID" 2>/dev/null
 sim_cleanup
 
 # --- 3. off --------------------------------------------------------------------------
-ibsim_start "$W/ft.net" || fail "ibsim did not start (3)"
+sm_sim "$W/ft.net" 3
 sm_daemon "$W/off.log" --cache-dir "$W/c2" --sweep 5 --set perf_interval=1
 wait_log "$W/off.log" "perfmgr: cycle 1:" 20 || fail "no PerfMgr cycle (3)"
 hotspot

@@ -10,25 +10,14 @@
 #     is held for it: no other port gets it;
 #  b. a switch-link loss (Unlink) is re-routed while node-13 stays silent;
 #  c. once node-13 answers again, a later sweep brings it up with LID 5.
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-IBSM_BUILD=${IBSM_BUILD:-$top/build}
-. "$top/sim/ibsim_harness.sh"
-. "$top/tests/integration/sm_lib.sh"
+. "$(dirname "$0")/sm_lib.sh"
 sm_test_start 86
 GRACE=3
 
-"$IBSM_BUILD/bin/ibsm-topo" fattree --levels 2 --radix 8 -o "$W/ft.net" >/dev/null || fail "ibsm-topo"
-# node-13's port GUID (CA port p has GUID node + p) and the port facing it.
-g13=$(awk '/^caguid=/ { g = $0; sub(/.*=/, "", g) } /^Ca/ && /"node-13"/ { print g; exit }' "$W/ft.net")
-[ -n "$g13" ] || fail "no node-13 in the net file"
-p13=$(printf '0x%016x' $((g13 + 1)))
-peer=$(awk '/^Ca/ && /"node-13"/ { getline; sub(/^\[1\][ \t]*/, ""); sub(/[ \t].*/, ""); print; exit }' "$W/ft.net")
-[ "$peer" = '"leaf-3"[2]' ] || fail "node-13 hangs off $peer, not leaf-3[2]"
+sm_silent_ca_fabric
 mkdir -p "$W/cache"
-echo "$p13 5 5" >"$W/cache/guid2lid"
-ibsim_start "$W/ft.net" || fail "ibsim did not start"
-ibsim_cmd "Error $peer 100"
+echo "$P13 5 5" >"$W/cache/guid2lid"
+ibsim_cmd "Error $PEER 100"
 grep -q "not found\|bad port" "$SIM_DIR/ibsim.log" && fail "ibsim refused the Error command"
 PORT=
 if command -v curl >/dev/null 2>&1; then
@@ -49,7 +38,7 @@ grep -q "unreachable: .* behind 0x[0-9a-f]*\[2\] \"leaf-3\" (DR path [0-9,]*) ha
 SM_SILENT_PORTS="leaf-3[2]" sm_check_fabric a
 grep -q "\"node-13\"" "$W/a.ibnd" && fail "node-13 answered ibnetdiscover: was it silent?"
 ibnd_lids "$W/a.ibnd" | grep -qx 5 && fail "LID 5, node-13's in the cache, was given to another port"
-grep -q "^$p13 5 5$" "$W/cache/guid2lid" || { cat "$W/cache/guid2lid"; fail "guid2lid no longer holds node-13's LID"; }
+grep -q "^$P13 5 5$" "$W/cache/guid2lid" || { cat "$W/cache/guid2lid"; fail "guid2lid no longer holds node-13's LID"; }
 echo "ok a: node-13's LID 5 held for it"
 if [ -n "$PORT" ]; then
 	sleep 1
@@ -75,19 +64,12 @@ grep -q '"leaf-1"' "$W/b.links" || fail "no leaf-1 in iblinkinfo"
 echo "ok b: re-routed around leaf-1[5] while node-13 is silent"
 
 # --- c. node-13 answers again: up with its reserved LID
-ups=$(grep -c "fabric UP" "$W/sm.log")
-ibsim_cmd "Error $peer 0"
-wait_log "$W/sm.log" "unreachable: node .* answers again" 10 || { tail -20 "$W/sm.log"; fail "node-13 not picked up after it answers again"; }
+sm_silent_ca_back "Error $PEER 0" "unreachable: node .* answers again" \
+	"node-13 not picked up after it answers again"
 grep "answers again" "$W/sm.log"
-grep -q "unreachable: node $(printf "0x%016x" $((g13))) \"node-13\" behind .*\"leaf-3\" answers again" "$W/sm.log" || fail "the log does not name node-13 when it answers again"
-i=0
-until [ "$(grep -c "fabric UP" "$W/sm.log")" -gt "$ups" ]; do
-	i=$((i + 1)); [ $i -gt 50 ] && { tail -20 "$W/sm.log"; fail "fabric not up again with node-13"; }
-	sleep 0.1
-done
-kill -USR1 "$SMPID"; sleep 0.5
+grep -q "unreachable: node $G13 \"node-13\" behind .*\"leaf-3\" answers again" "$W/sm.log" || fail "the log does not name node-13 when it answers again"
 sm_check_fabric c
-lid=$(awk '/^Ca/ && /"node-13"/ { ca = 1; next } ca && /^\[/ { for (i = 1; i <= NF; i++) if ($i == "lid") { print $(i + 1); exit } }' "$W/c.ibnd")
+lid=$(ibnd_ca_lid "$W/c.ibnd" node-13)
 [ "$lid" = 5 ] || fail "node-13 came back with LID $lid, not its reserved 5"
 echo "ok c: node-13 up again with LID $lid"
 kill -0 "$SMPID" || fail "ibsm died"

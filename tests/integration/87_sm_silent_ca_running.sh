@@ -9,37 +9,25 @@
 #     tables (sm_check_fabric), node-13 named in the log by GUID and
 #     description (it was seen before) with the port it hangs off;
 #  c. when node-13 answers again it comes back with the LID it had.
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-IBSM_BUILD=${IBSM_BUILD:-$top/build}
-. "$top/sim/ibsim_harness.sh"
-. "$top/tests/integration/sm_lib.sh"
+. "$(dirname "$0")/sm_lib.sh"
 sm_test_start 87
 GRACE=3
 
-"$IBSM_BUILD/bin/ibsm-topo" fattree --levels 2 --radix 8 -o "$W/ft.net" >/dev/null || fail "ibsm-topo"
-peer=$(awk '/^Ca/ && /"node-13"/ { getline; sub(/^\[1\][ \t]*/, ""); sub(/[ \t].*/, ""); print; exit }' "$W/ft.net")
-[ "$peer" = '"leaf-3"[2]' ] || fail "node-13 hangs off $peer, not leaf-3[2]"
-ibsim_start "$W/ft.net" || fail "ibsim did not start"
+sm_silent_ca_fabric
 sm_daemon "$W/sm.log" --cache-dir "$W/cache" --sweep 1 --dump "$W/ft.dump" \
 	--set missing_grace=$GRACE
 sim_run ibnetdiscover >"$W/before.ibnd" 2>/dev/null || fail "ibnetdiscover"
-lid13() {
-	awk '/^Ca/ && /"node-13"/ { ca = 1; next } ca && /^\[/ { for (i = 1; i <= NF; i++) if ($i == "lid") { print $(i + 1); exit } }' "$1"
-}
+lid13() { ibnd_ca_lid "$1" node-13; }
 lid=$(lid13 "$W/before.ibnd")
 [ -n "$lid" ] || fail "node-13 has no LID"
 
 # --- b. node-13 silent, then a switch link lost: re-routed after the grace
-ibsim_cmd "Error $peer 100"
+ibsim_cmd "Error $PEER 100"
 ups=$(grep -c "fabric UP" "$W/sm.log")
 t0=$(date +%s.%N)
 ibsim_cmd 'Unlink "leaf-1"[5]'
-i=0
-until [ "$(grep -c "fabric UP" "$W/sm.log")" -gt "$ups" ]; do
-	i=$((i + 1)); [ $i -gt $(((GRACE + 6) * 10)) ] && { tail -20 "$W/sm.log"; fail "link loss not re-routed in $((GRACE + 6)) s while node-13 is silent"; }
-	sleep 0.1
-done
+sm_wait_more "$W/sm.log" "fabric UP" "$ups" $((GRACE + 6)) ||
+	{ tail -20 "$W/sm.log"; fail "link loss not re-routed in $((GRACE + 6)) s while node-13 is silent"; }
 took=$(echo "$(date +%s.%N) $t0" | awk '{ printf "%.1f", $1 - $2 }')
 echo "link loss re-routed after $took s with node-13 silent (missing_grace $GRACE s)"
 grep "unreachable:" "$W/sm.log"
@@ -52,15 +40,8 @@ ibnd_lids "$W/b.ibnd" | grep -qx "$lid" && fail "node-13's LID $lid was given to
 echo "ok b: re-routed around leaf-1[5] while node-13 is silent"
 
 # --- c. node-13 answers again, with its LID
-ups=$(grep -c "fabric UP" "$W/sm.log")
-ibsim_cmd "Error $peer 0"
-wait_log "$W/sm.log" "unreachable: node .*\"node-13\" .* answers again" 10 || { tail -20 "$W/sm.log"; fail "node-13 not picked up after it answers again"; }
-i=0
-until [ "$(grep -c "fabric UP" "$W/sm.log")" -gt "$ups" ]; do
-	i=$((i + 1)); [ $i -gt 50 ] && { tail -20 "$W/sm.log"; fail "fabric not up again with node-13"; }
-	sleep 0.1
-done
-kill -USR1 "$SMPID"; sleep 0.5
+sm_silent_ca_back "Error $PEER 0" "unreachable: node .*\"node-13\" .* answers again" \
+	"node-13 not picked up after it answers again"
 sm_check_fabric c
 [ "$(lid13 "$W/c.ibnd")" = "$lid" ] || fail "node-13 came back with LID $(lid13 "$W/c.ibnd"), not $lid"
 echo "ok c: node-13 up again with LID $lid"

@@ -10,9 +10,7 @@
 # loss near the SM, SM restart), judged after each. Four lanes, each its
 # own ibsim (the lanes mostly wait: 0.45 CPU for 4 lanes, measured). A
 # failure names the fabric and a one-line reproducer.
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-IBSM_BUILD=${IBSM_BUILD:-$top/build}
+. "$(dirname "$0")/sm_lib.sh"
 export IBSM_BUILD
 exec sh "$top/tests/campaign/campaign.sh" --list "$top/tests/campaign/check.list" \
 	--faults 3 -j "${CAMP_LANES:-4}"

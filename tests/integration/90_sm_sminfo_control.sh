@@ -12,18 +12,14 @@
 #     too, not legal in MASTER (verdict "our_state").
 #  4. The master is still MASTER (sminfo) and a link lost afterwards
 #     (Unlink) is re-routed: the fabric checks pass.
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-IBSM_BUILD=${IBSM_BUILD:-$top/build}
-. "$top/sim/ibsim_harness.sh"
-. "$top/tests/integration/sm_lib.sh"
+. "$(dirname "$0")/sm_lib.sh"
 sm_test_start 90 smpdump sminfo curl
-[ -x "$IBSM_BUILD/bin/sm-rogue" ] || { echo "sm-rogue not built"; exit 77; }
+test_need_built sm-rogue
 PY=/usr/bin/python3
 PORT=$($PY -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 
-"$IBSM_BUILD/bin/ibsm-topo" fattree --levels 2 --radix 8 -o "$W/ft.net" >/dev/null || fail "ibsm-topo"
-ca() { awk -F'"' -v k="$1" '/^Ca/ { n++; if (n == k) { print $2; exit } }' "$W/ft.net"; }
+sm_topo ft fattree --levels 2 --radix 8
+ca() { ibsim_ca_name "$W/ft.net" "$1"; }
 c2=$(ca 3); c5=$(ca 6)
 master_guid() { SIM_HOST=$c2 sim_run timeout 10 sminfo 2>/dev/null | sed -n 's/.*sm guid \(0x[0-9a-f]*\).*state 3 SMINFO_MASTER.*/\1/p'; }
 rogue() { SIM_HOST=$c5 sim_run timeout 20 "$IBSM_BUILD/bin/sm-rogue" "$@"; }
@@ -38,7 +34,7 @@ want_metric() {
 	done
 }
 
-ibsim_start "$W/ft.net" || fail "ibsim did not start"
+sm_sim "$W/ft.net"
 sm_daemon "$W/a.log" -R ftree,updn --cache-dir "$W/ca" --sweep 0 --dump "$W/a.dump" \
 	--set metrics_listen=127.0.0.1:$PORT
 guid=$(sed -n 's/.*port GUID \(0x[0-9a-f]*\).*/\1/p' "$W/a.log" | head -1)

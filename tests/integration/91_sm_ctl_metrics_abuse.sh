@@ -12,19 +12,15 @@
 #     metrics_timeout (2 s here): three scrapes from 127.0.0.2 are
 #     answered within 2 s each while the 40 keep trying.
 # Only loopback addresses are used.
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-IBSM_BUILD=${IBSM_BUILD:-$top/build}
-. "$top/sim/ibsim_harness.sh"
-. "$top/tests/integration/sm_lib.sh"
+. "$(dirname "$0")/sm_lib.sh"
 sm_test_start 91 curl
 PY=/usr/bin/python3
-[ -x "$IBSM_BUILD/bin/ibsmctl" ] || { echo "ibsmctl not built"; exit 77; }
+test_need_built ibsmctl
 S=$W/ibsm.sock
 PORT=$($PY -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 
-"$IBSM_BUILD/bin/ibsm-topo" fattree --levels 2 --radix 4 -o "$W/ft.net" >/dev/null || fail "ibsm-topo"
-ibsim_start "$W/ft.net" || fail "ibsim did not start"
+sm_topo ft fattree --levels 2 --radix 4
+sm_sim "$W/ft.net"
 sm_daemon "$W/sm.log" --cache-dir "$W/cache" --sweep 1 --set ctl_socket="$S" \
 	--set metrics_listen=127.0.0.1:$PORT --set metrics_per_ip_connections=4 \
 	--set metrics_timeout=2

@@ -11,27 +11,22 @@
 #  4. the SM still reaches every node (ibnetdiscover from a host on
 #     another leaf sees all 44) and every CA has a route to every CA
 #     (dump_fts + our verifier, disabled links left out).
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-IBSM_BUILD=${IBSM_BUILD:-$top/build}
-. "$top/sim/ibsim_harness.sh"
-. "$top/tests/integration/sm_lib.sh"
+. "$(dirname "$0")/sm_lib.sh"
 sm_test_start 92 ibnetdiscover dump_fts
-[ -x "$IBSM_BUILD/bin/ibsmctl" ] || { echo "ibsmctl not built"; exit 77; }
+test_need_built ibsmctl
 S=$W/ibsm.sock
 ctl() { "$IBSM_BUILD/bin/ibsmctl" -s "$S" "$@"; }
 
-"$IBSM_BUILD/bin/ibsm-topo" fattree --levels 2 --radix 8 -o "$W/ft.net" >/dev/null || fail "ibsm-topo"
-ibsim_start "$W/ft.net" || fail "ibsim did not start"
+sm_topo ft fattree --levels 2 --radix 8
+sm_sim "$W/ft.net"
 sm_daemon "$W/sm.log" --cache-dir "$W/cache" --sweep 1 --set ctl_socket="$S"
 sim_run ibnetdiscover >"$W/ibnd" 2>/dev/null || fail "ibnetdiscover"
-guid_of() { awk -v d="\"$1\"" '/^Switch/ && $0 ~ "# " d " " { g = $3; gsub(/"|S-/, "", g); print "0x" g; exit }' "$W/ibnd"; }
 # The SM's leaf: the switch the first CA (the SM's node) hangs off.
 sml=$(awk -F'"' '/^Ca/ { getline; print $2; exit }' "$W/ft.net")
 case "$sml" in leaf-*) ;; *) fail "cannot find the SM's leaf ('$sml')";; esac
 others=$(awk -F'"' '/^Switch/ && $2 ~ /^leaf-/ { print $2 }' "$W/ft.net" | grep -vx "$sml" | head -2)
 lb=$(echo "$others" | sed -n 1p); lc=$(echo "$others" | sed -n 2p)
-A=$(guid_of "$sml"); B=$(guid_of "$lb"); C=$(guid_of "$lc")
+A=$(ibnd_sw_guid "$W/ibnd" "$sml"); B=$(ibnd_sw_guid "$W/ibnd" "$lb"); C=$(ibnd_sw_guid "$W/ibnd" "$lc")
 [ -n "$A" ] && [ -n "$B" ] && [ -n "$C" ] || fail "leaf GUIDs not found"
 # ok CMD GUID PORT / refused CMD GUID PORT
 ok() { ctl "$1" "$2" "$3" test >"$W/out" 2>&1 || { cat "$W/out"; fail "$1 $2 port $3 refused"; }; }

@@ -12,20 +12,16 @@
 #  4. SubnSet(SMInfo) STANDBY to B: obeyed; B polls the sender, finds it
 #     is no master, sweeps, elects itself and takes the fabric: MASTER,
 #     fabric verified.
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-IBSM_BUILD=${IBSM_BUILD:-$top/build}
-. "$top/sim/ibsim_harness.sh"
-. "$top/tests/integration/sm_lib.sh"
+. "$(dirname "$0")/sm_lib.sh"
 sm_test_start 93 sminfo ibstat
-[ -x "$IBSM_BUILD/bin/sm-rogue" ] || { echo "sm-rogue not built"; exit 77; }
+test_need_built sm-rogue
 
-"$IBSM_BUILD/bin/ibsm-topo" fattree --levels 2 --radix 8 -o "$W/ft.net" >/dev/null || fail "ibsm-topo"
-ca() { awk -F'"' -v k="$1" '/^Ca/ { n++; if (n == k) { print $2; exit } }' "$W/ft.net"; }
+sm_topo ft fattree --levels 2 --radix 8
+ca() { ibsim_ca_name "$W/ft.net" "$1"; }
 c2=$(ca 3); c5=$(ca 6)
 rogue() { SIM_HOST=$c5 sim_run timeout 20 "$IBSM_BUILD/bin/sm-rogue" "$@"; }
 
-ibsim_start "$W/ft.net" || fail "ibsim did not start"
+sm_sim "$W/ft.net"
 sm_daemon "$W/a.log" -R ftree,updn --cache-dir "$W/ca" --sweep 1 --set sm_priority=5
 A=$SMPID
 SIM_HOST=$c5 sim_bg_run "$IBSM_BUILD/bin/sm-rogue" listen --seconds 60 --priority 0 --state standby --sm-key 1 >"$W/r.out" 2>&1

@@ -8,13 +8,9 @@
 # docs; scripts/deps.sh (with apt-get, dpkg-query and systemctl stubbed)
 # installs only build deps for `make`, and for tests installs opensm under
 # a policy-rc.d and disables opensm.service, saying so.
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-IBSM_BUILD=${IBSM_BUILD:-$top/build}
-fail() { echo "FAIL: $*"; exit 1; }
-[ -x "$IBSM_BUILD/bin/ibsm" ] || { echo "ibsm not built"; exit 77; }
-W=$(mktemp -d "${TMPDIR:-/tmp}/ibsm-t94.XXXXXX")
-trap '[ -n "${KEEP:-}" ] || rm -rf "$W"' EXIT
+. "$(dirname "$0")/sm_lib.sh"
+test_need_built ibsm
+test_start 94
 
 # --- make install --------------------------------------------------------
 # -o build-all: install what the build under test holds, never rebuild it

@@ -5,11 +5,7 @@
 # option it cannot honour is named FILE:LINE. Then OpenSM brings an ibsim
 # fabric up with -D 0x43 and writes opensm-subnet.lst; ibsm-route reads it
 # (sniffed), with the nodes and links the net file has, and routes it.
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-IBSM_BUILD=${IBSM_BUILD:-$top/build}
-. "$top/sim/ibsim_harness.sh"
-. "$top/tests/integration/sm_lib.sh"
+. "$(dirname "$0")/sm_lib.sh"
 sm_test_start 95 opensm
 [ -x "$IBSM_BUILD/bin/ibsm-config" ] || fail "ibsm-config not built (tools/ibsm_config_main.c)"
 
@@ -104,7 +100,7 @@ echo "ok QoS policy carried over with qos TRUE, a comment with qos FALSE, errors
 
 # --- OpenSM's subnet.lst -------------------------------------------------
 NET=$top/tests/data/small_2sw.net
-ibsim_start "$NET" || fail "ibsim did not start"
+sm_sim "$NET"
 mkdir -p "$W/osm.dump"
 OSM_CACHE_DIR="$W/osm.cache" sim_run timeout 120 opensm -o -D 0x43 --dump_files_dir "$W/osm.dump" \
 	-f "$W/osm.log" >"$W/osm.out" 2>&1 || fail "opensm -o exited $?"

@@ -9,16 +9,12 @@
 #  3. A's link goes away (ibsim Unlink): the next heavy sweep drops A's
 #     ServiceRecords (their owner left) and A's groups (their only member
 #     left); B's stay. On main the flood takes every slot and B is refused.
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-IBSM_BUILD=${IBSM_BUILD:-$top/build}
-. "$top/sim/ibsim_harness.sh"
-. "$top/tests/integration/sm_lib.sh"
+. "$(dirname "$0")/sm_lib.sh"
 sm_test_start 96 saquery curl python3
 [ -x "$IBSM_BUILD/bin/sa-client" ] || fail "no $IBSM_BUILD/bin/sa-client"
 t0=$(date +%s)
 
-"$IBSM_BUILD/bin/ibsm-topo" fattree --levels 2 --radix 4 -o "$W/ft.net" >/dev/null || fail "ibsm-topo"
+sm_topo ft fattree --levels 2 --radix 4
 a=$(ibsim_ca_name "$W/ft.net" 3); b=$(ibsim_ca_name "$W/ft.net" 4)
 sac() { _h=$1; shift; SIM_HOST=$_h sim_run timeout 20 "$IBSM_BUILD/bin/sa-client" "$@" 2>&1 | tr '\n' ' '; }
 PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
@@ -26,7 +22,7 @@ metric() { curl -sf "http://127.0.0.1:$PORT/metrics" | awk -v m="$1" '$1 == m { 
 # ServiceRecords B sees (a whole GetTable: saquery shows one segment here)
 services() { SIM_HOST=$b sim_run timeout 10 "$IBSM_BUILD/bin/sa-table" SR 2>/dev/null | awk '/^records/ { print $2 }'; }
 
-ibsim_start "$W/ft.net" || fail "ibsim did not start"
+sm_sim "$W/ft.net"
 sm_daemon "$W/sm.log" --cache-dir "$W/cache" --sweep 1 --set metrics_listen=127.0.0.1:$PORT
 
 # --- 1. the flood ------------------------------------------------------------------

@@ -19,24 +19,20 @@
 #     the budget at work.
 # On main before the fix: no heavy sweep while the flood lasts (1.), RSS
 # grows with every kept 24 MB transfer (2.).
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-IBSM_BUILD=${IBSM_BUILD:-$top/build}
-. "$top/sim/ibsim_harness.sh"
-. "$top/tests/integration/sm_lib.sh"
+. "$(dirname "$0")/sm_lib.sh"
 sm_test_start 97 saquery sminfo
-[ -x "$IBSM_BUILD/bin/sa-load" ] || { echo "skip: sa-load not built"; exit 77; }
+test_need_built sa-load
 
 LOG=$W/sm.log
 # A sanitized daemon keeps freed memory in ASan's quarantine (256 MB by
 # default), which would count against the budget: keep it small.
 ASAN_OPTIONS="$ASAN_OPTIONS:quarantine_size_mb=8"
 export ASAN_OPTIONS
-"$IBSM_BUILD/bin/ibsm-topo" fattree --levels 3 --radix 12 -o "$W/ft.net" >/dev/null || fail "ibsm-topo"
+sm_topo ft fattree --levels 3 --radix 12
 flooder=$(ibsim_ca_name "$W/ft.net" 5)
 standby=$(ibsim_ca_name "$W/ft.net" 2)
 client=$(ibsim_ca_name "$W/ft.net" 9)
-ibsim_start "$W/ft.net" || fail "ibsim did not start"
+sm_sim "$W/ft.net"
 # The budget (keys main does not know: there the test runs without them).
 BUDGET="--set sa_rmpp_budget_mb=48 --set sa_rmpp_requester_mb=48"
 "$IBSM_BUILD/bin/ibsm" $BUDGET --dump-config >/dev/null 2>&1 || BUDGET=

@@ -17,18 +17,14 @@
 # On main before the fix, Reports and the sweep's SMPs share one FIFO:
 # the re-route waits behind 4,096 timed-out Reports (27-80 s in the
 # issue).
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-IBSM_BUILD=${IBSM_BUILD:-$top/build}
-. "$top/sim/ibsim_harness.sh"
-. "$top/tests/integration/sm_lib.sh"
+. "$(dirname "$0")/sm_lib.sh"
 sm_test_start 98
-[ -x "$IBSM_BUILD/bin/sa-client" ] || { echo "skip: sa-client not built"; exit 77; }
+test_need_built sa-client
 
 LOG=$W/sm.log
-"$IBSM_BUILD/bin/ibsm-topo" fattree --levels 3 --radix 8 -o "$W/ft.net" >/dev/null || fail "ibsm-topo"
+sm_topo ft fattree --levels 3 --radix 8
 silent=$(ibsim_ca_name "$W/ft.net" 5)
-ibsim_start "$W/ft.net" || fail "ibsim did not start"
+sm_sim "$W/ft.net"
 sim_bg_run "$IBSM_BUILD/bin/ibsm" -R updn --cache-dir "$W/cache" --sweep 2 \
 	--dump "$W/ft.dump" --log-file "$LOG" 2>"$W/sm.err"
 SMPID=$SIM_LAST_PID

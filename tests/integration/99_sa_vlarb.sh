@@ -11,14 +11,10 @@
 #     `osmtest -f q` passes (it never retries a Busy, docs/sa.md).
 #  4. dfsp on a 4x4 torus with the reads off: block 1 of a switch port is
 #     what ibsm wrote (VL n, weight 64), as smpquery reads it.
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-IBSM_BUILD=${IBSM_BUILD:-$top/build}
-. "$top/sim/ibsim_harness.sh"
-. "$top/tests/integration/sm_lib.sh"
+. "$(dirname "$0")/sm_lib.sh"
 sm_test_start 99 opensm osmtest saquery smpquery ibnetdiscover
 
-"$IBSM_BUILD/bin/ibsm-topo" fattree --levels 2 --radix 8 -o "$W/ft.net" >/dev/null || fail "ibsm-topo"
+sm_topo ft fattree --levels 2 --radix 8
 client=$(ibsim_ca_name "$W/ft.net" 3)
 q() { SIM_HOST=$client sim_run timeout 20 "$@" 2>&1; }
 
@@ -63,13 +59,13 @@ osmtest_q() {
 }
 
 # --- 1. OpenSM ---------------------------------------------------------------
-ibsim_start "$W/ft.net" || fail "ibsim did not start"
+sm_sim "$W/ft.net"
 osm_daemon "$W/osm.log"
 osmtest_q opensm
 sim_cleanup
 
 # --- 2. ibsm, on demand --------------------------------------------------------
-ibsim_start "$W/ft.net" || fail "ibsim did not restart"
+sm_sim "$W/ft.net" restart
 sm_daemon "$W/sm.log" -R updn --cache-dir "$W/cache"
 q ibnetdiscover -p >"$W/ibnd" || fail "ibnetdiscover"
 sw=$(awk '$1 == "SW" { print $2; exit }' "$W/ibnd")
@@ -89,7 +85,7 @@ sm_stop_clean "$W/sm.log"
 sim_cleanup
 
 # --- 3. ibsm, every table read after the sweep: osmtest -f q ---------------------
-ibsim_start "$W/ft.net" || fail "ibsim did not restart"
+sm_sim "$W/ft.net" restart
 sm_daemon "$W/all.log" -R updn --cache-dir "$W/cache" --set sl2vl_read_all=true
 for t in VLArb SL2VL; do
 	wait_log "$W/all.log" "$t tables for the SA: [0-9]* read, 0 failed" 30 || fail "background $t read did not finish"
@@ -100,13 +96,7 @@ sm_stop_clean "$W/all.log"
 sim_cleanup
 
 # --- 4. what ibsm programs (dfsp layers), reads off ----------------------------------
-"$IBSM_BUILD/bin/ibsm-topo" torus --dims 4x4 --hcas-per-switch 2 -o "$W/torus.net" >/dev/null || fail "ibsm-topo torus"
-client=$(ibsim_ca_name "$W/torus.net" 3)
-ibsim_start "$W/torus.net" || fail "torus: ibsim did not start"
-sm_daemon "$W/dfsp.log" -R dfsp --cache-dir "$W/tcache" --set sl2vl_read=false
-grep -q "VLs: [2-9] layers" "$W/dfsp.log" || fail "torus: dfsp programmed no VL layers"
-q ibnetdiscover -p >"$W/torus.ibnd" || fail "torus: ibnetdiscover"
-sw=$(awk '$1 == "SW" { print $2; exit }' "$W/torus.ibnd")
+sm_dfsp_torus
 port=$(awk -v l=$sw '$1 == "SW" && $2 == l { print $3; exit }' "$W/torus.ibnd")
 a=$(sa_vla "$sw/$port/1")
 [ "$a" = "$(smp_vla "$sw" "$port" low)" ] || fail "torus: switch $sw port $port: SA '$a', smpquery differs"

@@ -1,6 +1,17 @@
-# Helpers shared by the ibsm daemon tests: sourced, not run. Needs
-# IBSM_BUILD, top and sim/ibsim_harness.sh sourced; the helpers after
-# sm_test_start need W (a work directory, which it makes).
+# Helpers shared by the integration tests: sourced, not run. The preamble
+# of every test is
+#   . "$(dirname "$0")/sm_lib.sh"
+#   sm_test_start NUM [TOOL...]     (ibsim tests; test_start: the others)
+# Sourcing it sets -u, finds the checkout ($top, from the script's path
+# unless set) and the build ($IBSM_BUILD, default $top/build, made
+# absolute: the tests work in their own directory), and sources
+# sim/ibsim_harness.sh. The helpers after sm_test_start need W (the work
+# directory it makes).
+set -u
+top=${top:-$(cd "$(dirname "$0")/../.." && pwd)}
+IBSM_BUILD=${IBSM_BUILD:-$top/build}
+case $IBSM_BUILD in /*) ;; *) IBSM_BUILD=$(pwd)/$IBSM_BUILD ;; esac
+command -v ibsim_start >/dev/null 2>&1 || . "$top/sim/ibsim_harness.sh"
 
 # Sanitized builds: ignore libumad2sim's own buffer overrun (see the file).
 ASAN_OPTIONS="${ASAN_OPTIONS:-}${ASAN_OPTIONS:+:}verify_asan_link_order=0:suppressions=$top/tests/integration/umad2sim.asan.supp"
@@ -19,21 +30,213 @@ fail() {
 	exit 1
 }
 
-# The start the daemon tests share: skip (exit 77) without ibsim,
-# libumad2sim, our ibsm and ibsm-topo or one of the TOOLs; make the work
-# directory $W (ibsm-tNUM.*), removed on exit after every simulated
-# process is stopped (kept with KEEP=1); and work in it (libumad2sim
-# leaves sys-* directories in the current one).
-#   sm_test_start NUM [TOOL...]
-sm_test_start() {
+# The start every test shares: skip (exit 77) without one of the TOOLs
+# (programs on the PATH); make the work directory $W (ibsm-tNUM.*),
+# removed on exit after every simulated process is stopped (kept with
+# KEEP=1; TEST_AT_EXIT, when set, is run first: a background helper to
+# stop), and work in it (libumad2sim leaves sys-* directories in the
+# current one).
+#   test_start NUM [TOOL...]
+test_start() {
 	_num=$1; shift
-	sm_need
 	for _tool in "$@"; do
 		command -v "$_tool" >/dev/null 2>&1 || { echo "skip: no $_tool"; exit 77; }
 	done
 	W=$(mktemp -d "${TMPDIR:-/tmp}/ibsm-t$_num.XXXXXX")
-	trap 'sim_cleanup; [ -n "${KEEP:-}" ] || rm -rf "$W"' EXIT
+	trap 'eval "${TEST_AT_EXIT:-}"; sim_cleanup; [ -n "${KEEP:-}" ] || rm -rf "$W"' EXIT
 	cd "$W" || exit 1
+}
+
+# Skip (exit 77) unless every NAME is built ($IBSM_BUILD/bin/NAME).
+#   test_need_built NAME...
+test_need_built() {
+	for _b in "$@"; do
+		[ -x "$IBSM_BUILD/bin/$_b" ] || { echo "skip: $_b not built"; exit 77; }
+	done
+}
+
+# test_start for the daemon tests: skip also without ibsim, libumad2sim,
+# our ibsm and ibsm-topo.
+#   sm_test_start NUM [TOOL...]
+sm_test_start() {
+	sm_need
+	test_start "$@"
+}
+
+# A generated fabric: ibsm-topo ARGS written to $W/NAME.net.
+#   sm_topo NAME ARGS...
+sm_topo() {
+	_topo_name=$1; shift
+	"$IBSM_BUILD/bin/ibsm-topo" "$@" -o "$W/$_topo_name.net" || fail "ibsm-topo $*"
+}
+
+# ibsim on the net file NET, or the test fails ("[WHAT: ]ibsim did not
+# start").
+#   sm_sim NET [WHAT]
+sm_sim() {
+	ibsim_start "$1" || fail "${2:+$2: }ibsim did not start"
+}
+
+# Wait until FILE has more than N lines matching PATTERN, up to SECONDS:
+# 0, or 1 (a sweep more: sm_wait_more "$W/sm.log" "fabric UP" "$ups" 5).
+#   sm_wait_more FILE PATTERN N SECONDS
+sm_wait_more() {
+	_i=0
+	until [ "$(grep -c "$2" "$1" 2>/dev/null)" -gt "$3" ]; do
+		_i=$((_i + 1))
+		[ $_i -gt $(($4 * 10)) ] && return 1
+		sleep 0.1
+	done
+	return 0
+}
+
+# The fabric of the silent-CA tests (86, 87, 88; issue 24): a 2-level
+# radix-8 fat-tree in $W/ft.net, ibsim on it, no SM yet. node-13 is the
+# CA that goes silent: G13 its node GUID, P13 its port GUID (CA port p
+# has GUID node + p), both 0x%016x; PEER the switch port it hangs off,
+# "leaf-3"[2] (the tests' patterns name it: checked).
+sm_silent_ca_fabric() {
+	sm_topo ft fattree --levels 2 --radix 8
+	G13=$(awk '/^caguid=/ { g = $0; sub(/.*=/, "", g) } /^Ca/ && /"node-13"/ { print g; exit }' "$W/ft.net")
+	[ -n "$G13" ] || fail "no node-13 in the net file"
+	P13=$(printf '0x%016x' $((G13 + 1)))
+	G13=$(printf '0x%016x' $((G13)))
+	PEER=$(awk '/^Ca/ && /"node-13"/ { getline; sub(/^\[1\][ \t]*/, ""); sub(/[ \t].*/, ""); print; exit }' "$W/ft.net")
+	[ "$PEER" = '"leaf-3"[2]' ] || fail "node-13 hangs off $PEER, not leaf-3[2]"
+	sm_sim "$W/ft.net"
+}
+
+# The LID of CA NAME's first port in ibnetdiscover text IBND (empty: none).
+#   ibnd_ca_lid IBND NAME
+ibnd_ca_lid() {
+	awk -v n="\"$2\"" '/^Ca/ && index($0, n) { ca = 1; next } ca && /^\[/ { for (i = 1; i <= NF; i++) if ($i == "lid") { print $(i + 1); exit } }' "$1"
+}
+
+# The dfsp part of tests 56 and 99: a 4x4 torus (2 CAs a switch) in
+# $W/torus.net under ibsim, routed by the daemon with dfsp and the SL2VL
+# reads off (log $W/dfsp.log), which must have programmed VL layers; its
+# ibnetdiscover -p in $W/torus.ibnd, run with the test's q (its query
+# runner, from $client). Sets client (the torus' third CA) and sw (the
+# LID of the first switch listed).
+sm_dfsp_torus() {
+	sm_topo torus torus --dims 4x4 --hcas-per-switch 2
+	client=$(ibsim_ca_name "$W/torus.net" 3)
+	sm_sim "$W/torus.net" torus
+	sm_daemon "$W/dfsp.log" -R dfsp --cache-dir "$W/tcache" --set sl2vl_read=false
+	grep -q "VLs: [2-9] layers" "$W/dfsp.log" || fail "torus: dfsp programmed no VL layers"
+	q ibnetdiscover -p >"$W/torus.ibnd" || fail "torus: ibnetdiscover"
+	sw=$(awk '$1 == "SW" { print $2; exit }' "$W/torus.ibnd")
+}
+
+# The silent CA of sm_silent_ca_fabric answers again: ibsim console line
+# CMD, the log's PATTERN within 10 s (else fail "MSG"), a sweep more
+# within 5 s, and fresh dumps (SIGUSR1).
+#   sm_silent_ca_back CMD PATTERN MSG
+sm_silent_ca_back() {
+	_ups=$(grep -c "fabric UP" "$W/sm.log")
+	ibsim_cmd "$1"
+	wait_log "$W/sm.log" "$2" 10 || { tail -20 "$W/sm.log"; fail "$3"; }
+	sm_wait_more "$W/sm.log" "fabric UP" "$_ups" 5 ||
+		{ tail -20 "$W/sm.log"; fail "fabric not up again with node-13"; }
+	kill -USR1 "$SMPID"; sleep 0.5
+}
+
+# A noisy link for the PerfMgr tests (80, 84): the SymbolErrorCounter of
+# PORT ('"leaf-0"[5]') raised by 25 a second through the ibsim console,
+# in the background; RAISER is its pid (kill it when done; at exit
+# TEST_AT_EXIT does).
+#   perf_raise_symbol_errors PORT
+perf_raise_symbol_errors() {
+	(n=0; while :; do n=$((n + 25)); printf 'PerformanceSet %s PortCounters.SymbolErrorCounter=%d\n' "$1" $n >&7; sleep 1; done) &
+	RAISER=$!
+}
+
+# OpenSM with our plugin PLUGIN (tests 40, 42): OSM_PRELOAD and OSM_ASAN
+# to run it with. A sanitized plugin needs its runtime loaded first into
+# the (plain) OpenSM. OpenSM's own leaks are not ours to report, nor is a
+# race in its ibumad vendor layer (a MAD freed by the receiver while
+# umad_send still writes it, seen under ibsim): suppressed by library,
+# with libumad2sim's.
+#   osm_plugin_env PLUGIN
+osm_plugin_env() {
+	OSM_PRELOAD=$UMAD2SIM
+	OSM_ASAN=$ASAN_OPTIONS
+	_san=$(ldd "$1" 2>/dev/null | awk '/lib(asan|ubsan)\.so/ { printf "%s ", $3 }')
+	if [ -n "$_san" ]; then
+		OSM_PRELOAD="$_san$UMAD2SIM"
+		{ cat "$top/tests/integration/umad2sim.asan.supp"
+		  echo "interceptor_via_lib:libibumad.so.3"; } >"$W/osm.asan.supp"
+		OSM_ASAN="$ASAN_OPTIONS:detect_leaks=0:suppressions=$W/osm.asan.supp"
+	fi
+}
+
+# From ibnetdiscover text IBND: the 0x-GUID of the switch described NAME.
+#   ibnd_sw_guid IBND NAME
+ibnd_sw_guid() {
+	awk -v d="\"$2\"" '/^Switch/ && index($0, "# " d " ") { g = $3; gsub(/"|S-/, "", g); print "0x" g; exit }' "$1"
+}
+
+# From ibnetdiscover text IBND: the LID of the switch described NAME (its
+# port 0), or of the CA NAME's first port listed.
+#   ibnd_lid_of IBND NAME
+ibnd_lid_of() {
+	awk -v d="\"$2\"" '/^Switch/ && index($0, "# " d " ") { for (i = 1; i <= NF; i++) if ($i == "lid") { print $(i + 1); exit } }
+		/^Ca/ { ca = index($0, "# " d) > 0; next } ca && /^\[/ { for (i = 1; i <= NF; i++) if ($i == "lid") { print $(i + 1); exit } }' "$1"
+}
+
+# The QoS policy of tests 62 and 101 with classes by partition and by
+# port name: $W/partitions.conf (partition red, P_Key 0x0002, of the CA
+# ports G1 G2 G3) and $W/qos2.conf (Red to Red on P_Key 2 at SL 3,
+# anything to port 1 of the CA SERVER at SL 6; qos-ulps default 0, ipoib
+# 1, then the ULPS lines given).
+#   qos_policy_red_servers G1 G2 G3 SERVER [ULPS...]
+qos_policy_red_servers() {
+	printf 'Default=0x7fff, ipoib : ALL=full ;\nred=0x0002 : %s=full, %s=full, %s=full ;\n' \
+		"$1" "$2" "$3" >"$W/partitions.conf"
+	_server=$4; shift 4
+	{ cat <<EOP
+port-groups
+    port-group
+        name: Red
+        partition: red
+    end-port-group
+    port-group
+        name: Servers
+        port-name: $_server/P1
+    end-port-group
+end-port-groups
+qos-levels
+    qos-level
+        name: DEFAULT
+        sl: 0
+    end-qos-level
+    qos-level
+        name: RedTraffic
+        sl: 3
+    end-qos-level
+    qos-level
+        name: ToServers
+        sl: 6
+    end-qos-level
+end-qos-levels
+qos-match-rules
+    qos-match-rule
+        destination: Servers
+        qos-level-name: ToServers
+    end-qos-match-rule
+    qos-match-rule
+        source: Red
+        destination: Red
+        pkey: 0x0002
+        qos-level-name: RedTraffic
+    end-qos-match-rule
+end-qos-match-rules
+qos-ulps
+    default        : 0
+    ipoib          : 1
+EOP
+	  for _l in "$@"; do printf '%s\n' "$_l"; done
+	  echo end-qos-ulps; } >"$W/qos2.conf"
 }
 
 # ibnetdiscover output -> "lid" per line for every endpoint (switch port 0

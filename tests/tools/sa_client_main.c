@@ -52,6 +52,9 @@
 
 #include "mad/smp.h"
 #include "sa/sa_layout.h"
+#include "tests/tools/tool_util.h"
+
+static const char PROG[] = "sa-client";
 
 /* ServiceRecord component bits (sa/sa_layout.h numbers them the same). */
 enum { SR_DATA8 = 7 };
@@ -89,20 +92,6 @@ static void usage(void)
 		"   or: sa-client [-C ca] [-P port] get --attr N [--mask N]\n"
 		"   any with --count N: N requests in a row, a tally instead of records\n");
 	exit(2);
-}
-
-static uint64_t num(const char *opt, const char *s, uint64_t max)
-{
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || *end || end == s || v > max) {
-		fprintf(stderr, "sa-client: %s: bad number \"%s\"\n", opt, s);
-		exit(2);
-	}
-	return v;
 }
 
 static void hex_bytes(const char *opt, const char *s, uint8_t *out, size_t n)
@@ -503,11 +492,11 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 'C': ca = optarg; break;
 		case 'N': q.ignore = 1; break;
-		case 'c': q.count = (unsigned)num("--count", optarg, 1000000); break;
-		case 'P': port = (int)num("-P", optarg, 254); break;
-		case 'k': smkey = num("-k", optarg, UINT64_MAX); break;
+		case 'c': q.count = (unsigned)tool_num(PROG, "--count", optarg, 1000000); break;
+		case 'P': port = (int)tool_num(PROG, "-P", optarg, 254); break;
+		case 'k': smkey = tool_num(PROG, "-k", optarg, UINT64_MAX); break;
 		case 'i':
-			mad_set_field64(q.rec, 0, IB_SA_SR_ID_F, num("--id", optarg, UINT64_MAX));
+			mad_set_field64(q.rec, 0, IB_SA_SR_ID_F, tool_num(PROG, "--id", optarg, UINT64_MAX));
 			q.mask |= 1ull << SR_ID;
 			break;
 		case 'g':
@@ -521,11 +510,11 @@ int main(int argc, char **argv)
 			have_gid = 1;
 			break;
 		case 'p':
-			mad_set_field(q.rec, 0, IB_SA_SR_PKEY_F, (uint32_t)num("--pkey", optarg, 0xFFFF));
+			mad_set_field(q.rec, 0, IB_SA_SR_PKEY_F, (uint32_t)tool_num(PROG, "--pkey", optarg, 0xFFFF));
 			q.mask |= 1ull << SR_PKEY;
 			break;
 		case 'l':
-			mad_set_field(q.rec, 0, IB_SA_SR_LEASE_F, (uint32_t)num("--lease", optarg, UINT32_MAX));
+			mad_set_field(q.rec, 0, IB_SA_SR_LEASE_F, (uint32_t)tool_num(PROG, "--lease", optarg, UINT32_MAX));
 			q.mask |= 1ull << SR_LEASE;
 			break;
 		case 'K':
@@ -545,24 +534,24 @@ int main(int argc, char **argv)
 			break;
 		case 'd':
 			memset(b, 0, sizeof(b));
-			b[0] = (uint8_t)num("--data8", optarg, 255);
+			b[0] = (uint8_t)tool_num(PROG, "--data8", optarg, 255);
 			mad_set_array(q.rec, 0, IB_SA_SR_DATA_F, b);
 			q.mask |= 1ull << SR_DATA8;
 			break;
 		case 'm':
-			q.mask = num("--mask", optarg, UINT64_MAX);
+			q.mask = tool_num(PROG, "--mask", optarg, UINT64_MAX);
 			break;
-		case 't': sa_put(&sa_inform_rec, ii, II_TRAP, num("--trap", optarg, 0xFFFF)); break;
-		case 'b': sa_put(&sa_inform_rec, ii, II_LID_BEGIN, num("--lid-begin", optarg, 0xFFFF)); break;
-		case 'e': sa_put(&sa_inform_rec, ii, II_LID_END, num("--lid-end", optarg, 0xFFFF)); break;
-		case 'G': sa_put(&sa_inform_rec, ii, II_IS_GENERIC, num("--generic", optarg, 1)); break;
-		case 'T': sa_put(&sa_inform_rec, ii, II_TYPE, num("--type", optarg, 0xFFFF)); break;
-		case 'r': sa_put(&sa_inform_rec, ii, II_PRODUCER, num("--producer", optarg, 0xFFFFFF)); break;
-		case 'q': sa_put(&sa_inform_rec, ii, II_QPN, num("--qpn", optarg, 0xFFFFFF)); break;
-		case 's': subscribe = (int)num("--subscribe", optarg, 255); break;
-		case 'L': q.listen_s = (int)num("--listen", optarg, 3600); break;
+		case 't': sa_put(&sa_inform_rec, ii, II_TRAP, tool_num(PROG, "--trap", optarg, 0xFFFF)); break;
+		case 'b': sa_put(&sa_inform_rec, ii, II_LID_BEGIN, tool_num(PROG, "--lid-begin", optarg, 0xFFFF)); break;
+		case 'e': sa_put(&sa_inform_rec, ii, II_LID_END, tool_num(PROG, "--lid-end", optarg, 0xFFFF)); break;
+		case 'G': sa_put(&sa_inform_rec, ii, II_IS_GENERIC, tool_num(PROG, "--generic", optarg, 1)); break;
+		case 'T': sa_put(&sa_inform_rec, ii, II_TYPE, tool_num(PROG, "--type", optarg, 0xFFFF)); break;
+		case 'r': sa_put(&sa_inform_rec, ii, II_PRODUCER, tool_num(PROG, "--producer", optarg, 0xFFFFFF)); break;
+		case 'q': sa_put(&sa_inform_rec, ii, II_QPN, tool_num(PROG, "--qpn", optarg, 0xFFFFFF)); break;
+		case 's': subscribe = (int)tool_num(PROG, "--subscribe", optarg, 255); break;
+		case 'L': q.listen_s = (int)tool_num(PROG, "--listen", optarg, 3600); break;
 		case 'I': q.issm = 1; break;
-		case 'A': attr = (unsigned)num("--attr", optarg, 0xFFFF); break;
+		case 'A': attr = (unsigned)tool_num(PROG, "--attr", optarg, 0xFFFF); break;
 		case 'M':
 			if (inet_pton(AF_INET6, optarg, mgid) != 1) {
 				fprintf(stderr, "sa-client: --mgid: bad GID \"%s\"\n", optarg);

@@ -39,6 +39,10 @@
 #include <infiniband/mad.h>
 #include <infiniband/umad.h>
 
+#include "tests/tools/tool_util.h"
+
+static const char PROG[] = "sa-fuzz";
+
 static const unsigned sa_attrs[] = {
 	0x0001, 0x0002, 0x0003, 0x0011, 0x0012, 0x0013, 0x0014, 0x0015, 0x0016,
 	0x0017, 0x0018, 0x0019, 0x0020, 0x0030, 0x0031, 0x0033, 0x0035, 0x0036,
@@ -62,28 +66,6 @@ static int allowed(unsigned st)
 static uint64_t rnd64(void)
 {
 	return (uint64_t)random() << 33 ^ (uint64_t)random() << 11 ^ (uint64_t)random();
-}
-
-static uint64_t num(const char *opt, const char *s, uint64_t max)
-{
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || *end || end == s || v > max) {
-		fprintf(stderr, "sa-fuzz: %s: bad number \"%s\"\n", opt, s);
-		exit(2);
-	}
-	return v;
-}
-
-static double now_ms(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
 }
 
 /* Build one random request into mad; returns 1 when the SA must answer
@@ -152,19 +134,18 @@ int main(int argc, char **argv)
 	int port = 0, c, fd, agent, bad = 0, strict = 0;
 	unsigned count = 1000, wait = 300, seed = 1;
 	unsigned long by_status[0x800] = { 0 }, odd = 0, missing = 0, quiet = 0, quiet_expected = 0, rmpp_ctl = 0;
-	size_t bufsz;
-	void *snd, *rcv;
-	umad_port_t p;
+	struct tool_sa_port sp;
+	void *bufs[2], *snd, *rcv;
 	uint16_t sa_lid, my_lid;
 	uint32_t tid_base;
 
 	while ((c = getopt_long(argc, argv, "C:P:", lo, NULL)) != -1) {
 		switch (c) {
 		case 'C': ca = optarg; break;
-		case 'P': port = (int)num("-P", optarg, 254); break;
-		case 'n': count = (unsigned)num("--count", optarg, 10000000); break;
-		case 's': seed = (unsigned)num("--seed", optarg, UINT32_MAX); break;
-		case 'w': wait = (unsigned)num("--wait", optarg, 60000); break;
+		case 'P': port = (int)tool_num(PROG, "-P", optarg, 254); break;
+		case 'n': count = (unsigned)tool_num(PROG, "--count", optarg, 10000000); break;
+		case 's': seed = (unsigned)tool_num(PROG, "--seed", optarg, UINT32_MAX); break;
+		case 'w': wait = (unsigned)tool_num(PROG, "--wait", optarg, 60000); break;
 		case 'S': strict = 1; break;
 		default:
 			fprintf(stderr, "usage: sa-fuzz [-C ca] [-P port] [--count N] [--seed S] [--wait MS] [--strict]\n");
@@ -172,30 +153,14 @@ int main(int argc, char **argv)
 		}
 	}
 	srandom(seed);
-	if (umad_init() < 0 || umad_get_port(ca, port, &p) < 0) {
-		fprintf(stderr, "sa-fuzz: no local IB port\n");
+	if (tool_sa_open(PROG, ca, port, &sp, bufs, 2) < 0)
 		return 4;
-	}
-	sa_lid = (uint16_t)p.sm_lid;
-	my_lid = (uint16_t)p.base_lid;
-	umad_release_port(&p);
-	if (!sa_lid) {
-		fprintf(stderr, "sa-fuzz: the port knows no SM LID\n");
-		return 4;
-	}
-	fd = umad_open_port(ca, port);
-	bufsz = umad_size() + IB_MAD_SIZE + 256;
-	snd = calloc(1, bufsz);
-	rcv = calloc(1, bufsz);
-	if (fd < 0 || !snd || !rcv) {
-		fprintf(stderr, "sa-fuzz: cannot open the local port\n");
-		return 4;
-	}
-	agent = umad_register(fd, IB_SA_CLASS, 2, 1, NULL);
-	if (agent < 0) {
-		fprintf(stderr, "sa-fuzz: cannot register an SA agent\n");
-		return 4;
-	}
+	fd = sp.fd;
+	agent = sp.agent;
+	sa_lid = sp.sm_lid;
+	my_lid = sp.base_lid;
+	snd = bufs[0];
+	rcv = bufs[1];
 	tid_base = (uint32_t)getpid() << 12;
 	for (unsigned i = 0; i <= count; i++) {
 		uint8_t *m = umad_get_mad(snd);
@@ -223,9 +188,9 @@ int main(int argc, char **argv)
 			fprintf(stderr, "sa-fuzz: send failed\n");
 			return 4;
 		}
-		end = now_ms() + (must ? wait : wait / 6 + 1);
+		end = tool_now_ms() + (must ? wait : wait / 6 + 1);
 		for (;;) {
-			int len = IB_MAD_SIZE, left = (int)(end - now_ms());
+			int len = IB_MAD_SIZE, left = (int)(end - tool_now_ms());
 			uint8_t *a = umad_get_mad(rcv);
 
 			if (left <= 0 || umad_recv(fd, rcv, &len, left) < 0)

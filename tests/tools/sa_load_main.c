@@ -29,6 +29,10 @@
 #include <infiniband/mad.h>
 #include <infiniband/umad.h>
 
+#include "tests/tools/tool_util.h"
+
+static const char PROG[] = "sa-load";
+
 #define MAX_WINDOW 1024
 #define PR_COMP_DLID (1ull << 4)
 #define PR_COMP_SLID (1ull << 5)
@@ -37,28 +41,6 @@ struct slot {
 	uint32_t tid;               /* 0: free */
 	double sent;
 };
-
-static uint64_t num(const char *opt, const char *s, uint64_t max)
-{
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || *end || end == s || v > max) {
-		fprintf(stderr, "sa-load: %s: bad number \"%s\"\n", opt, s);
-		exit(2);
-	}
-	return v;
-}
-
-static double now_ms(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
 
 static int cmp_d(const void *a, const void *b)
 {
@@ -83,23 +65,22 @@ int main(int argc, char **argv)
 	unsigned sent = 0, answered = 0, errors = 0, lost = 0, inflight = 0;
 	struct slot slots[MAX_WINDOW] = { { 0 } };
 	double *lat, t0, t1;
-	void *snd, *rcv;
-	size_t bufsz;
-	umad_port_t p;
+	struct tool_sa_port sp;
+	void *bufs[2], *snd, *rcv;
 	uint16_t sa_lid;
 	uint32_t tid_next;
 
 	while ((c = getopt_long(argc, argv, "C:P:", lo, NULL)) != -1) {
 		switch (c) {
 		case 'C': ca = optarg; break;
-		case 'P': port = (int)num("-P", optarg, 254); break;
-		case 'n': count = (unsigned)num("--count", optarg, 100000000); break;
-		case 'w': window = (unsigned)num("--window", optarg, MAX_WINDOW); break;
-		case 't': timeout = (unsigned)num("--timeout", optarg, 600000); break;
-		case 's': seed = (unsigned)num("--seed", optarg, UINT32_MAX); break;
+		case 'P': port = (int)tool_num(PROG, "-P", optarg, 254); break;
+		case 'n': count = (unsigned)tool_num(PROG, "--count", optarg, 100000000); break;
+		case 'w': window = (unsigned)tool_num(PROG, "--window", optarg, MAX_WINDOW); break;
+		case 't': timeout = (unsigned)tool_num(PROG, "--timeout", optarg, 600000); break;
+		case 's': seed = (unsigned)tool_num(PROG, "--seed", optarg, UINT32_MAX); break;
 		case 'c': cpi = 1; break;
 		case 'T': table = 1; break;
-		case 'S': stop_ms = 1e3 * (double)num("--seconds", optarg, 86400); break;
+		case 'S': stop_ms = 1e3 * (double)tool_num(PROG, "--seconds", optarg, 86400); break;
 		default:
 			fprintf(stderr, "usage: sa-load [-C ca] [-P port] [--count N] [--window W] [--timeout MS] [--seed S] [--cpi] [--table [--seconds S]] LID...\n");
 			return 2;
@@ -114,32 +95,20 @@ int main(int argc, char **argv)
 	if (!lids || !lat)
 		return 4;
 	for (int i = optind; i < argc; i++)
-		lids[nlids++] = (uint16_t)num("LID", argv[i], 0xBFFF);
+		lids[nlids++] = (uint16_t)tool_num(PROG, "LID", argv[i], 0xBFFF);
 	srandom(seed);
-	if (umad_init() < 0 || umad_get_port(ca, port, &p) < 0) {
-		fprintf(stderr, "sa-load: no local IB port\n");
+	if (tool_sa_open(PROG, ca, port, &sp, bufs, 2) < 0)
 		return 4;
-	}
-	sa_lid = (uint16_t)p.sm_lid;
-	umad_release_port(&p);
-	fd = umad_open_port(ca, port);
-	bufsz = umad_size() + IB_MAD_SIZE + 256;
-	snd = calloc(1, bufsz);
-	rcv = calloc(1, bufsz);
-	if (!sa_lid || fd < 0 || !snd || !rcv) {
-		fprintf(stderr, "sa-load: no SA or cannot open the local port\n");
-		return 4;
-	}
-	agent = umad_register(fd, IB_SA_CLASS, 2, 1, NULL);
-	if (agent < 0) {
-		fprintf(stderr, "sa-load: cannot register an SA agent\n");
-		return 4;
-	}
+	fd = sp.fd;
+	agent = sp.agent;
+	sa_lid = sp.sm_lid;
+	snd = bufs[0];
+	rcv = bufs[1];
 	/* Slot in the low bits of the TID, a sequence above it. */
 	tid_next = (uint32_t)getpid() << 20;
-	t0 = now_ms();
+	t0 = tool_now_ms();
 	while (answered + errors + lost < sent || sent < count) {
-		double now = now_ms();
+		double now = tool_now_ms();
 
 		if (stop_ms && now - t0 > stop_ms && sent < count)
 			count = sent;           /* --seconds: send no more */
@@ -155,7 +124,7 @@ int main(int argc, char **argv)
 				;
 			tid_next += MAX_WINDOW;
 			slots[s].tid = (tid_next & ~(uint32_t)(MAX_WINDOW - 1)) | s;
-			slots[s].sent = now_ms();
+			slots[s].sent = tool_now_ms();
 			memset(m, 0, IB_MAD_SIZE);
 			mad_set_field(m, 0, IB_MAD_BASEVER_F, 1);
 			mad_set_field(m, 0, IB_MAD_MGMTCLASS_F, IB_SA_CLASS);
@@ -188,7 +157,7 @@ int main(int argc, char **argv)
 			inflight++;
 		}
 		/* Expire, then receive what came. */
-		now = now_ms();
+		now = tool_now_ms();
 		for (unsigned s = 0; s < window; s++)
 			if (slots[s].tid && now - slots[s].sent > timeout) {
 				slots[s].tid = 0;
@@ -211,12 +180,12 @@ int main(int argc, char **argv)
 			if (mad_get_field(a, 0, IB_MAD_STATUS_F))
 				errors++;
 			else
-				lat[answered++] = now_ms() - slots[s].sent;
+				lat[answered++] = tool_now_ms() - slots[s].sent;
 			slots[s].tid = 0;
 			inflight--;
 		}
 	}
-	t1 = now_ms();
+	t1 = tool_now_ms();
 	{
 		double sum = 0, secs = (t1 - t0) / 1e3;
 

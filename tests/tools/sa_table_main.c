@@ -75,6 +75,9 @@
 #include <infiniband/umad.h>
 
 #include "sa/sa_layout.h"
+#include "tests/tools/tool_util.h"
+
+static const char PROG[] = "sa-table";
 
 #define IBSIM_MAX_CLIENTS 10
 #define SEG_DATA 200                /* SA data bytes per segment */
@@ -107,28 +110,6 @@ static void usage(void)
 		"       [--slid N] [--lid N] NR|PIR|LR|PR|SWIR|LFTR|GIR|PKTR|SMIR|IIR|MCMR|SR\n"
 		"   or: sa-table ... [--sgid GID]... [--dgid GID]... [--numb N] MPR\n");
 	exit(2);
-}
-
-static uint64_t num(const char *opt, const char *s, uint64_t max)
-{
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || *end || end == s || v > max) {
-		fprintf(stderr, "sa-table: %s: bad number \"%s\"\n", opt, s);
-		exit(2);
-	}
-	return v;
-}
-
-static double now_ms(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
 }
 
 /* One line per record, for the attributes tests count. */
@@ -325,9 +306,9 @@ static int send_rmpp(int fd, int agent, void *buf, void *rcv,
 		}
 		for (; sent < wl && sent < last; sent++)
 			send_segment(fd, agent, buf, hdr, stream, len, sent + 1, segs, brk);
-		end = now_ms() + timeout;
+		end = tool_now_ms() + timeout;
 		for (;;) {
-			int left = (int)(end - now_ms());
+			int left = (int)(end - tool_now_ms());
 
 			if (left <= 0 || umad_recv(fd, rcv, &rlen, left) < 0) {
 				m = NULL;
@@ -398,11 +379,10 @@ int main(int argc, char **argv)
 	enum rmpp_break brk = BRK_NONE;
 	uint64_t smkey = 0, mask = 0;
 	uint8_t rec[IB_SA_DATA_SIZE] = { 0 };
-	size_t bufsz = umad_size() + IB_MAD_SIZE + 256;
-	void *snd, *rcv, *ack;
+	struct tool_sa_port sp;
+	void *bufs[3], *snd, *rcv, *ack;
 	ib_rpc_t rpc = { 0 };
 	ib_portid_t sa = { 0 };
-	umad_port_t p;
 	struct table t = { 0 };
 	uint32_t tid32;
 	double deadline;
@@ -410,12 +390,12 @@ int main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "C:P:k:", lo, NULL)) != -1) {
 		switch (c) {
 		case 'C': ca = optarg; break;
-		case 'P': port = (int)num("-P", optarg, 254); break;
-		case 'k': smkey = num("-k", optarg, UINT64_MAX); break;
-		case 'w': window = (unsigned)num("--window", optarg, 1024); break;
-		case 't': timeout = (unsigned)num("--timeout", optarg, 600000); break;
-		case 's': slid = (int)num("--slid", optarg, 0xFFFF); break;
-		case 'l': lid = (int)num("--lid", optarg, 0xFFFF); break;
+		case 'P': port = (int)tool_num(PROG, "-P", optarg, 254); break;
+		case 'k': smkey = tool_num(PROG, "-k", optarg, UINT64_MAX); break;
+		case 'w': window = (unsigned)tool_num(PROG, "--window", optarg, 1024); break;
+		case 't': timeout = (unsigned)tool_num(PROG, "--timeout", optarg, 600000); break;
+		case 's': slid = (int)tool_num(PROG, "--slid", optarg, 0xFFFF); break;
+		case 'l': lid = (int)tool_num(PROG, "--lid", optarg, 0xFFFF); break;
 		case 'S':
 		case 'D':
 			if (ngid >= MAX_GIDS || inet_pton(AF_INET6, optarg, gids[ngid]) != 1) {
@@ -425,10 +405,10 @@ int main(int argc, char **argv)
 			}
 			gid_src[ngid++] = c == 'S';
 			break;
-		case 'N': numb = (int)num("--numb", optarg, 127); break;
-		case 'p': pad = (size_t)num("--pad", optarg, 65536); break;
-		case 'd': drop_ack = (unsigned)num("--drop-ack", optarg, 1u << 20); break;
-		case 'L': ack_limit = (unsigned)num("--ack-limit", optarg, 1u << 20); break;
+		case 'N': numb = (int)tool_num(PROG, "--numb", optarg, 127); break;
+		case 'p': pad = (size_t)tool_num(PROG, "--pad", optarg, 65536); break;
+		case 'd': drop_ack = (unsigned)tool_num(PROG, "--drop-ack", optarg, 1u << 20); break;
+		case 'L': ack_limit = (unsigned)tool_num(PROG, "--ack-limit", optarg, 1u << 20); break;
 		case 'B':
 			brk = !strcmp(optarg, "ooo") ? BRK_OOO :
 			      !strcmp(optarg, "nolast") ? BRK_NOLAST :
@@ -468,32 +448,17 @@ int main(int argc, char **argv)
 		mask |= 1ull << PR_SLID;
 	}
 
-	if (umad_init() < 0 || umad_get_port(ca, port, &p) < 0) {
-		fprintf(stderr, "sa-table: no local IB port\n");
+	if (tool_sa_open(PROG, ca, port, &sp, bufs, 3) < 0)
 		return 4;
-	}
-	sa.lid = p.sm_lid;
-	sa.sl = p.sm_sl;
-	umad_release_port(&p);
-	if (!sa.lid) {
-		fprintf(stderr, "sa-table: the port knows no SM LID (no master SM)\n");
-		return 4;
-	}
+	fd = sp.fd;
+	agent = sp.agent;
+	snd = bufs[0];
+	rcv = bufs[1];
+	ack = bufs[2];
+	sa.lid = sp.sm_lid;
+	sa.sl = sp.sm_sl;
 	sa.qp = 1;
 	sa.qkey = IB_DEFAULT_QP1_QKEY;
-	snd = umad_alloc(1, bufsz);
-	rcv = umad_alloc(1, bufsz);
-	ack = umad_alloc(1, bufsz);
-	fd = umad_open_port(ca, port);
-	if (!snd || !rcv || !ack || fd < 0) {
-		fprintf(stderr, "sa-table: cannot open the local port\n");
-		return 4;
-	}
-	agent = umad_register(fd, IB_SA_CLASS, 2, 1, NULL);
-	if (agent < 0) {
-		fprintf(stderr, "sa-table: cannot register an SA agent\n");
-		return 4;
-	}
 	rpc.mgtclass = IB_SA_CLASS;
 	rpc.method = IB_MAD_METHOD_GET_TABLE;
 	if (attr == 0x003A) {
@@ -573,10 +538,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "sa-table: send failed\n");
 		return 4;
 	}
-	deadline = now_ms() + timeout;
+	deadline = tool_now_ms() + timeout;
 	for (;;) {
 		uint8_t *m = umad_get_mad(rcv);
-		int len = IB_MAD_SIZE, left = (int)(deadline - now_ms()), r;
+		int len = IB_MAD_SIZE, left = (int)(deadline - tool_now_ms()), r;
 		unsigned flags, seg, plen;
 		size_t n;
 
@@ -593,7 +558,7 @@ int main(int argc, char **argv)
 			rc = 3;
 			goto out;
 		}
-		deadline = now_ms() + timeout;
+		deadline = tool_now_ms() + timeout;
 		t.stride = (size_t)mad_get_field(m, 0, IB_SA_ATTROFFS_F) * 8;
 		flags = mad_get_field(m, 0, IB_SA_RMPP_FLAGS_F);
 		if (!(flags & 1)) {

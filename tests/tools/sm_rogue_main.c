@@ -39,6 +39,9 @@
 #include "core/log.h"
 #include "mad/mad_transport.h"
 #include "mad/smp.h"
+#include "tests/tools/tool_util.h"
+
+static const char PROG[] = "sm-rogue";
 
 struct rogue {
 	struct mad_transport *t;
@@ -59,21 +62,6 @@ static void usage(void)
 		"                [--state S] [--sm-key HEX] [--mkey HEX] [--no-issm]\n"
 		"S: notactive, discovering, standby or master\n");
 	exit(2);
-}
-
-static uint64_t num(const char *opt, const char *s, uint64_t max)
-{
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || end == s || *end || v > max) {
-		fprintf(stderr, "sm-rogue: %s: '%s' is not a number in 0..%llu\n",
-			opt, s, (unsigned long long)max);
-		exit(2);
-	}
-	return v;
 }
 
 static uint8_t state_num(const char *s)
@@ -129,14 +117,6 @@ static void on_set_done(void *ctx, uint64_t cookie, const uint8_t *req,
 	smp_get_sminfo(resp + 64, &r->reply);
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static volatile sig_atomic_t stop;
 
 static void on_signal(int sig)
@@ -184,7 +164,7 @@ int main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "+C:P:", lo, NULL)) != -1) {
 		switch (c) {
 		case 'C': sel.ca = optarg; break;
-		case 'P': sel.port = (int)num("-P", optarg, 254); break;
+		case 'P': sel.port = (int)tool_num(PROG, "-P", optarg, 254); break;
 		default: usage();
 		}
 	}
@@ -194,14 +174,14 @@ int main(int argc, char **argv)
 	optind++;
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (c) {
-		case 'p': r.si.priority = (uint8_t)num("--priority", optarg, 15); break;
+		case 'p': r.si.priority = (uint8_t)tool_num(PROG, "--priority", optarg, 15); break;
 		case 's': r.si.state = state_num(optarg); break;
-		case 'k': r.si.sm_key = num("--sm-key", optarg, UINT64_MAX); break;
-		case 'm': mkey = num("--mkey", optarg, UINT64_MAX); break;
+		case 'k': r.si.sm_key = tool_num(PROG, "--sm-key", optarg, UINT64_MAX); break;
+		case 'm': mkey = tool_num(PROG, "--mkey", optarg, UINT64_MAX); break;
 		case 'f': r.flap = 1; break;
-		case 't': seconds = (unsigned)num("--seconds", optarg, 86400); break;
-		case 'l': lid = (uint16_t)num("--lid", optarg, 0xbfff); break;
-		case 'c': control = (unsigned)num("--control", optarg, 255); break;
+		case 't': seconds = (unsigned)tool_num(PROG, "--seconds", optarg, 86400); break;
+		case 'l': lid = (uint16_t)tool_num(PROG, "--lid", optarg, 0xbfff); break;
+		case 'c': control = (unsigned)tool_num(PROG, "--control", optarg, 255); break;
 		case 'n': mo.no_issm = 1; break;
 		default: usage();
 		}
@@ -227,11 +207,11 @@ int main(int argc, char **argv)
 		mt_set_request_handler(r.t, on_request, &r);
 
 	if (!strcmp(mode, "listen")) {
-		double end = now_s() + seconds;
+		double end = tool_now_ms() / 1e3 + seconds;
 
 		signal(SIGTERM, on_signal);
 		signal(SIGINT, on_signal);
-		while (!stop && now_s() < end)
+		while (!stop && tool_now_ms() / 1e3 < end)
 			if (mt_poll(r.t, 100) < 0)
 				break;
 		printf("answered %u\n", r.answered);

@@ -11,6 +11,7 @@
 
 #include "core/cn_rank.h"
 #include "core/fabric.h"
+#include "tests/unit/support.h"
 
 static void test_natcmp(void **state)
 {
@@ -46,8 +47,7 @@ static void build(struct fabric *f, const char *const *names, unsigned n)
 	uint32_t sw = fab_add_node(f, FAB_SWITCH, 8, 0x100, "leaf");
 	for (unsigned i = 0; i < n; i++) {
 		uint32_t ca = fab_add_node(f, FAB_CA, 1, 0x200 + i, names[i]);
-		assert_int_equal(fab_link(f, fab_port_idx(f, sw, i + 1),
-					  fab_port_idx(f, ca, 1)), 0);
+		ut_link(f, sw, i + 1, ca, 1);
 		f->ports[fab_port_idx(f, ca, 1)].guid = 0x300 + i;
 	}
 }
@@ -63,9 +63,7 @@ static void test_rank(void **state)
 	static const char *const plain[] = { "alpha", "beta", "gamma" };
 	struct fabric f;
 	uint32_t *r;
-	char path[] = "/tmp/cn_rank_testXXXXXX";
-	int fd;
-	FILE *fp;
+	char path[UT_PATH_MAX];
 
 	(void)state;
 	build(&f, named, 3);
@@ -77,11 +75,7 @@ static void test_rank(void **state)
 	assert_int_equal(r[f.nodes[0].first_port + 1], CN_NO_RANK);
 	free(r);
 	/* A file: a port GUID first, then a host name; the rest after. */
-	fd = mkstemp(path);
-	assert_true(fd >= 0);
-	fp = fdopen(fd, "w");
-	fprintf(fp, "# order\n0x300\n\nn-2   # comment\nnobody\n");
-	fclose(fp);
+	ut_temp_file(path, sizeof(path), "cn-rank", "# order\n0x300\n\nn-2   # comment\nnobody\n");
 	assert_int_equal(cn_rank_build(&f, path, &r), 0);
 	assert_int_equal(rank_of(&f, r, 1), 0);     /* 0x300: n-10 */
 	assert_int_equal(rank_of(&f, r, 2), 1);     /* n-2 */

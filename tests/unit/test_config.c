@@ -14,24 +14,14 @@
 
 #include "core/log.h"
 #include "sm/config/config.h"
+#include "tests/unit/support.h"
 
 /* A temp file holding `text`, and a log sink the test can read back. */
 struct fixture {
-	char path[64];
+	char path[UT_PATH_MAX];
 	FILE *log;
 	char logbuf[8192];
 };
-
-static void write_file(struct fixture *fx, const char *text)
-{
-	snprintf(fx->path, sizeof(fx->path), "/tmp/ibsm-test-config.XXXXXX");
-	int fd = mkstemp(fx->path);
-	assert_true(fd >= 0);
-	FILE *f = fdopen(fd, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
 
 static void capture_log(struct fixture *fx)
 {
@@ -62,7 +52,7 @@ static void done(struct fixture *fx)
 /* Load `text`; returns the rc and leaves the log in fx. */
 static int load_text(struct fixture *fx, struct ibsm_config *c, const char *text)
 {
-	write_file(fx, text);
+	ut_temp_file(fx->path, sizeof(fx->path), "config", text);
 	capture_log(fx);
 	return config_load_yaml(c, fx->path);
 }

@@ -16,21 +16,14 @@
 #include "qos/qos_policy.h"
 #include "qos/qos_src.h"
 #include "sm/config/config.h"
+#include "tests/unit/support.h"
 
-static char path[64];
+static char path[UT_PATH_MAX];
 static FILE *log_sink;
 
 static int load(struct ibsm_config *c, const char *text)
 {
-	int fd;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/tmp/ibsm-test-qos.XXXXXX");
-	fd = mkstemp(path);
-	assert_true(fd >= 0);
-	f = fdopen(fd, "w");
-	fputs(text, f);
-	fclose(f);
+	ut_temp_file(path, sizeof(path), "qos", text);
 	log_sink = tmpfile();
 	log_set_stream(log_sink);
 	config_defaults(c);
@@ -39,7 +32,7 @@ static int load(struct ibsm_config *c, const char *text)
 
 static void logged_has(unsigned line, const char *what)
 {
-	char buf[4096], want[256];
+	char buf[4096], want[UT_PATH_MAX + 64];
 	size_t n;
 
 	fflush(log_sink);

@@ -19,6 +19,7 @@
 #include "routing/lft.h"
 #include "routing/verify.h"
 #include "topogen/topo_gen.h"
+#include "tests/unit/support.h"
 
 struct env {
 	struct fabric f;
@@ -32,13 +33,11 @@ struct env {
 static void setup_env(struct env *e)
 {
 	struct fattree_params p = { .levels = 2, .radix = 8, .oversub = 1 };
-	struct lid_assign_opts lo = { 0 };
 	struct route_options ro = { 0 };
 	char err[256];
 
 	memset(e, 0, sizeof(*e));
-	assert_int_equal(gen_fattree(&e->f, &p, err), 0);
-	assert_true(lid_assign(&e->f, &lo, NULL) >= 0);
+	ut_fattree(&e->f, &p, 0);
 	assert_int_equal(route_run(route_engine_find("ftree"), &e->f, &ro, &e->t, err), 0);
 	e->load = calloc(e->f.num_ports, sizeof(*e->load));
 	e->hot = calloc(e->f.num_ports, 1);

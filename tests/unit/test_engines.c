@@ -24,6 +24,7 @@
 #include "routing/lft.h"
 #include "routing/verify.h"
 #include "topogen/topo_gen.h"
+#include "tests/unit/support.h"
 
 /* ---- checking helpers ------------------------------------------------ */
 
@@ -148,12 +149,6 @@ static uint32_t *switch_dists(const struct fabric *f)
 	return d;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
 /* 1 if switch ordinal s has a CA or router cabled to it. */
 static int has_cas(const struct fabric *f, uint32_t s)
 {
@@ -191,7 +186,7 @@ static int credit_loop(const struct fabric *f, const struct lft_set *t,
 				e[ne++] = (uint64_t)ch[i] << 32 | ch[i + 1];
 			}
 		}
-	qsort(e, ne, sizeof(uint64_t), cmp_u64);
+	qsort(e, ne, sizeof(uint64_t), ut_cmp_u64);
 	uint32_t np = f->num_ports;
 	uint32_t *off = calloc(np + 2, sizeof(uint32_t));
 	for (size_t i = 0; i < ne; i++)
@@ -263,25 +258,6 @@ static void route_ok(const char *engine, const struct fabric *f,
 	assert_true(t->max_lid >= fab_max_lid(f));
 }
 
-/* Switches in a ring, each with `hcas` CAs. */
-static void ring(struct fabric *f, unsigned n, unsigned hcas)
-{
-	fab_init(f);
-	uint32_t *sw = malloc(n * sizeof(uint32_t));
-	for (unsigned i = 0; i < n; i++)
-		sw[i] = fab_add_node(f, FAB_SWITCH, 8, 0x1000 + i * 7 % n, "ring");
-	for (unsigned i = 0; i < n; i++)
-		assert_int_equal(fab_link(f, fab_port_idx(f, sw[i], 1),
-					  fab_port_idx(f, sw[(i + 1) % n], 2)), 0);
-	for (unsigned i = 0; i < n; i++)
-		for (unsigned h = 0; h < hcas; h++) {
-			uint32_t c = fab_add_node(f, FAB_CA, 1, 0x9000 + i * 8 + h, "ca");
-			assert_int_equal(fab_link(f, fab_port_idx(f, sw[i], 3 + h),
-						  fab_port_idx(f, c, 1)), 0);
-		}
-	free(sw);
-}
-
 /* ---- tests ----------------------------------------------------------- */
 
 static void registry_lists_and_finds(void **state)
@@ -306,7 +282,7 @@ static void minhop_ring_reaches_and_is_minimal(void **state)
 	struct fabric f;
 	struct lft_set t;
 	uint32_t longp;
-	ring(&f, 7, 2);
+	ut_ring(&f, 7, 2, 7);
 	assign(&f, 0);
 	route_ok("minhop", &f, &t, 0);
 	uint32_t *d = switch_dists(&f);
@@ -327,7 +303,7 @@ static void updn_ring_torus_random_no_credit_loops(void **state)
 	struct lft_set t;
 	char err[256];
 
-	ring(&f, 7, 2);
+	ut_ring(&f, 7, 2, 7);
 	assign(&f, 0);
 	route_ok("updn", &f, &t, 0);
 	assert_int_equal(check_reach(&f, &t, NULL, NULL), 0);
@@ -613,11 +589,11 @@ static void switch_lids_routed_and_disconnected_tolerated(void **state)
 	uint32_t s[4];
 	for (int i = 0; i < 4; i++)
 		s[i] = fab_add_node(&f, FAB_SWITCH, 4, 0x50 + i, "sw");
-	assert_int_equal(fab_link(&f, fab_port_idx(&f, s[0], 1), fab_port_idx(&f, s[1], 1)), 0);
-	assert_int_equal(fab_link(&f, fab_port_idx(&f, s[2], 1), fab_port_idx(&f, s[3], 1)), 0);
+	ut_link(&f, s[0], 1, s[1], 1);
+	ut_link(&f, s[2], 1, s[3], 1);
 	for (int i = 0; i < 4; i++) {
 		uint32_t c = fab_add_node(&f, FAB_CA, 1, 0x90 + i, "ca");
-		assert_int_equal(fab_link(&f, fab_port_idx(&f, s[i], 4), fab_port_idx(&f, c, 1)), 0);
+		ut_link(&f, s[i], 4, c, 1);
 	}
 	assign(&f, 0);
 	static const char *const engines[] = { "minhop", "updn" };
@@ -645,7 +621,7 @@ static void updn_honours_root_guids(void **state)
 	struct fabric f;
 	struct lft_set t;
 	char why[256];
-	ring(&f, 6, 1);
+	ut_ring(&f, 6, 1, 7);
 	assign(&f, 0);
 	/* Root = a switch of the ring: with one root every other switch
 	 * reaches it over the BFS tree, so paths to the root's LID are
@@ -694,7 +670,7 @@ static void fallback_list_logs_each_refusal(void **state)
 	(void)state;
 	struct fabric f;
 	struct lft_set t;
-	ring(&f, 4, 1);
+	ut_ring(&f, 4, 1, 7);
 	assign(&f, 0);
 	assert_int_equal(route_engine_register(&refuser, NULL), 0);
 	assert_int_equal(route_engine_register(&refuser, NULL), 0); /* same */
@@ -836,7 +812,7 @@ static void degenerate(struct fabric *f, int kind)
 	case 1:                         /* two CAs back to back */
 		a = fab_add_node(f, FAB_CA, 1, 0x10, "a");
 		b = fab_add_node(f, FAB_CA, 1, 0x20, "b");
-		assert_int_equal(fab_link(f, fab_port_idx(f, a, 1), fab_port_idx(f, b, 1)), 0);
+		ut_link(f, a, 1, b, 1);
 		break;
 	case 2:                         /* one switch, nothing on it */
 		fab_add_node(f, FAB_SWITCH, 8, 0x30, "sw");
@@ -846,8 +822,8 @@ static void degenerate(struct fabric *f, int kind)
 		s2 = fab_add_node(f, FAB_SWITCH, 8, 0x40, "sw2");
 		a = fab_add_node(f, FAB_CA, 1, 0x10, "a");
 		b = fab_add_node(f, FAB_CA, 1, 0x20, "b");
-		assert_int_equal(fab_link(f, fab_port_idx(f, s1, 1), fab_port_idx(f, a, 1)), 0);
-		assert_int_equal(fab_link(f, fab_port_idx(f, s2, 1), fab_port_idx(f, b, 1)), 0);
+		ut_link(f, s1, 1, a, 1);
+		ut_link(f, s2, 1, b, 1);
 		break;
 	}
 }

@@ -37,6 +37,7 @@
 #include "routing/lft.h"
 #include "routing/verify.h"
 #include "topogen/topo_gen.h"
+#include "tests/unit/support.h"
 
 /* ---- fabrics ---- */
 
@@ -44,10 +45,7 @@ static void make_tree(struct fabric *f, unsigned levels, unsigned radix,
 		      unsigned oversub, double remove, uint64_t seed, uint8_t lmc)
 {
 	struct fattree_params p = { levels, radix, oversub, remove, seed, 0 };
-	char err[256];
-	assert_int_equal(gen_fattree(f, &p, err), 0);
-	struct lid_assign_opts lo = { .lmc = lmc };
-	assert_true(lid_assign(f, &lo, NULL) >= 0);
+	ut_fattree(f, &p, lmc);
 }
 
 /* The engine's callbacks run directly (no route_run), tuned (tu NULL:
@@ -241,16 +239,10 @@ static void add_dep(struct eval *e, uint32_t a, uint32_t b)
 	e->dep[e->ndep++] = (uint64_t)a << 32 | b;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
 /* Kahn's algorithm on the deduplicated channel dependency graph. */
 static int cdg_has_cycle(struct eval *e, uint32_t nchan)
 {
-	qsort(e->dep, e->ndep, sizeof(uint64_t), cmp_u64);
+	qsort(e->dep, e->ndep, sizeof(uint64_t), ut_cmp_u64);
 	size_t n = 0;
 	for (size_t i = 0; i < e->ndep; i++)
 		if (!n || e->dep[i] != e->dep[n - 1])
@@ -595,9 +587,7 @@ static void guid_order(struct fabric *f, uint64_t seed)
 			if (b == FAB_NONE || b < a)
 				continue;
 			uint32_t bn = f->ports[b].node;
-			assert_int_equal(fab_link(&g, fab_port_idx(&g, new_of[i], p),
-						  fab_port_idx(&g, new_of[bn],
-							       f->ports[b].num)), 0);
+			ut_link(&g, new_of[i], p, new_of[bn], f->ports[b].num);
 		}
 	free(guid);
 	free(ord);
@@ -1484,10 +1474,7 @@ static void closed_case(unsigned levels, unsigned radix, unsigned oversub,
 {
 	struct fabric f;
 	struct fattree_params p = { levels, radix, oversub, remove, 7, hcas, shuffle };
-	char err[256];
-	assert_int_equal(gen_fattree(&f, &p, err), 0);
-	struct lid_assign_opts lo = { .lmc = lmc };
-	assert_true(lid_assign(&f, &lo, NULL) >= 0);
+	ut_fattree(&f, &p, lmc);
 	struct lft_set ref, fast;
 	struct route_options o1 = { .lmc = lmc, .threads = 1 };
 	struct ftree_tuning off = ftree_tuning_default;

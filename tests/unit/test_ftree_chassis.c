@@ -26,6 +26,7 @@
 #include "routing/lft.h"
 #include "routing/verify.h"
 #include "topogen/topo_gen.h"
+#include "tests/unit/support.h"
 
 static void make_director(struct fabric *f, unsigned d, unsigned r,
 			  unsigned n, double remove)
@@ -170,9 +171,7 @@ static void renumber_switches(const struct fabric *f, struct fabric *g,
 			if (q == FAB_NONE || f->ports[q].node < a)
 				continue;
 			uint32_t b = f->ports[q].node;
-			assert_int_equal(fab_link(g, fab_port_idx(g, newidx[a], p),
-						  fab_port_idx(g, newidx[b],
-							       f->ports[q].num)), 0);
+			ut_link(g, newidx[a], p, newidx[b], f->ports[q].num);
 		}
 	}
 	free(order);

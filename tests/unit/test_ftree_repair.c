@@ -30,15 +30,13 @@
 #include "routing/lft.h"
 #include "routing/verify.h"
 #include "topogen/topo_gen.h"
+#include "tests/unit/support.h"
 
 static void make_tree(struct fabric *f, unsigned levels, unsigned radix,
 		      double remove, uint64_t seed, uint8_t lmc)
 {
 	struct fattree_params p = { levels, radix, 1, remove, seed, 0, 0 };
-	char err[256];
-	assert_int_equal(gen_fattree(f, &p, err), 0);
-	struct lid_assign_opts lo = { .lmc = lmc };
-	assert_true(lid_assign(f, &lo, NULL) >= 0);
+	ut_fattree(f, &p, lmc);
 }
 
 /* Route f with ftree, tuned (tu NULL: the defaults); 1 when the repair
@@ -68,12 +66,6 @@ static uint32_t next_sw(const struct fabric *f, uint32_t s, uint8_t p)
 	return o == FAB_NONE || !fab_is_switch(f, o) ? FAB_NONE : f->nodes[o].sw_index;
 }
 
-static int cmp_u64(const void *x, const void *y)
-{
-	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
-	return a < b ? -1 : a > b;
-}
-
 /* Every entry's dependency (channel into a switch -> its next channel)
  * in one graph; 1 if it has a cycle (Kahn's algorithm). */
 static int full_cdg_cycle(const struct fabric *f, const struct lft_set *t)
@@ -101,7 +93,7 @@ static int full_cdg_cycle(const struct fabric *f, const struct lft_set *t)
 			edge[ne++] = (uint64_t)a << 32 | b;
 		}
 	/* dedupe, then count */
-	qsort(edge, ne, sizeof(*edge), cmp_u64);
+	qsort(edge, ne, sizeof(*edge), ut_cmp_u64);
 	size_t n = 0;
 	for (size_t i = 0; i < ne; i++)
 		if (!n || edge[n - 1] != edge[i])

@@ -13,26 +13,19 @@
 
 #include "core/guid_list.h"
 #include "core/log.h"
+#include "tests/unit/support.h"
 
-static char path[64];
+static char path[UT_PATH_MAX];
 
 static void write_file(const char *text)
 {
-	FILE *fp = fopen(path, "w");
-	assert_non_null(fp);
-	fputs(text, fp);
-	fclose(fp);
+	ut_write_file(path, text, strlen(text));
 }
 
 static int setup(void **state)
 {
 	(void)state;
-	int fd;
-	strcpy(path, "/tmp/ibsm-test-guids.XXXXXX");
-	fd = mkstemp(path);
-	if (fd < 0)
-		return -1;
-	close(fd);
+	ut_temp_file(path, sizeof(path), "guids", NULL);
 	return 0;
 }
 
@@ -87,7 +80,7 @@ static void rejects_bad_lines(void **state)
 {
 	(void)state;
 	uint64_t *g = (uint64_t *)1;
-	char err[256] = "", want[128];
+	char err[256] = "", want[UT_PATH_MAX + 32];
 	static const char *const bad[] = {
 		"0x1\nnot-a-guid\n", "0x1\n-5\n", "0x1\n0x12 0x13\n",
 		"0x1\n0x1ffffffffffffffff\n",

@@ -20,6 +20,7 @@
 #include "routing/lft.h"
 #include "sm/program/lft_program.h"
 #include "topogen/topo_gen.h"
+#include "tests/unit/support.h"
 
 static void alloc_rounds_and_clears(void **state)
 {
@@ -365,10 +366,10 @@ static void small_fabric(struct fabric *f, uint8_t lmc)
 		snprintf(d, sizeof(d), "Hca%d", i + 1);
 		c[i] = fab_add_node(f, FAB_CA, 2, 0x100000 + 3 * i + 1, d);
 	}
-	assert_int_equal(fab_link(f, fab_port_idx(f, s0, 1), fab_port_idx(f, c[0], 1)), 0);
-	assert_int_equal(fab_link(f, fab_port_idx(f, s0, 2), fab_port_idx(f, c[1], 1)), 0);
-	assert_int_equal(fab_link(f, fab_port_idx(f, s0, 3), fab_port_idx(f, s1, 3)), 0);
-	assert_int_equal(fab_link(f, fab_port_idx(f, s1, 1), fab_port_idx(f, c[2], 1)), 0);
+	ut_link(f, s0, 1, c[0], 1);
+	ut_link(f, s0, 2, c[1], 1);
+	ut_link(f, s0, 3, s1, 3);
+	ut_link(f, s1, 1, c[2], 1);
 	struct lid_assign_opts o = { .lmc = lmc };
 	assert_true(lid_assign(f, &o, NULL) >= 0);
 }
@@ -397,39 +398,20 @@ static void fill_local_sets_own_and_attached(void **state)
 	fab_free(&f);
 }
 
-static char *slurp(const char *path)
-{
-	FILE *in = fopen(path, "r");
-	assert_non_null(in);
-	char *buf = calloc(1, 1 << 20);
-	size_t n = fread(buf, 1, (1 << 20) - 1, in);
-	buf[n] = 0;
-	fclose(in);
-	return buf;
-}
-
-static void tmp_path(char *buf, size_t n, const char *tag)
-{
-	snprintf(buf, n, "%s/ibsm-test-lft-%d-%s", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
-		 (int)getpid(), tag);
-}
-
 static void write_read_round_trip(void **state)
 {
 	(void)state;
 	struct fabric f;
 	char err[256], path[256];
 	struct fattree_params p = { .levels = 2, .radix = 8, .oversub = 1 };
-	assert_int_equal(gen_fattree(&f, &p, err), 0);
-	struct lid_assign_opts lo = { .lmc = 1 };
-	assert_true(lid_assign(&f, &lo, NULL) >= 0);
+	ut_fattree(&f, &p, 1);
 	struct lft_set t, u;
 	struct route_options ro = { .lmc = 1 };
 	assert_int_equal(route_run(route_engine_find("minhop"), &f, &ro, &t, err), 0);
-	tmp_path(path, sizeof(path), "rt");
+	ut_tmp_path(path, sizeof(path), "lft-rt");
 	assert_int_equal(lft_write_dump_fts(&f, &t, path), 0);
 
-	char *text = slurp(path);
+	char *text = ut_slurp(path);
 	/* The exact shape infiniband-diags prints (and OpenSM's file engine
 	 * parses): header, two column lines, entries, count. */
 	assert_non_null(strstr(text, "Unicast lids [0x0-0x"));
@@ -481,18 +463,16 @@ static int read_error_in(const char *body, const char *needle,
 	struct lft_set t;
 	char path[256], logp[256];
 	small_fabric(&f, 0);
-	tmp_path(path, sizeof(path), "bad");
-	tmp_path(logp, sizeof(logp), "log");
-	FILE *o = fopen(path, "w");
-	fputs(body, o);
-	fclose(o);
+	ut_tmp_path(path, sizeof(path), "lft-bad");
+	ut_tmp_path(logp, sizeof(logp), "lft-log");
+	ut_write_file(path, body, strlen(body));
 	FILE *log = fopen(logp, "w+");
 	log_set_stream(log);
 	assert_int_equal(lft_alloc(&t, f.num_switches, max_lid), 0);
 	int r = lft_read_dump_fts(&f, &t, path, wide_lids);
 	log_set_stream(NULL);
 	fclose(log);
-	char *text = slurp(logp);
+	char *text = ut_slurp(logp);
 	char want[512];
 	snprintf(want, sizeof(want), "%s:%s", path, needle);
 	int found = strstr(text, want) != NULL;
@@ -540,18 +520,18 @@ static void entries_past_the_topology_skipped(void **state)
 	struct lft_set t;
 	char path[256], logp[256];
 	small_fabric(&f, 0);
-	tmp_path(path, sizeof(path), "past");
-	tmp_path(logp, sizeof(logp), "log");
-	FILE *o = fopen(path, "w");
-	fputs(HDR "0x0001 000 : (x)\n0x0005 002 : (x)\n0x0050 003 : (gone)\n0x0051 003 : (gone)\n", o);
-	fclose(o);
+	ut_tmp_path(path, sizeof(path), "lft-past");
+	ut_tmp_path(logp, sizeof(logp), "lft-log");
+	static const char body[] =
+		HDR "0x0001 000 : (x)\n0x0005 002 : (x)\n0x0050 003 : (gone)\n0x0051 003 : (gone)\n";
+	ut_write_file(path, body, sizeof(body) - 1);
 	FILE *log = fopen(logp, "w+");
 	log_set_stream(log);
 	assert_int_equal(lft_alloc(&t, f.num_switches, 0x10), 0);
 	assert_int_equal(lft_read_dump_fts(&f, &t, path, 0), 0);
 	log_set_stream(NULL);
 	fclose(log);
-	char *text = slurp(logp);
+	char *text = ut_slurp(logp);
 	assert_non_null(strstr(text, "2 entries for LIDs above the topology's top LID 0x10"));
 	free(text);
 	assert_int_equal(lft_get(&t, 0, 1), 0);
@@ -581,10 +561,8 @@ static void wide_lids_read_only_when_asked(void **state)
 	struct lft_set t;
 	char path[256];
 	small_fabric(&f, 0);
-	tmp_path(path, sizeof(path), "wide");
-	FILE *o = fopen(path, "w");
-	fputs(body, o);
-	fclose(o);
+	ut_tmp_path(path, sizeof(path), "lft-wide");
+	ut_write_file(path, body, strlen(body));
 	assert_int_equal(lft_alloc(&t, f.num_switches, 0x10000), 0);
 	assert_int_equal(lft_read_dump_fts(&f, &t, path, 1), 0);
 	assert_int_equal(lft_get(&t, 0, 1), 0);
@@ -613,7 +591,7 @@ static void unknown_switch_skipped_and_short_dump_tolerated(void **state)
 	struct lft_set t;
 	char path[256];
 	small_fabric(&f, 0);
-	tmp_path(path, sizeof(path), "short");
+	ut_tmp_path(path, sizeof(path), "lft-short");
 	FILE *o = fopen(path, "w");
 	/* A switch we do not have, then ours with the top LID (64) left out,
 	 * as dump_fts does when the top LID is a multiple of 64. */

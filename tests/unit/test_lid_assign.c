@@ -16,6 +16,7 @@
 #include "core/fabric.h"
 #include "core/lid_assign.h"
 #include "core/log.h"
+#include "tests/unit/support.h"
 
 /* 2 switches, 3 linked CAs (one with 2 linked ports) and one unlinked CA
  * port: endpoints are 2 switch port 0s + 4 CA ports. */
@@ -30,11 +31,11 @@ static void small_fabric(struct fabric *f)
 	for (uint32_t n = a; n <= c; n++)
 		for (unsigned p = 1; p <= f->nodes[n].num_ports; p++)
 			fab_port(f, n, p)->guid = f->nodes[n].guid + p;
-	assert_int_equal(fab_link(f, fab_port_idx(f, s0, 1), fab_port_idx(f, s1, 1)), 0);
-	assert_int_equal(fab_link(f, fab_port_idx(f, s0, 2), fab_port_idx(f, a, 1)), 0);
-	assert_int_equal(fab_link(f, fab_port_idx(f, s0, 3), fab_port_idx(f, a, 2)), 0);
-	assert_int_equal(fab_link(f, fab_port_idx(f, s1, 2), fab_port_idx(f, b, 1)), 0);
-	assert_int_equal(fab_link(f, fab_port_idx(f, s1, 3), fab_port_idx(f, c, 1)), 0);
+	ut_link(f, s0, 1, s1, 1);
+	ut_link(f, s0, 2, a, 1);
+	ut_link(f, s0, 3, a, 2);
+	ut_link(f, s1, 2, b, 1);
+	ut_link(f, s1, 3, c, 1);
 }
 
 /* Every endpoint has a LID range inside 1..max, aligned, disjoint. */
@@ -258,9 +259,7 @@ static void map_file(void **state)
 	FILE *log = tmpfile();
 	log_set_stream(log);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		fp = fopen(path, "w");
-		fputs(bad[i], fp);
-		fclose(fp);
+		ut_write_file(path, bad[i], strlen(bad[i]));
 		if (lid_map_load(&m, path) != -EINVAL)
 			fail_msg("guid2lid \"%s\" was accepted", bad[i]);
 		assert_int_equal(m.count, 0);
@@ -288,7 +287,7 @@ static void large(void **state)
 		for (unsigned p = 1; p <= 32; p++) {
 			uint32_t ca = fab_add_node(&f, FAB_CA, 1, 0x1000000 + (s * 64 + p) * 2, NULL);
 			fab_port(&f, ca, 1)->guid = f.nodes[ca].guid + 1;
-			assert_int_equal(fab_link(&f, fab_port_idx(&f, sw, p), fab_port_idx(&f, ca, 1)), 0);
+			ut_link(&f, sw, p, ca, 1);
 		}
 	}
 	struct lid_assign_opts o = { .lmc = 0 };

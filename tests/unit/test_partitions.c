@@ -19,21 +19,18 @@
 #include "core/log.h"
 #include "partition/part_table.h"
 #include "sm/config/config.h"
+#include "tests/unit/support.h"
 
 static char logbuf[8192];
 
+/* PATH: UT_PATH_MAX bytes. */
 static int load(struct ibsm_config *c, const char *text, char *path)
 {
-	FILE *f, *lg;
-	int fd, rc;
+	FILE *lg;
+	int rc;
 	size_t n;
 
-	strcpy(path, "/tmp/ibsm-test-part.XXXXXX");
-	fd = mkstemp(path);
-	assert_true(fd >= 0);
-	f = fdopen(fd, "w");
-	fputs(text, f);
-	fclose(f);
+	ut_temp_file(path, UT_PATH_MAX, "part", text);
 	lg = tmpfile();
 	log_set_stream(lg);
 	rc = config_load_yaml(c, path);
@@ -76,7 +73,7 @@ static const char good[] =
 static void test_yaml_good_and_round_trip(void **state)
 {
 	struct ibsm_config c, d;
-	char path[64], *printed = NULL;
+	char path[UT_PATH_MAX], *printed = NULL;
 	size_t len = 0;
 	FILE *f;
 
@@ -119,7 +116,7 @@ static void test_yaml_good_and_round_trip(void **state)
 static void test_yaml_errors_name_lines(void **state)
 {
 	struct ibsm_config c, d;
-	char path[64];
+	char path[UT_PATH_MAX];
 
 	(void)state;
 	config_defaults(&c);
@@ -191,14 +188,7 @@ static void make_fabric(struct fx *x, unsigned ca_cap, unsigned sw_enf_cap)
 	x->a = add_ca(x, 0x20, sw, 2);
 	x->b = add_ca(x, 0x30, sw, 3);
 	x->c = add_ca(x, 0x40, sw, 4);
-	x->r.cap_nodes = f->num_nodes;
-	x->r.cap_ports = f->num_ports;
-	x->r.node_info = calloc(f->num_nodes, 64);
-	x->r.sw_info = calloc(f->num_nodes, 64);
-	x->r.port_info = calloc(f->num_ports, 64);
-	x->r.port_info_ok = calloc(f->num_ports, 1);
-	assert_non_null(x->r.node_info);
-	assert_non_null(x->r.sw_info);
+	ut_subnet_arrays(&x->r);
 	for (uint32_t n = 0; n < f->num_nodes; n++)
 		mad_set_field(x->r.node_info[n], 0, IB_NODE_PARTITION_CAP_F,
 			      f->nodes[n].type == FAB_SWITCH ? 32 : ca_cap);
@@ -222,7 +212,7 @@ static void keys_are(const struct part_tables *t, uint32_t p, const uint16_t *wa
 static struct part_conf *conf(const char *yaml)
 {
 	struct ibsm_config c;
-	char path[64];
+	char path[UT_PATH_MAX];
 
 	config_defaults(&c);
 	assert_int_equal(load(&c, yaml, path), 0);

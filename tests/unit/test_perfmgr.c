@@ -14,6 +14,7 @@
 #include "perfmgr/noisy.h"
 #include "sm/health/link_hold.h"
 #include "mad/gmp.h"
+#include "tests/unit/support.h"
 
 static void test_delta(void **state)
 {
@@ -124,14 +125,13 @@ static void test_noisy_hysteresis(void **state)
 	struct pm_port other = p;
 	struct acts x = { 0 };
 	struct noisy n;
-	char path[] = "/tmp/ibsm-noisy-XXXXXX";
+	char path[UT_PATH_MAX];
 	char line[4096];
 	FILE *f;
-	int fd = mkstemp(path), lines = 0;
+	int lines = 0;
 
 	(void)state;
-	assert_true(fd >= 0);
-	close(fd);
+	ut_temp_file(path, sizeof(path), "noisy", NULL);
 	o.threshold[PM_SYMBOL_ERR] = 4;
 	assert_int_equal(noisy_init(&n, &o, path, record, &x), 0);
 	sample(&n, &p, 0, 3);           /* below */

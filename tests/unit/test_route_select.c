@@ -20,26 +20,15 @@
 #include "routing/path_sl.h"
 #include "routing/route_select.h"
 #include "routing/verify.h"
+#include "tests/unit/support.h"
 
 /* Switches in a ring, each with `hcas` CAs: minhop's shortest paths go
  * both ways round it, a credit loop on one VL; updn's do not. */
 static void ring(struct fabric *f, unsigned n, unsigned hcas)
 {
 	struct lid_assign_opts o = { 0 };
-	uint32_t sw[16];
 
-	fab_init(f);
-	for (unsigned i = 0; i < n; i++)
-		sw[i] = fab_add_node(f, FAB_SWITCH, 8, 0x1000 + i, "ring");
-	for (unsigned i = 0; i < n; i++)
-		assert_int_equal(fab_link(f, fab_port_idx(f, sw[i], 1),
-					  fab_port_idx(f, sw[(i + 1) % n], 2)), 0);
-	for (unsigned i = 0; i < n; i++)
-		for (unsigned h = 0; h < hcas; h++) {
-			uint32_t c = fab_add_node(f, FAB_CA, 1, 0x9000 + i * 8 + h, "ca");
-			assert_int_equal(fab_link(f, fab_port_idx(f, sw[i], 3 + h),
-						  fab_port_idx(f, c, 1)), 0);
-		}
+	ut_ring(f, n, hcas, 1);
 	assert_true(lid_assign(f, &o, NULL) >= 0);
 }
 

@@ -18,6 +18,7 @@
 #include "sa/sa_layout.h"
 #include "sa/sa_server.h"
 #include "sa/sa_sl2vl.h"
+#include "tests/unit/support.h"
 
 static void test_layout_sizes(void **state)
 {
@@ -197,12 +198,7 @@ static void mini_build(struct mini *m)
 	fab_port(f, ca[0], 1)->guid = 0x201;
 	fab_port(f, ca[1], 1)->lid = 3;
 	fab_port(f, ca[1], 1)->guid = 0x301;
-	m->r.cap_nodes = f->num_nodes;
-	m->r.cap_ports = f->num_ports;
-	m->r.node_info = calloc(f->num_nodes, 64);
-	m->r.sw_info = calloc(f->num_nodes, 64);
-	m->r.port_info = calloc(f->num_ports, 64);
-	m->r.port_info_ok = calloc(f->num_ports, 1);
+	ut_subnet_arrays(&m->r);
 	for (uint32_t n = 0; n < f->num_nodes; n++) {
 		mad_set_field(m->r.node_info[n], 0, IB_NODE_TYPE_F, f->nodes[n].type);
 		mad_set_field64(m->r.node_info[n], 0, IB_NODE_GUID_F, f->nodes[n].guid);

@@ -18,6 +18,7 @@
 
 #include "sa/sa_persist.h"
 #include "sm/config/config.h"
+#include "tests/unit/support.h"
 
 struct state {
 	struct mcast_db mc;
@@ -42,21 +43,16 @@ static void state_free(struct state *s)
 	sa_inform_db_free(&s->ii);
 }
 
-static void tmp_path(char *buf, size_t len)
-{
-	snprintf(buf, len, "/tmp/test_sa_persist.%d", (int)getpid());
-}
-
 static void test_round_trip(void **unused)
 {
 	struct state a, b;
 	struct sa_persist_stats st;
 	uint8_t bc[16], g2[16] = { 0xff, 0x12, 0x60, 0x1b, 0xff, 0xff };
 	struct mcast_group *g;
-	char path[64];
+	char path[UT_PATH_MAX];
 
 	(void)unused;
-	tmp_path(path, sizeof(path));
+	ut_tmp_path(path, sizeof(path), "sa-persist");
 	state_init(&a);
 	mcast_ipoib_broadcast_mgid(bc, 0xffff);
 	g = mcast_create(&a.mc, bc, 0xffff, 0x0B1B, 4, 3, true);
@@ -119,20 +115,11 @@ static void test_round_trip(void **unused)
 	unlink(path);
 }
 
-static void write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
-
 static void test_bad_files(void **unused)
 {
 	struct state s;
 	struct sa_persist_stats st;
-	char path[64];
+	char path[UT_PATH_MAX];
 	static const char *const bad[] = {
 		"not a state file\n",
 		"ibsm-sa-state 1\ngroup ff12 0xc000\n",
@@ -144,10 +131,10 @@ static void test_bad_files(void **unused)
 	};
 
 	(void)unused;
-	tmp_path(path, sizeof(path));
+	ut_tmp_path(path, sizeof(path), "sa-persist");
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		state_init(&s);
-		write_file(path, bad[i]);
+		ut_write_file(path, bad[i], strlen(bad[i]));
 		assert_int_equal(sa_persist_load(path, &s.v, 0, &st), -EINVAL);
 		assert_int_equal(s.mc.num_groups, 0);
 		state_free(&s);
@@ -163,7 +150,7 @@ static void test_bad_files(void **unused)
 		for (int i = 0; i < SA_SERVICE_REC_LEN; i++)
 			n += snprintf(text + n, sizeof(text) - (size_t)n, "00");
 		snprintf(text + n, sizeof(text) - (size_t)n, " 5\n");
-		write_file(path, text);
+		ut_write_file(path, text, strlen(text));
 	}
 	assert_int_equal(sa_persist_load(path, &s.v, 0, &st), 0);
 	assert_int_equal(st.services, 0);
@@ -180,7 +167,7 @@ static void test_bad_files(void **unused)
 		for (int i = 0; i < SA_SERVICE_REC_LEN; i++)
 			n += snprintf(text + n, sizeof(text) - (size_t)n, "00");
 		snprintf(text + n, sizeof(text) - (size_t)n, " 0\n");
-		write_file(path, text);
+		ut_write_file(path, text, strlen(text));
 	}
 	assert_int_equal(sa_persist_load(path, &s.v, 0, &st), 0);
 	assert_int_equal(st.groups, 1);

@@ -18,6 +18,7 @@
 #include "core/log.h"
 #include "formats/topo_read.h"
 #include "topogen/topo_gen.h"
+#include "tests/unit/support.h"
 
 struct counts {
 	uint32_t cas, switches, sw_links, ca_links, unused_sw_ports;
@@ -65,12 +66,6 @@ static int connected(const struct fabric *f)
 	return t == f->num_nodes;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
 /* Properties every generated fabric has. */
 static void check_invariants(const struct fabric *f)
 {
@@ -97,7 +92,7 @@ static void check_invariants(const struct fabric *f)
 			assert_true(f->ports[p->peer].node != n);   /* no self links */
 		}
 	}
-	qsort(g, f->num_nodes, sizeof(*g), cmp_u64);
+	qsort(g, f->num_nodes, sizeof(*g), ut_cmp_u64);
 	for (uint32_t n = 1; n < f->num_nodes; n++)
 		assert_true(g[n] != g[n - 1]);
 	free(g);
@@ -663,17 +658,6 @@ static void net_writer_round_trip(void **state)
 	fab_free(&f);
 }
 
-static char *slurp(const char *path)
-{
-	FILE *fp = fopen(path, "r");
-	assert_non_null(fp);
-	static char buf[1 << 16];
-	size_t n = fread(buf, 1, sizeof(buf) - 1, fp);
-	buf[n] = '\0';
-	fclose(fp);
-	return buf;
-}
-
 /* Descriptions that cannot be ids (duplicates, spaces, quotes, ids of
  * ibnetdiscover's shape) get "S-/H-<guid>" ids but keep their text; the
  * first record is a CA even when node 0 is a switch. */
@@ -691,17 +675,17 @@ static void net_writer_odd_names(void **state)
 	fab_port(&f, c0, 2)->guid = 0x22;
 	fab_port(&f, c1, 1)->guid = 0x31;
 	fab_port(&f, c2, 1)->guid = 0x41;
-	assert_int_equal(fab_link(&f, fab_port_idx(&f, s0, 1), fab_port_idx(&f, s1, 1)), 0);
-	assert_int_equal(fab_link(&f, fab_port_idx(&f, s0, 2), fab_port_idx(&f, c0, 1)), 0);
-	assert_int_equal(fab_link(&f, fab_port_idx(&f, s1, 2), fab_port_idx(&f, c0, 2)), 0);
-	assert_int_equal(fab_link(&f, fab_port_idx(&f, s1, 3), fab_port_idx(&f, c1, 1)), 0);
-	assert_int_equal(fab_link(&f, fab_port_idx(&f, s0, 4), fab_port_idx(&f, c2, 1)), 0);
+	ut_link(&f, s0, 1, s1, 1);
+	ut_link(&f, s0, 2, c0, 1);
+	ut_link(&f, s1, 2, c0, 2);
+	ut_link(&f, s1, 3, c1, 1);
+	ut_link(&f, s0, 4, c2, 1);
 	f.nodes[s0].enhanced_sp0 = 1;
 
 	char path[128];
 	snprintf(path, sizeof(path), "%s/odd.net", tmpdir);
 	assert_int_equal(topo_write_ibsim_net(&f, path), 0);
-	const char *text = slurp(path);
+	char *text = ut_slurp(path);
 	/* first record: the first CA */
 	const char *rec = strstr(text, "\nCa\t");
 	assert_non_null(rec);
@@ -718,6 +702,7 @@ static void net_writer_odd_names(void **state)
 		assert_true(e - l < 255);
 		l = e + 1;
 	}
+	free(text);
 
 	struct fabric g;
 	assert_int_equal(topo_read_ibsim_net(&g, path), 0);
@@ -807,7 +792,7 @@ static void peers_sorted(const struct fabric *f, uint32_t n, uint64_t *out)
 {
 	for (unsigned i = 1; i <= f->nodes[n].num_ports; i++)
 		out[i - 1] = fab_peer_node(f, f->nodes[n].first_port + i);
-	qsort(out, f->nodes[n].num_ports, sizeof(*out), cmp_u64);
+	qsort(out, f->nodes[n].num_ports, sizeof(*out), ut_cmp_u64);
 }
 
 /* --guids random and --shuffle-ports, every shape, three seeds: GUIDs
@@ -876,7 +861,7 @@ static void realistic_fabrics(void **state)
 							 fab_port(&b, n, i)->peer);
 				same_guid += d.nodes[n].guid == x->guid;
 			}
-			qsort(all, cnt, sizeof(*all), cmp_u64);
+			qsort(all, cnt, sizeof(*all), ut_cmp_u64);
 			for (uint32_t i = 1; i < cnt; i++)
 				assert_true(all[i] != all[i - 1]);
 			free(all);

@@ -16,6 +16,7 @@
 #include "core/fabric.h"
 #include "core/log.h"
 #include "formats/topo_read.h"
+#include "tests/unit/support.h"
 
 static const char golden_ibnd[] =
 	"#\n# Topology file: generated on Sun Nov 22 17:46:28 2026\n#\n"
@@ -107,14 +108,6 @@ static int teardown(void **state)
 	return 0;
 }
 
-static void write_file(const char *path, const void *data, size_t len)
-{
-	FILE *fp = fopen(path, "wb");
-	assert_non_null(fp);
-	assert_int_equal(fwrite(data, 1, len, fp), len);
-	fclose(fp);
-}
-
 static void log_reset(struct ctx *c)
 {
 	fflush(c->log);
@@ -170,7 +163,7 @@ static void golden_ibnetdiscover(void **state)
 {
 	struct ctx *c = *state;
 	struct fabric f;
-	write_file(c->path, golden_ibnd, strlen(golden_ibnd));
+	ut_write_file(c->path, golden_ibnd, strlen(golden_ibnd));
 	assert_int_equal(topo_read_ibnetdiscover(&f, c->path), 0);
 	check_golden_shape(&f);
 	uint32_t s1 = node_of(&f, 0x200000), h1 = node_of(&f, 0x100000);
@@ -202,7 +195,7 @@ static void golden_ibsim_net(void **state)
 {
 	struct ctx *c = *state;
 	struct fabric f;
-	write_file(c->path, golden_net, strlen(golden_net));
+	ut_write_file(c->path, golden_net, strlen(golden_net));
 	assert_int_equal(topo_read_ibsim_net(&f, c->path), 0);
 	check_golden_shape(&f);
 	uint32_t s1 = node_of(&f, 0x200000);
@@ -223,7 +216,7 @@ static void golden_osm_subnet_lst(void **state)
 	struct ctx *c = *state;
 	struct fabric f;
 
-	write_file(c->path, golden_osm_subnet, strlen(golden_osm_subnet));
+	ut_write_file(c->path, golden_osm_subnet, strlen(golden_osm_subnet));
 	assert_int_equal(topo_read_osm_subnet(&f, c->path), 0);
 	check_golden_shape(&f);
 	uint32_t s1 = node_of(&f, 0x200000), h4 = node_of(&f, 0x100009);
@@ -269,7 +262,7 @@ static void osm_subnet_malformed(void **state)
 		struct fabric f;
 		char want[200];
 
-		write_file(c->path, bad[i], strlen(bad[i]));
+		ut_write_file(c->path, bad[i], strlen(bad[i]));
 		log_reset(c);
 		assert_int_equal(topo_read(&f, c->path, TOPO_OSM_SUBNET), -EINVAL);
 		snprintf(want, sizeof(want), "%s:%d:", c->path, i == 2 || i == 3 ? 2 : 1);
@@ -292,7 +285,7 @@ static void ibsim_guid_rules(void **state)
 		"Hca 2 \"m\"\n\n"
 		"Rt 1 \"r\"\n";
 	struct fabric f;
-	write_file(c->path, net, sizeof(net) - 1);
+	ut_write_file(c->path, net, sizeof(net) - 1);
 	assert_int_equal(topo_read_ibsim_net(&f, c->path), 0);
 	uint32_t a = node_of(&f, 0x5000), b = node_of(&f, 0x5001);
 	uint32_t h = node_of(&f, 0x9000);
@@ -322,7 +315,7 @@ static void writers_round_trip(void **state)
 {
 	struct ctx *c = *state;
 	struct fabric f, g;
-	write_file(c->path, golden_ibnd, strlen(golden_ibnd));
+	ut_write_file(c->path, golden_ibnd, strlen(golden_ibnd));
 	assert_int_equal(topo_read(&f, c->path, TOPO_AUTO), 0);
 	char out[160];
 	snprintf(out, sizeof(out), "%s/out.ibnd", c->dir);
@@ -502,7 +495,7 @@ static void malformed_inputs(void **state)
 		size_t len = strlen(b->text);
 		if (!strcmp(b->name, "NUL bytes"))
 			len = 25;
-		write_file(c->path, b->text, len);
+		ut_write_file(c->path, b->text, len);
 		log_reset(c);
 		struct fabric f;
 		int r = b->ibsim ? topo_read_ibsim_net(&f, c->path) :
@@ -582,7 +575,7 @@ static void mutations_never_crash(void **state)
 				for (int k = 0; k < 3; k++)
 					buf[rand_r(&seed) % len] = (char)(rand_r(&seed) % 256);
 			}
-			write_file(c->path, buf, n);
+			ut_write_file(c->path, buf, n);
 			log_reset(c);
 			struct fabric f;
 			int r = topo_read(&f, c->path, fmts[s]);

@@ -20,6 +20,7 @@
 #include "routing/lft.h"
 #include "routing/verify.h"
 #include "topogen/topo_gen.h"
+#include "tests/unit/support.h"
 
 /* ---- building blocks ---- */
 
@@ -43,12 +44,6 @@ static uint32_t add_ca(struct fabric *f, const char *name, uint32_t lid,
 	fab_port(f, n, 1)->lmc = lmc;
 	fab_port(f, n, 1)->guid = guid;
 	return n;
-}
-
-static void link_nodes(struct fabric *f, uint32_t a, unsigned pa, uint32_t b,
-		       unsigned pb)
-{
-	assert_int_equal(fab_link(f, fab_port_idx(f, a, pa), fab_port_idx(f, b, pb)), 0);
 }
 
 static uint32_t sw_of(const struct fabric *f, uint32_t n)
@@ -138,10 +133,10 @@ static void make_line(struct line *l)
 	l->s2 = add_sw(&l->f, 4, "S2", 2);
 	l->s3 = add_sw(&l->f, 4, "S3", 3);
 	l->ca3 = add_ca(&l->f, "ca3", 11, 0);
-	link_nodes(&l->f, l->ca1, 1, l->s1, 1);
-	link_nodes(&l->f, l->s1, 2, l->s2, 1);
-	link_nodes(&l->f, l->s2, 2, l->s3, 1);
-	link_nodes(&l->f, l->s3, 2, l->ca3, 1);
+	ut_link(&l->f, l->ca1, 1, l->s1, 1);
+	ut_link(&l->f, l->s1, 2, l->s2, 1);
+	ut_link(&l->f, l->s2, 2, l->s3, 1);
+	ut_link(&l->f, l->s3, 2, l->ca3, 1);
 }
 
 /* ---- the verdicts ---- */
@@ -289,10 +284,10 @@ static void credit_loop_is_caught(void **state)
 		sw[i] = add_sw(&f, 4, name, 1 + i);
 		snprintf(name, sizeof(name), "c%d", i);
 		ca[i] = add_ca(&f, name, 10 + i, 0);
-		link_nodes(&f, ca[i], 1, sw[i], 3);
+		ut_link(&f, ca[i], 1, sw[i], 3);
 	}
 	for (int i = 0; i < 4; i++)
-		link_nodes(&f, sw[i], 1, sw[(i + 1) % 4], 2);
+		ut_link(&f, sw[i], 1, sw[(i + 1) % 4], 2);
 	assert_int_equal(lft_alloc(&t, 4, fab_max_lid(&f)), 0);
 	lft_fill_local(&f, &t);
 	for (int s = 0; s < 4; s++)
@@ -354,14 +349,14 @@ static void make_tiny_tree(struct ftree *x, uint8_t lmc)
 	x->B = add_sw(&x->f, 4, "B", 2);
 	x->S0 = add_sw(&x->f, 2, "S0", 3);
 	x->S1 = add_sw(&x->f, 2, "S1", 4);
-	link_nodes(&x->f, x->ca[0], 1, x->A, 1);
-	link_nodes(&x->f, x->ca[1], 1, x->A, 2);
-	link_nodes(&x->f, x->ca[2], 1, x->B, 1);
-	link_nodes(&x->f, x->ca[3], 1, x->B, 2);
-	link_nodes(&x->f, x->A, 3, x->S0, 1);
-	link_nodes(&x->f, x->A, 4, x->S1, 1);
-	link_nodes(&x->f, x->B, 3, x->S0, 2);
-	link_nodes(&x->f, x->B, 4, x->S1, 2);
+	ut_link(&x->f, x->ca[0], 1, x->A, 1);
+	ut_link(&x->f, x->ca[1], 1, x->A, 2);
+	ut_link(&x->f, x->ca[2], 1, x->B, 1);
+	ut_link(&x->f, x->ca[3], 1, x->B, 2);
+	ut_link(&x->f, x->A, 3, x->S0, 1);
+	ut_link(&x->f, x->A, 4, x->S1, 1);
+	ut_link(&x->f, x->B, 3, x->S0, 2);
+	ut_link(&x->f, x->B, 4, x->S1, 2);
 }
 
 /* CA i's LID k goes up through spine (i + k) % 2 (or spine 0 for all if
@@ -531,10 +526,10 @@ static void loop_message_follows_search_order(void **state)
 	fab_init(&f);
 	uint32_t a = add_sw(&f, 4, "A", 1), b = add_sw(&f, 4, "B", 2);
 	uint32_t d = add_sw(&f, 4, "D", 3), ca = add_ca(&f, "ca", 10, 0);
-	link_nodes(&f, d, 1, b, 1);
-	link_nodes(&f, d, 2, a, 1);
-	link_nodes(&f, a, 2, b, 2);
-	link_nodes(&f, d, 3, ca, 1);
+	ut_link(&f, d, 1, b, 1);
+	ut_link(&f, d, 2, a, 1);
+	ut_link(&f, a, 2, b, 2);
+	ut_link(&f, d, 3, ca, 1);
 	route_min(&f, &t);
 	lft_set_port(&t, sw_of(&f, a), 10, 2);
 	lft_set_port(&t, sw_of(&f, b), 10, 2);
