@@ -439,6 +439,29 @@ static void catch_signals(struct sm_signals *sig)
 	sigaction(SIGHUP, &sa, NULL);
 }
 
+/* The end, once the port was opened (whether or not the SM ran). Under
+ * libumad2sim its exit handler joins its receiver thread, which can sit
+ * on a lock for ever (seen: ibsm hung after "stopping", and after a bad
+ * QoS policy's error, in tests): skip the exit handlers, checking for
+ * leaks first when built with ASan, as exit would have. */
+static int leave(struct ibsm_main *m, int status)
+{
+	config_free(&m->cfg);
+	free(m->sets);
+	if (m->logf) {
+		log_set_stream(NULL);
+		fclose(m->logf);
+	}
+	if (mt_simulated()) {
+		fflush(NULL);
+#if defined(__SANITIZE_ADDRESS__)
+		__lsan_do_leak_check();
+#endif
+		_exit(status);
+	}
+	return status;
+}
+
 int main(int argc, char **argv)
 {
 	static struct ibsm_main m;     /* reload() reaches it from the loop */
@@ -477,29 +500,12 @@ int main(int argc, char **argv)
 		log_warn("cannot create cache directory %s: %s", m.cfg.cache_dir,
 			 strerror(errno));
 	if (attach(&m.cfg, &t) < 0 || start_sm(&sm, &m.cfg, t) < 0)
-		return 1;
+		return leave(&m, 1);
 	catch_signals(&sig);
 
 	/* (the pipe stays open to the end: a handler may still write) */
 	status = sm_run(&sm, &sig);
 	sm_free(&sm);
 	mt_close(t);
-	config_free(&m.cfg);
-	free(m.sets);
-	if (m.logf) {
-		log_set_stream(NULL);
-		fclose(m.logf);
-	}
-	if (mt_simulated()) {
-		/* libumad2sim's exit handler joins its receiver thread, which
-		 * can sit on a lock for ever (seen: ibsm hung after "stopping"
-		 * in a test). Skip the exit handlers; check for leaks first
-		 * when built with ASan, as exit would have. */
-		fflush(NULL);
-#if defined(__SANITIZE_ADDRESS__)
-		__lsan_do_leak_check();
-#endif
-		_exit(status);
-	}
-	return status;
+	return leave(&m, status);
 }
