@@ -45,7 +45,7 @@ void lid_dest_free(struct lid_dest *ld)
 	free(ld->port);
 }
 
-int walk(const struct fabric *f, const struct lft_set *t,
+int ec_walk(const struct fabric *f, const struct lft_set *t,
 	 const struct lid_dest *ld, uint32_t s, uint32_t lid,
 	 uint32_t *chans)
 {
@@ -69,7 +69,7 @@ int walk(const struct fabric *f, const struct lft_set *t,
 	return -2;
 }
 
-uint32_t check_reach(const struct fabric *f, const struct lft_set *t,
+uint32_t ec_check_reach(const struct fabric *f, const struct lft_set *t,
 		     const uint32_t *dist, uint32_t *long_paths)
 {
 	struct lid_dest ld;
@@ -81,7 +81,7 @@ uint32_t check_reach(const struct fabric *f, const struct lft_set *t,
 		for (uint32_t lid = 1; lid <= ld.max_lid; lid++) {
 			if (ld.sw[lid] == FAB_NONE)
 				continue;
-			int h = walk(f, t, &ld, s, lid, NULL);
+			int h = ec_walk(f, t, &ld, s, lid, NULL);
 			if (h < 0) {
 				if (bad++ < 3)
 					fprintf(stderr, "switch %u -> LID %u: %s\n", s, lid,
@@ -95,7 +95,7 @@ uint32_t check_reach(const struct fabric *f, const struct lft_set *t,
 	return bad;
 }
 
-uint32_t *switch_dists(const struct fabric *f)
+uint32_t *ec_switch_dists(const struct fabric *f)
 {
 	uint32_t n = f->num_switches;
 	uint32_t *d = malloc((size_t)n * n * sizeof(uint32_t));
@@ -136,7 +136,7 @@ static int has_cas(const struct fabric *f, uint32_t s)
 	return 0;
 }
 
-int credit_loop(const struct fabric *f, const struct lft_set *t,
+int ec_credit_loop(const struct fabric *f, const struct lft_set *t,
 		int ca_dests_only)
 {
 	struct lid_dest ld;
@@ -150,7 +150,7 @@ int credit_loop(const struct fabric *f, const struct lft_set *t,
 				continue;
 			if (ca_dests_only && fab_is_switch(f, f->ports[ld.port[lid]].node))
 				continue;
-			int h = walk(f, t, &ld, s, lid, ch);
+			int h = ec_walk(f, t, &ld, s, lid, ch);
 			for (int i = 0; i + 1 < h; i++) {
 				if (ne == cap)
 					e = realloc(e, (cap *= 2) * sizeof(uint64_t));
@@ -203,18 +203,18 @@ int credit_loop(const struct fabric *f, const struct lft_set *t,
 	return loop;
 }
 
-int has_credit_loop(const struct fabric *f, const struct lft_set *t)
+int ec_has_credit_loop(const struct fabric *f, const struct lft_set *t)
 {
-	return credit_loop(f, t, 0);
+	return ec_credit_loop(f, t, 0);
 }
 
-void assign(struct fabric *f, uint8_t lmc)
+void ec_assign(struct fabric *f, uint8_t lmc)
 {
 	struct lid_assign_opts o = { .lmc = lmc };
 	assert_true(lid_assign(f, &o, NULL) >= 0);
 }
 
-void route_ok(const char *engine, const struct fabric *f,
+void ec_route_ok(const char *engine, const struct fabric *f,
 	      struct lft_set *t, uint8_t lmc)
 {
 	char why[256];

@@ -24,35 +24,35 @@ void lid_dest_free(struct lid_dest *ld);
 /* Follow the tables from switch ordinal s towards lid. Returns switch hops
  * (>= 0) on arrival, -1 on a missing/bad entry, -2 on a loop. chans (may
  * be NULL) gets the switch-to-switch egress port indices in order. */
-int walk(const struct fabric *f, const struct lft_set *t,
+int ec_walk(const struct fabric *f, const struct lft_set *t,
 	 const struct lid_dest *ld, uint32_t s, uint32_t lid,
 	 uint32_t *chans);
 
 /* Every switch reaches every LID of its connected component. Returns the
  * number of (switch, LID) pairs that fail. dist (nsw x nsw, optional):
  * when given, also counts paths longer than the minimum into *long_paths. */
-uint32_t check_reach(const struct fabric *f, const struct lft_set *t,
+uint32_t ec_check_reach(const struct fabric *f, const struct lft_set *t,
 		     const uint32_t *dist, uint32_t *long_paths);
 
 /* All-pairs switch hop counts by BFS. */
-uint32_t *switch_dists(const struct fabric *f);
+uint32_t *ec_switch_dists(const struct fabric *f);
 
 /* Channel dependency graph (Dally & Seitz) over switch-to-switch channels
  * of the routes from every CA (i.e. from every switch with CAs cabled to
  * it) to every LID, switch LIDs included: 1 if it has a cycle. Traffic a
  * switch originates itself (management) is not part of it. */
-int credit_loop(const struct fabric *f, const struct lft_set *t,
+int ec_credit_loop(const struct fabric *f, const struct lft_set *t,
 		int ca_dests_only);
 
-/* credit_loop over the routes to every LID. */
-int has_credit_loop(const struct fabric *f, const struct lft_set *t);
+/* ec_credit_loop over the routes to every LID. */
+int ec_has_credit_loop(const struct fabric *f, const struct lft_set *t);
 
 /* LIDs for F with LMC (lid_assign), asserted. */
-void assign(struct fabric *f, uint8_t lmc);
+void ec_assign(struct fabric *f, uint8_t lmc);
 
 /* ENGINE (by name) routes F into T with LMC, asserted: tables for every
  * switch, covering every LID. */
-void route_ok(const char *engine, const struct fabric *f,
+void ec_route_ok(const char *engine, const struct fabric *f,
 	      struct lft_set *t, uint8_t lmc);
 
 #endif

@@ -72,7 +72,7 @@ void mini_free(struct mini *m)
 	subnet_free(&m->r);
 }
 
-int capture(void *arg, const uint8_t *mad, size_t len, uint16_t dlid,
+int mini_capture(void *arg, const uint8_t *mad, size_t len, uint16_t dlid,
 	    uint32_t dqp)
 {
 	struct cap *c = arg;
@@ -86,13 +86,13 @@ int capture(void *arg, const uint8_t *mad, size_t len, uint16_t dlid,
 	return 0;
 }
 
-int sa_server_answer(struct sa_server *s, const uint8_t *req,
+int mini_answer(struct sa_server *s, const uint8_t *req,
 		     uint16_t slid, uint8_t *out, unsigned max)
 {
 	struct cap c = { .n = 0 };
 	uint8_t buf[GMP_SIZE];
 
-	s->send = capture;
+	s->send = mini_capture;
 	s->send_arg = &c;
 	memcpy(buf, req, GMP_SIZE);
 	sa_server_handle(s, buf, slid, 1);
@@ -101,7 +101,7 @@ int sa_server_answer(struct sa_server *s, const uint8_t *req,
 	return (int)c.n;
 }
 
-void req_init(uint8_t *mad, uint8_t method, uint16_t attr, uint64_t mask)
+void mini_req_init(uint8_t *mad, uint8_t method, uint16_t attr, uint64_t mask)
 {
 	memset(mad, 0, GMP_SIZE);
 	mad_set_field(mad, 0, IB_MAD_BASEVER_F, 1);
@@ -113,7 +113,7 @@ void req_init(uint8_t *mad, uint8_t method, uint16_t attr, uint64_t mask)
 	mad_set_field64(mad, 0, IB_SA_COMPMASK_F, mask);
 }
 
-unsigned status_of(const uint8_t *mad)
+unsigned mini_status_of(const uint8_t *mad)
 {
 	return mad_get_field((void *)(uintptr_t)mad, 0, IB_MAD_STATUS_F);
 }

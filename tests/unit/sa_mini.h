@@ -31,18 +31,18 @@ void mini_build(struct mini *m);
 void mini_free(struct mini *m);
 
 /* A sa_server send hook: appends the MAD to the struct cap at ARG. */
-int capture(void *arg, const uint8_t *mad, size_t len, uint16_t dlid,
+int mini_capture(void *arg, const uint8_t *mad, size_t len, uint16_t dlid,
 	    uint32_t dqp);
 
 /* Hand req to the server; the first answer MAD lands in out. Returns the
  * number of MADs sent. */
-int sa_server_answer(struct sa_server *s, const uint8_t *req,
+int mini_answer(struct sa_server *s, const uint8_t *req,
 		     uint16_t slid, uint8_t *out, unsigned max);
 
 /* An SA request MAD: METHOD of ATTR with component mask MASK. */
-void req_init(uint8_t *mad, uint8_t method, uint16_t attr, uint64_t mask);
+void mini_req_init(uint8_t *mad, uint8_t method, uint16_t attr, uint64_t mask);
 
 /* A MAD's status field. */
-unsigned status_of(const uint8_t *mad);
+unsigned mini_status_of(const uint8_t *mad);
 
 #endif

@@ -34,14 +34,14 @@ static void minhop_ring_reaches_and_is_minimal(void **state)
 	struct lft_set t;
 	uint32_t longp;
 	ut_ring(&f, 7, 2, 7);
-	assign(&f, 0);
-	route_ok("minhop", &f, &t, 0);
-	uint32_t *d = switch_dists(&f);
-	assert_int_equal(check_reach(&f, &t, d, &longp), 0);
+	ec_assign(&f, 0);
+	ec_route_ok("minhop", &f, &t, 0);
+	uint32_t *d = ec_switch_dists(&f);
+	assert_int_equal(ec_check_reach(&f, &t, d, &longp), 0);
 	assert_int_equal(longp, 0);
 	/* A ring routed by min-hop has a cyclic channel dependency: the
 	 * checker must see it (and therefore can fail for updn). */
-	assert_true(has_credit_loop(&f, &t));
+	assert_true(ec_has_credit_loop(&f, &t));
 	free(d);
 	lft_free(&t);
 	fab_free(&f);
@@ -55,34 +55,34 @@ static void updn_ring_torus_random_no_credit_loops(void **state)
 	char err[256];
 
 	ut_ring(&f, 7, 2, 7);
-	assign(&f, 0);
-	route_ok("updn", &f, &t, 0);
-	assert_int_equal(check_reach(&f, &t, NULL, NULL), 0);
-	assert_false(has_credit_loop(&f, &t));
+	ec_assign(&f, 0);
+	ec_route_ok("updn", &f, &t, 0);
+	assert_int_equal(ec_check_reach(&f, &t, NULL, NULL), 0);
+	assert_false(ec_has_credit_loop(&f, &t));
 	lft_free(&t);
 	fab_free(&f);
 
 	struct torus_params tp = { .dims = 2, .size = { 4, 5 }, .wrap = 1,
 				   .hcas_per_switch = 2 };
 	assert_int_equal(gen_torus(&f, &tp, err), 0);
-	assign(&f, 0);
-	route_ok("updn", &f, &t, 0);
-	assert_int_equal(check_reach(&f, &t, NULL, NULL), 0);
-	assert_false(has_credit_loop(&f, &t));
+	ec_assign(&f, 0);
+	ec_route_ok("updn", &f, &t, 0);
+	assert_int_equal(ec_check_reach(&f, &t, NULL, NULL), 0);
+	assert_false(ec_has_credit_loop(&f, &t));
 	lft_free(&t);
-	route_ok("minhop", &f, &t, 0);  /* the same torus by minhop: loops */
-	assert_int_equal(check_reach(&f, &t, NULL, NULL), 0);
-	assert_true(has_credit_loop(&f, &t));
+	ec_route_ok("minhop", &f, &t, 0);  /* the same torus by minhop: loops */
+	assert_int_equal(ec_check_reach(&f, &t, NULL, NULL), 0);
+	assert_true(ec_has_credit_loop(&f, &t));
 	lft_free(&t);
 	fab_free(&f);
 
 	struct torus_params t3 = { .dims = 3, .size = { 3, 3, 3 }, .wrap = 1,
 				   .hcas_per_switch = 1 };
 	assert_int_equal(gen_torus(&f, &t3, err), 0);
-	assign(&f, 0);
-	route_ok("updn", &f, &t, 0);
-	assert_int_equal(check_reach(&f, &t, NULL, NULL), 0);
-	assert_false(has_credit_loop(&f, &t));
+	ec_assign(&f, 0);
+	ec_route_ok("updn", &f, &t, 0);
+	assert_int_equal(ec_check_reach(&f, &t, NULL, NULL), 0);
+	assert_false(ec_has_credit_loop(&f, &t));
 	lft_free(&t);
 	fab_free(&f);
 
@@ -90,10 +90,10 @@ static void updn_ring_torus_random_no_credit_loops(void **state)
 		struct random_params rp = { .switches = 40, .degree = 5,
 					    .hcas_per_switch = 2, .seed = seed };
 		assert_int_equal(gen_random(&f, &rp, err), 0);
-		assign(&f, 0);
-		route_ok("updn", &f, &t, 0);
-		assert_int_equal(check_reach(&f, &t, NULL, NULL), 0);
-		assert_false(has_credit_loop(&f, &t));
+		ec_assign(&f, 0);
+		ec_route_ok("updn", &f, &t, 0);
+		assert_int_equal(ec_check_reach(&f, &t, NULL, NULL), 0);
+		assert_false(ec_has_credit_loop(&f, &t));
 		lft_free(&t);
 		fab_free(&f);
 	}
@@ -101,10 +101,10 @@ static void updn_ring_torus_random_no_credit_loops(void **state)
 	struct dragonfly_params dp = { .groups = 9, .switches_per_group = 4,
 		.hcas_per_switch = 2, .global_per_switch = 2 };
 	assert_int_equal(gen_dragonfly(&f, &dp, err), 0);
-	assign(&f, 0);
-	route_ok("updn", &f, &t, 0);
-	assert_int_equal(check_reach(&f, &t, NULL, NULL), 0);
-	assert_false(has_credit_loop(&f, &t));
+	ec_assign(&f, 0);
+	ec_route_ok("updn", &f, &t, 0);
+	assert_int_equal(ec_check_reach(&f, &t, NULL, NULL), 0);
+	assert_false(ec_has_credit_loop(&f, &t));
 	lft_free(&t);
 	fab_free(&f);
 }
@@ -118,15 +118,15 @@ static void fattree_both_engines_minimal_and_balanced(void **state)
 	uint32_t longp;
 	struct fattree_params p = { .levels = 3, .radix = 8, .oversub = 1 };
 	assert_int_equal(gen_fattree(&f, &p, err), 0);
-	assign(&f, 0);
-	uint32_t *d = switch_dists(&f);
+	ec_assign(&f, 0);
+	uint32_t *d = ec_switch_dists(&f);
 	static const char *const engines[] = { "minhop", "updn" };
 	for (int k = 0; k < 2; k++) {
-		route_ok(engines[k], &f, &t, 0);
-		assert_int_equal(check_reach(&f, &t, d, &longp), 0);
+		ec_route_ok(engines[k], &f, &t, 0);
+		assert_int_equal(ec_check_reach(&f, &t, d, &longp), 0);
 		assert_int_equal(longp, 0);   /* up/down is min-hop on fat-trees */
 		if (k == 1)
-			assert_false(has_credit_loop(&f, &t));
+			assert_false(ec_has_credit_loop(&f, &t));
 		/* At every switch, the CA LIDs routed over its ports towards
 		 * switches differ by at most one between equal ports: check
 		 * leaves, whose up-ports are all equal for remote LIDs. */
@@ -177,18 +177,18 @@ static void updn_degraded_fattree(void **state)
 		struct fattree_params p = { .levels = 3, .radix = 8, .oversub = 1,
 					    .remove_frac = 0.1, .seed = seed };
 		assert_int_equal(gen_fattree(&f, &p, err), 0);
-		assign(&f, 0);
+		ec_assign(&f, 0);
 		char *buf = NULL;
 		size_t len = 0;
 		FILE *log = open_memstream(&buf, &len);
 		log_set_stream(log);
-		route_ok("updn", &f, &t, 0);
+		ec_route_ok("updn", &f, &t, 0);
 		log_set_stream(NULL);
 		fclose(log);
 		assert_null(strstr(buf, "single root"));
 		free(buf);
-		assert_int_equal(check_reach(&f, &t, NULL, NULL), 0);
-		assert_false(credit_loop(&f, &t, 1));
+		assert_int_equal(ec_check_reach(&f, &t, NULL, NULL), 0);
+		assert_false(ec_credit_loop(&f, &t, 1));
 		lft_free(&t);
 		fab_free(&f);
 	}
@@ -249,19 +249,19 @@ static void updn_random_guids_any_order(void **state)
 					    .seed = seed };
 		assert_int_equal(gen_fattree(&f, &p, err), 0);
 		random_guids(&f, seed);
-		assign(&f, 0);
+		ec_assign(&f, 0);
 		static const char *const engines[] = { "updn", "minhop" };
 		for (int k = 0; k < 2; k++) {
-			route_ok(engines[k], &f, &t, 0);
+			ec_route_ok(engines[k], &f, &t, 0);
 			for (uint64_t order = 1; order <= 2; order++) {
 				uint32_t *was = malloc(f.num_nodes * sizeof(uint32_t));
 				for (uint32_t n = 0; n < f.num_nodes; n++)
 					was[n] = f.nodes[n].sw_index;
 				shuffle_switches(&f, seed * 10 + order);
-				route_ok(engines[k], &f, &t2, 0);
+				ec_route_ok(engines[k], &f, &t2, 0);
 				if (k == 0) {
-					assert_int_equal(check_reach(&f, &t2, NULL, NULL), 0);
-					assert_false(credit_loop(&f, &t2, 0));
+					assert_int_equal(ec_check_reach(&f, &t2, NULL, NULL), 0);
+					assert_false(ec_credit_loop(&f, &t2, 0));
 				}
 				/* Every switch has the same row in both
 				 * numberings. */
@@ -289,11 +289,11 @@ static void lmc_aliases_take_different_ports(void **state)
 	char err[256];
 	struct fattree_params p = { .levels = 2, .radix = 8, .oversub = 1 };
 	assert_int_equal(gen_fattree(&f, &p, err), 0);
-	assign(&f, 2);
+	ec_assign(&f, 2);
 	static const char *const engines[] = { "minhop", "updn" };
 	for (int k = 0; k < 2; k++) {
-		route_ok(engines[k], &f, &t, 2);
-		assert_int_equal(check_reach(&f, &t, NULL, NULL), 0);
+		ec_route_ok(engines[k], &f, &t, 2);
+		assert_int_equal(ec_check_reach(&f, &t, NULL, NULL), 0);
 		uint32_t spread = 0, total = 0;
 		for (uint32_t s = 0; s < f.num_switches; s++)
 			for (uint32_t c = 0; c < f.num_nodes; c++) {
@@ -346,11 +346,11 @@ static void switch_lids_routed_and_disconnected_tolerated(void **state)
 		uint32_t c = fab_add_node(&f, FAB_CA, 1, 0x90 + i, "ca");
 		ut_link(&f, s[i], 4, c, 1);
 	}
-	assign(&f, 0);
+	ec_assign(&f, 0);
 	static const char *const engines[] = { "minhop", "updn" };
 	log_set_level(LOG_ERR);
 	for (int k = 0; k < 2; k++) {
-		route_ok(engines[k], &f, &t, 0);
+		ec_route_ok(engines[k], &f, &t, 0);
 		/* Within a component everything is routed, switch LIDs too. */
 		uint32_t l1 = fab_port(&f, s[1], 0)->lid;
 		assert_int_equal(lft_get(&t, 0, l1), 1);
@@ -373,23 +373,23 @@ static void updn_honours_root_guids(void **state)
 	struct lft_set t;
 	char why[256];
 	ut_ring(&f, 6, 1, 7);
-	assign(&f, 0);
+	ec_assign(&f, 0);
 	/* Root = a switch of the ring: with one root every other switch
 	 * reaches it over the BFS tree, so paths to the root's LID are
 	 * minimal and the channel graph is acyclic. */
 	uint64_t root = f.nodes[f.switches[3]].guid;
 	struct route_options o = { .root_guids = &root, .num_root_guids = 1 };
 	assert_int_equal(route_run(route_engine_find("updn"), &f, &o, &t, why), 0);
-	assert_int_equal(check_reach(&f, &t, NULL, NULL), 0);
-	assert_false(has_credit_loop(&f, &t));
+	assert_int_equal(ec_check_reach(&f, &t, NULL, NULL), 0);
+	assert_false(ec_has_credit_loop(&f, &t));
 	/* The one ring link not used from either side is adjacent to the
 	 * switch farthest from the root: never towards the root. */
 	uint32_t rl = fab_port(&f, f.switches[3], 0)->lid;
-	uint32_t *d = switch_dists(&f);
+	uint32_t *d = ec_switch_dists(&f);
 	struct lid_dest ld;
 	lid_dest_build(&f, &ld);
 	for (uint32_t s = 0; s < f.num_switches; s++)
-		assert_int_equal(walk(&f, &t, &ld, s, rl, NULL), (int)d[s * f.num_switches + 3]);
+		assert_int_equal(ec_walk(&f, &t, &ld, s, rl, NULL), (int)d[s * f.num_switches + 3]);
 	lid_dest_free(&ld);
 	free(d);
 	lft_free(&t);
@@ -399,7 +399,7 @@ static void updn_honours_root_guids(void **state)
 	log_set_level(LOG_ERR);
 	assert_int_equal(route_run(route_engine_find("updn"), &f, &o, &t, why), 0);
 	log_set_level(LOG_INFO);
-	assert_false(has_credit_loop(&f, &t));
+	assert_false(ec_has_credit_loop(&f, &t));
 	lft_free(&t);
 	fab_free(&f);
 }

@@ -62,7 +62,7 @@ static void fallback_list_logs_each_refusal(void **state)
 	struct fabric f;
 	struct lft_set t;
 	ut_ring(&f, 4, 1, 7);
-	assign(&f, 0);
+	ec_assign(&f, 0);
 	assert_int_equal(route_engine_register(&refuser, NULL), 0);
 	assert_int_equal(route_engine_register(&refuser, NULL), 0); /* same */
 	static const struct route_engine other = { .name = "minhop" };
@@ -166,11 +166,11 @@ static void dlopen_engine_loads_routes_and_checks_abi(void **state)
 	char err[256];
 	struct fattree_params p = { .levels = 2, .radix = 8, .oversub = 1 };
 	assert_int_equal(gen_fattree(&f, &p, err), 0);
-	assign(&f, 0);
-	route_ok("sssp", &f, &t, 0);
+	ec_assign(&f, 0);
+	ec_route_ok("sssp", &f, &t, 0);
 	uint32_t longp;
-	uint32_t *d = switch_dists(&f);
-	assert_int_equal(check_reach(&f, &t, d, &longp), 0);
+	uint32_t *d = ec_switch_dists(&f);
+	assert_int_equal(ec_check_reach(&f, &t, d, &longp), 0);
 	assert_int_equal(longp, 0);
 	free(d);
 	lft_free(&t);
@@ -179,11 +179,11 @@ static void dlopen_engine_loads_routes_and_checks_abi(void **state)
 	struct random_params rp = { .switches = 30, .degree = 4,
 				    .hcas_per_switch = 2, .seed = 5 };
 	assert_int_equal(gen_random(&f, &rp, err), 0);
-	assign(&f, 0);
+	ec_assign(&f, 0);
 	const struct route_engine *used = NULL;
 	assert_int_equal(route_run_list("sssp", &f, NULL, &t, &used), 0);
 	assert_ptr_equal(used, e);
-	assert_int_equal(check_reach(&f, &t, NULL, NULL), 0);
+	assert_int_equal(ec_check_reach(&f, &t, NULL, NULL), 0);
 	lft_free(&t);
 	fab_free(&f);
 }
@@ -233,7 +233,7 @@ static void degenerate_fabrics_every_engine(void **state)
 			int r;
 
 			degenerate(&f, kind);
-			assign(&f, 0);
+			ec_assign(&f, 0);
 			r = route_run(*e, &f, &o, &t, why);
 			/* No switches: no tables, nothing to refuse. */
 			if (f.num_switches == 0) {

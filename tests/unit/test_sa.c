@@ -168,38 +168,38 @@ static void test_statuses(void **state)
 
 	(void)state;
 	mini_build(&m);
-	req_init(req, 0x01, 0x0011, 1);             /* NodeRecord Get, LID 9 */
+	mini_req_init(req, 0x01, 0x0011, 1);             /* NodeRecord Get, LID 9 */
 	sa_put(&sa_node_rec, req + GMP_SA_DATA_OFFS, NR_LID, 9);
-	assert_int_equal(sa_server_answer(&m.s, req, 2, out, 4), 1);
-	assert_int_equal(status_of(out), SA_STATUS_NO_RECORDS);
+	assert_int_equal(mini_answer(&m.s, req, 2, out, 4), 1);
+	assert_int_equal(mini_status_of(out), SA_STATUS_NO_RECORDS);
 	assert_int_equal(mad_get_field64(out, 0, IB_MAD_TRID_F), 0x77);
 	assert_int_equal(mad_get_field(out, 0, IB_MAD_METHOD_F), 0x01); /* GetResp = */
 	assert_int_equal(mad_get_field(out, 0, IB_MAD_RESPONSE_F), 1);  /* 0x81 */
 
-	req_init(req, 0x01, 0x0011, 0);             /* Get of 3 records */
-	sa_server_answer(&m.s, req, 2, out, 4);
-	assert_int_equal(status_of(out), SA_STATUS_TOO_MANY_RECORDS);
+	mini_req_init(req, 0x01, 0x0011, 0);             /* Get of 3 records */
+	mini_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(mini_status_of(out), SA_STATUS_TOO_MANY_RECORDS);
 
-	req_init(req, 0x01, 0x0999, 0);             /* no such attribute: */
-	sa_server_answer(&m.s, req, 2, out, 4);     /* IBA 13.4.7 */
-	assert_int_equal(status_of(out), GMP_STATUS_METHOD_ATTR_UNSUPP);
+	mini_req_init(req, 0x01, 0x0999, 0);             /* no such attribute: */
+	mini_answer(&m.s, req, 2, out, 4);     /* IBA 13.4.7 */
+	assert_int_equal(mini_status_of(out), GMP_STATUS_METHOD_ATTR_UNSUPP);
 
-	req_init(req, 0x01, 0x0011, 0);
+	mini_req_init(req, 0x01, 0x0011, 0);
 	mad_set_field(req, 0, IB_MAD_CLASSVER_F, 1);  /* wrong class version */
-	sa_server_answer(&m.s, req, 2, out, 4);
-	assert_int_equal(status_of(out), GMP_STATUS_BAD_CLASS);
+	mini_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(mini_status_of(out), GMP_STATUS_BAD_CLASS);
 
-	req_init(req, 0x07, 0x0011, 0);             /* not an SA method */
-	sa_server_answer(&m.s, req, 2, out, 4);
-	assert_int_equal(status_of(out), GMP_STATUS_METHOD_UNSUPP);
+	mini_req_init(req, 0x07, 0x0011, 0);             /* not an SA method */
+	mini_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(mini_status_of(out), GMP_STATUS_METHOD_UNSUPP);
 
-	req_init(req, 0x02, 0x0011, 0);             /* Set of a NodeRecord */
-	sa_server_answer(&m.s, req, 2, out, 4);
-	assert_int_equal(status_of(out), GMP_STATUS_METHOD_ATTR_UNSUPP);
+	mini_req_init(req, 0x02, 0x0011, 0);             /* Set of a NodeRecord */
+	mini_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(mini_status_of(out), GMP_STATUS_METHOD_ATTR_UNSUPP);
 
-	req_init(req, 0x01, 0x0035, 0);             /* PathRecord: no ends */
-	sa_server_answer(&m.s, req, 2, out, 4);
-	assert_int_equal(status_of(out), SA_STATUS_REQ_INSUFFICIENT_COMPONENTS);
+	mini_req_init(req, 0x01, 0x0035, 0);             /* PathRecord: no ends */
+	mini_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(mini_status_of(out), SA_STATUS_REQ_INSUFFICIENT_COMPONENTS);
 	assert_true(m.s.st.errors >= 7);
 	mini_free(&m);
 }
@@ -209,12 +209,12 @@ static unsigned sr_set_from(struct mini *m, uint16_t slid, uint64_t id)
 {
 	uint8_t req[GMP_SIZE], out[4 * GMP_SIZE], gid[16] = { 0xfe, 0x80 };
 
-	req_init(req, 0x02, 0x0031, 1ull << SR_ID | 1ull << SR_GID);
+	mini_req_init(req, 0x02, 0x0031, 1ull << SR_ID | 1ull << SR_GID);
 	gid[15] = (uint8_t)slid;
 	sa_put(&sa_service_rec, req + GMP_SA_DATA_OFFS, SR_ID, id);
 	sa_put_bytes(&sa_service_rec, req + GMP_SA_DATA_OFFS, SR_GID, gid);
-	assert_int_equal(sa_server_answer(&m->s, req, slid, out, 4), 1);
-	return status_of(out);
+	assert_int_equal(mini_answer(&m->s, req, slid, out, 4), 1);
+	return mini_status_of(out);
 }
 
 static bool only_0x301(void *arg, uint64_t guid)
@@ -263,10 +263,10 @@ static void test_node_table_rmpp(void **state)
 
 	(void)state;
 	mini_build(&m);
-	req_init(req, 0x12, 0x0011, 0);             /* GetTable: 3 x 112 bytes */
+	mini_req_init(req, 0x12, 0x0011, 0);             /* GetTable: 3 x 112 bytes */
 	/* Without kernel RMPP: the first segment only, until an ACK. */
-	assert_int_equal(sa_server_answer(&m.s, req, 2, out, 4), 1);
-	assert_int_equal(status_of(out), 0);
+	assert_int_equal(mini_answer(&m.s, req, 2, out, 4), 1);
+	assert_int_equal(mini_status_of(out), 0);
 	assert_int_equal(mad_get_field(out, 0, IB_SA_ATTROFFS_F), 112 / 8);
 	rmpp_get(out, &h);
 	assert_int_equal(h.type, RMPP_TYPE_DATA);
@@ -280,7 +280,7 @@ static void test_node_table_rmpp(void **state)
 	memcpy(ack, out, GMP_SIZE);
 	rmpp_set(ack, &(struct rmpp_hdr){ .version = 1, .type = RMPP_TYPE_ACK,
 		 .flags = RMPP_FLAG_ACTIVE, .seg_num = 1, .len_or_window = 2 });
-	m.s.send = capture;
+	m.s.send = mini_capture;
 	m.s.send_arg = &c;
 	sa_server_handle(&m.s, ack, 2, 1);
 	assert_int_equal(c.n, 1);
@@ -299,10 +299,10 @@ static void test_node_table_rmpp(void **state)
 	assert_int_equal(m.s.st.rmpp_transfers, 1);
 
 	/* By PortGUID: exactly CA b's port. */
-	req_init(req, 0x01, 0x0011, 1ull << NR_PORTGUID);
+	mini_req_init(req, 0x01, 0x0011, 1ull << NR_PORTGUID);
 	sa_put(&sa_node_rec, req + GMP_SA_DATA_OFFS, NR_PORTGUID, 0x301);
-	assert_int_equal(sa_server_answer(&m.s, req, 2, out, 4), 1);
-	assert_int_equal(status_of(out), 0);
+	assert_int_equal(mini_answer(&m.s, req, 2, out, 4), 1);
+	assert_int_equal(mini_status_of(out), 0);
 	assert_int_equal(mad_get_field(out + GMP_SA_DATA_OFFS, 0, IB_SA_NR_LID_F), 3);
 	mini_free(&m);
 }
@@ -318,7 +318,7 @@ static void mpr_segment(uint8_t *mad, const uint8_t *stream, size_t len,
 			      .flags = RMPP_FLAG_ACTIVE, .seg_num = s };
 	size_t off = (s - 1) * 200u, n = len - off < 200 ? len - off : 200;
 
-	req_init(mad, 0x14, 0x003A, (1ull << MPR_SGIDCOUNT) | (1ull << MPR_DGIDCOUNT));
+	mini_req_init(mad, 0x14, 0x003A, (1ull << MPR_SGIDCOUNT) | (1ull << MPR_DGIDCOUNT));
 	mad_set_field64(mad, 0, IB_MAD_TRID_F, tid);
 	if (s == 1) {
 		h.flags |= RMPP_FLAG_FIRST;
@@ -350,7 +350,7 @@ static void test_multipath_multi_mad(void **state)
 		g[14] = i < 7 ? 0x02 : 0x03;    /* CA a's port to CA b's */
 		g[15] = 0x01;
 	}
-	m.s.send = capture;
+	m.s.send = mini_capture;
 	m.s.send_arg = &c;
 	mpr_segment(mad, stream, sizeof(stream), 1, 0x99);
 	sa_server_handle(&m.s, mad, 2, 1);
@@ -366,7 +366,7 @@ static void test_multipath_multi_mad(void **state)
 	rmpp_get(c.mad[1], &h);
 	assert_int_equal(h.type, RMPP_TYPE_ACK);
 	assert_int_equal(h.seg_num, 2);
-	assert_int_equal(status_of(c.mad[2]), 0);
+	assert_int_equal(mini_status_of(c.mad[2]), 0);
 	assert_int_equal(mad_get_field(c.mad[2], 0, IB_MAD_METHOD_F), 0x14); /* GetMultiResp */
 	assert_int_equal(mad_get_field(c.mad[2], 0, IB_MAD_ATTRID_F), 0x0035);
 	rmpp_get(c.mad[2], &h);

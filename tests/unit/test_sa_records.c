@@ -42,12 +42,12 @@ static void test_sl2vl(void **state)
 	 * (osmtest -f q asks for it); each CA port: one. */
 	assert_int_equal(sa_sl2vl_sweep(&m.s.ctx.sl2vl, &m.r), 0);
 	assert_int_equal(m.s.ctx.sl2vl.wanted, 9);
-	req_init(req, 0x01, 0x0013, key);
+	mini_req_init(req, 0x01, 0x0013, key);
 	sa_put(&sa_sl2vl_rec, req + GMP_SA_DATA_OFFS, SL2VL_LID, 1);
 	sa_put(&sa_sl2vl_rec, req + GMP_SA_DATA_OFFS, SL2VL_INPORT, 1);
 	sa_put(&sa_sl2vl_rec, req + GMP_SA_DATA_OFFS, SL2VL_OUTPORT, 2);
-	sa_server_answer(&m.s, req, 2, out, 4);
-	assert_int_equal(status_of(out), SA_STATUS_BUSY);
+	mini_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(mini_status_of(out), SA_STATUS_BUSY);
 	assert_int_equal(m.s.ctx.sl2vl.want_len, 1);    /* asked first */
 	/* ... and the switch's other tables on demand, no other node's
 	 * (issue 25: no background read of every table). */
@@ -60,33 +60,33 @@ static void test_sl2vl(void **state)
 		assert_int_equal(m.s.ctx.sl2vl.nodes[pos].asked, 0);
 	}
 	sa_sl2vl_store(&m.s.ctx.sl2vl, 0x100, 1, 2, t12, SL2VL_READ);
-	sa_server_answer(&m.s, req, 2, out, 4);
-	assert_int_equal(status_of(out), 0);
+	mini_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(mini_status_of(out), 0);
 	assert_int_equal(sa_get(&sa_sl2vl_rec, rec, SL2VL_LID), 1);
 	assert_int_equal(sa_get(&sa_sl2vl_rec, rec, SL2VL_INPORT), 1);
 	assert_int_equal(sa_get(&sa_sl2vl_rec, rec, SL2VL_OUTPORT), 2);
 	assert_memory_equal(rec + 8, t12, 8);
 	/* Port 3 is down: no table there at all (no record, not Busy). */
 	sa_put(&sa_sl2vl_rec, req + GMP_SA_DATA_OFFS, SL2VL_OUTPORT, 3);
-	sa_server_answer(&m.s, req, 2, out, 4);
-	assert_int_equal(status_of(out), SA_STATUS_NO_RECORDS);
+	mini_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(mini_status_of(out), SA_STATUS_NO_RECORDS);
 	/* GetTable of everything: the two tables known, the rest left out. */
 	sa_sl2vl_store(&m.s.ctx.sl2vl, 0x300, 0, 1, tca, SL2VL_SET);
-	req_init(req, 0x12, 0x0013, 0);
-	sa_server_answer(&m.s, req, 2, out, 4);
-	assert_int_equal(status_of(out), 0);
+	mini_req_init(req, 0x12, 0x0013, 0);
+	mini_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(mini_status_of(out), 0);
 	rmpp_get(out, &h);
 	assert_int_equal(h.len_or_window, 2 * 16 + 20);
 	/* A GetTable of one switch with tables not read: Busy until read. */
-	req_init(req, 0x12, 0x0013, 1ull << SL2VL_LID);
+	mini_req_init(req, 0x12, 0x0013, 1ull << SL2VL_LID);
 	sa_put(&sa_sl2vl_rec, req + GMP_SA_DATA_OFFS, SL2VL_LID, 1);
-	sa_server_answer(&m.s, req, 2, out, 4);
-	assert_int_equal(status_of(out), SA_STATUS_BUSY);
+	mini_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(mini_status_of(out), SA_STATUS_BUSY);
 	/* By LID: CA b's record, ports 0/0, its table. */
-	req_init(req, 0x01, 0x0013, 1ull << SL2VL_LID);
+	mini_req_init(req, 0x01, 0x0013, 1ull << SL2VL_LID);
 	sa_put(&sa_sl2vl_rec, req + GMP_SA_DATA_OFFS, SL2VL_LID, 3);
-	sa_server_answer(&m.s, req, 2, out, 4);
-	assert_int_equal(status_of(out), 0);
+	mini_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(mini_status_of(out), 0);
 	assert_int_equal(sa_get(&sa_sl2vl_rec, rec, SL2VL_LID), 3);
 	assert_int_equal(sa_get(&sa_sl2vl_rec, rec, SL2VL_OUTPORT), 0);
 	assert_memory_equal(rec + 8, tca, 8);
@@ -126,16 +126,16 @@ static void test_vlarb(void **state)
 	assert_int_equal(t->wanted, 11);
 	assert_int_equal(t->known, 9);                  /* blocks past the cap */
 
-	req_init(req, 0x01, 0x0036, key);
+	mini_req_init(req, 0x01, 0x0036, key);
 	sa_put(&sa_vlarb_rec, req + GMP_SA_DATA_OFFS, VLA_LID, 2);
 	sa_put(&sa_vlarb_rec, req + GMP_SA_DATA_OFFS, VLA_PORT, 0);
 	sa_put(&sa_vlarb_rec, req + GMP_SA_DATA_OFFS, VLA_BLOCK, 1);
-	sa_server_answer(&m.s, req, 2, out, 4);
-	assert_int_equal(status_of(out), SA_STATUS_BUSY);
+	mini_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(mini_status_of(out), SA_STATUS_BUSY);
 	assert_int_equal(t->want_len, 1);
 	sa_vlarb_store(t, 0x200, 1, 1, blk, SL2VL_READ);
-	sa_server_answer(&m.s, req, 2, out, 4);
-	assert_int_equal(status_of(out), 0);
+	mini_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(mini_status_of(out), 0);
 	assert_int_equal(mad_get_field(out, 0, IB_SA_ATTROFFS_F), 72 / 8);
 	assert_int_equal(sa_get(&sa_vlarb_rec, rec, VLA_LID), 2);
 	assert_int_equal(sa_get(&sa_vlarb_rec, rec, VLA_PORT), 1);
@@ -144,8 +144,8 @@ static void test_vlarb(void **state)
 	/* Past the cap: zeros, no read; a CA's port number does not narrow. */
 	sa_put(&sa_vlarb_rec, req + GMP_SA_DATA_OFFS, VLA_PORT, 5);
 	sa_put(&sa_vlarb_rec, req + GMP_SA_DATA_OFFS, VLA_BLOCK, 4);
-	sa_server_answer(&m.s, req, 2, out, 4);
-	assert_int_equal(status_of(out), 0);
+	mini_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(mini_status_of(out), 0);
 	assert_int_equal(sa_get(&sa_vlarb_rec, rec, VLA_PORT), 1);
 	assert_memory_equal(rec + 8, zero, 64);
 	/* Switch: port 3 is down (no record), port 0 is kept, port 1's
@@ -153,27 +153,27 @@ static void test_vlarb(void **state)
 	sa_put(&sa_vlarb_rec, req + GMP_SA_DATA_OFFS, VLA_LID, 1);
 	sa_put(&sa_vlarb_rec, req + GMP_SA_DATA_OFFS, VLA_PORT, 3);
 	sa_put(&sa_vlarb_rec, req + GMP_SA_DATA_OFFS, VLA_BLOCK, 1);
-	sa_server_answer(&m.s, req, 2, out, 4);
-	assert_int_equal(status_of(out), SA_STATUS_NO_RECORDS);
+	mini_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(mini_status_of(out), SA_STATUS_NO_RECORDS);
 	sa_put(&sa_vlarb_rec, req + GMP_SA_DATA_OFFS, VLA_PORT, 0);
 	sa_put(&sa_vlarb_rec, req + GMP_SA_DATA_OFFS, VLA_BLOCK, 2);
-	sa_server_answer(&m.s, req, 2, out, 4);
-	assert_int_equal(status_of(out), 0);
+	mini_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(mini_status_of(out), 0);
 	sa_put(&sa_vlarb_rec, req + GMP_SA_DATA_OFFS, VLA_PORT, 1);
-	sa_server_answer(&m.s, req, 2, out, 4);
-	assert_int_equal(status_of(out), SA_STATUS_BUSY);
+	mini_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(mini_status_of(out), SA_STATUS_BUSY);
 	sa_vlarb_store(t, 0x100, 2, 1, blk, SL2VL_SET);
 	sa_put(&sa_vlarb_rec, req + GMP_SA_DATA_OFFS, VLA_PORT, 2);
 	sa_put(&sa_vlarb_rec, req + GMP_SA_DATA_OFFS, VLA_BLOCK, 1);
-	sa_server_answer(&m.s, req, 2, out, 4);
-	assert_int_equal(status_of(out), 0);
+	mini_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(mini_status_of(out), 0);
 	assert_memory_equal(rec + 8, blk, 64);
 	/* GetTable of every block 2: the four known, switch port 1's left
 	 * out (a whole-fabric table is answered from what is known). */
-	req_init(req, 0x12, 0x0036, 1ull << VLA_BLOCK);
+	mini_req_init(req, 0x12, 0x0036, 1ull << VLA_BLOCK);
 	sa_put(&sa_vlarb_rec, req + GMP_SA_DATA_OFFS, VLA_BLOCK, 2);
-	sa_server_answer(&m.s, req, 2, out, 4);
-	assert_int_equal(status_of(out), 0);
+	mini_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(mini_status_of(out), 0);
 	rmpp_get(out, &h);
 	assert_int_equal(h.len_or_window, 4 * 72 + 2 * 20);    /* 2 segments */
 	/* A link gone drops its port's blocks: the one written, the two
@@ -192,11 +192,11 @@ static void test_path(void **state)
 
 	(void)state;
 	mini_build(&m);
-	req_init(req, 0x01, 0x0035, (1ull << PR_SLID) | (1ull << PR_DLID));
+	mini_req_init(req, 0x01, 0x0035, (1ull << PR_SLID) | (1ull << PR_DLID));
 	sa_put(&sa_path_rec, req + GMP_SA_DATA_OFFS, PR_SLID, 2);
 	sa_put(&sa_path_rec, req + GMP_SA_DATA_OFFS, PR_DLID, 3);
-	assert_int_equal(sa_server_answer(&m.s, req, 2, out, 4), 1);
-	assert_int_equal(status_of(out), 0);
+	assert_int_equal(mini_answer(&m.s, req, 2, out, 4), 1);
+	assert_int_equal(mini_status_of(out), 0);
 	assert_int_equal(sa_get(&sa_path_rec, rec, PR_SLID), 2);
 	assert_int_equal(sa_get(&sa_path_rec, rec, PR_DLID), 3);
 	assert_int_equal(sa_get(&sa_path_rec, rec, PR_MTU), 4);     /* NeighborMTU */
@@ -206,33 +206,33 @@ static void test_path(void **state)
 	assert_int_equal(sa_get(&sa_path_rec, rec, PR_REVERSIBLE), 1);
 
 	/* MTU exactly 4096: more than the path has -> no record. */
-	req_init(req, 0x01, 0x0035, (1ull << PR_SLID) | (1ull << PR_DLID) |
+	mini_req_init(req, 0x01, 0x0035, (1ull << PR_SLID) | (1ull << PR_DLID) |
 		 (1ull << PR_MTUSEL) | (1ull << PR_MTU));
 	sa_put(&sa_path_rec, req + GMP_SA_DATA_OFFS, PR_SLID, 2);
 	sa_put(&sa_path_rec, req + GMP_SA_DATA_OFFS, PR_DLID, 3);
 	sa_put(&sa_path_rec, req + GMP_SA_DATA_OFFS, PR_MTUSEL, 2);
 	sa_put(&sa_path_rec, req + GMP_SA_DATA_OFFS, PR_MTU, 5);
-	sa_server_answer(&m.s, req, 2, out, 4);
-	assert_int_equal(status_of(out), SA_STATUS_NO_RECORDS);
+	mini_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(mini_status_of(out), SA_STATUS_NO_RECORDS);
 	/* Less than 2048: 1024. */
 	sa_put(&sa_path_rec, req + GMP_SA_DATA_OFFS, PR_MTUSEL, 1);
 	sa_put(&sa_path_rec, req + GMP_SA_DATA_OFFS, PR_MTU, 4);
-	sa_server_answer(&m.s, req, 2, out, 4);
-	assert_int_equal(status_of(out), 0);
+	mini_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(mini_status_of(out), 0);
 	assert_int_equal(sa_get(&sa_path_rec, rec, PR_MTU), 3);
 
 	/* A GID of another subnet. */
-	req_init(req, 0x01, 0x0035, (1ull << PR_SGID) | (1ull << PR_DLID));
+	mini_req_init(req, 0x01, 0x0035, (1ull << PR_SGID) | (1ull << PR_DLID));
 	memset(req + GMP_SA_DATA_OFFS + 24, 0x11, 16);
 	sa_put(&sa_path_rec, req + GMP_SA_DATA_OFFS, PR_DLID, 3);
-	sa_server_answer(&m.s, req, 2, out, 4);
-	assert_int_equal(status_of(out), SA_STATUS_REQ_INVALID_GID);
+	mini_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(mini_status_of(out), SA_STATUS_REQ_INVALID_GID);
 
 	/* GetTable from LID 2: to every endpoint LID (1, 2, 3). */
-	req_init(req, 0x12, 0x0035, 1ull << PR_SLID);
+	mini_req_init(req, 0x12, 0x0035, 1ull << PR_SLID);
 	sa_put(&sa_path_rec, req + GMP_SA_DATA_OFFS, PR_SLID, 2);
-	assert_int_equal(sa_server_answer(&m.s, req, 2, out, 4), 1);
-	assert_int_equal(status_of(out), 0);
+	assert_int_equal(mini_answer(&m.s, req, 2, out, 4), 1);
+	assert_int_equal(mini_status_of(out), 0);
 	assert_int_equal(mad_get_field(out, 0, IB_SA_RMPP_LEN_F), 3 * 64 + 20);
 	mini_free(&m);
 }
@@ -257,7 +257,7 @@ static void test_path_qos_fields(void **state)
 
 	(void)state;
 	mini_build(&m);
-	req_init(req, 0x01, 0x0035, (1ull << PR_SLID) | (1ull << PR_DLID) |
+	mini_req_init(req, 0x01, 0x0035, (1ull << PR_SLID) | (1ull << PR_DLID) |
 		 (1ull << PR_SL) | (1ull << PR_QOS) | (1ull << PR_TCLASS) |
 		 (1ull << PR_FLOWLABEL));
 	sa_put(&sa_path_rec, r, PR_SLID, 2);
@@ -266,8 +266,8 @@ static void test_path_qos_fields(void **state)
 	sa_put(&sa_path_rec, r, PR_QOS, 0x2a);
 	sa_put(&sa_path_rec, r, PR_TCLASS, 0x60);
 	sa_put(&sa_path_rec, r, PR_FLOWLABEL, 0x12345);
-	assert_int_equal(sa_server_answer(&m.s, req, 2, out, 4), 1);
-	assert_int_equal(status_of(out), 0);
+	assert_int_equal(mini_answer(&m.s, req, 2, out, 4), 1);
+	assert_int_equal(mini_status_of(out), 0);
 	assert_int_equal(sa_get(&sa_path_rec, rec, PR_SL), 3);
 	assert_int_equal(sa_get(&sa_path_rec, rec, PR_QOS), 0x2a);
 	assert_int_equal(sa_get(&sa_path_rec, rec, PR_TCLASS), 0x60);
@@ -277,22 +277,22 @@ static void test_path_qos_fields(void **state)
 	assert_true(sa_sl2vl_sweep(&m.s.ctx.sl2vl, &m.r) >= 0);
 	sa_sl2vl_store(&m.s.ctx.sl2vl, 0x200, 0, 1, sl2vl, SL2VL_READ);
 	sa_put(&sa_path_rec, r, PR_SL, 15);
-	sa_server_answer(&m.s, req, 2, out, 4);
-	assert_int_equal(status_of(out), SA_STATUS_NO_RECORDS);
+	mini_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(mini_status_of(out), SA_STATUS_NO_RECORDS);
 	sa_put(&sa_path_rec, r, PR_SL, 14);
-	sa_server_answer(&m.s, req, 2, out, 4);
-	assert_int_equal(status_of(out), 0);
+	mini_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(mini_status_of(out), 0);
 	assert_int_equal(sa_get(&sa_path_rec, rec, PR_SL), 14);
 
 	/* An engine with SL layers (dfsp) fixes the SL: another one asked
 	 * for gets no record, the layer's does. */
 	m.s.ctx.path_sl = layer_sl;
 	sa_put(&sa_path_rec, r, PR_SL, 3);
-	sa_server_answer(&m.s, req, 2, out, 4);
-	assert_int_equal(status_of(out), SA_STATUS_NO_RECORDS);
+	mini_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(mini_status_of(out), SA_STATUS_NO_RECORDS);
 	sa_put(&sa_path_rec, r, PR_SL, 2);
-	sa_server_answer(&m.s, req, 2, out, 4);
-	assert_int_equal(status_of(out), 0);
+	mini_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(mini_status_of(out), 0);
 	assert_int_equal(sa_get(&sa_path_rec, rec, PR_SL), 2);
 	m.s.ctx.path_sl = NULL;
 
@@ -300,11 +300,11 @@ static void test_path_qos_fields(void **state)
 	mad_set_field(m.r.port_info[0], 0, IB_PORT_MTU_CAP_F, 3);
 	mad_set_field(m.r.port_info[0], 0, IB_PORT_LINK_WIDTH_ACTIVE_F, 1);
 	mad_set_field(m.r.port_info[0], 0, IB_PORT_LINK_SPEED_ACTIVE_F, 1);
-	req_init(req, 0x01, 0x0035, (1ull << PR_SLID) | (1ull << PR_DLID));
+	mini_req_init(req, 0x01, 0x0035, (1ull << PR_SLID) | (1ull << PR_DLID));
 	sa_put(&sa_path_rec, r, PR_SLID, 2);
 	sa_put(&sa_path_rec, r, PR_DLID, 1);
-	sa_server_answer(&m.s, req, 2, out, 4);
-	assert_int_equal(status_of(out), 0);
+	mini_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(mini_status_of(out), 0);
 	assert_int_equal(sa_get(&sa_path_rec, rec, PR_MTU), 3);
 	assert_int_equal(sa_get(&sa_path_rec, rec, PR_RATE), 2);    /* 1x SDR */
 	mini_free(&m);
@@ -340,22 +340,22 @@ static void test_path_qos_policy(void **state)
 	mini_build(&m);
 	m.s.ctx.qos = p;
 	/* No component: DEFAULT, the path's own MTU, rate and lifetime. */
-	req_init(req, 0x01, 0x0035, (1ull << PR_SLID) | (1ull << PR_DLID));
+	mini_req_init(req, 0x01, 0x0035, (1ull << PR_SLID) | (1ull << PR_DLID));
 	sa_put(&sa_path_rec, r, PR_SLID, 2);
 	sa_put(&sa_path_rec, r, PR_DLID, 3);
-	sa_server_answer(&m.s, req, 2, out, 4);
-	assert_int_equal(status_of(out), 0);
+	mini_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(mini_status_of(out), 0);
 	assert_int_equal(sa_get(&sa_path_rec, rec, PR_SL), 0);
 	assert_int_equal(sa_get(&sa_path_rec, rec, PR_MTU), 4);
 	assert_int_equal(sa_get(&sa_path_rec, rec, PR_RATE), 7);
 	/* ServiceID 0x100000002000 (both halves): level Slow. */
-	req_init(req, 0x01, 0x0035, (1ull << PR_SLID) | (1ull << PR_DLID) | pr_sid);
+	mini_req_init(req, 0x01, 0x0035, (1ull << PR_SLID) | (1ull << PR_DLID) | pr_sid);
 	sa_put(&sa_path_rec, r, PR_SLID, 2);
 	sa_put(&sa_path_rec, r, PR_DLID, 3);
 	sa_put(&sa_path_rec, r, PR_SERVICEID0, 0x1000);
 	sa_put(&sa_path_rec, r, PR_SERVICEID0 + 1, 0x2000);
-	sa_server_answer(&m.s, req, 2, out, 4);
-	assert_int_equal(status_of(out), 0);
+	mini_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(mini_status_of(out), 0);
 	assert_int_equal(sa_get(&sa_path_rec, rec, PR_SL), 5);
 	assert_int_equal(sa_get(&sa_path_rec, rec, PR_MTU), 3);
 	assert_int_equal(sa_get(&sa_path_rec, rec, PR_RATE), 3);
@@ -363,23 +363,23 @@ static void test_path_qos_policy(void **state)
 	/* The low half alone is 0x1000..0x1fff: SL 1. */
 	sa_put(&sa_path_rec, r, PR_SERVICEID0, 0);
 	sa_put(&sa_path_rec, r, PR_SERVICEID0 + 1, 0x1234);
-	sa_server_answer(&m.s, req, 2, out, 4);
+	mini_answer(&m.s, req, 2, out, 4);
 	assert_int_equal(sa_get(&sa_path_rec, rec, PR_SL), 1);
 	/* Asking the policy's SL is fine, another one gets no record. */
 	mad_set_field64(req, 0, IB_SA_COMPMASK_F, (1ull << PR_SLID) | (1ull << PR_DLID) |
 			pr_sid | (1ull << PR_SL));
 	sa_put(&sa_path_rec, r, PR_SL, 1);
-	sa_server_answer(&m.s, req, 2, out, 4);
-	assert_int_equal(status_of(out), 0);
+	mini_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(mini_status_of(out), 0);
 	assert_int_equal(sa_get(&sa_path_rec, rec, PR_SL), 1);
 	sa_put(&sa_path_rec, r, PR_SL, 3);
-	sa_server_answer(&m.s, req, 2, out, 4);
-	assert_int_equal(status_of(out), SA_STATUS_NO_RECORDS);
+	mini_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(mini_status_of(out), SA_STATUS_NO_RECORDS);
 	/* Match rules before ULPs: QoS class 7 wins over the service ID. */
 	mad_set_field64(req, 0, IB_SA_COMPMASK_F, (1ull << PR_SLID) | (1ull << PR_DLID) |
 			pr_sid | (1ull << PR_QOS));
 	sa_put(&sa_path_rec, r, PR_QOS, 7);
-	sa_server_answer(&m.s, req, 2, out, 4);
+	mini_answer(&m.s, req, 2, out, 4);
 	assert_int_equal(sa_get(&sa_path_rec, rec, PR_SL), 6);
 
 	/* With dfsp layers (qos/qos_sl_space.h): class base + the path's
@@ -400,29 +400,29 @@ static void test_path_qos_policy(void **state)
 				(1ull << PR_DLID) | pr_sid);
 		sa_put(&sa_path_rec, r, PR_SERVICEID0, 0);
 		sa_put(&sa_path_rec, r, PR_SERVICEID0 + 1, 0x1234);
-		sa_server_answer(&m.s, req, 2, out, 4);
-		assert_int_equal(status_of(out), 0);
+		mini_answer(&m.s, req, 2, out, 4);
+		assert_int_equal(mini_status_of(out), 0);
 		assert_int_equal(sa_get(&sa_path_rec, rec, PR_SL), 5);
 		mad_set_field64(req, 0, IB_SA_COMPMASK_F, (1ull << PR_SLID) |
 				(1ull << PR_DLID) | pr_sid | (1ull << PR_SL));
 		sa_put(&sa_path_rec, r, PR_SL, 1);
-		sa_server_answer(&m.s, req, 2, out, 4);
-		assert_int_equal(status_of(out), SA_STATUS_NO_RECORDS);
+		mini_answer(&m.s, req, 2, out, 4);
+		assert_int_equal(mini_status_of(out), SA_STATUS_NO_RECORDS);
 		sa_put(&sa_path_rec, r, PR_SL, 5);
-		sa_server_answer(&m.s, req, 2, out, 4);
-		assert_int_equal(status_of(out), 0);
+		mini_answer(&m.s, req, 2, out, 4);
+		assert_int_equal(mini_status_of(out), 0);
 		/* No component: DEFAULT's class (SL 0) + layer 2. */
-		req_init(req, 0x01, 0x0035, (1ull << PR_SLID) | (1ull << PR_DLID));
+		mini_req_init(req, 0x01, 0x0035, (1ull << PR_SLID) | (1ull << PR_DLID));
 		sa_put(&sa_path_rec, r, PR_SLID, 2);
 		sa_put(&sa_path_rec, r, PR_DLID, 3);
-		sa_server_answer(&m.s, req, 2, out, 4);
+		mini_answer(&m.s, req, 2, out, 4);
 		assert_int_equal(sa_get(&sa_path_rec, rec, PR_SL), 2);
 		m.s.ctx.path_sl = NULL;
 		m.s.ctx.sl_space = NULL;
 	}
 
 	/* MultiPathRecord: CA a -> CA b with ServiceID 0x100000002000. */
-	req_init(req, 0x14, 0x003A, (1ull << MPR_SGIDCOUNT) | (1ull << MPR_DGIDCOUNT) |
+	mini_req_init(req, 0x14, 0x003A, (1ull << MPR_SGIDCOUNT) | (1ull << MPR_DGIDCOUNT) |
 		 (1ull << MPR_SID_MSB) | (1ull << MPR_SID_LSB));
 	sa_put(&sa_mpr_rec, r, MPR_SGIDCOUNT, 1);
 	sa_put(&sa_mpr_rec, r, MPR_DGIDCOUNT, 1);
@@ -436,15 +436,15 @@ static void test_path_qos_policy(void **state)
 		g[14] = i ? 0x03 : 0x02;
 		g[15] = 0x01;
 	}
-	sa_server_answer(&m.s, req, 2, out, 4);
-	assert_int_equal(status_of(out), 0);
+	mini_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(mini_status_of(out), 0);
 	assert_int_equal(sa_get(&sa_path_rec, rec, PR_SLID), 2);
 	assert_int_equal(sa_get(&sa_path_rec, rec, PR_SL), 5);
 	assert_int_equal(sa_get(&sa_path_rec, rec, PR_MTU), 3);
 	/* Without the ServiceID: DEFAULT. */
 	mad_set_field64(req, 0, IB_SA_COMPMASK_F, (1ull << MPR_SGIDCOUNT) | (1ull << MPR_DGIDCOUNT));
-	sa_server_answer(&m.s, req, 2, out, 4);
-	assert_int_equal(status_of(out), 0);
+	mini_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(mini_status_of(out), 0);
 	assert_int_equal(sa_get(&sa_path_rec, rec, PR_SL), 0);
 	m.s.ctx.qos = NULL;
 	qos_policy_free(p);
@@ -462,9 +462,9 @@ static void test_capmask_match(void **state)
 
 	(void)state;
 	mini_build(&m);
-	req_init(req, 0x01, 0x0001, 0);
-	assert_int_equal(sa_server_answer(&m.s, req, 2, out, 4), 1);
-	assert_int_equal(status_of(out), 0);
+	mini_req_init(req, 0x01, 0x0001, 0);
+	assert_int_equal(mini_answer(&m.s, req, 2, out, 4), 1);
+	assert_int_equal(mini_status_of(out), 0);
 	assert_true(mad_get_field((void *)(uintptr_t)cpi, 0, IB_CPI_CAPMASK_F) & (1u << 13));
 	assert_true(mad_get_field((void *)(uintptr_t)cpi, 0, IB_CPI_CAPMASK2_F) & (1u << 10));
 
@@ -482,19 +482,19 @@ static void test_capmask_match(void **state)
 		      IB_PORT_CAPMASK_F, 0x5004a);
 	mad_set_field(m.r.port_info[fab_port_idx(&m.r.fab, 1, 1)], 0,
 		      IB_PORT_CAPMASK2_F, 0x30);
-	req_init(req, 0x12, 0x0012, 1ull << PIR_CAPMASK);
+	mini_req_init(req, 0x12, 0x0012, 1ull << PIR_CAPMASK);
 	mad_set_field(pi, 0, IB_PORT_CAPMASK_F, 0x2);
-	sa_server_answer(&m.s, req, 2, out, 4);
-	assert_int_equal(status_of(out), 0);
+	mini_answer(&m.s, req, 2, out, 4);
+	assert_int_equal(mini_status_of(out), 0);
 	assert_int_equal(mad_get_field(out, 0, IB_SA_RMPP_LEN_F), 1 * 72 + 20);
 	assert_int_equal(sa_get(&sa_portinfo_rec, out + GMP_SA_DATA_OFFS, PIR_LID), 2);
 	/* CapabilityMask2 the same way; 0x40 is on no port. */
-	req_init(req, 0x12, 0x0012, 1ull << PIR_CAPMASK2);
+	mini_req_init(req, 0x12, 0x0012, 1ull << PIR_CAPMASK2);
 	mad_set_field(pi, 0, IB_PORT_CAPMASK2_F, 0x10);
-	sa_server_answer(&m.s, req, 2, out, 4);
+	mini_answer(&m.s, req, 2, out, 4);
 	assert_int_equal(mad_get_field(out, 0, IB_SA_RMPP_LEN_F), 1 * 72 + 20);
 	mad_set_field(pi, 0, IB_PORT_CAPMASK2_F, 0x40);
-	sa_server_answer(&m.s, req, 2, out, 4);
+	mini_answer(&m.s, req, 2, out, 4);
 	assert_int_equal(mad_get_field(out, 0, IB_SA_RMPP_LEN_F), 20);
 	mini_free(&m);
 }
@@ -507,32 +507,32 @@ static void test_portinfo_mkey_hidden(void **state)
 
 	(void)state;
 	mini_build(&m);
-	req_init(req, 0x01, 0x0012, (1ull << PIR_LID) | (1ull << PIR_PORTNUM));
+	mini_req_init(req, 0x01, 0x0012, (1ull << PIR_LID) | (1ull << PIR_PORTNUM));
 	sa_put(&sa_portinfo_rec, req + GMP_SA_DATA_OFFS, PIR_LID, 2);
 	sa_put(&sa_portinfo_rec, req + GMP_SA_DATA_OFFS, PIR_PORTNUM, 1);
-	assert_int_equal(sa_server_answer(&m.s, req, 2, out, 4), 1);
-	assert_int_equal(status_of(out), 0);
+	assert_int_equal(mini_answer(&m.s, req, 2, out, 4), 1);
+	assert_int_equal(mini_status_of(out), 0);
 	pi = out + GMP_SA_DATA_OFFS + 4;
 	assert_int_equal(mad_get_field((void *)(uintptr_t)pi, 0, IB_PORT_LID_F), 2);
 	assert_int_equal(mad_get_field64((void *)(uintptr_t)pi, 0, IB_PORT_MKEY_F), 0);
 	/* SM_Key 1, the default everyone knows: trusted, still no M_Key
 	 * (issue 26; OpenSM shows it). */
 	mad_set_field64(req, 0, IB_SA_MKEY_F, 1);
-	sa_server_answer(&m.s, req, 2, out, 4);
+	mini_answer(&m.s, req, 2, out, 4);
 	assert_int_equal(mad_get_field64((void *)(uintptr_t)pi, 0, IB_PORT_MKEY_F), 0);
 	/* a key of the operator's own: shown to who carries it */
 	m.s.ctx.sm.sm_key = 0x5eed;
 	mad_set_field64(req, 0, IB_SA_MKEY_F, 0x5eed);
-	sa_server_answer(&m.s, req, 2, out, 4);
+	mini_answer(&m.s, req, 2, out, 4);
 	assert_int_equal(mad_get_field64((void *)(uintptr_t)pi, 0, IB_PORT_MKEY_F), 0x5555);
 	mad_set_field64(req, 0, IB_SA_MKEY_F, 1);
-	sa_server_answer(&m.s, req, 2, out, 4);
+	mini_answer(&m.s, req, 2, out, 4);
 	assert_int_equal(mad_get_field64((void *)(uintptr_t)pi, 0, IB_PORT_MKEY_F), 0);
 	m.s.ctx.sm.sm_key = 1;
 
 	/* LinkRecords: two links, both directions. */
-	req_init(req, 0x12, 0x0020, 0);
-	sa_server_answer(&m.s, req, 2, out, 4);
+	mini_req_init(req, 0x12, 0x0020, 0);
+	mini_answer(&m.s, req, 2, out, 4);
 	assert_int_equal(mad_get_field(out, 0, IB_SA_RMPP_LEN_F), 4 * 8 + 20);
 	mini_free(&m);
 }
@@ -550,11 +550,11 @@ static void test_rmpp_budget(void **state)
 	mini_build(&m);
 	m.s.rmpp_per_requester = 700;   /* two answers of one requester */
 	m.s.rmpp_budget = 1000;         /* two in all */
-	req_init(req, 0x12, 0x0011, 0);
+	mini_req_init(req, 0x12, 0x0011, 0);
 	for (unsigned i = 0; i < 3; i++) {
 		mad_set_field64(req, 0, IB_MAD_TRID_F, 0x100 + i);
-		assert_int_equal(sa_server_answer(&m.s, req, 2, out, 4), 1);
-		assert_int_equal(status_of(out), 0);
+		assert_int_equal(mini_answer(&m.s, req, 2, out, 4), 1);
+		assert_int_equal(mini_status_of(out), 0);
 	}
 	/* The third evicted LID 2's first. */
 	assert_int_equal(sa_server_kept_bytes(&m.s), 672);
@@ -564,7 +564,7 @@ static void test_rmpp_budget(void **state)
 			assert_true((uint32_t)m.s.xfer[i].tid != 0x100);
 	/* Another requester: over the total, the oldest of all goes. */
 	mad_set_field64(req, 0, IB_MAD_TRID_F, 0x200);
-	assert_int_equal(sa_server_answer(&m.s, req, 3, out, 4), 1);
+	assert_int_equal(mini_answer(&m.s, req, 3, out, 4), 1);
 	assert_int_equal(sa_server_kept_bytes(&m.s), 672);
 	assert_int_equal(m.s.st.rmpp_budget_dropped, 2);
 	for (unsigned i = 0; i < SA_MAX_XFERS; i++)
@@ -573,8 +573,8 @@ static void test_rmpp_budget(void **state)
 				    (uint32_t)m.s.xfer[i].tid == 0x200);
 	/* An answer no requester may hold: refused before it is built. */
 	m.s.rmpp_per_requester = 300;
-	assert_int_equal(sa_server_answer(&m.s, req, 4, out, 4), 1);
-	assert_int_equal(status_of(out), SA_STATUS_NO_RESOURCES);
+	assert_int_equal(mini_answer(&m.s, req, 4, out, 4), 1);
+	assert_int_equal(mini_status_of(out), SA_STATUS_NO_RESOURCES);
 	assert_int_equal(sa_server_kept_bytes(&m.s), 672);
 	mini_free(&m);
 }

@@ -105,12 +105,12 @@ static void fattree_cabling(void **state)
 		assert_true(n != FAB_NONE);
 		unsigned pod = leaf / half, rp;
 		for (unsigned j = 0; j < half; j++) {  /* down: CAs leaf-major */
-			uint32_t m = peer_of(&f, n, j + 1, &rp);
+			uint32_t m = tc_peer_of(&f, n, j + 1, &rp);
 			snprintf(name, sizeof(name), "node-%u", leaf * half + j);
 			assert_string_equal(f.nodes[m].desc, name);
 		}
 		for (unsigned j = 0; j < half; j++) {  /* up: spine j of the pod */
-			uint32_t m = peer_of(&f, n, half + 1 + j, &rp);
+			uint32_t m = tc_peer_of(&f, n, half + 1 + j, &rp);
 			snprintf(name, sizeof(name), "spine-%u", pod * half + j);
 			assert_string_equal(f.nodes[m].desc, name);
 			assert_int_equal(rp, leaf % half + 1);
@@ -121,7 +121,7 @@ static void fattree_cabling(void **state)
 		uint32_t n = find_desc(&f, name);
 		unsigned pod = sp / half, j = sp % half, rp;
 		for (unsigned i = 0; i < half; i++) {
-			uint32_t m = peer_of(&f, n, half + 1 + i, &rp);
+			uint32_t m = tc_peer_of(&f, n, half + 1 + i, &rp);
 			snprintf(name, sizeof(name), "core-%u", j * half + i);
 			assert_string_equal(f.nodes[m].desc, name);
 			assert_int_equal(rp, pod + 1);
@@ -142,9 +142,9 @@ static void fattree_cabling(void **state)
 	assert_int_equal(gen_fattree(&f, &q, err), 0);
 	unsigned rp;
 	uint32_t l0 = find_desc(&f, "leaf-0"), l2 = find_desc(&f, "leaf-2");
-	assert_string_equal(f.nodes[peer_of(&f, l0, 2, &rp)].desc, "node-1");
+	assert_string_equal(f.nodes[tc_peer_of(&f, l0, 2, &rp)].desc, "node-1");
 	assert_true(fab_port(&f, l2, 2)->peer == FAB_NONE);
-	assert_string_equal(f.nodes[peer_of(&f, l2, 1, &rp)].desc, "node-4");
+	assert_string_equal(f.nodes[tc_peer_of(&f, l2, 1, &rp)].desc, "node-4");
 	fab_free(&f);
 }
 
@@ -242,11 +242,11 @@ static void torus_shapes(void **state)
 	assert_int_equal(gen_torus(&f, &p, err), 0);
 	uint32_t n = find_desc(&f, "torus-3-1-2");
 	assert_true(n != FAB_NONE);
-	assert_string_equal(f.nodes[peer_of(&f, n, 3, &rp)].desc, "torus-0-1-2");
+	assert_string_equal(f.nodes[tc_peer_of(&f, n, 3, &rp)].desc, "torus-0-1-2");
 	assert_int_equal(rp, 4);
-	assert_string_equal(f.nodes[peer_of(&f, n, 5, &rp)].desc, "torus-3-2-2");
+	assert_string_equal(f.nodes[tc_peer_of(&f, n, 5, &rp)].desc, "torus-3-2-2");
 	assert_int_equal(rp, 6);
-	assert_string_equal(f.nodes[peer_of(&f, n, 8, &rp)].desc, "torus-3-1-1");
+	assert_string_equal(f.nodes[tc_peer_of(&f, n, 8, &rp)].desc, "torus-3-1-1");
 	assert_int_equal(rp, 7);
 	fab_free(&f);
 }
@@ -410,7 +410,7 @@ static void director_shapes(void **state)
 		for (unsigned d = 0; d < 2; d++)
 			for (unsigned j = 0; j < 2; j++) {
 				unsigned rp;
-				uint32_t m = peer_of(&f, leaf0 + l, 5 + d * 2 + j, &rp);
+				uint32_t m = tc_peer_of(&f, leaf0 + l, 5 + d * 2 + j, &rp);
 				uint32_t g = 2 * l + j;
 				assert_int_equal(m, dir0 + d * 8 + g % 4);
 				assert_int_equal(rp, g / 4 + 1);
@@ -420,7 +420,7 @@ static void director_shapes(void **state)
 		for (uint32_t i = 0; i < 4; i++)
 			for (unsigned k = 0; k < 4; k++) {
 				unsigned rp;
-				uint32_t m = peer_of(&f, dir0 + d * 8 + i, 5 + k, &rp);
+				uint32_t m = tc_peer_of(&f, dir0 + d * 8 + i, 5 + k, &rp);
 				assert_int_equal(m, dir0 + d * 8 + 4 + k);
 				assert_int_equal(rp, i + 1);
 			}

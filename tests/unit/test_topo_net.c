@@ -272,8 +272,8 @@ static void realistic_fabrics(void **state)
 				assert_memory_equal(pa, pb, x->num_ports * sizeof(*pa));
 				for (unsigned i = 1; i <= x->num_ports; i++) {
 					unsigned ra = 0, rb = 0;
-					uint32_t ma = peer_of(&a, n, i, &ra);
-					uint32_t mb = peer_of(&b, n, i, &rb);
+					uint32_t ma = tc_peer_of(&a, n, i, &ra);
+					uint32_t mb = tc_peer_of(&b, n, i, &rb);
 					if (ma != FAB_NONE && !fab_is_switch(&a, ma))
 						assert_true(mb == ma && rb == ra);
 					moved += fab_is_switch(&b, n) &&

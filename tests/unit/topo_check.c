@@ -66,7 +66,7 @@ void check_invariants(const struct fabric *f)
 	assert_true(connected(f));
 }
 
-uint32_t peer_of(const struct fabric *f, uint32_t n, unsigned num,
+uint32_t tc_peer_of(const struct fabric *f, uint32_t n, unsigned num,
 		 unsigned *rport)
 {
 	uint32_t q = fab_port(f, n, num)->peer;

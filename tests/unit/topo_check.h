@@ -15,7 +15,7 @@
 void check_invariants(const struct fabric *f);
 
 /* Peer node and port number of port `num` of node n. */
-uint32_t peer_of(const struct fabric *f, uint32_t n, unsigned num,
+uint32_t tc_peer_of(const struct fabric *f, uint32_t n, unsigned num,
 		 unsigned *rport);
 
 #endif
