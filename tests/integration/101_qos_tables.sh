@@ -24,34 +24,7 @@ q() { SIM_HOST=$client sim_run timeout 20 "$@" 2>&1; }
 guids=$(for g in $(sed -n 's/^caguid=//p' "$W/ft.net"); do printf '0x%016x\n' $((g + 1)); done)
 target=$(echo "$guids" | sed -n 6p)
 
-cat >"$W/qos-policy.conf" <<EOP
-port-groups
-    port-group
-        name: Target
-        port-guid: $target
-    end-port-group
-end-port-groups
-qos-levels
-    qos-level
-        name: DEFAULT
-        sl: 0
-    end-qos-level
-    qos-level
-        name: ToTarget
-        sl: 4
-    end-qos-level
-end-qos-levels
-qos-match-rules
-    qos-match-rule
-        destination: Target
-        qos-level-name: ToTarget
-    end-qos-match-rule
-end-qos-match-rules
-qos-ulps
-    default                          : 0
-    any, service-id 0x1000-0x1fff    : 2
-end-qos-ulps
-EOP
+qos_policy_target "$target" "$W/qos-policy.conf"
 
 # One set of tables per port type, each unlike the others and the defaults.
 cat >"$W/tables" <<'EOT'

@@ -19,36 +19,7 @@ guids=$(for g in $(sed -n 's/^caguid=//p' "$W/ft.net"); do printf '0x%016x\n' $(
 [ "$(echo "$guids" | wc -l)" -ge 6 ] || fail "no CA GUIDs in the net file"
 target=$(echo "$guids" | sed -n 6p)
 
-cat >"$W/qos-policy.conf" <<EOP
-# issue 28 test policy
-port-groups
-    port-group
-        name: Target
-        port-guid: $target
-    end-port-group
-end-port-groups
-qos-levels
-    qos-level
-        name: DEFAULT
-        sl: 0
-    end-qos-level
-    qos-level
-        name: ToTarget
-        sl: 4
-    end-qos-level
-end-qos-levels
-qos-match-rules
-    qos-match-rule
-        use: everything to the target port
-        destination: Target
-        qos-level-name: ToTarget
-    end-qos-match-rule
-end-qos-match-rules
-qos-ulps
-    default                          : 0
-    any, service-id 0x1000-0x1fff    : 2
-end-qos-ulps
-EOP
+qos_policy_target "$target" "$W/qos-policy.conf"
 
 gid() { # 0x0002c90300000001 -> fe80::0002:c903:0000:0001
 	echo "$1" | sed 's/^0x//; s/\(....\)\(....\)\(....\)\(....\)/fe80::\1:\2:\3:\4/'

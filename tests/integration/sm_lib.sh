@@ -184,6 +184,42 @@ ibnd_lid_of() {
 		/^Ca/ { ca = index($0, "# " d) > 0; next } ca && /^\[/ { for (i = 1; i <= NF; i++) if ($i == "lid") { print $(i + 1); exit } }' "$1"
 }
 
+# qos_policy_target GUID FILE: the issue 28 test policy (a service-ID range
+# on SL 2, the port GUID on SL 4, everything else SL 0), as tests 62 and
+# 101 give it to both SMs.
+qos_policy_target() {
+	_target=$1
+	cat >"$2" <<EOP
+port-groups
+    port-group
+        name: Target
+        port-guid: $_target
+    end-port-group
+end-port-groups
+qos-levels
+    qos-level
+        name: DEFAULT
+        sl: 0
+    end-qos-level
+    qos-level
+        name: ToTarget
+        sl: 4
+    end-qos-level
+end-qos-levels
+qos-match-rules
+    qos-match-rule
+        use: everything to the target port
+        destination: Target
+        qos-level-name: ToTarget
+    end-qos-match-rule
+end-qos-match-rules
+qos-ulps
+    default                          : 0
+    any, service-id 0x1000-0x1fff    : 2
+end-qos-ulps
+EOP
+}
+
 # The QoS policy of tests 62 and 101 with classes by partition and by
 # port name: $W/partitions.conf (partition red, P_Key 0x0002, of the CA
 # ports G1 G2 G3) and $W/qos2.conf (Red to Red on P_Key 2 at SL 3,
