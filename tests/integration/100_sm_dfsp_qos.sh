@@ -26,34 +26,7 @@ client=$(ibsim_ca_name "$W/torus.net" 3)
 # GUID + 1 in ibsm-topo's net files).
 target=$(sed -n 's/^caguid=//p' "$W/torus.net" | sed -n 6p)
 target=$(printf '0x%016x' $((target + 1)))
-cat >"$W/qos.conf" <<EOP
-port-groups
-    port-group
-        name: Checkpoint
-        port-guid: $target
-    end-port-group
-end-port-groups
-qos-levels
-    qos-level
-        name: DEFAULT
-        sl: 0
-    end-qos-level
-    qos-level
-        name: ToCheckpoint
-        sl: 4
-    end-qos-level
-end-qos-levels
-qos-match-rules
-    qos-match-rule
-        destination: Checkpoint
-        qos-level-name: ToCheckpoint
-    end-qos-match-rule
-end-qos-match-rules
-qos-ulps
-    default                          : 0
-    any, service-id 0x1000-0x1fff    : 2
-end-qos-ulps
-EOP
+qos_policy_target "$target" "$W/qos.conf"
 
 # --- 1. the daemon: 3 classes x 2 layers ---------------------------------------------
 sm_sim "$W/torus.net"

@@ -186,7 +186,7 @@ ibnd_lid_of() {
 
 # qos_policy_target GUID FILE: the issue 28 test policy (a service-ID range
 # on SL 2, the port GUID on SL 4, everything else SL 0), as tests 62 and
-# 101 give it to both SMs.
+# 101 give it to both SMs and test 100 to dfsp with QoS.
 qos_policy_target() {
 	_target=$1
 	cat >"$2" <<EOP
