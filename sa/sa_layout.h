@@ -16,12 +16,16 @@
 struct sa_layout {
 	const char *name;
 	const uint16_t *width;      /* bits of each component, in order */
+	const uint16_t *off;        /* bit offset of each, then the total */
 	uint8_t num;                /* components */
 	uint16_t rec_len;           /* bytes on the wire, unpadded */
 };
 
-/* Bit offset of component i. */
-unsigned sa_comp_offset(const struct sa_layout *l, unsigned i);
+/* Bit offset of component i (i >= num: the components' total). */
+static inline unsigned sa_comp_offset(const struct sa_layout *l, unsigned i)
+{
+	return l->off[i < l->num ? i : l->num];
+}
 /* Read / write component i (at most 64 bits wide). */
 uint64_t sa_get(const struct sa_layout *l, const uint8_t *rec, unsigned i);
 void sa_put(const struct sa_layout *l, uint8_t *rec, unsigned i, uint64_t v);
