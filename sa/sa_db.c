@@ -79,13 +79,6 @@ int sa_db_build(struct sa_db *db, const struct subnet *r,
 	return 0;
 }
 
-uint32_t sa_db_port_of_lid(const struct sa_db *db, uint32_t lid)
-{
-	if (!db->r || lid == 0 || lid > db->max_lid)
-		return FAB_NONE;
-	return db->port_of_lid[lid];
-}
-
 uint32_t sa_db_port_of_guid(const struct sa_db *db, uint64_t guid)
 {
 	struct sa_port_guid key = { .guid = guid }, *hit;
@@ -101,12 +94,4 @@ uint8_t sa_db_lft(const struct sa_db *db, uint32_t node, uint32_t lid)
 	if (!db->r || !db->lft || db->lft_row[node] == FAB_NONE)
 		return LFT_NO_PATH;
 	return lft_get(db->lft, db->lft_row[node], lid);
-}
-
-const uint8_t *sa_db_portinfo(const struct sa_db *db, uint32_t p)
-{
-	if (!db->r || p >= db->r->cap_ports || !db->r->port_info_ok ||
-	    db->r->port_info_ok[p] != 1)
-		return NULL;
-	return db->r->port_info[p];
 }

@@ -37,13 +37,26 @@ int sa_db_build(struct sa_db *db, const struct subnet *r,
 		struct fabric *lft_fab, const struct lft_set *lft,
 		uint64_t subnet_prefix);
 
-/* Endpoint port owning lid (within its LMC range), FAB_NONE if none. */
-uint32_t sa_db_port_of_lid(const struct sa_db *db, uint32_t lid);
+/* Endpoint port owning lid (within its LMC range), FAB_NONE if none.
+ * Inline, as sa_db_portinfo: every query by LID asks (issue 27). */
+static inline uint32_t sa_db_port_of_lid(const struct sa_db *db, uint32_t lid)
+{
+	if (!db->r || lid == 0 || lid > db->max_lid)
+		return FAB_NONE;
+	return db->port_of_lid[lid];
+}
+
 /* Endpoint port with this port GUID, FAB_NONE if none. */
 uint32_t sa_db_port_of_guid(const struct sa_db *db, uint64_t guid);
 /* LFT egress port of switch node n for lid, LFT_NO_PATH if unknown. */
 uint8_t sa_db_lft(const struct sa_db *db, uint32_t node, uint32_t lid);
 /* Raw PortInfo of port p (64 bytes) or NULL if never read. */
-const uint8_t *sa_db_portinfo(const struct sa_db *db, uint32_t p);
+static inline const uint8_t *sa_db_portinfo(const struct sa_db *db, uint32_t p)
+{
+	if (!db->r || p >= db->r->cap_ports || !db->r->port_info_ok ||
+	    db->r->port_info_ok[p] != 1)
+		return NULL;
+	return db->r->port_info[p];
+}
 
 #endif

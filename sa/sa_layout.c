@@ -156,7 +156,7 @@ static struct piece piece_at(unsigned pos, unsigned left)
 	return p;
 }
 
-uint64_t sa_get(const struct sa_layout *l, const uint8_t *rec, unsigned i)
+uint64_t sa_get_bits(const struct sa_layout *l, const uint8_t *rec, unsigned i)
 {
 	unsigned off = sa_comp_offset(l, i), w = l->width[i];
 	uint64_t v = 0;
@@ -179,14 +179,14 @@ uint64_t sa_get(const struct sa_layout *l, const uint8_t *rec, unsigned i)
 }
 
 /* The component's first (at most) 64 bits take v, most significant first. */
-void sa_put(const struct sa_layout *l, uint8_t *rec, unsigned i, uint64_t v)
+void sa_put_bits(const struct sa_layout *l, uint8_t *rec, unsigned i, uint64_t v)
 {
 	unsigned off = sa_comp_offset(l, i), w = l->width[i];
 
 	if (w > 64)
 		w = 64;
 	if (off % 8 == 0 && w % 8 == 0) {
-		/* Whole bytes (LIDs, port numbers, GUIDs): no masks. */
+		/* Whole bytes (GUIDs, keys): no masks. */
 		for (unsigned k = w / 8; k--; v >>= 8)
 			rec[off / 8 + k] = (uint8_t)v;
 		return;

@@ -23,71 +23,104 @@ static int has_record(const struct sa_ctx *c, uint32_t n, unsigned i)
 	return i != 0 && f->ports[p].lid != 0;
 }
 
-/* What to do at a port that has a record: offer its record(s) into a.
- * An SA status. */
-typedef int (*visit_fn)(const struct sa_ctx *c, uint32_t p,
-			const struct sa_query *q, uint64_t mask, void *arg,
-			struct sa_answer *a);
-
-/* Visit every port that has a record among the nodes the LID component
- * selects. The port number component port_comp (when >= 0 and selected)
- * keeps one port of each node; a switch shows port 0 only when
- * switch_port0_only; a LID naming a CA port keeps that port only. */
-static int each_port(const struct sa_ctx *c, const struct sa_layout *l,
-		     const struct sa_query *q, uint64_t mask, unsigned lid_comp,
-		     int port_comp, int switch_port0_only, visit_fn visit,
-		     void *arg, struct sa_answer *a)
-{
-	const struct fabric *f = sa_fab(c);
+/* The ports with a record among the nodes the LID component selects,
+ * one at a time (port_walk_next), so each record type's per-port code is
+ * a direct call its query inlines (a visitor behind a pointer cost ~100
+ * instructions a PortInfoRecord, issue 27). The port number component
+ * (when selected) keeps one port of each node; a switch shows port 0 only
+ * when sw_port0_only; a LID naming a CA port keeps that port only. */
+struct port_walk {
+	const struct sa_ctx *c;
 	struct sa_node_span s;
-	int rc;
+	uint32_t m;                 /* the node walked */
+	unsigned i, last;           /* its port numbers left: i..last */
+	int port_sel;               /* port number asked for, -1: any */
+	int sw_port0_only;
+};
 
-	if (!sa_query_nodes(c, l, q, lid_comp, &mask, &s))
-		return 0;
-	for (uint32_t m = s.lo; m < s.hi; m++) {
-		unsigned first = 0, last = f->nodes[m].num_ports;
+/* The port numbers of node w->m to look at (none: i > last). */
+static inline void port_walk_node(struct port_walk *w)
+{
+	const struct fabric *f = sa_fab(w->c);
+	unsigned n = f->nodes[w->m].num_ports;
 
-		if (port_comp >= 0 && (mask >> port_comp & 1)) {
-			first = last = (unsigned)sa_get(l, q->record, (unsigned)port_comp);
-			if (first > f->nodes[m].num_ports)
-				continue;
-		}
-		if (fab_is_switch(f, m) && switch_port0_only)
-			first = last = 0;
-		if (s.by_lid && !fab_is_switch(f, m))
-			first = last = f->ports[s.port].num;
-		for (unsigned i = first; i <= last; i++) {
-			if (!has_record(c, m, i))
-				continue;
-			rc = visit(c, fab_port_idx(f, m, i), q, mask, arg, a);
-			if (rc)
-				return rc;
+	w->i = 0;
+	w->last = n;
+	if (w->port_sel >= 0) {
+		w->i = w->last = (unsigned)w->port_sel;
+		if (w->i > n) {
+			w->i = 1;
+			w->last = 0;
+			return;
 		}
 	}
-	return 0;
+	if (fab_is_switch(f, w->m) && w->sw_port0_only)
+		w->i = w->last = 0;
+	if (w->s.by_lid && !fab_is_switch(f, w->m))
+		w->i = w->last = f->ports[w->s.port].num;
 }
 
-static void build_pir(const struct sa_ctx *c, uint32_t p, unsigned block,
+/* Start a walk: 0 when the query's LID names no port (no records). The
+ * LID component leaves *mask (sa_query_nodes); port_comp < 0: none. */
+static inline int port_walk_start(struct port_walk *w, const struct sa_ctx *c,
+				  const struct sa_layout *l,
+				  const struct sa_query *q, uint64_t *mask,
+				  unsigned lid_comp, int port_comp,
+				  int sw_port0_only)
+{
+	w->c = c;
+	if (!sa_query_nodes(c, l, q, lid_comp, mask, &w->s))
+		return 0;
+	w->port_sel = port_comp >= 0 && (*mask >> port_comp & 1) ?
+		(int)sa_get(l, q->record, (unsigned)port_comp) : -1;
+	w->sw_port0_only = sw_port0_only;
+	w->m = w->s.lo;
+	w->i = 1;
+	w->last = 0;
+	if (w->m < w->s.hi)
+		port_walk_node(w);
+	return 1;
+}
+
+/* The next port with a record, FAB_NONE after the last. */
+static inline uint32_t port_walk_next(struct port_walk *w)
+{
+	for (;;) {
+		while (w->i <= w->last) {
+			unsigned i = w->i++;
+
+			if (has_record(w->c, w->m, i))
+				return fab_port_idx(sa_fab(w->c), w->m, i);
+		}
+		if (++w->m >= w->s.hi)
+			return FAB_NONE;
+		port_walk_node(w);
+	}
+}
+
+/* The record is 4 bytes of its own (EndportLID, PortNum, Options) and the
+ * PortInfo as read, each written once (fixed sizes: no library calls). */
+static void build_pir(const struct sa_ctx *c, uint32_t p,
 		      const struct sa_query *q, uint8_t *rec)
 {
 	const uint8_t *pi = sa_db_portinfo(&c->db, p);
+	uint8_t *d = rec + sa_comp_offset(&sa_portinfo_rec, PIR_PORTINFO) / 8;
 
-	(void)block;
-	memset(rec, 0, sa_portinfo_rec.rec_len);        /* all that is read */
+	memset(rec, 0, 4);
 	sa_put(&sa_portinfo_rec, rec, PIR_LID, sa_lid_of_port(c, p));
 	sa_put(&sa_portinfo_rec, rec, PIR_PORTNUM, sa_fab(c)->ports[p].num);
-	if (pi) {
-		uint8_t *d = rec + sa_comp_offset(&sa_portinfo_rec, PIR_PORTINFO) / 8;
-
-		memcpy(d, pi, 64);
-		/* M_Key is shown to trusted requesters only (IBA 15.2.5.3),
-		 * and the default SM_Key (1, which OpenSM also trusts)
-		 * makes anyone trusted: the M_Key is shown only when the
-		 * operator set a key of their own (issue 26). */
-		if (!q->trusted || c->sm.sm_key == 0 ||
-		    c->sm.sm_key == SA_SM_KEY_WELL_KNOWN)
-			mad_set_field64(d, 0, IB_PORT_MKEY_F, 0);
+	if (!pi) {
+		memset(d, 0, 64);
+		return;
 	}
+	memcpy(d, pi, 64);
+	/* M_Key is shown to trusted requesters only (IBA 15.2.5.3),
+	 * and the default SM_Key (1, which OpenSM also trusts)
+	 * makes anyone trusted: the M_Key is shown only when the
+	 * operator set a key of their own (issue 26). */
+	if (!q->trusted || c->sm.sm_key == 0 ||
+	    c->sm.sm_key == SA_SM_KEY_WELL_KNOWN)
+		mad_set_field64(d, 0, IB_PORT_MKEY_F, 0);
 }
 
 /* PortInfoCapMaskMatch and PortInfoCapMask2Match (SA ClassPortInfo
@@ -114,13 +147,12 @@ static int pir_capmask_keep(const struct sa_query *q, const uint8_t *rec)
 }
 
 static int pir_port(const struct sa_ctx *c, uint32_t p,
-		    const struct sa_query *q, uint64_t mask, void *arg,
+		    const struct sa_query *q, uint64_t mask,
 		    struct sa_answer *a)
 {
 	uint8_t rec[REC_MAX];
 
-	(void)arg;
-	build_pir(c, p, 0, q, rec);
+	build_pir(c, p, q, rec);
 	if (!pir_capmask_keep(q, rec))
 		return 0;
 	return sa_offer(&sa_portinfo_rec, q, mask, rec, a) < 0 ? SA_STATUS_NO_RESOURCES : 0;
@@ -130,11 +162,16 @@ static int pir_query(struct sa_ctx *c, const struct sa_query *q,
 		     struct sa_answer *a)
 {
 	uint64_t mask = q->comp_mask & ~(1ull << PIR_CAPMASK | 1ull << PIR_CAPMASK2);
+	struct port_walk w;
+	int rc;
 
-	if (!c->db.r)
+	if (!c->db.r || !port_walk_start(&w, c, &sa_portinfo_rec, q, &mask,
+					 PIR_LID, PIR_PORTNUM, 0))
 		return 0;
-	return each_port(c, &sa_portinfo_rec, q, mask, PIR_LID, PIR_PORTNUM, 0,
-			 pir_port, NULL, a);
+	for (uint32_t p; (p = port_walk_next(&w)) != FAB_NONE;)
+		if ((rc = pir_port(c, p, q, mask, a)))
+			return rc;
+	return 0;
 }
 
 const struct sa_attr_ops sa_portinforecord_ops = {
@@ -169,12 +206,11 @@ static unsigned gir_blocks(const struct sa_ctx *c, uint32_t p)
 }
 
 static int gir_port(const struct sa_ctx *c, uint32_t p,
-		    const struct sa_query *q, uint64_t mask, void *arg,
+		    const struct sa_query *q, uint64_t mask,
 		    struct sa_answer *a)
 {
 	uint8_t rec[REC_MAX];
 
-	(void)arg;
 	for (unsigned b = 0; b < gir_blocks(c, p); b++) {
 		build_gir(c, p, b, q, rec);
 		if (sa_offer(&sa_guidinfo_rec, q, mask, rec, a) < 0)
@@ -186,10 +222,17 @@ static int gir_port(const struct sa_ctx *c, uint32_t p,
 static int gir_query(struct sa_ctx *c, const struct sa_query *q,
 		     struct sa_answer *a)
 {
-	if (!c->db.r)
+	uint64_t mask = q->comp_mask;
+	struct port_walk w;
+	int rc;
+
+	if (!c->db.r || !port_walk_start(&w, c, &sa_guidinfo_rec, q, &mask,
+					 GIR_LID, -1, 1))
 		return 0;
-	return each_port(c, &sa_guidinfo_rec, q, q->comp_mask, GIR_LID, -1, 1,
-			 gir_port, NULL, a);
+	for (uint32_t p; (p = port_walk_next(&w)) != FAB_NONE;)
+		if ((rc = gir_port(c, p, q, mask, a)))
+			return rc;
+	return 0;
 }
 
 const struct sa_attr_ops sa_guidinforecord_ops = {
@@ -246,12 +289,11 @@ static void build_pkr(const struct sa_ctx *c, uint32_t p, unsigned block,
 }
 
 /* Every block of port p (the BlockNum component, when given, selects
- * one), if the requester (arg: its port, a uint32_t) shares a partition
- * with the port (OpenSM). */
+ * one), if the requester (its port rq) shares a partition with the port
+ * (OpenSM). */
 static int pkr_port(const struct sa_ctx *c, uint32_t p, const struct sa_query *q,
-		    uint64_t mask, void *arg, struct sa_answer *a)
+		    uint64_t mask, uint32_t rq, struct sa_answer *a)
 {
-	uint32_t rq = *(const uint32_t *)arg;
 	uint32_t port0 = fab_port_idx(sa_fab(c), sa_fab(c)->ports[p].node, 0);
 	uint8_t rec[REC_MAX];
 	unsigned nb = pkr_blocks(c, p);
@@ -272,7 +314,10 @@ static int pkr_port(const struct sa_ctx *c, uint32_t p, const struct sa_query *q
 static int pkr_query(struct sa_ctx *c, const struct sa_query *q,
 		     struct sa_answer *a)
 {
+	uint64_t mask = q->comp_mask;
+	struct port_walk w;
 	uint32_t rq;
+	int rc;
 
 	if (!c->db.r)
 		return 0;
@@ -281,8 +326,12 @@ static int pkr_query(struct sa_ctx *c, const struct sa_query *q,
 	if (!q->trusted)
 		return SA_STATUS_REQ_INVALID;
 	rq = sa_requester_port(c, q);
-	return each_port(c, &sa_pkey_rec, q, q->comp_mask, PKR_LID, PKR_PORT, 0,
-			 pkr_port, &rq, a);
+	if (!port_walk_start(&w, c, &sa_pkey_rec, q, &mask, PKR_LID, PKR_PORT, 0))
+		return 0;
+	for (uint32_t p; (p = port_walk_next(&w)) != FAB_NONE;)
+		if ((rc = pkr_port(c, p, q, mask, rq, a)))
+			return rc;
+	return 0;
 }
 
 const struct sa_attr_ops sa_pkeyrecord_ops = {
