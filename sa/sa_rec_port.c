@@ -13,7 +13,7 @@
 
 /* Ports of node n that have a record: every port of a switch whose
  * PortInfo was read; linked CA/router ports with a LID. */
-static int has_record(const struct sa_ctx *c, uint32_t n, unsigned i)
+static inline int has_record(const struct sa_ctx *c, uint32_t n, unsigned i)
 {
 	const struct fabric *f = sa_fab(c);
 	uint32_t p = fab_port_idx(f, n, i);
@@ -23,12 +23,15 @@ static int has_record(const struct sa_ctx *c, uint32_t n, unsigned i)
 	return i != 0 && f->ports[p].lid != 0;
 }
 
-/* The ports with a record among the nodes the LID component selects,
- * one at a time (port_walk_next), so each record type's per-port code is
- * a direct call its query inlines (a visitor behind a pointer cost ~100
- * instructions a PortInfoRecord, issue 27). The port number component
- * (when selected) keeps one port of each node; a switch shows port 0 only
- * when sw_port0_only; a LID naming a CA port keeps that port only. */
+/* The ports with a record among the nodes the LID component selects
+ * (sa_query_nodes), one at a time: the first from port_walk_one (a CA's
+ * LID, inline) or port_walk_start, the rest from port_walk_next, until
+ * FAB_NONE. Each record type's per-port code is then a direct call its
+ * query inlines (a visitor behind a pointer, and the walk's general case
+ * for one port, cost ~200 instructions a PortInfoRecord, issue 27). The
+ * port number component (when selected) keeps one port of each node; a
+ * switch shows port 0 only when sw_port0_only; a LID naming a CA port
+ * keeps that port only. */
 struct port_walk {
 	const struct sa_ctx *c;
 	struct sa_node_span s;
@@ -56,71 +59,114 @@ static inline void port_walk_node(struct port_walk *w)
 	}
 	if (fab_is_switch(f, w->m) && w->sw_port0_only)
 		w->i = w->last = 0;
-	if (w->s.by_lid && !fab_is_switch(f, w->m))
-		w->i = w->last = f->ports[w->s.port].num;
 }
 
-/* Start a walk: 0 when the query's LID names no port (no records). The
- * LID component leaves *mask (sa_query_nodes); port_comp < 0: none. */
-static inline int port_walk_start(struct port_walk *w, const struct sa_ctx *c,
-				  const struct sa_layout *l,
-				  const struct sa_query *q, uint64_t *mask,
-				  unsigned lid_comp, int port_comp,
-				  int sw_port0_only)
+/* The next port of node w->m with a record, FAB_NONE if none is left. */
+static inline uint32_t port_walk_scan(struct port_walk *w)
 {
+	while (w->i <= w->last) {
+		unsigned i = w->i++;
+
+		if (has_record(w->c, w->m, i))
+			return fab_port_idx(sa_fab(w->c), w->m, i);
+	}
+	return FAB_NONE;
+}
+
+/* The first port with a record in the nodes after w->m. */
+static uint32_t port_walk_nodes(struct port_walk *w)
+{
+	uint32_t p;
+
+	while (++w->m < w->s.hi) {
+		port_walk_node(w);
+		if ((p = port_walk_scan(w)) != FAB_NONE)
+			return p;
+	}
+	return FAB_NONE;
+}
+
+/* The next port with a record, FAB_NONE after the last. Within a node
+ * inline: a query by a switch's LID has one node. */
+static inline uint32_t port_walk_next(struct port_walk *w)
+{
+	uint32_t p = port_walk_scan(w);
+
+	if (p != FAB_NONE || w->m + 1 >= w->s.hi)
+		return p;
+	return port_walk_nodes(w);
+}
+
+/* Start a walk over the nodes of span s (sa_query_nodes: its LID
+ * component has left mask): its first port, FAB_NONE if none. port_comp
+ * < 0: the query has none. */
+static uint32_t port_walk_start(struct port_walk *w, const struct sa_ctx *c,
+				const struct sa_node_span *s,
+				const struct sa_layout *l,
+				const struct sa_query *q, uint64_t mask,
+				int port_comp, int sw_port0_only)
+{
+	const struct fabric *f = sa_fab(c);
+
 	w->c = c;
-	if (!sa_query_nodes(c, l, q, lid_comp, mask, &w->s))
-		return 0;
-	w->port_sel = port_comp >= 0 && (*mask >> port_comp & 1) ?
+	w->s = *s;
+	w->port_sel = port_comp >= 0 && (mask >> port_comp & 1) ?
 		(int)sa_get(l, q->record, (unsigned)port_comp) : -1;
 	w->sw_port0_only = sw_port0_only;
-	w->m = w->s.lo;
 	w->i = 1;
 	w->last = 0;
-	if (w->m < w->s.hi)
-		port_walk_node(w);
+	w->m = s->lo;
+	/* A CA or router port's LID names that port alone (a port number
+	 * past the node's ports: none), the walk ends after it. */
+	if (s->by_lid && !fab_is_switch(f, s->lo)) {
+		if (w->port_sel > (int)f->nodes[s->lo].num_ports ||
+		    !has_record(c, s->lo, f->ports[s->port].num))
+			return FAB_NONE;
+		return s->port;
+	}
+	w->m = s->lo - 1;           /* port_walk_nodes starts at the next */
+	return port_walk_nodes(w);
+}
+
+/* port_walk_start's answer when the query names a CA's LID and no port
+ * number (the common query, osmtest's), small enough to inline: 1 and
+ * *p (the walk ends after it), or 0 (port_walk_start it is). */
+static inline int port_walk_one(struct port_walk *w, const struct sa_ctx *c,
+				const struct sa_node_span *s, uint64_t mask,
+				int port_comp, uint32_t *p)
+{
+	const struct fabric *f = sa_fab(c);
+
+	if (!s->by_lid || fab_is_switch(f, s->lo) ||
+	    (port_comp >= 0 && (mask >> port_comp & 1)))
+		return 0;
+	w->c = c;
+	w->s = *s;
+	w->m = s->lo;
+	w->i = 1;
+	w->last = 0;
+	*p = has_record(c, s->lo, f->ports[s->port].num) ? s->port : FAB_NONE;
 	return 1;
 }
 
-/* The next port with a record, FAB_NONE after the last. */
-static inline uint32_t port_walk_next(struct port_walk *w)
+/* Port p's record as q may see it: the one the database built (M_Key 0)
+ * or, for a requester allowed the M_Key, a copy with the PortInfo as read
+ * in it (own: room for it). M_Key is shown to trusted requesters only
+ * (IBA 15.2.5.3), and the default SM_Key (1, which OpenSM also trusts)
+ * makes anyone trusted: the M_Key is shown only when the operator set a
+ * key of their own (issue 26). */
+static const uint8_t *pir_of(const struct sa_ctx *c, uint32_t p,
+			     const struct sa_query *q, uint8_t *own)
 {
-	for (;;) {
-		while (w->i <= w->last) {
-			unsigned i = w->i++;
+	const uint8_t *rec = sa_db_pir(&c->db, p), *pi;
 
-			if (has_record(w->c, w->m, i))
-				return fab_port_idx(sa_fab(w->c), w->m, i);
-		}
-		if (++w->m >= w->s.hi)
-			return FAB_NONE;
-		port_walk_node(w);
-	}
-}
-
-/* The record is 4 bytes of its own (EndportLID, PortNum, Options) and the
- * PortInfo as read, each written once (fixed sizes: no library calls). */
-static void build_pir(const struct sa_ctx *c, uint32_t p,
-		      const struct sa_query *q, uint8_t *rec)
-{
-	const uint8_t *pi = sa_db_portinfo(&c->db, p);
-	uint8_t *d = rec + sa_comp_offset(&sa_portinfo_rec, PIR_PORTINFO) / 8;
-
-	memset(rec, 0, 4);
-	sa_put(&sa_portinfo_rec, rec, PIR_LID, sa_lid_of_port(c, p));
-	sa_put(&sa_portinfo_rec, rec, PIR_PORTNUM, sa_fab(c)->ports[p].num);
-	if (!pi) {
-		memset(d, 0, 64);
-		return;
-	}
-	memcpy(d, pi, 64);
-	/* M_Key is shown to trusted requesters only (IBA 15.2.5.3),
-	 * and the default SM_Key (1, which OpenSM also trusts)
-	 * makes anyone trusted: the M_Key is shown only when the
-	 * operator set a key of their own (issue 26). */
 	if (!q->trusted || c->sm.sm_key == 0 ||
-	    c->sm.sm_key == SA_SM_KEY_WELL_KNOWN)
-		mad_set_field64(d, 0, IB_PORT_MKEY_F, 0);
+	    c->sm.sm_key == SA_SM_KEY_WELL_KNOWN ||
+	    !(pi = sa_db_portinfo(&c->db, p)))
+		return rec;
+	memcpy(own, rec, SA_DB_PIR_LEN);
+	memcpy(own + sa_comp_offset(&sa_portinfo_rec, PIR_PORTINFO) / 8, pi, 64);
+	return own;
 }
 
 /* PortInfoCapMaskMatch and PortInfoCapMask2Match (SA ClassPortInfo
@@ -150,9 +196,9 @@ static int pir_port(const struct sa_ctx *c, uint32_t p,
 		    const struct sa_query *q, uint64_t mask,
 		    struct sa_answer *a)
 {
-	uint8_t rec[REC_MAX];
+	uint8_t own[SA_DB_PIR_LEN];
+	const uint8_t *rec = pir_of(c, p, q, own);
 
-	build_pir(c, p, q, rec);
 	if (!pir_capmask_keep(q, rec))
 		return 0;
 	return sa_offer(&sa_portinfo_rec, q, mask, rec, a) < 0 ? SA_STATUS_NO_RESOURCES : 0;
@@ -161,14 +207,18 @@ static int pir_port(const struct sa_ctx *c, uint32_t p,
 static int pir_query(struct sa_ctx *c, const struct sa_query *q,
 		     struct sa_answer *a)
 {
+	const struct sa_layout *l = &sa_portinfo_rec;
 	uint64_t mask = q->comp_mask & ~(1ull << PIR_CAPMASK | 1ull << PIR_CAPMASK2);
+	struct sa_node_span s;
 	struct port_walk w;
+	uint32_t p;
 	int rc;
 
-	if (!c->db.r || !port_walk_start(&w, c, &sa_portinfo_rec, q, &mask,
-					 PIR_LID, PIR_PORTNUM, 0))
+	if (!c->db.r || !sa_query_nodes(c, l, q, PIR_LID, &mask, &s))
 		return 0;
-	for (uint32_t p; (p = port_walk_next(&w)) != FAB_NONE;)
+	if (!port_walk_one(&w, c, &s, mask, PIR_PORTNUM, &p))
+		p = port_walk_start(&w, c, &s, l, q, mask, PIR_PORTNUM, 0);
+	for (; p != FAB_NONE; p = port_walk_next(&w))
 		if ((rc = pir_port(c, p, q, mask, a)))
 			return rc;
 	return 0;
@@ -177,7 +227,7 @@ static int pir_query(struct sa_ctx *c, const struct sa_query *q,
 const struct sa_attr_ops sa_portinforecord_ops = {
 	.attr_id = 0x0012,
 	.name = "PortInfoRecord",
-	.rec_len = 68,
+	.rec_len = SA_DB_PIR_LEN,
 	.query = pir_query,
 };
 
@@ -222,14 +272,18 @@ static int gir_port(const struct sa_ctx *c, uint32_t p,
 static int gir_query(struct sa_ctx *c, const struct sa_query *q,
 		     struct sa_answer *a)
 {
+	const struct sa_layout *l = &sa_guidinfo_rec;
 	uint64_t mask = q->comp_mask;
+	struct sa_node_span s;
 	struct port_walk w;
+	uint32_t p;
 	int rc;
 
-	if (!c->db.r || !port_walk_start(&w, c, &sa_guidinfo_rec, q, &mask,
-					 GIR_LID, -1, 1))
+	if (!c->db.r || !sa_query_nodes(c, l, q, GIR_LID, &mask, &s))
 		return 0;
-	for (uint32_t p; (p = port_walk_next(&w)) != FAB_NONE;)
+	if (!port_walk_one(&w, c, &s, mask, -1, &p))
+		p = port_walk_start(&w, c, &s, l, q, mask, -1, 1);
+	for (; p != FAB_NONE; p = port_walk_next(&w))
 		if ((rc = gir_port(c, p, q, mask, a)))
 			return rc;
 	return 0;
@@ -315,8 +369,9 @@ static int pkr_query(struct sa_ctx *c, const struct sa_query *q,
 		     struct sa_answer *a)
 {
 	uint64_t mask = q->comp_mask;
+	struct sa_node_span s;
 	struct port_walk w;
-	uint32_t rq;
+	uint32_t rq, p;
 	int rc;
 
 	if (!c->db.r)
@@ -326,9 +381,11 @@ static int pkr_query(struct sa_ctx *c, const struct sa_query *q,
 	if (!q->trusted)
 		return SA_STATUS_REQ_INVALID;
 	rq = sa_requester_port(c, q);
-	if (!port_walk_start(&w, c, &sa_pkey_rec, q, &mask, PKR_LID, PKR_PORT, 0))
+	if (!sa_query_nodes(c, &sa_pkey_rec, q, PKR_LID, &mask, &s))
 		return 0;
-	for (uint32_t p; (p = port_walk_next(&w)) != FAB_NONE;)
+	if (!port_walk_one(&w, c, &s, mask, PKR_PORT, &p))
+		p = port_walk_start(&w, c, &s, &sa_pkey_rec, q, mask, PKR_PORT, 0);
+	for (; p != FAB_NONE; p = port_walk_next(&w))
 		if ((rc = pkr_port(c, p, q, mask, rq, a)))
 			return rc;
 	return 0;
