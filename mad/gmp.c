@@ -54,6 +54,39 @@ void sa_hdr_set(uint8_t *mad, uint16_t attr_offset_words, uint64_t comp_mask)
 	mad_set_field64(mad, 0, IB_SA_COMPMASK_F, comp_mask);
 }
 
+void sa_req_decode(const uint8_t *mad, struct sa_req_hdr *h)
+{
+	void *m = RO(mad);
+
+	memcpy(h->common, mad, GMP_COMMON_HDR_LEN);
+	h->method = (uint8_t)mad_get_field(m, 0, IB_MAD_METHOD_F);
+	h->response = (uint8_t)mad_get_field(m, 0, IB_MAD_RESPONSE_F);
+	h->class_version = (uint8_t)mad_get_field(m, 0, IB_MAD_CLASSVER_F);
+	h->attr_id = (uint16_t)mad_get_field(m, 0, IB_MAD_ATTRID_F);
+	h->attr_mod = mad_get_field(m, 0, IB_MAD_ATTRMOD_F);
+	h->rmpp_type = (uint8_t)mad_get_field(m, 0, IB_SA_RMPP_TYPE_F);
+	h->rmpp_flags = (uint8_t)mad_get_field(m, 0, IB_SA_RMPP_FLAGS_F);
+	h->sm_key = mad_get_field64(m, 0, IB_SA_MKEY_F);
+	h->comp_mask = mad_get_field64(m, 0, IB_SA_COMPMASK_F);
+}
+
+void sa_resp_hdr(const struct sa_req_hdr *h, uint16_t attr_id, uint16_t status,
+		 uint16_t attr_offset_words, uint8_t *mad)
+{
+	memcpy(mad, h->common, GMP_COMMON_HDR_LEN);
+	memset(mad + GMP_COMMON_HDR_LEN, 0, GMP_SA_DATA_OFFS - GMP_COMMON_HDR_LEN);
+	/* The response method as gmp_make_response makes it: GetResp has
+	 * Get's method bits, Method|R keeps them, so only Set's change. */
+	if (h->method == IB_MAD_METHOD_SET)
+		mad_set_field(mad, 0, IB_MAD_METHOD_F,
+			      IB_MAD_METHOD_GET_RESPONSE & 0x7f);
+	mad_set_field(mad, 0, IB_MAD_RESPONSE_F, 1);
+	mad_set_field(mad, 0, IB_MAD_STATUS_F, status);
+	if (attr_id)
+		mad_set_field(mad, 0, IB_MAD_ATTRID_F, attr_id);
+	sa_hdr_set(mad, attr_offset_words, h->comp_mask);
+}
+
 void rmpp_get(const uint8_t *mad, struct rmpp_hdr *h)
 {
 	h->version = (uint8_t)mad_get_field(RO(mad), 0, IB_SA_RMPP_VERS_F);
@@ -74,4 +107,15 @@ void rmpp_set(uint8_t *mad, const struct rmpp_hdr *h)
 	mad_set_field(mad, 0, IB_SA_RMPP_STATUS_F, h->status);
 	mad_set_field(mad, 0, IB_SA_RMPP_D1_F, h->seg_num);
 	mad_set_field(mad, 0, IB_SA_RMPP_D2_F, h->len_or_window);
+}
+
+void rmpp_set_data(uint8_t *mad, uint8_t flags, uint32_t seg_num,
+		   uint32_t payload_len)
+{
+	mad_set_field(mad, 0, IB_SA_RMPP_VERS_F, 1);
+	mad_set_field(mad, 0, IB_SA_RMPP_TYPE_F, RMPP_TYPE_DATA);
+	mad_set_field(mad, 0, IB_SA_RMPP_RESP_F, 0x1f);
+	mad_set_field(mad, 0, IB_SA_RMPP_FLAGS_F, flags);
+	mad_set_field(mad, 0, IB_SA_RMPP_D1_F, seg_num);
+	mad_set_field(mad, 0, IB_SA_RMPP_D2_F, payload_len);
 }

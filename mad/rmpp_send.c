@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <infiniband/mad.h>
 
 #include "smp.h"
 
@@ -44,31 +45,39 @@ unsigned rmpp_tx_segments(size_t hdr_len, size_t total)
 	return n ? n : 1;
 }
 
-size_t rmpp_tx_segment(size_t hdr_len, const uint8_t *hdr, const uint8_t *data,
-		       size_t total, unsigned i, unsigned segs, uint8_t *mad)
+size_t rmpp_tx_fill(size_t hdr_len, const uint8_t *data, size_t total,
+		    unsigned i, unsigned segs, uint8_t *mad)
 {
 	size_t per = GMP_SIZE - hdr_len, extra = hdr_len - RMPP_HDR_END;
 	size_t off = (size_t)i * per;
 	size_t n = total > off ? total - off : 0;
-	struct rmpp_hdr h = { .version = 1, .type = RMPP_TYPE_DATA,
-			      .flags = RMPP_FLAG_ACTIVE, .seg_num = i + 1 };
+	uint8_t flags = RMPP_FLAG_ACTIVE;
+	uint32_t len = 0;
 
 	if (n > per)
 		n = per;
-	memset(mad, 0, GMP_SIZE);
-	memcpy(mad, hdr, hdr_len);
 	if (i == 0) {
-		h.flags |= RMPP_FLAG_FIRST;
-		h.len_or_window = (uint32_t)(total + extra * segs);
+		flags |= RMPP_FLAG_FIRST;
+		len = (uint32_t)(total + extra * segs);
 	}
 	if (i == segs - 1) {
-		h.flags |= RMPP_FLAG_LAST;
-		h.len_or_window = (uint32_t)(n + extra);
+		flags |= RMPP_FLAG_LAST;
+		len = (uint32_t)(n + extra);
 	}
-	rmpp_set(mad, &h);
+	rmpp_set_data(mad, flags, i + 1, len);
 	if (n)
 		memcpy(mad + hdr_len, data + off, n);
+	memset(mad + hdr_len + n, 0, per - n);
 	return hdr_len + n;
+}
+
+size_t rmpp_tx_segment(size_t hdr_len, const uint8_t *hdr, const uint8_t *data,
+		       size_t total, unsigned i, unsigned segs, uint8_t *mad)
+{
+	memcpy(mad, hdr, hdr_len);
+	/* hdr's RMPP header may hold anything: all of it is rewritten */
+	mad_set_field(mad, 0, IB_SA_RMPP_STATUS_F, RMPP_ST_OK);
+	return rmpp_tx_fill(hdr_len, data, total, i, segs, mad);
 }
 
 struct rmpp_tx_xfer *rmpp_tx_start(struct rmpp_tx *t, const uint8_t *hdr,

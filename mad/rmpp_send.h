@@ -109,6 +109,11 @@ void rmpp_tx_free(struct rmpp_tx *t);
  * data (what ibsim hands the client). */
 size_t rmpp_tx_segment(size_t hdr_len, const uint8_t *hdr, const uint8_t *data,
 		       size_t total, unsigned i, unsigned segs, uint8_t *mad);
+/* The same in place, for a mad whose first hdr_len bytes already hold
+ * the header with RMPPStatus 0 (sa_resp_hdr's): the RMPP DATA header, the
+ * data, zeros after. No header copied, no 256-byte memset. */
+size_t rmpp_tx_fill(size_t hdr_len, const uint8_t *data, size_t total,
+		    unsigned i, unsigned segs, uint8_t *mad);
 /* Segments needed for total bytes (at least one). */
 unsigned rmpp_tx_segments(size_t hdr_len, size_t total);
 
