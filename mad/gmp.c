@@ -64,17 +64,25 @@ void sa_req_decode(const uint8_t *mad, struct sa_req_hdr *h)
 	h->class_version = (uint8_t)mad_get_field(m, 0, IB_MAD_CLASSVER_F);
 	h->attr_id = (uint16_t)mad_get_field(m, 0, IB_MAD_ATTRID_F);
 	h->attr_mod = mad_get_field(m, 0, IB_MAD_ATTRMOD_F);
-	h->rmpp_type = (uint8_t)mad_get_field(m, 0, IB_SA_RMPP_TYPE_F);
 	h->rmpp_flags = (uint8_t)mad_get_field(m, 0, IB_SA_RMPP_FLAGS_F);
+	/* The type means nothing unless RMPP is active (IBA 13.6.2.1). */
+	h->rmpp_type = h->rmpp_flags & RMPP_FLAG_ACTIVE ?
+		(uint8_t)mad_get_field(m, 0, IB_SA_RMPP_TYPE_F) : 0;
 	h->sm_key = mad_get_field64(m, 0, IB_SA_MKEY_F);
 	h->comp_mask = mad_get_field64(m, 0, IB_SA_COMPMASK_F);
 }
 
-void sa_resp_hdr(const struct sa_req_hdr *h, uint16_t attr_id, uint16_t status,
-		 uint16_t attr_offset_words, uint8_t *mad)
+void sa_resp_hdr(const struct sa_req_hdr *h, const uint8_t *base,
+		 uint16_t attr_id, uint16_t status, uint16_t attr_offset_words,
+		 uint8_t *mad)
 {
 	memcpy(mad, h->common, GMP_COMMON_HDR_LEN);
-	memset(mad + GMP_COMMON_HDR_LEN, 0, GMP_SA_DATA_OFFS - GMP_COMMON_HDR_LEN);
+	if (base)
+		memcpy(mad + GMP_COMMON_HDR_LEN, base + GMP_COMMON_HDR_LEN,
+		       GMP_SA_DATA_OFFS - GMP_COMMON_HDR_LEN);
+	else
+		memset(mad + GMP_COMMON_HDR_LEN, 0,
+		       GMP_SA_DATA_OFFS - GMP_COMMON_HDR_LEN);
 	/* The response method as gmp_make_response makes it: GetResp has
 	 * Get's method bits, Method|R keeps them, so only Set's change. */
 	if (h->method == IB_MAD_METHOD_SET)
@@ -84,7 +92,8 @@ void sa_resp_hdr(const struct sa_req_hdr *h, uint16_t attr_id, uint16_t status,
 	mad_set_field(mad, 0, IB_MAD_STATUS_F, status);
 	if (attr_id)
 		mad_set_field(mad, 0, IB_MAD_ATTRID_F, attr_id);
-	sa_hdr_set(mad, attr_offset_words, h->comp_mask);
+	mad_set_field(mad, 0, IB_SA_ATTROFFS_F, attr_offset_words);
+	mad_set_field64(mad, 0, IB_SA_COMPMASK_F, h->comp_mask);
 }
 
 void rmpp_get(const uint8_t *mad, struct rmpp_hdr *h)
@@ -107,15 +116,4 @@ void rmpp_set(uint8_t *mad, const struct rmpp_hdr *h)
 	mad_set_field(mad, 0, IB_SA_RMPP_STATUS_F, h->status);
 	mad_set_field(mad, 0, IB_SA_RMPP_D1_F, h->seg_num);
 	mad_set_field(mad, 0, IB_SA_RMPP_D2_F, h->len_or_window);
-}
-
-void rmpp_set_data(uint8_t *mad, uint8_t flags, uint32_t seg_num,
-		   uint32_t payload_len)
-{
-	mad_set_field(mad, 0, IB_SA_RMPP_VERS_F, 1);
-	mad_set_field(mad, 0, IB_SA_RMPP_TYPE_F, RMPP_TYPE_DATA);
-	mad_set_field(mad, 0, IB_SA_RMPP_RESP_F, 0x1f);
-	mad_set_field(mad, 0, IB_SA_RMPP_FLAGS_F, flags);
-	mad_set_field(mad, 0, IB_SA_RMPP_D1_F, seg_num);
-	mad_set_field(mad, 0, IB_SA_RMPP_D2_F, payload_len);
 }

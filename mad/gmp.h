@@ -74,12 +74,6 @@ struct rmpp_hdr {
 };
 void rmpp_get(const uint8_t *mad, struct rmpp_hdr *h);
 void rmpp_set(uint8_t *mad, const struct rmpp_hdr *h);
-/* A DATA segment's RMPP header (version 1, RRespTime 0x1F, flags with
- * ACTIVE, segment, PayloadLength) on a header whose RMPPStatus is
- * already 0 (sa_resp_hdr zeroes it): rmpp_set less one field. */
-void rmpp_set_data(uint8_t *mad, uint8_t flags, uint32_t seg_num,
-		   uint32_t payload_len);
-
 /* A SubnAdm request's headers, each field read once (sa_req_decode) and
  * handed down to whatever needs it; the response header is built from it
  * (sa_resp_hdr) without going back to the request. */
@@ -93,16 +87,20 @@ struct sa_req_hdr {
 	uint8_t class_version;
 	uint16_t attr_id;
 	uint32_t attr_mod;
-	uint8_t rmpp_type, rmpp_flags;  /* all the SA dispatches on */
+	uint8_t rmpp_flags;             /* all the SA dispatches on: */
+	uint8_t rmpp_type;              /* read only if flags say Active, else 0 */
 	uint64_t sm_key, comp_mask;     /* SubnAdm header (IBA 15.2.1.1) */
 };
 void sa_req_decode(const uint8_t *mad, struct sa_req_hdr *h);
 /* The first GMP_SA_DATA_OFFS bytes of h's response in mad: the common
  * header with the response method (as gmp_make_response) and status,
  * attr_id instead of the request's unless 0, the RMPP header zero (the
- * caller sets it), the SubnAdm header with attr_offset_words and the
- * request's ComponentMask, SM_Key 0. */
-void sa_resp_hdr(const struct sa_req_hdr *h, uint16_t attr_id, uint16_t status,
-		 uint16_t attr_offset_words, uint8_t *mad);
+ * caller sets it) or base's (NULL: zero; base holds GMP_SA_DATA_OFFS
+ * bytes, zero but for RMPP fields every answer shares, as
+ * rmpp_tx_first_base builds them), the SubnAdm header with
+ * attr_offset_words and the request's ComponentMask, SM_Key 0. */
+void sa_resp_hdr(const struct sa_req_hdr *h, const uint8_t *base,
+		 uint16_t attr_id, uint16_t status, uint16_t attr_offset_words,
+		 uint8_t *mad);
 
 #endif

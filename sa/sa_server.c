@@ -100,6 +100,7 @@ void sa_server_init(struct sa_server *s, struct mad_transport *t)
 	s->t = t;
 	rmpp_tx_init(&s->tx, &sa_tx_opts, s->xfer, SA_MAX_XFERS, send_mad, s);
 	s->tx.gave_up = tx_gave_up;
+	rmpp_tx_first_base(s->seg1_base, GMP_SA_DATA_OFFS);
 	sa_db_init(&s->ctx.db);
 	sa_sl2vl_init(&s->ctx.sl2vl);
 	sa_tbl_init(&s->ctx.vlarb, SA_TBL_VLARB);
@@ -179,7 +180,14 @@ static uint16_t run(struct sa_server *s, const struct sa_req_hdr *h,
 	*opsp = NULL;
 	if (h->class_version != GMP_SA_CLASS_VERSION)
 		return GMP_STATUS_BAD_CLASS;
-	ops = *opsp = sa_registry_find(q.attr_id, slot);
+	if (s->last_ops && s->last_ops->attr_id == q.attr_id) {
+		ops = s->last_ops;
+		*slot = s->last_slot;
+	} else if ((ops = sa_registry_find(q.attr_id, slot))) {
+		s->last_ops = ops;
+		s->last_slot = *slot;
+	}
+	*opsp = ops;
 	/* An attribute we do not serve is an unsupported method/attribute
 	 * combination (IBA 13.4.7 Table 111: 0x000C), as OpenSM answers;
 	 * 0x001C means a field of a supported attribute is invalid. */
@@ -237,20 +245,23 @@ static int is_table(uint8_t method)
  * attribute unless 0), the RMPP header for table methods (mad/rmpp_send.h
  * sends the rest), and the records that fit. Returns the bytes that carry
  * data (what ibsim hands the client). */
-static size_t first_segment(const struct sa_req_hdr *h, const uint8_t *req,
+static size_t first_segment(const struct sa_server *s,
+			    const struct sa_req_hdr *h, const uint8_t *req,
 			    uint16_t attr_id, uint16_t status,
 			    const struct sa_answer *a, unsigned segs,
 			    uint8_t *mad)
 {
-	size_t total = status ? 0 : a->len;
+	uint16_t offs = (uint16_t)(a->padded / 8);
 
-	sa_resp_hdr(h, attr_id, status, (uint16_t)(a->padded / 8), mad);
-	if (is_table(h->method))
-		return rmpp_tx_fill(GMP_SA_DATA_OFFS, a->buf, total, 0, segs,
-				    mad);
+	if (is_table(h->method)) {
+		sa_resp_hdr(h, s->seg1_base, attr_id, status, offs, mad);
+		return rmpp_tx_fill_first(GMP_SA_DATA_OFFS, a->buf,
+					  status ? 0 : a->len, segs, mad);
+	}
+	sa_resp_hdr(h, NULL, attr_id, status, offs, mad);
 	/* Get/Set/Delete: the one record, or the request's record echoed
 	 * with the error (IBA 15.4). */
-	if (!status && total) {
+	if (!status && a->len) {
 		memcpy(mad + GMP_SA_DATA_OFFS, a->buf, a->rec_len);
 		memset(mad + GMP_SA_DATA_OFFS + a->rec_len, 0,
 		       GMP_SA_DATA_SIZE - a->rec_len);
@@ -342,7 +353,7 @@ static void xfer_start(struct sa_server *s, const struct sa_req_hdr *h,
 	if (!data)
 		return;         /* a->buf is still the caller's to free */
 	a->buf = NULL;
-	sa_resp_hdr(h, attr_id, 0, (uint16_t)(a->padded / 8), hdr);
+	sa_resp_hdr(h, NULL, attr_id, 0, (uint16_t)(a->padded / 8), hdr);
 	rmpp_tx_start(&s->tx, hdr, data, len, smp_tid(h->common), dlid, dqp,
 		      now_seconds());
 }
@@ -401,7 +412,7 @@ static int respond_kernel_rmpp(struct sa_server *s, const struct sa_req_hdr *rh,
 
 	if (!buf)
 		return -ENOMEM;
-	sa_resp_hdr(rh, attr_id, 0, (uint16_t)(a->padded / 8), buf);
+	sa_resp_hdr(rh, NULL, attr_id, 0, (uint16_t)(a->padded / 8), buf);
 	rmpp_set(buf, &h);
 	if (a->len)
 		memcpy(buf + GMP_SA_DATA_OFFS, a->buf, a->len);
@@ -469,7 +480,7 @@ static void answer(struct sa_server *s, const struct sa_req_hdr *h,
 		if (segs > 1)
 			s->st.rmpp_transfers++;
 	} else {
-		len = first_segment(h, req, attr_id, status, &a, segs, mad);
+		len = first_segment(s, h, req, attr_id, status, &a, segs, mad);
 		if (send_mad(s, mad, len, slid, sqp) < 0)
 			log_warn("SA: cannot answer LID %u (attr 0x%04x)", slid,
 				 attr_id ? attr_id : h->attr_id);

@@ -210,16 +210,29 @@ static void test_in_place(void **state)
 		gmp_make_response(ref, statuses[si]);
 		sa_hdr_set(ref, 9, sa_hdr_comp_mask(req));
 		memset(m, 0xee, sizeof(m));
-		sa_resp_hdr(&h, attrs[ai], statuses[si], 9, m);
+		sa_resp_hdr(&h, NULL, attrs[ai], statuses[si], 9, m);
 		assert_memory_equal(m, ref, 56);
+		req[26] = 0x76;                 /* RMPP inactive: no type */
+		sa_req_decode(req, &h);
+		assert_int_equal(h.rmpp_flags, 0x76 & 7);
+		assert_int_equal(h.rmpp_type, 0);
 
 		for (size_t ti = 0; ti < 4; ti++) {
 			unsigned segs = rmpp_tx_segments(56, totals[ti]);
 			size_t n = rmpp_tx_segment(56, ref, d, totals[ti], 0,
 						   segs, seg);
 
+			uint8_t base[56];
+
 			memset(m + 56, 0xee, 200);
 			assert_int_equal(rmpp_tx_fill(56, d, totals[ti], 0, segs, m), n);
+			assert_memory_equal(m, seg, 256);
+			/* from the shared base: the same bytes */
+			rmpp_tx_first_base(base, 56);
+			memset(m, 0xee, sizeof(m));
+			sa_resp_hdr(&h, base, attrs[ai], statuses[si], 9, m);
+			assert_int_equal(rmpp_tx_fill_first(56, d, totals[ti],
+							    segs, m), n);
 			assert_memory_equal(m, seg, 256);
 		}
 	}
