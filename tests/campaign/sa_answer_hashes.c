@@ -95,6 +95,8 @@ static void reader_take(const uint8_t *mad, size_t len)
 						 IB_SA_ATTROFFS_F);
 	if (n > GMP_SA_DATA_SIZE)
 		n = GMP_SA_DATA_SIZE;    /* kernel RMPP: one MAD, hashed whole */
+	if (!n)
+		return;
 	if (G.data_len + n > G.data_cap) {
 		G.data_cap = (G.data_len + n) * 2;
 		G.data = realloc(G.data, G.data_cap);
