@@ -44,9 +44,21 @@
 #include "tests/unit/fake_sma.h"
 #include "topogen/topo_gen.h"
 
+static int rm_one(const char *path, const struct stat *st, int flag,
+		  struct FTW *ftw)
+{
+	(void)st; (void)flag; (void)ftw;
+	return remove(path);
+}
+
+/* The SM's cache directory of the fabric under way (removed on exit). */
+static char cache_dir[64];
+
 static void die(const char *what)
 {
 	fprintf(stderr, "sa_answer_hashes: %s\n", what);
+	if (cache_dir[0])
+		nftw(cache_dir, rm_one, 8, FTW_DEPTH | FTW_PHYS);
 	exit(1);
 }
 
@@ -165,13 +177,6 @@ struct rig {
 	uint64_t ca_guid, ca2_guid;
 };
 
-static int rm_one(const char *path, const struct stat *st, int flag,
-		  struct FTW *ftw)
-{
-	(void)st; (void)flag; (void)ftw;
-	return remove(path);
-}
-
 
 /* A YAML configuration (lmc, partitions) for fabric f, into the rig's
  * directory; "" for none. */
@@ -256,8 +261,8 @@ static void rig_down(struct rig *g)
 	config_free(&g->cfg);
 	fab_free(&g->f);
 	nftw(g->dir, rm_one, 8, FTW_DEPTH | FTW_PHYS);
+	cache_dir[0] = 0;
 }
-
 
 /* --- requests ------------------------------------------------------------ */
 
@@ -782,6 +787,7 @@ int main(void)
 		snprintf(g->dir, sizeof(g->dir), "/tmp/sa_answer_hashes-XXXXXX");
 		if (!mkdtemp(g->dir))
 			die("no temporary directory");
+		memcpy(cache_dir, g->dir, sizeof(cache_dir));
 		fab = fabric_make(g, k);
 		if (!fab)
 			die("cannot generate a fabric");
