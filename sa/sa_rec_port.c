@@ -24,11 +24,11 @@ static inline int has_record(const struct sa_ctx *c, uint32_t n, unsigned i)
 }
 
 /* The ports with a record among the nodes the LID component selects
- * (sa_query_nodes), one at a time: the first from port_walk_one (a CA's
- * LID, inline) or port_walk_start, the rest from port_walk_next, until
- * FAB_NONE. Each record type's per-port code is then a direct call its
- * query inlines (a visitor behind a pointer, and the walk's general case
- * for one port, cost ~200 instructions a PortInfoRecord, issue 27). The
+ * (sa_query_nodes): a CA's LID names one (port_walk_one, inline, and no
+ * walk after it), else the first from port_walk_start, the rest from
+ * port_walk_next, until FAB_NONE. Each query calls its per-port code in
+ * one place, inlined (a visitor behind a pointer, and the walk's general
+ * case for one port, cost ~200 instructions a PortInfoRecord, issue 27). The
  * port number component (when selected) keeps one port of each node; a
  * switch shows port 0 only when sw_port0_only; a LID naming a CA port
  * keeps that port only. */
@@ -129,9 +129,9 @@ static uint32_t port_walk_start(struct port_walk *w, const struct sa_ctx *c,
 }
 
 /* port_walk_start's answer when the query names a CA's LID and no port
- * number (the common query, osmtest's), small enough to inline: 1 and
- * *p (the walk ends after it), or 0 (port_walk_start it is). */
-static inline int port_walk_one(struct port_walk *w, const struct sa_ctx *c,
+ * number (the common query, osmtest's), small enough to inline and with
+ * no walk after it: 1 and *p (FAB_NONE: no record), or 0 (walk). */
+static inline int port_walk_one(const struct sa_ctx *c,
 				const struct sa_node_span *s, uint64_t mask,
 				int port_comp, uint32_t *p)
 {
@@ -140,11 +140,6 @@ static inline int port_walk_one(struct port_walk *w, const struct sa_ctx *c,
 	if (!s->by_lid || fab_is_switch(f, s->lo) ||
 	    (port_comp >= 0 && (mask >> port_comp & 1)))
 		return 0;
-	w->c = c;
-	w->s = *s;
-	w->m = s->lo;
-	w->i = 1;
-	w->last = 0;
 	*p = has_record(c, s->lo, f->ports[s->port].num) ? s->port : FAB_NONE;
 	return 1;
 }
@@ -212,13 +207,13 @@ static int pir_query(struct sa_ctx *c, const struct sa_query *q,
 	struct sa_node_span s;
 	struct port_walk w;
 	uint32_t p;
-	int rc;
+	int one, rc;
 
 	if (!c->db.r || !sa_query_nodes(c, l, q, PIR_LID, &mask, &s))
 		return 0;
-	if (!port_walk_one(&w, c, &s, mask, PIR_PORTNUM, &p))
+	if (!(one = port_walk_one(c, &s, mask, PIR_PORTNUM, &p)))
 		p = port_walk_start(&w, c, &s, l, q, mask, PIR_PORTNUM, 0);
-	for (; p != FAB_NONE; p = port_walk_next(&w))
+	for (; p != FAB_NONE; p = one ? FAB_NONE : port_walk_next(&w))
 		if ((rc = pir_port(c, p, q, mask, a)))
 			return rc;
 	return 0;
@@ -277,13 +272,13 @@ static int gir_query(struct sa_ctx *c, const struct sa_query *q,
 	struct sa_node_span s;
 	struct port_walk w;
 	uint32_t p;
-	int rc;
+	int one, rc;
 
 	if (!c->db.r || !sa_query_nodes(c, l, q, GIR_LID, &mask, &s))
 		return 0;
-	if (!port_walk_one(&w, c, &s, mask, -1, &p))
+	if (!(one = port_walk_one(c, &s, mask, -1, &p)))
 		p = port_walk_start(&w, c, &s, l, q, mask, -1, 1);
-	for (; p != FAB_NONE; p = port_walk_next(&w))
+	for (; p != FAB_NONE; p = one ? FAB_NONE : port_walk_next(&w))
 		if ((rc = gir_port(c, p, q, mask, a)))
 			return rc;
 	return 0;
@@ -372,7 +367,7 @@ static int pkr_query(struct sa_ctx *c, const struct sa_query *q,
 	struct sa_node_span s;
 	struct port_walk w;
 	uint32_t rq, p;
-	int rc;
+	int one, rc;
 
 	if (!c->db.r)
 		return 0;
@@ -383,9 +378,9 @@ static int pkr_query(struct sa_ctx *c, const struct sa_query *q,
 	rq = sa_requester_port(c, q);
 	if (!sa_query_nodes(c, &sa_pkey_rec, q, PKR_LID, &mask, &s))
 		return 0;
-	if (!port_walk_one(&w, c, &s, mask, PKR_PORT, &p))
+	if (!(one = port_walk_one(c, &s, mask, PKR_PORT, &p)))
 		p = port_walk_start(&w, c, &s, &sa_pkey_rec, q, mask, PKR_PORT, 0);
-	for (; p != FAB_NONE; p = port_walk_next(&w))
+	for (; p != FAB_NONE; p = one ? FAB_NONE : port_walk_next(&w))
 		if ((rc = pkr_port(c, p, q, mask, rq, a)))
 			return rc;
 	return 0;
