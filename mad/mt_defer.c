@@ -55,7 +55,8 @@ static size_t pick_deferred(const struct mad_transport *t)
 /* The head slot leaves the queue; slid is the request's that was served. */
 static void pop_head(struct mad_transport *t, uint16_t slid)
 {
-	t->dq_head = (t->dq_head + 1) % t->dq_cap;
+	if (++t->dq_head == t->dq_cap)
+		t->dq_head = 0;
 	t->dq_len--;
 	t->dq_of_lid[slid]--;
 	t->dq_last_slid = slid;
