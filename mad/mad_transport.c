@@ -106,11 +106,19 @@ void mt_stats_diff(struct mt_stats *out, const struct mt_stats *a,
 	out->low_dropped = b->low_dropped - a->low_dropped;
 }
 
+/* The handler mt_serve_deferred calls, resolved once here. */
+static void resolve_serve(struct mad_transport *t)
+{
+	t->serve_fn = t->on_deferred ? t->on_deferred : t->on_request;
+	t->serve_ctx = t->on_deferred ? t->on_deferred_ctx : t->on_request_ctx;
+}
+
 void mt_set_request_handler(struct mad_transport *t, mt_request_fn fn,
 			     void *ctx)
 {
 	t->on_request = fn;
 	t->on_request_ctx = ctx;
+	resolve_serve(t);
 }
 
 void mt_set_deferred_handler(struct mad_transport *t, mt_request_fn fn,
@@ -118,6 +126,7 @@ void mt_set_deferred_handler(struct mad_transport *t, mt_request_fn fn,
 {
 	t->on_deferred = fn;
 	t->on_deferred_ctx = ctx;
+	resolve_serve(t);
 }
 
 void mt_set_long_request_handler(struct mad_transport *t,

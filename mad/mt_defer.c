@@ -27,6 +27,7 @@ int mt_set_deferral(struct mad_transport *t, size_t cap, unsigned per_source)
 	t->dq_of_lid = of_lid;
 	t->dq_cap = cap;
 	t->dq_head = 0;
+	t->dq_tail = 0;
 	t->dq_per_source = per_source ? per_source : (unsigned)cap;
 	return 0;
 }
@@ -73,18 +74,11 @@ static void take_deferred(struct mad_transport *t, size_t pick,
 	pop_head(t, out->slid);
 }
 
-/* The handler deferred requests go to, and its context. */
-static mt_request_fn deferred_fn(const struct mad_transport *t, void **ctx)
-{
-	*ctx = t->on_deferred ? t->on_deferred_ctx : t->on_request_ctx;
-	return t->on_deferred ? t->on_deferred : t->on_request;
-}
-
 int mt_serve_deferred(struct mad_transport *t, unsigned max, double until,
 		      int (*stop)(void *arg), void *arg)
 {
-	void *ctx;
-	mt_request_fn fn = deferred_fn(t, &ctx);
+	mt_request_fn fn = t->serve_fn;
+	void *ctx = t->serve_ctx;
 	unsigned n = 0;
 
 	while (t->dq_len && n < max) {
@@ -126,8 +120,6 @@ int mt_serve_slice(struct mad_transport *t, unsigned max, double slice_s,
 		   int (*stop)(void *arg), void *arg)
 {
 	struct mt_deferred *d;
-	void *ctx;
-	mt_request_fn fn;
 	int rc;
 
 	/* More than one waiting: the slice is timed from now, as with
@@ -139,10 +131,9 @@ int mt_serve_slice(struct mad_transport *t, unsigned max, double slice_s,
 	/* One (a query stream, one in flight): served here, and the clock
 	 * read only if more came meanwhile (a yield, the poll after it);
 	 * the slice is then timed from after it. */
-	fn = deferred_fn(t, &ctx);
 	d = &t->dq[t->dq_head];
-	if (fn)
-		fn(ctx, d->mad, d->slid, d->sqp);
+	if (t->serve_fn)
+		t->serve_fn(t->serve_ctx, d->mad, d->slid, d->sqp);
 	pop_head(t, d->slid);
 	if (!t->dq_len)
 		return 1;

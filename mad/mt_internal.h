@@ -103,6 +103,8 @@ struct mad_transport {
 	void *on_request_ctx;
 	mt_request_fn on_deferred;  /* NULL: on_request (mt_set_deferred_handler) */
 	void *on_deferred_ctx;
+	mt_request_fn serve_fn;     /* on_deferred, else on_request */
+	void *serve_ctx;
 	mt_long_request_fn on_long;
 	void *on_long_ctx;
 	struct mt_stats st;
@@ -110,6 +112,7 @@ struct mad_transport {
 	/* SA requests received, served later in slices (mt_serve_deferred) */
 	struct mt_deferred *dq;
 	size_t dq_head, dq_len, dq_cap;
+	size_t dq_tail;             /* (dq_head + dq_len) % dq_cap, kept */
 	unsigned dq_per_source;
 	uint16_t *dq_of_lid;        /* entries queued per source LID */
 	uint16_t dq_last_slid;      /* source of the last one served */
@@ -170,14 +173,15 @@ static inline void mt_defer(struct mad_transport *t, const uint8_t *mad,
 			    uint16_t slid, uint32_t sqp)
 {
 	struct mt_deferred *d;
-	size_t tail;
 
 	if (t->dq_len == t->dq_cap || t->dq_of_lid[slid] >= t->dq_per_source) {
 		t->st.deferred_dropped++;
 		return;
 	}
-	tail = t->dq_head + t->dq_len++;
-	d = &t->dq[tail < t->dq_cap ? tail : tail - t->dq_cap];
+	d = &t->dq[t->dq_tail];
+	t->dq_len++;
+	if (++t->dq_tail == t->dq_cap)
+		t->dq_tail = 0;
 	/* Read into this very slot (mt_umad_poll): nothing to copy. */
 	if (mad != d->mad)
 		memcpy(d->mad, mad, SMP_SIZE);

@@ -406,11 +406,9 @@ static int recv_long(struct mad_transport *t, int len)
  * from any buffer (mt_handle_recv copies out what it hands on). */
 static struct ib_user_mad *recv_buffer(struct mad_transport *t)
 {
-	size_t tail = t->dq_head + t->dq_len;
-
 	if (!t->recv_in_slots || t->dq_len >= t->dq_cap)
 		return t->rumad;
-	return &t->dq[tail < t->dq_cap ? tail : tail - t->dq_cap].hdr;
+	return &t->dq[t->dq_tail].hdr;
 }
 
 /* One MAD from libibumad's port into mt_handle_recv. */
