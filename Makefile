@@ -111,7 +111,18 @@ $(BUILD)/tests/%: tests/unit/%.c $(call obj,$(TEST_HELPER_SRCS)) $(SMLIB) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(call obj,$(TEST_HELPER_SRCS)) $(SMLIB) $(LIB) -lcmocka $(LDLIBS)
 
-tests: $(UNIT_BINS) $(TEST_ENGINE_SOS)
+# The SA answer-hash harness (tests/campaign/sa_hashes.sh, test_sa_hashes):
+# a program beside the unit tests, on their fake fabric (tests/unit/fake_*).
+SA_HASHES := $(BUILD)/tests/sa_answer_hashes
+SA_HASHES_OBJS := $(call obj,tests/campaign/sa_answer_hashes.c tests/campaign/sa_hash_sha256.c $(TEST_HELPER_SRCS))
+$(SA_HASHES): $(SA_HASHES_OBJS) $(SMLIB) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $(SA_HASHES_OBJS) $(SMLIB) $(LIB) -lcmocka $(LDLIBS)
+
+# test_sa_hashes runs it (twice): built first.
+$(BUILD)/tests/test_sa_hashes: $(SA_HASHES)
+
+tests: $(UNIT_BINS) $(TEST_ENGINE_SOS) $(SA_HASHES)
 
 # make check: both builds, then every test against the sanitized one.
 check: deps-test

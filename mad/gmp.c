@@ -54,6 +54,48 @@ void sa_hdr_set(uint8_t *mad, uint16_t attr_offset_words, uint64_t comp_mask)
 	mad_set_field64(mad, 0, IB_SA_COMPMASK_F, comp_mask);
 }
 
+void sa_req_decode(const uint8_t *mad, struct sa_req_hdr *h)
+{
+	void *m = RO(mad);
+
+	memcpy(h->common, mad, GMP_COMMON_HDR_LEN);
+	h->method = (uint8_t)mad_get_field(m, 0, IB_MAD_METHOD_F);
+	h->response = (uint8_t)mad_get_field(m, 0, IB_MAD_RESPONSE_F);
+	h->class_version = (uint8_t)mad_get_field(m, 0, IB_MAD_CLASSVER_F);
+	h->attr_id = (uint16_t)mad_get_field(m, 0, IB_MAD_ATTRID_F);
+	h->attr_mod = mad_get_field(m, 0, IB_MAD_ATTRMOD_F);
+	h->rmpp_flags = (uint8_t)mad_get_field(m, 0, IB_SA_RMPP_FLAGS_F);
+	/* The type means nothing unless RMPP is active (IBA 13.6.2.1). */
+	h->rmpp_type = h->rmpp_flags & RMPP_FLAG_ACTIVE ?
+		(uint8_t)mad_get_field(m, 0, IB_SA_RMPP_TYPE_F) : 0;
+	h->sm_key = mad_get_field64(m, 0, IB_SA_MKEY_F);
+	h->comp_mask = mad_get_field64(m, 0, IB_SA_COMPMASK_F);
+}
+
+void sa_resp_hdr(const struct sa_req_hdr *h, const uint8_t *base,
+		 uint16_t attr_id, uint16_t status, uint16_t attr_offset_words,
+		 uint8_t *mad)
+{
+	memcpy(mad, h->common, GMP_COMMON_HDR_LEN);
+	if (base)
+		memcpy(mad + GMP_COMMON_HDR_LEN, base + GMP_COMMON_HDR_LEN,
+		       GMP_SA_DATA_OFFS - GMP_COMMON_HDR_LEN);
+	else
+		memset(mad + GMP_COMMON_HDR_LEN, 0,
+		       GMP_SA_DATA_OFFS - GMP_COMMON_HDR_LEN);
+	/* The response method as gmp_make_response makes it: GetResp has
+	 * Get's method bits, Method|R keeps them, so only Set's change. */
+	if (h->method == IB_MAD_METHOD_SET)
+		mad_set_field(mad, 0, IB_MAD_METHOD_F,
+			      IB_MAD_METHOD_GET_RESPONSE & 0x7f);
+	mad_set_field(mad, 0, IB_MAD_RESPONSE_F, 1);
+	mad_set_field(mad, 0, IB_MAD_STATUS_F, status);
+	if (attr_id)
+		mad_set_field(mad, 0, IB_MAD_ATTRID_F, attr_id);
+	mad_set_field(mad, 0, IB_SA_ATTROFFS_F, attr_offset_words);
+	mad_set_field64(mad, 0, IB_SA_COMPMASK_F, h->comp_mask);
+}
+
 void rmpp_get(const uint8_t *mad, struct rmpp_hdr *h)
 {
 	h->version = (uint8_t)mad_get_field(RO(mad), 0, IB_SA_RMPP_VERS_F);

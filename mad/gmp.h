@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #define GMP_SIZE 256
+#define GMP_COMMON_HDR_LEN 24          /* IBA 13.4.2: common MAD header */
 #define GMP_CLASS_SA 0x03
 #define GMP_CLASS_PERF 0x04             /* PerfMgt (IBA 16.1) */
 #define GMP_SA_CLASS_VERSION 2
@@ -73,5 +74,33 @@ struct rmpp_hdr {
 };
 void rmpp_get(const uint8_t *mad, struct rmpp_hdr *h);
 void rmpp_set(uint8_t *mad, const struct rmpp_hdr *h);
+/* A SubnAdm request's headers, each field read once (sa_req_decode) and
+ * handed down to whatever needs it; the response header is built from it
+ * (sa_resp_hdr) without going back to the request. */
+struct sa_req_hdr {
+	/* The common header as received (base version, class and its
+	 * version, method, status, TID, attribute and modifier): the
+	 * response starts as a copy of it, TID and all (IBA 13.4.6.1). */
+	uint8_t common[GMP_COMMON_HDR_LEN];
+	uint8_t method;                 /* without the response bit */
+	uint8_t response;               /* the R bit */
+	uint8_t class_version;
+	uint16_t attr_id;
+	uint32_t attr_mod;
+	uint8_t rmpp_flags;             /* all the SA dispatches on: */
+	uint8_t rmpp_type;              /* read only if flags say Active, else 0 */
+	uint64_t sm_key, comp_mask;     /* SubnAdm header (IBA 15.2.1.1) */
+};
+void sa_req_decode(const uint8_t *mad, struct sa_req_hdr *h);
+/* The first GMP_SA_DATA_OFFS bytes of h's response in mad: the common
+ * header with the response method (as gmp_make_response) and status,
+ * attr_id instead of the request's unless 0, the RMPP header zero (the
+ * caller sets it) or base's (NULL: zero; base holds GMP_SA_DATA_OFFS
+ * bytes, zero but for RMPP fields every answer shares, as
+ * rmpp_tx_first_base builds them), the SubnAdm header with
+ * attr_offset_words and the request's ComponentMask, SM_Key 0. */
+void sa_resp_hdr(const struct sa_req_hdr *h, const uint8_t *base,
+		 uint16_t attr_id, uint16_t status, uint16_t attr_offset_words,
+		 uint8_t *mad);
 
 #endif

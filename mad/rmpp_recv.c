@@ -41,11 +41,6 @@ void rmpp_rx_free(struct rmpp_rx *r)
 	memset(r, 0, sizeof(*r));
 }
 
-unsigned rmpp_rx_active(const struct rmpp_rx *r)
-{
-	return r->num_busy;
-}
-
 double rmpp_rx_next_expiry(const struct rmpp_rx *r)
 {
 	double t = HUGE_VAL;

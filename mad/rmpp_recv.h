@@ -94,7 +94,10 @@ void rmpp_rx_expire(struct rmpp_rx *r, double now,
 void rmpp_rx_abort_reply(struct rmpp_rx *r, const uint8_t *mad, uint8_t status,
 			 struct rmpp_rx_out *out);
 /* Transfers held (unfinished or in time-wait). */
-unsigned rmpp_rx_active(const struct rmpp_rx *r);
+static inline unsigned rmpp_rx_active(const struct rmpp_rx *r)
+{
+	return r->num_busy;     /* inline: asked on every SA request */
+}
 /* When the next transfer falls silent for ttl_s (HUGE_VAL: none busy):
  * the time rmpp_rx_expire next has work. */
 double rmpp_rx_next_expiry(const struct rmpp_rx *r);

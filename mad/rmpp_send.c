@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <infiniband/mad.h>
 
 #include "smp.h"
 
@@ -36,39 +37,84 @@ void rmpp_tx_free(struct rmpp_tx *t)
 		rmpp_tx_drop(t, &t->x[i]);
 }
 
-unsigned rmpp_tx_segments(size_t hdr_len, size_t total)
+/* Segment i's share of data after its header, zeros after it; returns
+ * how many bytes of data it carries. */
+static size_t seg_data(size_t hdr_len, const uint8_t *data, size_t total,
+		       unsigned i, uint8_t *mad)
 {
-	size_t per = GMP_SIZE - hdr_len;
-	unsigned n = (unsigned)((total + per - 1) / per);
+	size_t per = GMP_SIZE - hdr_len, off = (size_t)i * per;
+	size_t n = total > off ? total - off : 0;
 
-	return n ? n : 1;
+	if (n > per)
+		n = per;
+	if (n)
+		memcpy(mad + hdr_len, data + off, n);
+	memset(mad + hdr_len + n, 0, per - n);
+	return n;
+}
+
+/* PayloadLength counts each segment's class header past the RMPP one:
+ * the whole transfer's in the FIRST, its own in the LAST (IBA 13.6.2.3). */
+static uint32_t payload_len(size_t hdr_len, size_t total, size_t n,
+			    unsigned i, unsigned segs)
+{
+	size_t extra = hdr_len - RMPP_HDR_END;
+
+	if (i == segs - 1)
+		return (uint32_t)(n + extra);
+	return i == 0 ? (uint32_t)(total + extra * segs) : 0;
+}
+
+static uint8_t data_flags(unsigned i, unsigned segs)
+{
+	return (uint8_t)(RMPP_FLAG_ACTIVE | (i == 0 ? RMPP_FLAG_FIRST : 0) |
+			 (i == segs - 1 ? RMPP_FLAG_LAST : 0));
+}
+
+size_t rmpp_tx_fill(size_t hdr_len, const uint8_t *data, size_t total,
+		    unsigned i, unsigned segs, uint8_t *mad)
+{
+	size_t n = seg_data(hdr_len, data, total, i, mad);
+
+	/* RMPPStatus: 0 already (the caller's header) */
+	mad_set_field(mad, 0, IB_SA_RMPP_VERS_F, 1);
+	mad_set_field(mad, 0, IB_SA_RMPP_TYPE_F, RMPP_TYPE_DATA);
+	/* RRespTime 0x1F: no time value given (IBA 13.6.2.1). */
+	mad_set_field(mad, 0, IB_SA_RMPP_RESP_F, 0x1f);
+	mad_set_field(mad, 0, IB_SA_RMPP_FLAGS_F, data_flags(i, segs));
+	mad_set_field(mad, 0, IB_SA_RMPP_D1_F, i + 1);
+	mad_set_field(mad, 0, IB_SA_RMPP_D2_F,
+		      payload_len(hdr_len, total, n, i, segs));
+	return hdr_len + n;
+}
+
+void rmpp_tx_first_base(uint8_t *base, size_t hdr_len)
+{
+	memset(base, 0, hdr_len);
+	mad_set_field(base, 0, IB_SA_RMPP_VERS_F, 1);
+	mad_set_field(base, 0, IB_SA_RMPP_TYPE_F, RMPP_TYPE_DATA);
+	mad_set_field(base, 0, IB_SA_RMPP_RESP_F, 0x1f);
+	mad_set_field(base, 0, IB_SA_RMPP_D1_F, 1);
+}
+
+size_t rmpp_tx_fill_first(size_t hdr_len, const uint8_t *data, size_t total,
+			  unsigned segs, uint8_t *mad)
+{
+	size_t n = seg_data(hdr_len, data, total, 0, mad);
+
+	mad_set_field(mad, 0, IB_SA_RMPP_FLAGS_F, data_flags(0, segs));
+	mad_set_field(mad, 0, IB_SA_RMPP_D2_F,
+		      payload_len(hdr_len, total, n, 0, segs));
+	return hdr_len + n;
 }
 
 size_t rmpp_tx_segment(size_t hdr_len, const uint8_t *hdr, const uint8_t *data,
 		       size_t total, unsigned i, unsigned segs, uint8_t *mad)
 {
-	size_t per = GMP_SIZE - hdr_len, extra = hdr_len - RMPP_HDR_END;
-	size_t off = (size_t)i * per;
-	size_t n = total > off ? total - off : 0;
-	struct rmpp_hdr h = { .version = 1, .type = RMPP_TYPE_DATA,
-			      .flags = RMPP_FLAG_ACTIVE, .seg_num = i + 1 };
-
-	if (n > per)
-		n = per;
-	memset(mad, 0, GMP_SIZE);
 	memcpy(mad, hdr, hdr_len);
-	if (i == 0) {
-		h.flags |= RMPP_FLAG_FIRST;
-		h.len_or_window = (uint32_t)(total + extra * segs);
-	}
-	if (i == segs - 1) {
-		h.flags |= RMPP_FLAG_LAST;
-		h.len_or_window = (uint32_t)(n + extra);
-	}
-	rmpp_set(mad, &h);
-	if (n)
-		memcpy(mad + hdr_len, data + off, n);
-	return hdr_len + n;
+	/* hdr's RMPP header may hold anything: all of it is rewritten */
+	mad_set_field(mad, 0, IB_SA_RMPP_STATUS_F, RMPP_ST_OK);
+	return rmpp_tx_fill(hdr_len, data, total, i, segs, mad);
 }
 
 struct rmpp_tx_xfer *rmpp_tx_start(struct rmpp_tx *t, const uint8_t *hdr,
@@ -233,11 +279,6 @@ double rmpp_tx_next_deadline(const struct rmpp_tx *t)
 		if (t->x[i].busy && due(t, &t->x[i]) < at)
 			at = due(t, &t->x[i]);
 	return at;
-}
-
-unsigned rmpp_tx_active(const struct rmpp_tx *t)
-{
-	return t->num_busy;
 }
 
 size_t rmpp_tx_kept(const struct rmpp_tx *t, uint16_t dlid)

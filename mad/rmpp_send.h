@@ -109,8 +109,29 @@ void rmpp_tx_free(struct rmpp_tx *t);
  * data (what ibsim hands the client). */
 size_t rmpp_tx_segment(size_t hdr_len, const uint8_t *hdr, const uint8_t *data,
 		       size_t total, unsigned i, unsigned segs, uint8_t *mad);
+/* The same in place, for a mad whose first hdr_len bytes already hold
+ * the header with RMPPStatus 0 (sa_resp_hdr's): the RMPP DATA header, the
+ * data, zeros after. No header copied, no 256-byte memset. */
+size_t rmpp_tx_fill(size_t hdr_len, const uint8_t *data, size_t total,
+		    unsigned i, unsigned segs, uint8_t *mad);
+/* Segment 1's RMPP header has the same version (1), type (DATA),
+ * RRespTime (0x1F) and SegmentNumber (1) in every answer:
+ * rmpp_tx_first_base writes them once into base (hdr_len bytes, zeros
+ * elsewhere; the header each answer starts from, sa_resp_hdr), and
+ * rmpp_tx_fill_first then sets only the flags and PayloadLength, and
+ * the data. Same bytes as rmpp_tx_fill(..., 0, segs, mad), two field
+ * writes instead of six. */
+void rmpp_tx_first_base(uint8_t *base, size_t hdr_len);
+size_t rmpp_tx_fill_first(size_t hdr_len, const uint8_t *data, size_t total,
+			  unsigned segs, uint8_t *mad);
 /* Segments needed for total bytes (at least one). */
-unsigned rmpp_tx_segments(size_t hdr_len, size_t total);
+static inline unsigned rmpp_tx_segments(size_t hdr_len, size_t total)
+{
+	size_t per = GMP_SIZE - hdr_len;
+	unsigned n = (unsigned)((total + per - 1) / per);
+
+	return n ? n : 1;
+}
 
 /* Keep an answer whose segment 1 went out: data (total bytes, malloc'd)
  * is taken. NULL when every slot is busy (the caller frees one, e.g. the
@@ -128,7 +149,10 @@ double rmpp_tx_next_deadline(const struct rmpp_tx *t);
 /* Forget one transfer (the caller's budget evicts it). */
 void rmpp_tx_drop(struct rmpp_tx *t, struct rmpp_tx_xfer *x);
 /* Transfers under way. */
-unsigned rmpp_tx_active(const struct rmpp_tx *t);
+static inline unsigned rmpp_tx_active(const struct rmpp_tx *t)
+{
+	return t->num_busy;     /* inline: asked on every SA request */
+}
 /* Bytes of data kept, for dlid only unless dlid is 0. */
 size_t rmpp_tx_kept(const struct rmpp_tx *t, uint16_t dlid);
 /* The oldest transfer (for dlid only unless dlid is 0); NULL: none. */

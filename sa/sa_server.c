@@ -1,6 +1,7 @@
 /* SA server: decode, dispatch, answer (IBA 15.2, 15.4; RMPP 13.6). */
 #include "sa_server.h"
 
+#include <endian.h>
 #include <errno.h>
 #include <stdio.h>
 #include <math.h>
@@ -99,6 +100,7 @@ void sa_server_init(struct sa_server *s, struct mad_transport *t)
 	s->t = t;
 	rmpp_tx_init(&s->tx, &sa_tx_opts, s->xfer, SA_MAX_XFERS, send_mad, s);
 	s->tx.gave_up = tx_gave_up;
+	rmpp_tx_first_base(s->seg1_base, GMP_SA_DATA_OFFS);
 	sa_db_init(&s->ctx.db);
 	sa_sl2vl_init(&s->ctx.sl2vl);
 	sa_tbl_init(&s->ctx.vlarb, SA_TBL_VLARB);
@@ -137,23 +139,24 @@ static int method_slot(uint8_t method)
 	}
 }
 
-/* Requester's GID: the subnet prefix and the port GUID of its LID. */
+/* Requester's GID: the subnet prefix and the port GUID of its LID, both
+ * big endian (a GID's wire order; sa_query's own bytes, no MAD field). */
 static void requester(const struct sa_ctx *c, uint16_t slid, struct sa_query *q)
 {
 	uint32_t p = sa_db_port_of_lid(&c->db, slid);
-	uint64_t pfx = c->db.subnet_prefix;
+	uint64_t pfx = htobe64(c->db.subnet_prefix), guid;
 
 	q->requester_port_guid = p == FAB_NONE ? 0 : c->db.r->fab.ports[p].guid;
-	for (int i = 0; i < 8; i++) {
-		q->requester_gid[i] = (uint8_t)(pfx >> (56 - 8 * i));
-		q->requester_gid[8 + i] =
-			(uint8_t)(q->requester_port_guid >> (56 - 8 * i));
-	}
+	guid = htobe64(q->requester_port_guid);
+	memcpy(q->requester_gid, &pfx, 8);
+	memcpy(q->requester_gid + 8, &guid, 8);
 }
 
-/* Run the request; fills a, returns the MAD status. */
-static uint16_t run(struct sa_server *s, const uint8_t *req, size_t req_len,
-		    uint16_t slid, uint32_t sqp, struct sa_answer *a, int *slot,
+/* Run the request (h: its headers, req: its bytes); fills a, returns the
+ * MAD status. */
+static uint16_t run(struct sa_server *s, const struct sa_req_hdr *h,
+		    const uint8_t *req, size_t req_len, uint16_t slid,
+		    uint32_t sqp, struct sa_answer *a, int *slot,
 		    const struct sa_attr_ops **opsp)
 {
 	struct sa_query q = { 0 };
@@ -161,10 +164,10 @@ static uint16_t run(struct sa_server *s, const uint8_t *req, size_t req_len,
 	int (*fn)(struct sa_ctx *, const struct sa_query *, struct sa_answer *);
 	int rc;
 
-	q.method = (uint8_t)mad_get_field((void *)(uintptr_t)req, 0, IB_MAD_METHOD_F);
-	q.attr_id = smp_attr(req);
-	q.attr_mod = smp_mod(req);
-	q.comp_mask = sa_hdr_comp_mask(req);
+	q.method = h->method;
+	q.attr_id = h->attr_id;
+	q.attr_mod = h->attr_mod;
+	q.comp_mask = h->comp_mask;
 	q.record = req + GMP_SA_DATA_OFFS;
 	/* A reassembled multi-MAD request carries more than one MAD's
 	 * worth (a MultiPathRecord's GIDs). */
@@ -172,12 +175,19 @@ static uint16_t run(struct sa_server *s, const uint8_t *req, size_t req_len,
 						  : GMP_SA_DATA_SIZE;
 	q.slid = slid;
 	q.sqp = sqp;
-	q.trusted = sa_hdr_sm_key(req) == s->ctx.sm.sm_key;
+	q.trusted = h->sm_key == s->ctx.sm.sm_key;
 	*slot = -1;
 	*opsp = NULL;
-	if (gmp_class_version(req) != GMP_SA_CLASS_VERSION)
+	if (h->class_version != GMP_SA_CLASS_VERSION)
 		return GMP_STATUS_BAD_CLASS;
-	ops = *opsp = sa_registry_find(q.attr_id, slot);
+	if (s->last_ops && s->last_ops->attr_id == q.attr_id) {
+		ops = s->last_ops;
+		*slot = s->last_slot;
+	} else if ((ops = sa_registry_find(q.attr_id, slot))) {
+		s->last_ops = ops;
+		s->last_slot = *slot;
+	}
+	*opsp = ops;
 	/* An attribute we do not serve is an unsupported method/attribute
 	 * combination (IBA 13.4.7 Table 111: 0x000C), as OpenSM answers;
 	 * 0x001C means a field of a supported attribute is invalid. */
@@ -225,40 +235,40 @@ static uint16_t run(struct sa_server *s, const uint8_t *req, size_t req_len,
 	return 0;
 }
 
-/* The response's headers to req (common and SubnAdm; the RMPP one is
- * the segments'), zeros after. */
-static void response_hdr(const uint8_t *req, uint16_t status, size_t padded,
-			 uint8_t *hdr)
+static int is_table(uint8_t method)
 {
-	memset(hdr, 0, GMP_SIZE);
-	memcpy(hdr, req, 24);                   /* common header: TID, attr */
-	gmp_make_response(hdr, status);
-	sa_hdr_set(hdr, (uint16_t)(padded / 8), sa_hdr_comp_mask(req));
+	return method == SA_METHOD_GET_TABLE || method == SA_METHOD_GET_MULTI;
 }
 
-/* The first MAD of an answer of `segs` segments: the request's header
- * turned into the response, the SA header, the RMPP header for table
- * methods (mad/rmpp_send.h sends the rest), and the records that fit.
- * Returns the bytes that carry data (what ibsim hands the client). */
-static size_t first_segment(const uint8_t *req, uint16_t status,
-			    const uint8_t *data, size_t total, size_t padded,
-			    size_t rec_len, unsigned segs, uint8_t *mad)
+/* The first MAD of an answer of `segs` segments, built in mad: the
+ * response's headers from the request's (attr_id instead of its
+ * attribute unless 0), the RMPP header for table methods (mad/rmpp_send.h
+ * sends the rest), and the records that fit. Returns the bytes that carry
+ * data (what ibsim hands the client). */
+static size_t first_segment(const struct sa_server *s,
+			    const struct sa_req_hdr *h, const uint8_t *req,
+			    uint16_t attr_id, uint16_t status,
+			    const struct sa_answer *a, unsigned segs,
+			    uint8_t *mad)
 {
-	uint8_t method = smp_method(req);
-	uint8_t hdr[GMP_SIZE];
+	uint16_t offs = (uint16_t)(a->padded / 8);
 
-	response_hdr(req, status, padded, hdr);
-	if (method == SA_METHOD_GET_TABLE || method == SA_METHOD_GET_MULTI)
-		return rmpp_tx_segment(GMP_SA_DATA_OFFS, hdr, data, total, 0,
-				       segs, mad);
+	if (is_table(h->method)) {
+		sa_resp_hdr(h, s->seg1_base, attr_id, status, offs, mad);
+		return rmpp_tx_fill_first(GMP_SA_DATA_OFFS, a->buf,
+					  status ? 0 : a->len, segs, mad);
+	}
+	sa_resp_hdr(h, NULL, attr_id, status, offs, mad);
 	/* Get/Set/Delete: the one record, or the request's record echoed
 	 * with the error (IBA 15.4). */
-	memcpy(mad, hdr, GMP_SIZE);
-	if (!status && total)
-		memcpy(mad + GMP_SA_DATA_OFFS, data, rec_len);
-	else
+	if (!status && a->len) {
+		memcpy(mad + GMP_SA_DATA_OFFS, a->buf, a->rec_len);
+		memset(mad + GMP_SA_DATA_OFFS + a->rec_len, 0,
+		       GMP_SA_DATA_SIZE - a->rec_len);
+	} else {
 		memcpy(mad + GMP_SA_DATA_OFFS, req + GMP_SA_DATA_OFFS,
 		       GMP_SA_DATA_SIZE);
+	}
 	return GMP_SIZE;
 }
 
@@ -308,8 +318,9 @@ static void budget_drop(struct sa_server *s, const char *what, uint16_t dlid,
 
 /* Keep the rest of a table answer for its reader: the answer's buffer is
  * taken (a->buf NULL after), within the memory budget. */
-static void xfer_start(struct sa_server *s, const uint8_t *req,
-		       struct sa_answer *a, uint16_t dlid, uint32_t dqp)
+static void xfer_start(struct sa_server *s, const struct sa_req_hdr *h,
+		       uint16_t attr_id, struct sa_answer *a, uint16_t dlid,
+		       uint32_t dqp)
 {
 	struct rmpp_tx_xfer *x;
 	size_t len = a->len;
@@ -342,8 +353,8 @@ static void xfer_start(struct sa_server *s, const uint8_t *req,
 	if (!data)
 		return;         /* a->buf is still the caller's to free */
 	a->buf = NULL;
-	response_hdr(req, 0, a->padded, hdr);
-	rmpp_tx_start(&s->tx, hdr, data, len, smp_tid(req), dlid, dqp,
+	sa_resp_hdr(h, NULL, attr_id, 0, (uint16_t)(a->padded / 8), hdr);
+	rmpp_tx_start(&s->tx, hdr, data, len, smp_tid(h->common), dlid, dqp,
 		      now_seconds());
 }
 
@@ -373,10 +384,10 @@ static void rmpp_control(struct sa_server *s, const uint8_t *mad, uint16_t slid)
 		s->st.ignored++;
 }
 
-static void count(struct sa_server *s, const uint8_t *req, int slot,
+static void count(struct sa_server *s, uint8_t method, int slot,
 		  uint16_t status, const struct sa_answer *a)
 {
-	int m = method_slot(smp_method(req));
+	int m = method_slot(method);
 
 	s->st.requests++;
 	if (status)
@@ -389,9 +400,9 @@ static void count(struct sa_server *s, const uint8_t *req, int slot,
 
 /* A table answer as one transfer the kernel segments (a real port):
  * the SA header once, all records after it, RMPP Active (IBA 13.6.2). */
-static int respond_kernel_rmpp(struct sa_server *s, const uint8_t *req,
-			       const struct sa_answer *a, uint16_t dlid,
-			       uint32_t dqp)
+static int respond_kernel_rmpp(struct sa_server *s, const struct sa_req_hdr *rh,
+			       uint16_t attr_id, const struct sa_answer *a,
+			       uint16_t dlid, uint32_t dqp)
 {
 	size_t len = GMP_SA_DATA_OFFS + a->len;
 	uint8_t *buf = calloc(1, len < GMP_SIZE ? GMP_SIZE : len);
@@ -401,9 +412,7 @@ static int respond_kernel_rmpp(struct sa_server *s, const uint8_t *req,
 
 	if (!buf)
 		return -ENOMEM;
-	memcpy(buf, req, 24);
-	gmp_make_response(buf, 0);
-	sa_hdr_set(buf, (uint16_t)(a->padded / 8), sa_hdr_comp_mask(req));
+	sa_resp_hdr(rh, NULL, attr_id, 0, (uint16_t)(a->padded / 8), buf);
 	rmpp_set(buf, &h);
 	if (a->len)
 		memcpy(buf + GMP_SA_DATA_OFFS, a->buf, a->len);
@@ -436,18 +445,20 @@ static void spare_keep(struct sa_server *s, struct sa_answer *a)
 	a->buf = NULL;
 }
 
-/* Answer one request: run it, send the response (the first segment of a
- * table, the rest on ACKs). */
-static void answer(struct sa_server *s, const uint8_t *req, size_t req_len,
-		   uint16_t slid, uint32_t sqp)
+/* Answer one request (h: its headers decoded, req: its len bytes): run
+ * it, send the response (the first segment of a table, the rest on
+ * ACKs). */
+static void answer(struct sa_server *s, const struct sa_req_hdr *h,
+		   const uint8_t *req, size_t req_len, uint16_t slid,
+		   uint32_t sqp)
 {
 	struct sa_answer a = { 0 };
 	const struct sa_attr_ops *ops;
-	uint8_t mad[GMP_SIZE], resp_hdr[GMP_SIZE];
-	uint16_t status;
+	uint8_t mad[GMP_SIZE];
+	uint16_t status, attr_id = 0;
 	unsigned segs;
 	size_t len;
-	int slot, multi;
+	int slot, multi = is_table(h->method);
 
 	/* An answer one requester may not hold is refused before it costs
 	 * more than that (sa_rmpp_requester_mb; ERR_NO_RESOURCES). */
@@ -455,40 +466,32 @@ static void answer(struct sa_server *s, const uint8_t *req, size_t req_len,
 	a.max = s->rmpp_per_requester;
 	a.yield = s->yield;
 	a.yield_arg = s->yield_arg;
-	status = run(s, req, req_len, slid, sqp, &a, &slot, &ops);
-	multi = smp_method(req) == SA_METHOD_GET_TABLE ||
-		smp_method(req) == SA_METHOD_GET_MULTI;
-	{
-		/* Answers of another attribute (MultiPathRecord's are
-		 * PathRecords): the header the segments are built from
-		 * says so. (ops: run's, the request's attribute) */
-		if (ops && ops->resp_attr_id && !status) {
-			memcpy(resp_hdr, req, GMP_SIZE);
-			mad_set_field(resp_hdr, 0, IB_MAD_ATTRID_F, ops->resp_attr_id);
-			req = resp_hdr;
-		}
-	}
+	status = run(s, h, req, req_len, slid, sqp, &a, &slot, &ops);
+	/* Answers of another attribute (MultiPathRecord's are PathRecords):
+	 * the header the segments are built from says so. (ops: run's, the
+	 * request's attribute) */
+	if (ops && ops->resp_attr_id && !status)
+		attr_id = ops->resp_attr_id;
 	segs = segments(status ? 0 : a.len);
 	if (!status && multi && s->t && mt_kernel_rmpp(s->t)) {
-		if (respond_kernel_rmpp(s, req, &a, slid, sqp) < 0)
+		if (respond_kernel_rmpp(s, h, attr_id, &a, slid, sqp) < 0)
 			log_warn("SA: cannot answer LID %u (attr 0x%04x)", slid,
-				 smp_attr(req));
+				 attr_id ? attr_id : h->attr_id);
 		if (segs > 1)
 			s->st.rmpp_transfers++;
 	} else {
-		len = first_segment(req, status, a.buf, status ? 0 : a.len,
-				    a.padded, a.rec_len, segs, mad);
+		len = first_segment(s, h, req, attr_id, status, &a, segs, mad);
 		if (send_mad(s, mad, len, slid, sqp) < 0)
 			log_warn("SA: cannot answer LID %u (attr 0x%04x)", slid,
-				 smp_attr(req));
+				 attr_id ? attr_id : h->attr_id);
 		s->st.rmpp_segments += multi;
 		if (multi && segs > 1)
-			xfer_start(s, req, &a, slid, sqp);
+			xfer_start(s, h, attr_id, &a, slid, sqp);
 	}
 	if (status)
 		log_debug("SA: attr 0x%04x method 0x%02x from LID %u: status 0x%04x",
-			  smp_attr(req), smp_method(req), slid, status);
-	count(s, req, slot, status, &a);
+			  h->attr_id, h->method, slid, status);
+	count(s, h->method, slot, status, &a);
 	spare_keep(s, &a);
 }
 
@@ -521,10 +524,13 @@ static void request_segment(struct sa_server *s, const uint8_t *mad,
 	if (out.ctl_len)
 		send_ctl(s, out.ctl, (size_t)out.ctl_len, slid, sqp);
 	if (out.msg) {
+		struct sa_req_hdr h;
+
 		s->st.rmpp_requests++;
 		log_debug("SA: multi-MAD request from LID %u reassembled: %zu bytes",
 			  slid, out.msg_len);
-		answer(s, out.msg, out.msg_len, slid, sqp);
+		sa_req_decode(out.msg, &h);
+		answer(s, &h, out.msg, out.msg_len, slid, sqp);
 	}
 }
 
@@ -546,17 +552,17 @@ void sa_server_tick(struct sa_server *s, double now)
 void sa_server_handle(struct sa_server *s, uint8_t *mad, uint16_t slid,
 		      uint32_t sqp)
 {
-	struct rmpp_hdr h;
+	struct sa_req_hdr h;
 
 	/* Transfers that ran out of time free their slots first (no clock
 	 * read and no scan while none is under way). */
 	if (rmpp_tx_active(&s->tx) || rmpp_rx_active(&s->rx))
 		sa_server_tick(s, now_seconds());
-	rmpp_get(mad, &h);
-	if ((h.flags & RMPP_FLAG_ACTIVE) && h.type != RMPP_TYPE_DATA) {
-		if (h.type >= RMPP_TYPE_ACK && h.type <= RMPP_TYPE_ABORT) {
+	sa_req_decode(mad, &h);
+	if ((h.rmpp_flags & RMPP_FLAG_ACTIVE) && h.rmpp_type != RMPP_TYPE_DATA) {
+		if (h.rmpp_type >= RMPP_TYPE_ACK && h.rmpp_type <= RMPP_TYPE_ABORT) {
 			rmpp_control(s, mad, slid);
-		} else if (!smp_is_response(mad) && s->rx.x) {
+		} else if (!h.response && s->rx.x) {
 			struct rmpp_rx_out out;
 
 			/* No such RMPPType (IBA 13.6.2.1): ABORT, BADT. */
@@ -567,12 +573,12 @@ void sa_server_handle(struct sa_server *s, uint8_t *mad, uint16_t slid,
 		}
 		return;
 	}
-	if (smp_is_response(mad)) {
+	if (h.response) {
 		s->st.ignored++;                /* a stray response */
 		return;
 	}
-	if ((h.flags & RMPP_FLAG_ACTIVE) &&
-	    (h.flags & (RMPP_FLAG_FIRST | RMPP_FLAG_LAST)) !=
+	if ((h.rmpp_flags & RMPP_FLAG_ACTIVE) &&
+	    (h.rmpp_flags & (RMPP_FLAG_FIRST | RMPP_FLAG_LAST)) !=
 	    (RMPP_FLAG_FIRST | RMPP_FLAG_LAST)) {
 		request_segment(s, mad, slid, sqp);
 		return;
@@ -580,19 +586,26 @@ void sa_server_handle(struct sa_server *s, uint8_t *mad, uint16_t slid,
 	/* A plain request, or one whole RMPP segment (FIRST and LAST: a
 	 * GetMulti that fits one MAD), answered at once; the answer
 	 * acknowledges it (as OpenSM's under ibsim). */
-	answer(s, mad, GMP_SIZE, slid, sqp);
+	answer(s, &h, mad, GMP_SIZE, slid, sqp);
 }
 
 void sa_server_handle_long(struct sa_server *s, uint8_t *msg, size_t len,
 			   uint16_t slid, uint32_t sqp)
 {
+	struct sa_req_hdr h;
+
 	sa_server_tick(s, now_seconds());
-	if (len < GMP_SIZE || smp_is_response(msg)) {
+	if (len < GMP_SIZE) {
+		s->st.ignored++;
+		return;
+	}
+	sa_req_decode(msg, &h);
+	if (h.response) {
 		s->st.ignored++;
 		return;
 	}
 	s->st.rmpp_requests++;
-	answer(s, msg, len, slid, sqp);
+	answer(s, &h, msg, len, slid, sqp);
 }
 
 /* The statistics as text: "key value" lines, then one line per attribute

@@ -61,6 +61,13 @@ struct sa_server {
 	 * query); at most SA_SPARE_MAX bytes. */
 	uint8_t *spare;
 	uint32_t spare_cap;
+	/* The last attribute's registry entry: a client asks the same one
+	 * over and over (osmtest, a job's PathRecords), no table walk. */
+	const struct sa_attr_ops *last_ops;
+	int last_slot;
+	/* Segment 1's headers but for what each answer sets (RMPP version,
+	 * type, RRespTime, segment 1: rmpp_tx_first_base). */
+	uint8_t seg1_base[GMP_SA_DATA_OFFS];
 };
 
 void sa_server_init(struct sa_server *s, struct mad_transport *t);

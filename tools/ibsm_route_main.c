@@ -21,6 +21,7 @@
 #include "../formats/topo_read.h"
 #include "../qos/qos_offline.h"
 #include "../qos/qos_policy.h"
+#include "../qos/qos_src.h"
 #include "../routing/engine.h"
 #include "../routing/lft.h"
 #include "../routing/path_sl.h"
@@ -38,8 +39,9 @@ static int ends_with(const char *s, const char *tail)
 	return n >= k && !strcmp(s + n - k, tail);
 }
 
-/* --qos FILE: a qos-policy.conf, or an ibsm configuration naming one (its
- * qos_policy_file; its qos: section, if any, is not read here). */
+/* --qos FILE: a qos-policy.conf, or an ibsm configuration holding a policy
+ * (its qos: section, or the qos_policy_file it names; both is an error, as
+ * the daemon says). */
 static struct qos_policy *qos_policy_of(const char *file, char *err, size_t len)
 {
 	struct ibsm_config cfg;
@@ -53,12 +55,20 @@ static struct qos_policy *qos_policy_of(const char *file, char *err, size_t len)
 		config_free(&cfg);
 		return NULL;
 	}
-	if (!cfg.qos_policy_file[0]) {
-		snprintf(err, len, "%s: sets no qos_policy_file", file);
+	if (cfg.qos_src && cfg.qos_policy_file[0]) {
+		snprintf(err, len, "%s: a policy in its qos: section and qos_policy_file %s: give one",
+			 file, cfg.qos_policy_file);
 		config_free(&cfg);
 		return NULL;
 	}
-	p = qos_policy_read(cfg.qos_policy_file, err, len);
+	if (!cfg.qos_src && !cfg.qos_policy_file[0]) {
+		snprintf(err, len, "%s: sets no qos_policy_file and has no policy in a qos: section",
+			 file);
+		config_free(&cfg);
+		return NULL;
+	}
+	p = cfg.qos_src ? qos_src_parse(cfg.qos_src, err, len)
+			: qos_policy_read(cfg.qos_policy_file, err, len);
 	config_free(&cfg);
 	return p;
 }

@@ -129,6 +129,35 @@ grep -q "^1      2          2-3    2-3\$" "$W/offline.txt" || { cat "$W/offline.
 printf 'qos: true\nqos_policy_file: %s\nrouting_engine: dfsp\n' "$W/qos.conf" >"$W/ibsm.yaml"
 "$ROUTE" --qos "$W/ibsm.yaml" --engine dfsp --vls 8 2>/dev/null | grep -q "^SL2VL: $want_map\$" ||
 	fail "ibsm-route --qos ibsm.yaml gives another map"
+# The same policy written in the YAML's qos: section (no second file).
+cat >"$W/ibsm-sec.yaml" <<EOY
+routing_engine: dfsp
+qos:
+  port-groups:
+    - name: Target
+      port-guid: $target
+  qos-levels:
+    - {name: DEFAULT, sl: 0}
+    - {name: ToTarget, sl: 4}
+  qos-match-rules:
+    - use: everything to the target port
+      destination: Target
+      qos-level-name: ToTarget
+  qos-ulps:
+    - {ulp: default, sl: 0}
+    - {ulp: any, service-id: 0x1000-0x1fff, sl: 2}
+EOY
+"$ROUTE" --qos "$W/ibsm-sec.yaml" --engine dfsp --vls 8 >"$W/offline-sec.txt" 2>"$W/offline-sec.err" ||
+	{ cat "$W/offline-sec.err"; fail "ibsm-route --qos with a qos: section"; }
+# (the header names the file the policy came from)
+sed "s|$W/qos.conf|POLICY|" "$W/offline.txt" >"$W/offline.cmp"
+sed "s|$W/ibsm-sec.yaml|POLICY|" "$W/offline-sec.txt" | diff "$W/offline.cmp" - ||
+	fail "ibsm-route --qos: the qos: section plans otherwise than the same policy's file"
+# Both a section and a file: one error naming both, exit nonzero.
+printf 'qos_policy_file: %s\n' "$W/qos.conf" >>"$W/ibsm-sec.yaml"
+"$ROUTE" --qos "$W/ibsm-sec.yaml" --engine dfsp --vls 8 >"$W/both.out" 2>&1 &&
+	fail "ibsm-route --qos took a YAML with both a qos: section and qos_policy_file"
+grep -q "qos: section and qos_policy_file" "$W/both.out" || { cat "$W/both.out"; fail "no error naming both policies"; }
 # Without dfsp: the policy's own SLs on OpenSM's default qos_sl2vl.
 "$ROUTE" --qos "$W/qos.conf" --vls 8 | grep -q "^SL2VL: 0,1,2,3,4,5,6,7,0,1,2,3,4,5,6,7\$" ||
 	fail "ibsm-route --qos without dfsp: not OpenSM's default map"

@@ -167,6 +167,78 @@ static void test_segments(void **state)
 	free(d);
 }
 
+/* The SA's in-place answer header (sa_req_decode, sa_resp_hdr) and
+ * segment 1 (rmpp_tx_fill) are byte for byte what the request copied,
+ * gmp_make_response, sa_hdr_set and rmpp_tx_segment make, for every
+ * method, with and without an error and another attribute. */
+static void test_in_place(void **state)
+{
+	static const uint8_t methods[] = { 0x01, 0x02, 0x12, 0x14, 0x15 };
+	static const uint16_t statuses[] = { 0, 0x000c };
+	static const uint16_t attrs[] = { 0, 0x0035 };
+	static const size_t totals[] = { 0, 72, 200, 450 };
+	uint8_t *d = data_of(450);
+
+	(void)state;
+	for (size_t mi = 0; mi < sizeof(methods); mi++)
+	for (size_t si = 0; si < 2; si++)
+	for (size_t ai = 0; ai < 2; ai++) {
+		uint8_t req[256], ref[256], m[256], seg[256];
+		struct sa_req_hdr h;
+
+		memset(req, 0x5a, sizeof(req));
+		gmp_init_request(req, GMP_CLASS_SA, GMP_SA_CLASS_VERSION,
+				 methods[mi], 0x0011, 0x1234, 0x0102030405060708ull);
+		mad_set_field(req, 0, IB_MAD_STATUS_F, 0x1c);   /* ignored */
+		memset(req + 24, 0x77, 232);    /* RMPP, SA header, record */
+		sa_hdr_set(req, 3, 0x8000000000000003ull);
+		sa_req_decode(req, &h);
+		assert_int_equal(h.method, methods[mi]);
+		assert_int_equal(h.response, 0);
+		assert_int_equal(h.class_version, GMP_SA_CLASS_VERSION);
+		assert_int_equal(h.attr_id, 0x0011);
+		assert_int_equal(h.attr_mod, 0x1234);
+		assert_true(h.comp_mask == 0x8000000000000003ull);
+		assert_true(h.sm_key == sa_hdr_sm_key(req));
+		assert_int_equal(h.rmpp_type, 0x77);
+		assert_int_equal(h.rmpp_flags, 0x77 & 7);
+
+		memset(ref, 0, sizeof(ref));
+		memcpy(ref, req, 24);
+		if (attrs[ai])
+			mad_set_field(ref, 0, IB_MAD_ATTRID_F, attrs[ai]);
+		gmp_make_response(ref, statuses[si]);
+		sa_hdr_set(ref, 9, sa_hdr_comp_mask(req));
+		memset(m, 0xee, sizeof(m));
+		sa_resp_hdr(&h, NULL, attrs[ai], statuses[si], 9, m);
+		assert_memory_equal(m, ref, 56);
+		req[26] = 0x76;                 /* RMPP inactive: no type */
+		sa_req_decode(req, &h);
+		assert_int_equal(h.rmpp_flags, 0x76 & 7);
+		assert_int_equal(h.rmpp_type, 0);
+
+		for (size_t ti = 0; ti < 4; ti++) {
+			unsigned segs = rmpp_tx_segments(56, totals[ti]);
+			size_t n = rmpp_tx_segment(56, ref, d, totals[ti], 0,
+						   segs, seg);
+
+			uint8_t base[56];
+
+			memset(m + 56, 0xee, 200);
+			assert_int_equal(rmpp_tx_fill(56, d, totals[ti], 0, segs, m), n);
+			assert_memory_equal(m, seg, 256);
+			/* from the shared base: the same bytes */
+			rmpp_tx_first_base(base, 56);
+			memset(m, 0xee, sizeof(m));
+			sa_resp_hdr(&h, base, attrs[ai], statuses[si], 9, m);
+			assert_int_equal(rmpp_tx_fill_first(56, d, totals[ti],
+							    segs, m), n);
+			assert_memory_equal(m, seg, 256);
+		}
+	}
+	free(d);
+}
+
 /* Segment 1 went out with the answer; ACKs open the window. */
 static void test_window(void **state)
 {
@@ -336,6 +408,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_segments),
+		cmocka_unit_test(test_in_place),
 		cmocka_unit_test(test_window),
 		cmocka_unit_test(test_resend_then_abort),
 		cmocka_unit_test(test_final_ack_lost),
