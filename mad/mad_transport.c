@@ -299,11 +299,14 @@ static int poll_wait(struct mad_transport *t, int wait_ms)
  * (issue 27). */
 int mt_poll(struct mad_transport *t, int wait_ms)
 {
-	/* A round that may sleep on a port sleeps first: poll(2) returns
-	 * at once when a MAD waits, and between the SM's turns the port is
-	 * most often empty, so the read that would find nothing before the
-	 * sleep is not made (one umad_recv per wakeup saved: issue 27). */
-	int sleep = wait_ms != 0 && !t->wire_ops;
+	/* A round that may sleep on a port sleeps first when the last
+	 * burst was at most one MAD (a query stream, an idle SM): poll(2)
+	 * returns at once when a MAD waits, and there the port is most often
+	 * empty, so the read that would find nothing before the sleep is not
+	 * made (one umad_recv per wakeup saved: issue 27). After a larger
+	 * burst (a sweep's answers) more are likely waiting: read first, as
+	 * before, with no poll(2) in front. */
+	int sleep = wait_ms != 0 && !t->wire_ops && t->last_burst <= 1;
 
 	if (mt_has_queued(t) && mt_fill_window(t) < 0)
 		return -EIO;

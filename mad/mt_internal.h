@@ -96,6 +96,7 @@ struct mad_transport {
 	 * header is not libibumad's size: recv_in_slots 0). */
 	void *rumad;
 	int recv_in_slots;
+	unsigned last_burst;        /* MADs the port's last read burst took */
 	int umad_fd;                /* umad_get_fd(portid), asked once */
 	/* class -> agent + 1 (0: none), for mt_agent_of on every send */
 	int16_t agent_by_class[256];

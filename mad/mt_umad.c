@@ -448,6 +448,7 @@ static int port_poll(struct mad_transport *t)
 		    (mt_has_queued(t) && mt_fill_window(t) < 0))
 			return -EIO;
 	}
+	t->last_burst = (unsigned)got;
 	return got;
 }
 
