@@ -2,7 +2,7 @@
  * closing, accessors and statistics, and what arrives: responses matched
  * to the window (mt_window.c), unsolicited requests to the handler or the
  * deferral queue (mt_defer.c), classes we do not serve answered. The port
- * itself is mt_umad.c's. */
+ * itself, and sending, are mt_umad.c's. */
 #include "mad_transport.h"
 
 #include <errno.h>
@@ -42,6 +42,7 @@ int mt_open_wire(struct mad_transport **out, const struct mt_wire_ops *ops,
 	t->agent_dr = 1;
 	t->agent_sa = 2;
 	t->agent_perf = 3;
+	mt_index_agents(t);
 	t->slots = calloc(t->opt.window, sizeof(*t->slots));
 	t->free_slots = calloc(t->opt.window, sizeof(*t->free_slots));
 	if (!t->slots || !t->free_slots) {
@@ -105,11 +106,27 @@ void mt_stats_diff(struct mt_stats *out, const struct mt_stats *a,
 	out->low_dropped = b->low_dropped - a->low_dropped;
 }
 
+/* The handler mt_serve_deferred calls, resolved once here. */
+static void resolve_serve(struct mad_transport *t)
+{
+	t->serve_fn = t->on_deferred ? t->on_deferred : t->on_request;
+	t->serve_ctx = t->on_deferred ? t->on_deferred_ctx : t->on_request_ctx;
+}
+
 void mt_set_request_handler(struct mad_transport *t, mt_request_fn fn,
 			     void *ctx)
 {
 	t->on_request = fn;
 	t->on_request_ctx = ctx;
+	resolve_serve(t);
+}
+
+void mt_set_deferred_handler(struct mad_transport *t, mt_request_fn fn,
+			     void *ctx)
+{
+	t->on_deferred = fn;
+	t->on_deferred_ctx = ctx;
+	resolve_serve(t);
 }
 
 void mt_set_long_request_handler(struct mad_transport *t,
@@ -124,21 +141,19 @@ int mt_has_class(const struct mad_transport *t, uint8_t mclass)
 	return mt_agent_of(t, mclass) >= 0;
 }
 
-/* The agent that sends a MAD of this class, -1 if none. */
-int mt_agent_of(const struct mad_transport *t, uint8_t mclass)
+/* mt_agent_of's table, from the agents registered: the lookup every send
+ * makes is then one load (issue 27: a call and a scan of the sink classes
+ * per MAD before). */
+void mt_index_agents(struct mad_transport *t)
 {
-	if (mclass == SMP_CLASS_DR)
-		return t->agent_dr;
-	if (mclass == SMP_CLASS_LID)
-		return t->agent_lid;
-	if (mclass == GMP_CLASS_SA)
-		return t->agent_sa;
-	if (mclass == GMP_CLASS_PERF)
-		return t->agent_perf;
+	memset(t->agent_by_class, 0, sizeof(t->agent_by_class));
 	for (unsigned i = 0; i < t->num_sink; i++)
-		if (t->sink_class[i] == mclass)
-			return t->agent_sink[i];
-	return -1;
+		if (t->agent_sink[i] >= 0)
+			t->agent_by_class[t->sink_class[i]] = (int16_t)(t->agent_sink[i] + 1);
+	t->agent_by_class[GMP_CLASS_PERF] = (int16_t)(t->agent_perf + 1);
+	t->agent_by_class[GMP_CLASS_SA] = (int16_t)(t->agent_sa + 1);
+	t->agent_by_class[SMP_CLASS_LID] = (int16_t)(t->agent_lid + 1);
+	t->agent_by_class[SMP_CLASS_DR] = (int16_t)(t->agent_dr + 1);
 }
 
 static int mt_is_sink_class(const struct mad_transport *t, uint8_t mclass)
@@ -152,38 +167,6 @@ static int mt_is_sink_class(const struct mad_transport *t, uint8_t mclass)
 	return 0;
 }
 
-int mt_send(struct mad_transport *t, const uint8_t *mad, size_t len,
-	    uint16_t dlid, uint32_t dqp)
-{
-	int agent = mt_agent_of(t, smp_class(mad));
-
-	if (agent < 0)
-		return -EINVAL;
-	if (len < 24)
-		len = SMP_SIZE;
-	if (t->wire_ops)
-		return len > SMP_SIZE ? -EMSGSIZE :
-			t->wire_ops->send(t->wire, mad, len, dlid, dqp);
-	return mt_umad_send(t, agent, mad, len, dlid, dqp);
-}
-
-int mt_respond_len(struct mad_transport *t, const uint8_t *mad, size_t len,
-		    uint16_t dlid, uint32_t dqp)
-{
-	return mt_send(t, mad, len, dlid, dqp);
-}
-
-int mt_kernel_rmpp(const struct mad_transport *t)
-{
-	return t->kernel_rmpp;
-}
-
-int mt_respond(struct mad_transport *t, const uint8_t *mad, uint16_t dlid,
-		uint32_t dqp)
-{
-	return mt_send(t, mad, SMP_SIZE, dlid, dqp);
-}
-
 /* What a umad2sim client receives of a MAD (IBSIM-NOTES): its receiver
  * thread keeps 224 bytes and the copy we get has heap bytes after them. */
 #define SIM_MAD_KEPT 224
@@ -193,6 +176,7 @@ int mt_handle_recv(struct mad_transport *t, uint8_t *mad, int status,
 {
 	struct mt_req *r;
 	uint32_t s;
+	uint8_t mclass;
 
 	/* Under ibsim the bytes past SIM_MAD_KEPT never arrived: make them
 	 * zeros rather than whatever the heap held, so what the SA reads
@@ -208,15 +192,18 @@ int mt_handle_recv(struct mad_transport *t, uint8_t *mad, int status,
 			return mt_slot_timed_out(t, s);
 		return 0;
 	}
+	/* The class is decoded once here and the rest of the way goes by
+	 * it (issue 27: three decodes per SA request before). */
+	mclass = smp_class(mad);
 	if (smp_is_response(mad)) {
 		r = mt_match(t, mad, &s);
-		if (!r && smp_class(mad) == GMP_CLASS_SA && t->yielding) {
+		if (!r && mclass == GMP_CLASS_SA && t->yielding) {
 			/* An RMPP ACK while the SA is busy with an answer: it
 			 * goes to the SA after, with the requests. */
 			mt_defer(t, mad, slid, sqp);
 			return 0;
 		}
-		if (!r && smp_class(mad) == GMP_CLASS_SA && t->on_request) {
+		if (!r && mclass == GMP_CLASS_SA && t->on_request) {
 			/* An RMPP ACK/STOP/ABORT for an SA answer carries the
 			 * response method (IBA 13.6.2): the SA's, not ours. */
 			uint8_t ack[SMP_SIZE];
@@ -242,19 +229,20 @@ int mt_handle_recv(struct mad_transport *t, uint8_t *mad, int status,
 		return 0;
 	}
 	t->st.unsolicited++;
-	if (mt_is_sink_class(t, smp_class(mad))) {
+	/* SA first: the one class that comes in streams (never a sink). */
+	if (mclass == GMP_CLASS_SA && t->dq_cap) {
+		mt_defer(t, mad, slid, sqp);
+		return 0;
+	}
+	if (mt_is_sink_class(t, mclass)) {
 		/* IBA 13.4.7: a class this port does not serve. */
 		uint8_t resp[SMP_SIZE];
 
 		memcpy(resp, mad, SMP_SIZE);
 		gmp_make_response(resp, GMP_STATUS_BAD_CLASS);
 		log_debug("request of unserved class 0x%02x from LID %u answered 'unsupported class'",
-			  smp_class(mad), slid);
+			  mclass, slid);
 		mt_send(t, resp, SMP_SIZE, slid, sqp);
-		return 0;
-	}
-	if (t->dq_cap && smp_class(mad) == GMP_CLASS_SA) {
-		mt_defer(t, mad, slid, sqp);
 		return 0;
 	}
 	if (t->on_request) {
@@ -282,51 +270,65 @@ static int poll_wire(struct mad_transport *t, int burst)
 			break;
 		got++;
 		if (mt_handle_recv(t, mad, status, slid, sqp) < 0 ||
-		    mt_fill_window(t) < 0)
+		    (mt_has_queued(t) && mt_fill_window(t) < 0))
 			return -EIO;
 	}
 	return got;
 }
 
+/* Sleep up to wait_ms (shortened to the next expiry of what is in
+ * flight) for a MAD and take what came; 0 or a negative errno. */
+static int poll_wait(struct mad_transport *t, int wait_ms)
+{
+	int ms = wait_ms;
+
+	if (t->in_flight) {
+		double left = t->next_expiry - now_seconds();
+		int lms = left <= 0 ? 0 : (int)(left * 1000) + 1;
+
+		if (ms < 0 || lms < ms)
+			ms = lms;
+	}
+	if (t->wire_ops)
+		return t->wire_ops->wait(t->wire, ms) < 0 ? -EIO : 0;
+	return mt_umad_sleep(t, ms);
+}
+
+/* The work of one round is guarded by counter checks, not calls: a round
+ * that only takes an SA request (osmtest's stream) makes none of them
+ * (issue 27). */
 int mt_poll(struct mad_transport *t, int wait_ms)
 {
-	int got;
+	/* A round that may sleep on a port sleeps first when the last
+	 * burst was at most one MAD (a query stream, an idle SM): poll(2)
+	 * returns at once when a MAD waits, and there the port is most often
+	 * empty, so the read that would find nothing before the sleep is not
+	 * made (one umad_recv per wakeup saved: issue 27). After a larger
+	 * burst (a sweep's answers) more are likely waiting: read first, as
+	 * before, with no poll(2) in front. */
+	int sleep = wait_ms != 0 && !t->wire_ops && t->last_burst <= 1;
 
-	if (mt_fill_window(t) < 0)
+	if (mt_has_queued(t) && mt_fill_window(t) < 0)
 		return -EIO;
-	got = t->wire_ops ? poll_wire(t, MT_RECV_BURST) : mt_umad_poll(t);
-	if (got < 0)
-		return -EIO;
-	if (!got && wait_ms != 0) {
-		int ms = wait_ms;
+	if (!sleep) {
+		int got = t->wire_ops ? poll_wire(t, MT_RECV_BURST) : mt_umad_poll(t);
 
-		if (t->in_flight) {
-			double left = t->next_expiry - now_seconds();
-			int lms = left <= 0 ? 0 : (int)(left * 1000) + 1;
+		if (got < 0)
+			return -EIO;
+		sleep = !got && wait_ms != 0;
+	}
+	if (sleep) {
+		int rc = poll_wait(t, wait_ms);
 
-			if (ms < 0 || lms < ms)
-				ms = lms;
-		}
-		if (t->wire_ops) {
-			if (t->wire_ops->wait(t->wire, ms) < 0)
-				return -EIO;
-		} else {
-			int rc = mt_umad_wait(t, ms);
-
-			if (rc < 0)
-				return rc;
-			/* A MAD woke us: take it now rather than on the
-			 * caller's next turn (one loop turn per SA query,
-			 * not two: issue 27). */
-			if (rc > 0 && mt_umad_poll(t) < 0)
-				return -EIO;
-		}
+		if (rc < 0)
+			return rc;
 	}
 	/* Not while yielding: a timed-out Report may drop subscriptions
-	 * the SA's answer in progress is reading. */
-	if (!t->yielding && mt_expire(t) < 0)
+	 * the SA's answer in progress is reading. Nothing in flight:
+	 * nothing can expire (and no clock is read). */
+	if (t->in_flight && !t->yielding && mt_expire(t) < 0)
 		return -EIO;
-	return mt_fill_window(t);
+	return mt_has_queued(t) ? mt_fill_window(t) : 0;
 }
 
 void mt_watch_fd(struct mad_transport *t, unsigned slot, int fd)
@@ -334,6 +336,10 @@ void mt_watch_fd(struct mad_transport *t, unsigned slot, int fd)
 	if (slot >= MT_WATCH_MAX)
 		return;
 	t->watch_fd[slot] = fd;
+	t->pfd[1 + slot].fd = fd;
+	t->num_watched = 0;
+	for (unsigned w = 0; w < MT_WATCH_MAX; w++)
+		t->num_watched += t->watch_fd[w] >= 0;
 	t->watch_ready &= ~(1u << slot);
 }
 

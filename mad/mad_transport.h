@@ -154,6 +154,15 @@ size_t mt_cancel_low(struct mad_transport *t, uint16_t dlid);
 int mt_set_deferral(struct mad_transport *t, size_t cap, unsigned per_source);
 int mt_serve_deferred(struct mad_transport *t, unsigned max, double until,
 		      int (*stop)(void *arg), void *arg);
+/* The same for slice_s seconds from now; the clock is read only when it
+ * has to be: with one request waiting, only if more come while it is
+ * served (then the slice is timed from after it). */
+int mt_serve_slice(struct mad_transport *t, unsigned max, double slice_s,
+		   int (*stop)(void *arg), void *arg);
+/* Deferred requests (SubnAdm only, whose class needs no decoding) go to
+ * fn instead of the request handler (NULL: to the request handler). */
+void mt_set_deferred_handler(struct mad_transport *t, mt_request_fn fn,
+			     void *ctx);
 size_t mt_deferred(const struct mad_transport *t);
 /* From inside an SA answer that takes long: one mt_poll(t, 0) in which
  * every SubnAdm MAD is deferred (responses too: RMPP ACKs), no long

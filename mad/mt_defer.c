@@ -27,6 +27,7 @@ int mt_set_deferral(struct mad_transport *t, size_t cap, unsigned per_source)
 	t->dq_of_lid = of_lid;
 	t->dq_cap = cap;
 	t->dq_head = 0;
+	t->dq_tail = 0;
 	t->dq_per_source = per_source ? per_source : (unsigned)cap;
 	return 0;
 }
@@ -34,25 +35,6 @@ int mt_set_deferral(struct mad_transport *t, size_t cap, unsigned per_source)
 size_t mt_deferred(const struct mad_transport *t)
 {
 	return t->dq_len;
-}
-
-/* Keep an SA request for later; a full queue, or a source holding its
- * share of it, loses the request (the requester retries, IBA 13.4.6.4). */
-void mt_defer(struct mad_transport *t, const uint8_t *mad, uint16_t slid,
-	      uint32_t sqp)
-{
-	struct mt_deferred *d;
-
-	if (t->dq_len == t->dq_cap || t->dq_of_lid[slid] >= t->dq_per_source) {
-		t->st.deferred_dropped++;
-		return;
-	}
-	d = &t->dq[(t->dq_head + t->dq_len++) % t->dq_cap];
-	memcpy(d->mad, mad, SMP_SIZE);
-	d->slid = slid;
-	d->sqp = sqp;
-	t->dq_of_lid[slid]++;
-	t->st.deferred++;
 }
 
 /* The next request to serve: the oldest from another source than the
@@ -74,7 +56,8 @@ static size_t pick_deferred(const struct mad_transport *t)
 /* The head slot leaves the queue; slid is the request's that was served. */
 static void pop_head(struct mad_transport *t, uint16_t slid)
 {
-	t->dq_head = (t->dq_head + 1) % t->dq_cap;
+	if (++t->dq_head == t->dq_cap)
+		t->dq_head = 0;
 	t->dq_len--;
 	t->dq_of_lid[slid]--;
 	t->dq_last_slid = slid;
@@ -94,10 +77,12 @@ static void take_deferred(struct mad_transport *t, size_t pick,
 int mt_serve_deferred(struct mad_transport *t, unsigned max, double until,
 		      int (*stop)(void *arg), void *arg)
 {
+	mt_request_fn fn = t->serve_fn;
+	void *ctx = t->serve_ctx;
 	unsigned n = 0;
 
 	while (t->dq_len && n < max) {
-		size_t pick = pick_deferred(t);
+		size_t pick = t->dq_len == 1 ? 0 : pick_deferred(t);
 
 		if (pick == 0) {
 			/* The head is served where it lies (no copy out: issue
@@ -106,15 +91,15 @@ int mt_serve_deferred(struct mad_transport *t, unsigned max, double until,
 			 * serves: no call nests in on_request). */
 			struct mt_deferred *d = &t->dq[t->dq_head];
 
-			if (t->on_request)
-				t->on_request(t->on_request_ctx, d->mad, d->slid, d->sqp);
+			if (fn)
+				fn(ctx, d->mad, d->slid, d->sqp);
 			pop_head(t, d->slid);
 		} else {
 			struct mt_deferred d;
 
 			take_deferred(t, pick, &d);
-			if (t->on_request)
-				t->on_request(t->on_request_ctx, d.mad, d.slid, d.sqp);
+			if (fn)
+				fn(ctx, d.mad, d.slid, d.sqp);
 		}
 		n++;
 		/* None left: what arrived meanwhile is the caller's next
@@ -129,6 +114,35 @@ int mt_serve_deferred(struct mad_transport *t, unsigned max, double until,
 			break;
 	}
 	return (int)n;
+}
+
+int mt_serve_slice(struct mad_transport *t, unsigned max, double slice_s,
+		   int (*stop)(void *arg), void *arg)
+{
+	struct mt_deferred *d;
+	int rc;
+
+	/* More than one waiting: the slice is timed from now, as with
+	 * mt_serve_deferred. */
+	if (t->dq_len > 1)
+		return mt_serve_deferred(t, max, now_seconds() + slice_s, stop, arg);
+	if (!t->dq_len || !max)
+		return 0;
+	/* One (a query stream, one in flight): served here, and the clock
+	 * read only if more came meanwhile (a yield, the poll after it);
+	 * the slice is then timed from after it. */
+	d = &t->dq[t->dq_head];
+	if (t->serve_fn)
+		t->serve_fn(t->serve_ctx, d->mad, d->slid, d->sqp);
+	pop_head(t, d->slid);
+	if (!t->dq_len)
+		return 1;
+	if (mt_poll(t, 0) < 0)
+		return -EIO;
+	if ((stop && stop(arg)) || max == 1)
+		return 1;
+	rc = mt_serve_deferred(t, max - 1, now_seconds() + slice_s, stop, arg);
+	return rc < 0 ? rc : rc + 1;
 }
 
 int mt_yield(struct mad_transport *t)

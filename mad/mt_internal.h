@@ -7,13 +7,18 @@
  *   mt_window.c      the queue of requests and the window in flight:
  *                    TIDs, timeouts, retries
  *   mt_low.c         the low queue (Reports) behind the window
- *   mt_defer.c       SA requests kept for later slices, mt_yield
- *   mt_umad.c        libibumad's port: open, agents, send, receive, sleep */
+ *   mt_defer.c       SA requests kept for later slices (kept: mt_defer,
+ *                    here), mt_yield
+ *   mt_umad.c        libibumad's port: open, agents, receive, sleep; and
+ *                    sending (mt_send, mt_respond*: over the wire or the
+ *                    port), so an answer is one call to umad_send */
 #ifndef IBSM_MAD_MT_INTERNAL_H
 #define IBSM_MAD_MT_INTERNAL_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+#include <poll.h>
 #include <infiniband/umad.h>
 
 #include "mad_transport.h"
@@ -35,12 +40,19 @@ struct mt_req {
 	int low;                    /* from the low queue (mt_submit_low) */
 };
 
-/* An SA MAD received and not yet served (defer, mt_serve_deferred). */
+/* An SA MAD received and not yet served (defer, mt_serve_deferred).
+ * Laid out as a umad buffer (libibumad's header, then the MAD): a port
+ * reads each MAD straight into the queue's next free slot, so an SA
+ * request is kept where it arrived, not copied (mt_umad_poll; issue 27). */
 struct mt_deferred {
+	struct ib_user_mad hdr;
 	uint8_t mad[SMP_SIZE];
 	uint16_t slid;
 	uint32_t sqp;
 };
+_Static_assert(offsetof(struct mt_deferred, mad) == sizeof(struct ib_user_mad) &&
+	       offsetof(struct ib_user_mad, data) == sizeof(struct ib_user_mad),
+	       "a deferral slot is a umad buffer");
 
 struct mad_transport {
 	/* NULL: libibumad's port (mt_open); else the wire mt_open_wire gave. */
@@ -60,6 +72,8 @@ struct mad_transport {
 	int issm_fd;
 	int watch_fd[MT_WATCH_MAX]; /* other fds mt_poll sleeps on, or -1 */
 	unsigned watch_ready;       /* bit i: poll saw watch_fd[i] readable */
+	unsigned num_watched;       /* watch_fd[] that are not -1 */
+	struct pollfd pfd[1 + MT_WATCH_MAX]; /* mt_umad_wait's poll set */
 	char ca[UMAD_CA_NAME_LEN];
 	int port_num;
 	uint64_t port_guid;
@@ -74,9 +88,24 @@ struct mad_transport {
 	unsigned in_flight;
 	uint32_t seq;
 	double next_expiry;
-	void *umad;                 /* one send/recv buffer */
+	void *umad;                 /* the send buffer */
+	uint8_t *umad_mad;          /* its MAD (umad_get_mad, asked once) */
+	size_t umad_used;           /* bytes of umad_mad that may not be 0 */
+	size_t umad_hdr;            /* umad_size(), asked once */
+	/* The receive buffer when no deferral slot is free (or a umad
+	 * header is not libibumad's size: recv_in_slots 0). */
+	void *rumad;
+	int recv_in_slots;
+	unsigned last_burst;        /* MADs the port's last read burst took */
+	int umad_fd;                /* umad_get_fd(portid), asked once */
+	/* class -> agent + 1 (0: none), for mt_agent_of on every send */
+	int16_t agent_by_class[256];
 	mt_request_fn on_request;
 	void *on_request_ctx;
+	mt_request_fn on_deferred;  /* NULL: on_request (mt_set_deferred_handler) */
+	void *on_deferred_ctx;
+	mt_request_fn serve_fn;     /* on_deferred, else on_request */
+	void *serve_ctx;
 	mt_long_request_fn on_long;
 	void *on_long_ctx;
 	struct mt_stats st;
@@ -84,6 +113,7 @@ struct mad_transport {
 	/* SA requests received, served later in slices (mt_serve_deferred) */
 	struct mt_deferred *dq;
 	size_t dq_head, dq_len, dq_cap;
+	size_t dq_tail;             /* (dq_head + dq_len) % dq_cap, kept */
 	unsigned dq_per_source;
 	uint16_t *dq_of_lid;        /* entries queued per source LID */
 	uint16_t dq_last_slid;      /* source of the last one served */
@@ -101,7 +131,18 @@ struct mad_transport {
 
 /* mad_transport.c */
 /* The agent that sends a MAD of this class, -1 if none. */
-int mt_agent_of(const struct mad_transport *t, uint8_t mclass);
+static inline int mt_agent_of(const struct mad_transport *t, uint8_t mclass)
+{
+	return t->agent_by_class[mclass] - 1;
+}
+/* Fill agent_by_class from the agents registered (after they are). */
+void mt_index_agents(struct mad_transport *t);
+/* Anything to send from the queue or the low queue: a counter check
+ * the poll makes before it calls mt_fill_window. */
+static inline int mt_has_queued(const struct mad_transport *t)
+{
+	return t->q_len || t->lq_len;
+}
 /* Send len bytes (24..SMP_SIZE, or longer for a kernel RMPP answer)
  * untracked, over the wire or the port. */
 int mt_send(struct mad_transport *t, const uint8_t *mad, size_t len,
@@ -126,18 +167,37 @@ struct mt_req *mt_match(struct mad_transport *t, const uint8_t *mad,
 /* mt_low.c: send from the low queue what its slots allow. */
 int mt_low_fill(struct mad_transport *t);
 
-/* mt_defer.c: keep an SA MAD for mt_serve_deferred. */
-void mt_defer(struct mad_transport *t, const uint8_t *mad, uint16_t slid,
-	      uint32_t sqp);
+/* Keep an SA MAD for mt_serve_deferred (mt_defer.c serves them); a full
+ * queue, or a source holding its share of it, loses the request (the
+ * requester retries, IBA 13.4.6.4). Inline: once per SA request. */
+static inline void mt_defer(struct mad_transport *t, const uint8_t *mad,
+			    uint16_t slid, uint32_t sqp)
+{
+	struct mt_deferred *d;
 
-/* mt_umad.c */
-int mt_umad_send(struct mad_transport *t, int agent, const uint8_t *mad,
-		 size_t len, uint16_t dlid, uint32_t dqp);
+	if (t->dq_len == t->dq_cap || t->dq_of_lid[slid] >= t->dq_per_source) {
+		t->st.deferred_dropped++;
+		return;
+	}
+	d = &t->dq[t->dq_tail];
+	t->dq_len++;
+	if (++t->dq_tail == t->dq_cap)
+		t->dq_tail = 0;
+	/* Read into this very slot (mt_umad_poll): nothing to copy. */
+	if (mad != d->mad)
+		memcpy(d->mad, mad, SMP_SIZE);
+	d->slid = slid;
+	d->sqp = sqp;
+	t->dq_of_lid[slid]++;
+	t->st.deferred++;
+}
+
+/* mt_umad.c (also mt_send, mt_respond*: the sending path is there) */
 /* What the port holds, at most MT_RECV_BURST MADs; how many, or -EIO. */
 int mt_umad_poll(struct mad_transport *t);
 /* Sleep on the port and the watched descriptors up to ms (-1: no
- * limit); 1 if the port has a MAD to read, else 0, or a negative errno. */
-int mt_umad_wait(struct mad_transport *t, int ms);
+ * limit), and take what the port then holds; 0 or a negative errno. */
+int mt_umad_sleep(struct mad_transport *t, int ms);
 /* The port, the issm device and the buffer, if open. */
 void mt_umad_release(struct mad_transport *t);
 

@@ -266,11 +266,20 @@ int mt_open(struct mad_transport **out, const struct mt_port_sel *sel,
 	t->opt.window = sim_window_cap(t->opt.window);
 	t->slots = calloc(t->opt.window, sizeof(*t->slots));
 	t->free_slots = calloc(t->opt.window, sizeof(*t->free_slots));
-	t->umad = calloc(1, umad_size() + SMP_SIZE);
-	if (!t->slots || !t->free_slots || !t->umad) {
+	t->umad_hdr = (size_t)umad_size();
+	t->umad = calloc(1, t->umad_hdr + SMP_SIZE);
+	t->rumad = calloc(1, t->umad_hdr + SMP_SIZE);
+	if (!t->slots || !t->free_slots || !t->umad || !t->rumad) {
 		mt_close(t);
 		return -ENOMEM;
 	}
+	t->umad_mad = umad_get_mad(t->umad);
+	t->recv_in_slots = t->umad_hdr == sizeof(struct ib_user_mad);
+	t->umad_fd = umad_get_fd(t->portid);
+	t->pfd[0] = (struct pollfd){ .fd = t->umad_fd, .events = POLLIN };
+	for (unsigned w = 0; w < MT_WATCH_MAX; w++)
+		t->pfd[1 + w] = (struct pollfd){ .fd = t->watch_fd[w], .events = POLLIN };
+	mt_index_agents(t);
 	for (unsigned i = 0; i < t->opt.window; i++)
 		t->free_slots[i] = t->opt.window - 1 - i;
 	t->num_free = t->opt.window;
@@ -281,14 +290,14 @@ int mt_open(struct mad_transport **out, const struct mt_port_sel *sel,
 
 int mt_fd(const struct mad_transport *t)
 {
-	return t->wire_ops ? -1 : umad_get_fd(t->portid);
+	return t->wire_ops ? -1 : t->umad_fd;
 }
 
 #define RMPP_ACK_TIMEOUT_MS 1000
 #define RMPP_RETRIES 3
 
-int mt_umad_send(struct mad_transport *t, int agent, const uint8_t *mad,
-		 size_t len, uint16_t dlid, uint32_t dqp)
+static int umad_send_mad(struct mad_transport *t, int agent, const uint8_t *mad,
+			 size_t len, uint16_t dlid, uint32_t dqp)
 {
 	void *umad = t->umad;
 	int rc;
@@ -297,13 +306,21 @@ int mt_umad_send(struct mad_transport *t, int agent, const uint8_t *mad,
 		/* One RMPP transfer the kernel segments (mt_kernel_rmpp). */
 		if (!t->kernel_rmpp || agent != t->agent_sa)
 			return -EMSGSIZE;
-		umad = calloc(1, umad_size() + len);
+		umad = calloc(1, t->umad_hdr + len);
 		if (!umad)
 			return -ENOMEM;
+		memcpy(umad_get_mad(umad), mad, len);
 	} else {
-		memset(umad, 0, umad_size() + SMP_SIZE);
+		/* The buffer as a whole zeroed and the MAD copied in, as
+		 * cheaply as that goes: the send buffer receives nothing, so
+		 * only what an earlier, longer send left past len is zeroed
+		 * (umad_used; SA answers are mostly of one length). */
+		memset(umad, 0, t->umad_hdr);
+		memcpy(t->umad_mad, mad, len);
+		if (t->umad_used > len)
+			memset(t->umad_mad + len, 0, t->umad_used - len);
+		t->umad_used = len;
 	}
-	memcpy(umad_get_mad(umad), mad, len);
 	/* GMPs go to QP1 with the well-known GSI Q_Key (IBA 13.5.2). */
 	umad_set_addr(umad, dlid, (int)dqp, 0, dqp ? (int)GMP_QP1_QKEY : 0);
 	/* A kernel RMPP transfer waits for the receiver's ACKs with this
@@ -314,6 +331,46 @@ int mt_umad_send(struct mad_transport *t, int agent, const uint8_t *mad,
 	if (umad != t->umad)
 		free(umad);
 	return rc;
+}
+
+/* Sending, over the wire or the port: here, next to the port's send, so
+ * that an answer is one call from the SA to umad_send (issue 27). */
+static int send_mad(struct mad_transport *t, const uint8_t *mad, size_t len,
+		    uint16_t dlid, uint32_t dqp)
+{
+	int agent = mt_agent_of(t, smp_class(mad));
+
+	if (agent < 0)
+		return -EINVAL;
+	if (len < 24)
+		len = SMP_SIZE;
+	if (t->wire_ops)
+		return len > SMP_SIZE ? -EMSGSIZE :
+			t->wire_ops->send(t->wire, mad, len, dlid, dqp);
+	return umad_send_mad(t, agent, mad, len, dlid, dqp);
+}
+
+int mt_send(struct mad_transport *t, const uint8_t *mad, size_t len,
+	    uint16_t dlid, uint32_t dqp)
+{
+	return send_mad(t, mad, len, dlid, dqp);
+}
+
+int mt_respond_len(struct mad_transport *t, const uint8_t *mad, size_t len,
+		    uint16_t dlid, uint32_t dqp)
+{
+	return send_mad(t, mad, len, dlid, dqp);
+}
+
+int mt_kernel_rmpp(const struct mad_transport *t)
+{
+	return t->kernel_rmpp;
+}
+
+int mt_respond(struct mad_transport *t, const uint8_t *mad, uint16_t dlid,
+		uint32_t dqp)
+{
+	return send_mad(t, mad, SMP_SIZE, dlid, dqp);
 }
 
 /* A message longer than our buffer (umad_recv said ENOSPC and how long):
@@ -343,25 +400,35 @@ static int recv_long(struct mad_transport *t, int len)
 	return rc;
 }
 
-/* One MAD from libibumad's port into mt_handle_recv. */
-static int handle_umad(struct mad_transport *t)
+/* Where the next MAD is read: the deferral queue's next free slot, so
+ * an SA request stays where it arrived (mt_defer copies nothing), or
+ * the receive buffer. Whatever else arrives there is handled from it as
+ * from any buffer (mt_handle_recv copies out what it hands on). */
+static struct ib_user_mad *recv_buffer(struct mad_transport *t)
 {
-	ib_mad_addr_t *a = umad_get_mad_addr(t->umad);
+	if (!t->recv_in_slots || t->dq_len >= t->dq_cap)
+		return t->rumad;
+	return &t->dq[t->dq_tail].hdr;
+}
 
-	return mt_handle_recv(t, umad_get_mad(t->umad), umad_status(t->umad),
-			   be16toh(a->lid), be32toh(a->qpn));
+/* One MAD from libibumad's port into mt_handle_recv. */
+static int handle_umad(struct mad_transport *t, struct ib_user_mad *u)
+{
+	return mt_handle_recv(t, u->data, (int)u->status, be16toh(u->addr.lid),
+			      be32toh(u->addr.qpn));
 }
 
 /* What libibumad's port holds, at most MT_RECV_BURST MADs (a sender
  * faster than we read must not keep us here: timeouts, the sweep, the
  * loop); how many, or -EIO. */
-int mt_umad_poll(struct mad_transport *t)
+static int port_poll(struct mad_transport *t)
 {
 	int got = 0;
 
 	while (got < MT_RECV_BURST) {
 		int len = SMP_SIZE;
-		int rc = umad_recv(t->portid, t->umad, &len, 0);
+		struct ib_user_mad *u = recv_buffer(t);
+		int rc = umad_recv(t->portid, u, &len, 0);
 
 		if (rc < 0 && len > SMP_SIZE && (rc == -ENOSPC || errno == ENOSPC)) {
 			/* The kernel keeps a message too long for our buffer
@@ -377,35 +444,41 @@ int mt_umad_poll(struct mad_transport *t)
 		if (rc < 0)
 			break;
 		got++;
-		if (handle_umad(t) < 0 || mt_fill_window(t) < 0)
+		if (handle_umad(t, u) < 0 ||
+		    (mt_has_queued(t) && mt_fill_window(t) < 0))
 			return -EIO;
 	}
+	t->last_burst = (unsigned)got;
 	return got;
+}
+
+int mt_umad_poll(struct mad_transport *t)
+{
+	return port_poll(t);
 }
 
 /* Longest sleep on libumad2sim's queue while descriptors are watched. */
 #define MT_SIM_WATCH_MS 100
 
-int mt_umad_wait(struct mad_transport *t, int ms)
+/* Sleep on the port and the watched descriptors up to ms (-1: no
+ * limit); 1 if the port has a MAD to read, else 0, or a negative errno. */
+static int port_wait(struct mad_transport *t, int ms)
 {
-	struct pollfd pfd[1 + MT_WATCH_MAX] = {
-		{ .fd = umad_get_fd(t->portid), .events = POLLIN },
-	};
-	unsigned nw = 0;
+	/* The set is kept in t (the port's fd and the watched ones change
+	 * only in mt_watch_fd; poll(2) writes only revents): not built per
+	 * sleep. A negative fd is skipped by poll. */
+	struct pollfd *pfd = t->pfd;
 	int rc;
 
-	/* (a negative fd is skipped by poll) */
-	for (unsigned w = 0; w < MT_WATCH_MAX; w++) {
-		pfd[1 + w] = (struct pollfd){ .fd = t->watch_fd[w], .events = POLLIN };
-		nw += t->watch_fd[w] >= 0;
-	}
-	if (t->sim && nw) {
+	if (t->sim && t->num_watched) {
 		/* libumad2sim's poll waits on its own queue only
 		 * and never sees other descriptors: sleep on it
 		 * in short slices, then look at ours with the
 		 * real poll (only ibsim pays these wakeups). */
 		if (ms < 0 || ms > MT_SIM_WATCH_MS)
 			ms = MT_SIM_WATCH_MS;
+		for (unsigned w = 0; w < MT_WATCH_MAX; w++)
+			pfd[1 + w].revents = 0;
 		rc = poll(pfd, 1, ms);
 		if (rc >= 0)
 			rc = poll(pfd + 1, MT_WATCH_MAX, 0);
@@ -415,12 +488,25 @@ int mt_umad_wait(struct mad_transport *t, int ms)
 	if (rc < 0) {
 		if (errno != EINTR)
 			return -errno;
-	} else {
-		for (unsigned w = 0; w < MT_WATCH_MAX; w++)
-			if (pfd[1 + w].revents & POLLIN)
-				t->watch_ready |= 1u << w;
+		return 0;
 	}
-	return rc >= 0 && (pfd[0].revents & POLLIN) ? 1 : 0;
+	for (unsigned w = 0; w < MT_WATCH_MAX; w++)
+		if (pfd[1 + w].revents & POLLIN)
+			t->watch_ready |= 1u << w;
+	return pfd[0].revents & POLLIN ? 1 : 0;
+}
+
+int mt_umad_sleep(struct mad_transport *t, int ms)
+{
+	int rc = port_wait(t, ms);
+
+	if (rc < 0)
+		return rc;
+	/* A MAD woke us: take it now rather than on the caller's next
+	 * turn (one loop turn per SA query, not two: issue 27). */
+	if (rc > 0 && port_poll(t) < 0)
+		return -EIO;
+	return 0;
 }
 
 void mt_umad_release(struct mad_transport *t)
@@ -430,4 +516,5 @@ void mt_umad_release(struct mad_transport *t)
 	if (t->portid >= 0)
 		umad_close_port(t->portid);
 	free(t->umad);
+	free(t->rumad);
 }

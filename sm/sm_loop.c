@@ -53,7 +53,13 @@ static int sleep_ms(const struct sm *sm, double now, double t, double next_light
 		return 0;
 	if (t - now >= LOOP_MAX_SLEEP_MS / 1000.0)
 		return LOOP_MAX_SLEEP_MS;
-	return (int)ceil((t - now) * 1000.0);
+	{
+		/* ceil, without the libm call (0 < ms < 1000 here) */
+		double ms = (t - now) * 1000.0;
+		int ims = (int)ms;
+
+		return ims < ms ? ims + 1 : ims;
+	}
 }
 
 /* After each heavy sweep as master: a fabric not fully up (answers lost
@@ -147,7 +153,7 @@ int sm_run(struct sm *sm, const struct sm_signals *sig)
 	int skipped = 0;        /* a wakeup since did not ask them */
 	double now = now_seconds();
 	while (!*sig->stop) {
-		int changed = 0;
+		int changed = 0, fresh;
 
 		/* Sleep until the earliest thing due: a service's deadline (or
 		 * the pass a wakeup put off), the next light or heavy sweep; a
@@ -180,7 +186,12 @@ int sm_run(struct sm *sm, const struct sm_signals *sig)
 			log_info("SIGHUP: heavy sweep");
 			sm->heavy_wanted = 1;
 		}
+		/* The turn's one clock read when nothing below runs (issue
+		 * 27): the transport reads none for an SA request (nothing in
+		 * flight to expire, a slice of one), and the next sleep is
+		 * timed from this read unless a pass or a sweep ran since. */
 		now = now_seconds();
+		fresh = 1;
 		skipped = now < due && now - pass_at < SVC_PASS_S;
 		if (following(sm)) {
 			/* Following another SM (or disabled by one): poll it,
@@ -189,6 +200,7 @@ int sm_run(struct sm *sm, const struct sm_signals *sig)
 			if (!skipped) {
 				sm_services_tick(sm, now, &due);
 				pass_at = now;
+				fresh = 0;
 			}
 			if (following(sm))
 				continue;
@@ -208,6 +220,7 @@ int sm_run(struct sm *sm, const struct sm_signals *sig)
 				sm->next_heavy_at = now;
 			}
 			pass_at = now;
+			fresh = 0;
 		}
 		if ((sm->heavy_wanted && now >= sm->next_heavy_at) || changed) {
 			int taking_over = sm->state == SMP_SM_DISCOVERING &&
@@ -231,8 +244,10 @@ int sm_run(struct sm *sm, const struct sm_signals *sig)
 			next_light = now_seconds() + cfg->sweep_interval_s;
 			due = 0;        /* the sweep changed what is due */
 			skipped = 0;
+			fresh = 0;
 		}
-		now = now_seconds();
+		if (!fresh)
+			now = now_seconds();
 	}
 	mt_watch_fd(sm->t, 0, -1);
 	mt_watch_fd(sm->t, 1, -1);

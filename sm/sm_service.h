@@ -72,6 +72,11 @@ int sm_services_tick(struct sm *sm, double now, double *next);
 /* Every service's on_subnet, in the table's order (the heavy sweep's
  * last phase). */
 void sm_services_on_subnet(struct sm *sm, unsigned sweep, int routed);
+/* The SA service's on_mad as the transport's handler of deferred
+ * requests (mt_set_deferred_handler; ctx is the struct sm): they are all
+ * of its class. */
+void sm_services_sa_request(void *ctx, uint8_t *mad, uint16_t slid,
+			    uint32_t sqp);
 /* The service that takes unsolicited MADs of mgmt_class, or NULL. */
 const struct sm_service *sm_service_for_class(uint8_t mgmt_class);
 

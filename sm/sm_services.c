@@ -39,6 +39,12 @@ static void sa_on_mad(struct sm *sm, uint8_t *mad, uint16_t slid, uint32_t sqp)
 		sa_server_handle(&sm->sa, mad, slid, sqp);
 }
 
+void sm_services_sa_request(void *ctx, uint8_t *mad, uint16_t slid,
+			    uint32_t sqp)
+{
+	sa_on_mad(ctx, mad, slid, sqp);
+}
+
 /* The SA answers from this sweep on (its database borrows sm->cur and
  * the held tables, which change only in a heavy sweep). */
 static void sa_on_subnet(struct sm *sm, unsigned sweep, int routed)
@@ -252,40 +258,93 @@ static const struct sm_service services[] = {
 };
 #define NUM_SERVICES (sizeof(services) / sizeof(services[0]))
 
-static int runs_now(const struct sm *sm, const struct sm_service *s)
+static int runs_in(int state, const struct sm_service *s)
 {
-	int following = sm->state == SMP_SM_STANDBY || sm->state == SMP_SM_NOTACTIVE;
+	int following = state == SMP_SM_STANDBY || state == SMP_SM_NOTACTIVE;
 
 	switch (s->when) {
 	case SM_SVC_ALWAYS:
 		return 1;
 	case SM_SVC_STANDBY:
-		return sm->state == SMP_SM_STANDBY;
+		return state == SMP_SM_STANDBY;
 	case SM_SVC_MASTER:
 		return !following;
 	}
 	return 0;
 }
 
+/* The services with a tick that run in a state, in the table's order, for
+ * the three kinds of state (STANDBY, NOTACTIVE, the others): the pass
+ * walks its list instead of asking every entry whether it runs (issue 27:
+ * that was half the pass). Built on the first pass; NULL ends a list. */
+enum { RUN_STANDBY, RUN_NOTACTIVE, RUN_OTHER, RUN_KINDS };
+static const struct sm_service *run_list[RUN_KINDS][NUM_SERVICES + 1];
+static int run_lists_built;
+
+static int run_kind(int state)
+{
+	return state == SMP_SM_STANDBY ? RUN_STANDBY :
+	       state == SMP_SM_NOTACTIVE ? RUN_NOTACTIVE : RUN_OTHER;
+}
+
+static void build_run_lists(void)
+{
+	static const int state_of[RUN_KINDS] = {
+		[RUN_STANDBY] = SMP_SM_STANDBY,
+		[RUN_NOTACTIVE] = SMP_SM_NOTACTIVE,
+		[RUN_OTHER] = SMP_SM_MASTER,
+	};
+
+	for (unsigned k = 0; k < RUN_KINDS; k++) {
+		unsigned n = 0;
+
+		for (unsigned i = 0; i < NUM_SERVICES; i++)
+			if (services[i].tick && runs_in(state_of[k], &services[i]))
+				run_list[k][n++] = &services[i];
+		run_list[k][n] = NULL;
+	}
+	run_lists_built = 1;
+}
+
+/* The place in the state kind's list of the first service after s. */
+static const struct sm_service *const *after_in(int kind,
+						const struct sm_service *s)
+{
+	const struct sm_service *const *l = run_list[kind];
+
+	while (*l && *l <= s)
+		l++;
+	return l;
+}
+
 int sm_services_tick(struct sm *sm, double now, double *next)
 {
 	int resweep = 0, ran = 0;
 	double t = SM_NEVER;
+	int kind;
+	const struct sm_service *const *l;
 
-	for (unsigned i = 0; i < NUM_SERVICES; i++) {
-		const struct sm_service *s = &services[i];
-		double d;
+	if (!run_lists_built)
+		build_run_lists();
+	kind = run_kind(sm->state);
+	for (l = run_list[kind]; *l;) {
+		const struct sm_service *s = *l++;
+		double d = s->next_deadline(sm, now);
 
-		if (!s->tick || !runs_now(sm, s))
-			continue;
-		d = s->next_deadline(sm, now);
-		if (d <= now) {
-			resweep |= s->tick(sm, now);
-			ran = 1;
+		if (!(d <= now)) {
+			if (d < t)
+				t = d;
 			continue;
 		}
-		if (d < t)
-			t = d;
+		resweep |= s->tick(sm, now);
+		ran = 1;
+		if (run_kind(sm->state) != kind) {
+			/* The tick changed the state (a takeover): the rest
+			 * of the pass is the new state's, as when each entry
+			 * was asked whether it runs. */
+			kind = run_kind(sm->state);
+			l = after_in(kind, s);
+		}
 	}
 	/* A service that ran may have given work to one asked before it
 	 * (mcast's changes to reports, ...): after any ran, the loop looks
@@ -302,11 +361,18 @@ void sm_services_on_subnet(struct sm *sm, unsigned sweep, int routed)
 			services[i].on_subnet(sm, sweep, routed);
 }
 
+/* Built on the first lookup from the services' class lists (a scan of
+ * the table per unsolicited MAD before: issue 27). */
+static const struct sm_service *by_class[256];
+static int by_class_built;
+
 const struct sm_service *sm_service_for_class(uint8_t mgmt_class)
 {
-	for (unsigned i = 0; i < NUM_SERVICES; i++)
-		for (const uint8_t *c = services[i].classes; c && *c; c++)
-			if (*c == mgmt_class)
-				return &services[i];
-	return NULL;
+	if (!by_class_built) {
+		for (unsigned i = NUM_SERVICES; i-- > 0;)
+			for (const uint8_t *c = services[i].classes; c && *c; c++)
+				by_class[*c] = &services[i];
+		by_class_built = 1;
+	}
+	return by_class[mgmt_class];
 }

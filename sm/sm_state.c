@@ -143,6 +143,9 @@ int sm_init(struct sm *sm, const struct ibsm_config *cfg,
 	    sm_metrics_start(sm) < 0 || sm_ctl_start(sm) < 0)
 		return -EINVAL;
 	mt_set_request_handler(t, sm_on_request, sm);
+	/* The deferral queue holds SubnAdm MADs only: straight to the SA
+	 * service, no class decoded and looked up per request. */
+	mt_set_deferred_handler(t, sm_services_sa_request, sm);
 	mt_set_long_request_handler(t, sm_on_long_request, sm);
 	/* Fault handling first (docs/sa.md "Scheduling"): SA requests wait
 	 * in a bounded queue for slices of the loop, Reports in their own
@@ -177,17 +180,16 @@ int sm_sa_slice(struct sm *sm, double max_s)
 	const struct ibsm_config *cfg = sm->cfg;
 	double slice = cfg->sa_slice_ms / 1000.0;
 
-	if (!mt_deferred(sm->t))
-		return 0;
 	if (max_s < slice)
 		slice = max_s;
-	return mt_serve_deferred(sm->t, cfg->sa_slice_requests,
-				 now_seconds() + slice, sa_preempted, sm);
+	return mt_serve_slice(sm->t, cfg->sa_slice_requests, slice,
+			      sa_preempted, sm);
 }
 
 void sm_free(struct sm *sm)
 {
 	mt_set_request_handler(sm->t, NULL, NULL);
+	mt_set_deferred_handler(sm->t, NULL, NULL);
 	mt_set_long_request_handler(sm->t, NULL, NULL);
 	sl2vl_reader_free(&sm->sl2vl_rd);
 	sl2vl_reader_free(&sm->vlarb_rd);

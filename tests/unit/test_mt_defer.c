@@ -1,6 +1,7 @@
 /* The deferral queue (mad/mt_defer.c): requests served in turns between
  * sources, each intact, the head served in place and the others copied
- * out (issue 27), and the queue's bookkeeping after either. */
+ * out (issue 27), and the queue's bookkeeping after either; a slice of
+ * one (mt_serve_slice) and the deferred handler. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -92,10 +93,79 @@ static void test_turns(void **state)
 	mt_close(t);
 }
 
+/* A deferred handler that, serving the first request, sees two more
+ * arrive (a yield's poll would queue them so). */
+struct slice_seen {
+	struct mad_transport *t;
+	unsigned n, on_request;
+	uint8_t tag[8];
+};
+
+static void on_deferred(void *ctx, uint8_t *mad, uint16_t slid, uint32_t sqp)
+{
+	struct slice_seen *s = ctx;
+	uint8_t more[SMP_SIZE];
+
+	(void)slid;
+	(void)sqp;
+	s->tag[s->n++] = mad[0];
+	if (mad[0] == 1) {
+		memset(more, 2, sizeof(more));
+		mt_defer(s->t, more, 9, 10);
+		memset(more, 3, sizeof(more));
+		mt_defer(s->t, more, 9, 10);
+	}
+}
+
+static void on_any(void *ctx, uint8_t *mad, uint16_t slid, uint32_t sqp)
+{
+	(void)mad; (void)slid; (void)sqp;
+	((struct slice_seen *)ctx)->on_request++;
+}
+
+/* mt_serve_slice (issue 27): a slice of one request goes to the deferred
+ * handler (not the request handler), and what comes while it is served
+ * is served in the same slice, up to max. */
+static void test_slice(void **state)
+{
+	struct mad_transport *t;
+	struct mt_opts o = { .window = 4, .timeout_ms = 5, .retries = 1 };
+	struct slice_seen s = { 0 };
+	uint8_t mad[SMP_SIZE];
+
+	(void)state;
+	assert_int_equal(mt_open_wire(&t, &ops, NULL, 1, &o), 0);
+	s.t = t;
+	assert_int_equal(mt_set_deferral(t, 8, 0), 0);
+	mt_set_request_handler(t, on_any, &s);
+	mt_set_deferred_handler(t, on_deferred, &s);
+	assert_int_equal(mt_serve_slice(t, 10, 1.0, NULL, NULL), 0);
+	memset(mad, 1, sizeof(mad));
+	mt_defer(t, mad, 5, 6);
+	assert_int_equal(mt_serve_slice(t, 10, 60.0, NULL, NULL), 3);
+	assert_int_equal(s.n, 3);
+	assert_int_equal(s.tag[0], 1);
+	assert_int_equal(s.tag[1], 2);
+	assert_int_equal(s.tag[2], 3);
+	assert_int_equal(s.on_request, 0);
+	assert_int_equal(mt_deferred(t), 0);
+	/* max 1: the one, the two that came meanwhile wait */
+	s.n = 0;
+	mt_defer(t, mad, 5, 6);
+	assert_int_equal(mt_serve_slice(t, 1, 60.0, NULL, NULL), 1);
+	assert_int_equal(mt_deferred(t), 2);
+	/* without a deferred handler, the request handler */
+	mt_set_deferred_handler(t, NULL, NULL);
+	assert_int_equal(mt_serve_slice(t, 10, 60.0, NULL, NULL), 2);
+	assert_int_equal(s.on_request, 2);
+	mt_close(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_turns),
+		cmocka_unit_test(test_slice),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
