@@ -4,6 +4,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <infiniband/mad.h>
+
+#include "sa_layout.h"
 
 void sa_db_init(struct sa_db *db)
 {
@@ -15,6 +18,7 @@ void sa_db_free(struct sa_db *db)
 	free(db->port_of_lid);
 	free(db->lft_row);
 	free(db->by_guid);
+	free(db->pir);
 	memset(db, 0, sizeof(*db));
 }
 
@@ -23,6 +27,28 @@ static int cmp_guid(const void *a, const void *b)
 	const struct sa_port_guid *x = a, *y = b;
 
 	return x->guid < y->guid ? -1 : x->guid > y->guid;
+}
+
+/* The PortInfoRecords of sa_db.pir: the fixed part of the record as the
+ * handler (sa_rec_port.c) answers it; the M_Key cleared through
+ * libibmad's field, once per port and build. */
+static void build_pirs(struct sa_db *db, const struct subnet *r)
+{
+	const struct sa_layout *l = &sa_portinfo_rec;
+	const struct fabric *f = &r->fab;
+
+	for (uint32_t p = 0; p < f->num_ports; p++) {
+		uint8_t *rec = db->pir + (size_t)p * SA_DB_PIR_LEN;
+		uint8_t *d = rec + sa_comp_offset(l, PIR_PORTINFO) / 8;
+		const uint8_t *pi = sa_db_portinfo(db, p);
+
+		sa_put(l, rec, PIR_LID, fab_port_lid(f, p));
+		sa_put(l, rec, PIR_PORTNUM, f->ports[p].num);
+		if (pi) {
+			memcpy(d, pi, 64);
+			mad_set_field64(d, 0, IB_PORT_MKEY_F, 0);
+		}
+	}
 }
 
 int sa_db_build(struct sa_db *db, const struct subnet *r,
@@ -42,7 +68,8 @@ int sa_db_build(struct sa_db *db, const struct subnet *r,
 	db->port_of_lid = malloc((db->max_lid + 1) * sizeof(uint32_t));
 	db->lft_row = malloc((f->num_nodes + 1) * sizeof(uint32_t));
 	db->by_guid = malloc((n_ep + 1) * sizeof(*db->by_guid));
-	if (!eps || !db->port_of_lid || !db->lft_row || !db->by_guid) {
+	db->pir = calloc((size_t)f->num_ports + 1, SA_DB_PIR_LEN);
+	if (!eps || !db->port_of_lid || !db->lft_row || !db->by_guid || !db->pir) {
 		free(eps);
 		sa_db_free(db);
 		return -ENOMEM;
@@ -76,14 +103,8 @@ int sa_db_build(struct sa_db *db, const struct subnet *r,
 	db->r = r;
 	db->lft_fab = lft_fab;
 	db->lft = lft;
+	build_pirs(db, r);
 	return 0;
-}
-
-uint32_t sa_db_port_of_lid(const struct sa_db *db, uint32_t lid)
-{
-	if (!db->r || lid == 0 || lid > db->max_lid)
-		return FAB_NONE;
-	return db->port_of_lid[lid];
 }
 
 uint32_t sa_db_port_of_guid(const struct sa_db *db, uint64_t guid)
@@ -101,12 +122,4 @@ uint8_t sa_db_lft(const struct sa_db *db, uint32_t node, uint32_t lid)
 	if (!db->r || !db->lft || db->lft_row[node] == FAB_NONE)
 		return LFT_NO_PATH;
 	return lft_get(db->lft, db->lft_row[node], lid);
-}
-
-const uint8_t *sa_db_portinfo(const struct sa_db *db, uint32_t p)
-{
-	if (!db->r || p >= db->r->cap_ports || !db->r->port_info_ok ||
-	    db->r->port_info_ok[p] != 1)
-		return NULL;
-	return db->r->port_info[p];
 }

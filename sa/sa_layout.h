@@ -16,15 +16,55 @@
 struct sa_layout {
 	const char *name;
 	const uint16_t *width;      /* bits of each component, in order */
+	const uint16_t *off;        /* bit offset of each, then the total */
 	uint8_t num;                /* components */
 	uint16_t rec_len;           /* bytes on the wire, unpadded */
 };
 
-/* Bit offset of component i. */
-unsigned sa_comp_offset(const struct sa_layout *l, unsigned i);
-/* Read / write component i (at most 64 bits wide). */
-uint64_t sa_get(const struct sa_layout *l, const uint8_t *rec, unsigned i);
-void sa_put(const struct sa_layout *l, uint8_t *rec, unsigned i, uint64_t v);
+/* Bit offset of component i (i >= num: the components' total). */
+static inline unsigned sa_comp_offset(const struct sa_layout *l, unsigned i)
+{
+	return l->off[i < l->num ? i : l->num];
+}
+/* Read / write component i (of a wider one, its first 64 bits), any
+ * component: sa_get and sa_put call these for all but the 8- and 16-bit
+ * whole-byte ones. */
+uint64_t sa_get_bits(const struct sa_layout *l, const uint8_t *rec, unsigned i);
+void sa_put_bits(const struct sa_layout *l, uint8_t *rec, unsigned i, uint64_t v);
+
+/* Read / write component i (at most 64 bits wide; of a wider one, its
+ * first 64 bits). LIDs, port and block numbers (8 or 16 bits on a byte)
+ * inline: a call and a walk cost as much as the rest of a PortInfoRecord
+ * answer (issue 27). */
+static inline uint64_t sa_get(const struct sa_layout *l, const uint8_t *rec,
+			      unsigned i)
+{
+	unsigned off = l->off[i], w = l->width[i];
+	const uint8_t *b = rec + off / 8;
+
+	if (off % 8 == 0 && w == 16)
+		return (uint64_t)b[0] << 8 | b[1];
+	if (off % 8 == 0 && w == 8)
+		return b[0];
+	return sa_get_bits(l, rec, i);
+}
+
+static inline void sa_put(const struct sa_layout *l, uint8_t *rec, unsigned i,
+			  uint64_t v)
+{
+	unsigned off = l->off[i], w = l->width[i];
+	uint8_t *b = rec + off / 8;
+
+	if (off % 8 == 0 && w == 16) {
+		b[0] = (uint8_t)(v >> 8);
+		b[1] = (uint8_t)v;
+	} else if (off % 8 == 0 && w == 8) {
+		b[0] = (uint8_t)v;
+	} else {
+		sa_put_bits(l, rec, i, v);
+	}
+}
+
 /* Copy component i (any width, e.g. a GID or a 64-byte table). */
 void sa_put_bytes(const struct sa_layout *l, uint8_t *rec, unsigned i,
 		  const uint8_t *src);

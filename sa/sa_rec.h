@@ -40,10 +40,26 @@ static inline uint32_t sa_lid_of_port(const struct sa_ctx *c, uint32_t p)
 /* When the query names a LID (component `lid_comp` selected), the one
  * node whose LIDs cover it (FAB_NONE: none); else -1 = every node. The
  * LID component is then dropped from *mask, since an LMC alias matches its
- * base LID's records (IBA 15.2.5: records are keyed by base LID). */
-int64_t sa_query_lid_node(const struct sa_ctx *c, const struct sa_layout *l,
-			  const struct sa_query *q, unsigned lid_comp,
-			  uint64_t *mask, uint32_t *port);
+ * base LID's records (IBA 15.2.5: records are keyed by base LID). Inline
+ * as the rest of a query by LID (issue 27). */
+static inline int64_t sa_query_lid_node(const struct sa_ctx *c,
+					const struct sa_layout *l,
+					const struct sa_query *q,
+					unsigned lid_comp, uint64_t *mask,
+					uint32_t *port)
+{
+	uint32_t p;
+
+	*port = FAB_NONE;
+	if (!(*mask >> lid_comp & 1))
+		return -1;
+	*mask &= ~(1ull << lid_comp);
+	p = sa_db_port_of_lid(&c->db, (uint32_t)sa_get(l, q->record, lid_comp));
+	if (p == FAB_NONE)
+		return FAB_NONE;
+	*port = p;
+	return sa_fab(c)->ports[p].node;
+}
 
 /* The nodes a query's LID component selects, as a range to walk: the one
  * node whose LIDs cover it ([lo, lo + 1), port = the port the LID names,
@@ -54,9 +70,21 @@ struct sa_node_span {
 	uint32_t lo, hi, port;
 	int by_lid;
 };
-int sa_query_nodes(const struct sa_ctx *c, const struct sa_layout *l,
-		   const struct sa_query *q, unsigned lid_comp,
-		   uint64_t *mask, struct sa_node_span *s);
+
+static inline int sa_query_nodes(const struct sa_ctx *c,
+				 const struct sa_layout *l,
+				 const struct sa_query *q, unsigned lid_comp,
+				 uint64_t *mask, struct sa_node_span *s)
+{
+	int64_t n = sa_query_lid_node(c, l, q, lid_comp, mask, &s->port);
+
+	if (n == FAB_NONE)
+		return 0;
+	s->by_lid = n >= 0;
+	s->lo = s->by_lid ? (uint32_t)n : 0;
+	s->hi = s->by_lid ? (uint32_t)n + 1 : sa_fab(c)->num_nodes;
+	return 1;
+}
 
 /* A SL2VL or VLArb table query under way: what a record type's node
  * walk offers into, and how many matching tables were not read yet. */
@@ -86,8 +114,13 @@ int sa_tbl_unread(struct sa_sl2vl_cache *t, const char *rec_name,
 		  const struct sa_query *q, const struct sa_answer *a,
 		  unsigned unread, int one_node);
 
-/* Append rec if it matches q under mask. */
-int sa_offer(const struct sa_layout *l, const struct sa_query *q,
-	     uint64_t mask, const uint8_t *rec, struct sa_answer *a);
+/* Append rec if it matches q under mask (no mask: it does). */
+static inline int sa_offer(const struct sa_layout *l, const struct sa_query *q,
+			   uint64_t mask, const uint8_t *rec, struct sa_answer *a)
+{
+	if (mask && !sa_comp_match(l, q->record, rec, mask))
+		return 0;
+	return sa_answer_add(a, rec);
+}
 
 #endif

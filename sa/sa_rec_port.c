@@ -13,7 +13,7 @@
 
 /* Ports of node n that have a record: every port of a switch whose
  * PortInfo was read; linked CA/router ports with a LID. */
-static int has_record(const struct sa_ctx *c, uint32_t n, unsigned i)
+static inline int has_record(const struct sa_ctx *c, uint32_t n, unsigned i)
 {
 	const struct fabric *f = sa_fab(c);
 	uint32_t p = fab_port_idx(f, n, i);
@@ -23,71 +23,145 @@ static int has_record(const struct sa_ctx *c, uint32_t n, unsigned i)
 	return i != 0 && f->ports[p].lid != 0;
 }
 
-/* What to do at a port that has a record: offer its record(s) into a.
- * An SA status. */
-typedef int (*visit_fn)(const struct sa_ctx *c, uint32_t p,
-			const struct sa_query *q, uint64_t mask, void *arg,
-			struct sa_answer *a);
-
-/* Visit every port that has a record among the nodes the LID component
- * selects. The port number component port_comp (when >= 0 and selected)
- * keeps one port of each node; a switch shows port 0 only when
- * switch_port0_only; a LID naming a CA port keeps that port only. */
-static int each_port(const struct sa_ctx *c, const struct sa_layout *l,
-		     const struct sa_query *q, uint64_t mask, unsigned lid_comp,
-		     int port_comp, int switch_port0_only, visit_fn visit,
-		     void *arg, struct sa_answer *a)
-{
-	const struct fabric *f = sa_fab(c);
+/* The ports with a record among the nodes the LID component selects
+ * (sa_query_nodes): a CA's LID names one (port_walk_one, inline, and no
+ * walk after it), else the first from port_walk_start, the rest from
+ * port_walk_next, until FAB_NONE. Each query calls its per-port code in
+ * one place, inlined (a visitor behind a pointer, and the walk's general
+ * case for one port, cost ~200 instructions a PortInfoRecord, issue 27). The
+ * port number component (when selected) keeps one port of each node; a
+ * switch shows port 0 only when sw_port0_only; a LID naming a CA port
+ * keeps that port only. */
+struct port_walk {
+	const struct sa_ctx *c;
 	struct sa_node_span s;
-	int rc;
+	uint32_t m;                 /* the node walked */
+	unsigned i, last;           /* its port numbers left: i..last */
+	int port_sel;               /* port number asked for, -1: any */
+	int sw_port0_only;
+};
 
-	if (!sa_query_nodes(c, l, q, lid_comp, &mask, &s))
-		return 0;
-	for (uint32_t m = s.lo; m < s.hi; m++) {
-		unsigned first = 0, last = f->nodes[m].num_ports;
+/* The port numbers of node w->m to look at (none: i > last). */
+static inline void port_walk_node(struct port_walk *w)
+{
+	const struct fabric *f = sa_fab(w->c);
+	unsigned n = f->nodes[w->m].num_ports;
 
-		if (port_comp >= 0 && (mask >> port_comp & 1)) {
-			first = last = (unsigned)sa_get(l, q->record, (unsigned)port_comp);
-			if (first > f->nodes[m].num_ports)
-				continue;
-		}
-		if (fab_is_switch(f, m) && switch_port0_only)
-			first = last = 0;
-		if (s.by_lid && !fab_is_switch(f, m))
-			first = last = f->ports[s.port].num;
-		for (unsigned i = first; i <= last; i++) {
-			if (!has_record(c, m, i))
-				continue;
-			rc = visit(c, fab_port_idx(f, m, i), q, mask, arg, a);
-			if (rc)
-				return rc;
+	w->i = 0;
+	w->last = n;
+	if (w->port_sel >= 0) {
+		w->i = w->last = (unsigned)w->port_sel;
+		if (w->i > n) {
+			w->i = 1;
+			w->last = 0;
+			return;
 		}
 	}
-	return 0;
+	if (fab_is_switch(f, w->m) && w->sw_port0_only)
+		w->i = w->last = 0;
 }
 
-static void build_pir(const struct sa_ctx *c, uint32_t p, unsigned block,
-		      const struct sa_query *q, uint8_t *rec)
+/* The next port of node w->m with a record, FAB_NONE if none is left. */
+static inline uint32_t port_walk_scan(struct port_walk *w)
 {
-	const uint8_t *pi = sa_db_portinfo(&c->db, p);
+	while (w->i <= w->last) {
+		unsigned i = w->i++;
 
-	(void)block;
-	memset(rec, 0, sa_portinfo_rec.rec_len);        /* all that is read */
-	sa_put(&sa_portinfo_rec, rec, PIR_LID, sa_lid_of_port(c, p));
-	sa_put(&sa_portinfo_rec, rec, PIR_PORTNUM, sa_fab(c)->ports[p].num);
-	if (pi) {
-		uint8_t *d = rec + sa_comp_offset(&sa_portinfo_rec, PIR_PORTINFO) / 8;
-
-		memcpy(d, pi, 64);
-		/* M_Key is shown to trusted requesters only (IBA 15.2.5.3),
-		 * and the default SM_Key (1, which OpenSM also trusts)
-		 * makes anyone trusted: the M_Key is shown only when the
-		 * operator set a key of their own (issue 26). */
-		if (!q->trusted || c->sm.sm_key == 0 ||
-		    c->sm.sm_key == SA_SM_KEY_WELL_KNOWN)
-			mad_set_field64(d, 0, IB_PORT_MKEY_F, 0);
+		if (has_record(w->c, w->m, i))
+			return fab_port_idx(sa_fab(w->c), w->m, i);
 	}
+	return FAB_NONE;
+}
+
+/* The first port with a record in the nodes after w->m. */
+static uint32_t port_walk_nodes(struct port_walk *w)
+{
+	uint32_t p;
+
+	while (++w->m < w->s.hi) {
+		port_walk_node(w);
+		if ((p = port_walk_scan(w)) != FAB_NONE)
+			return p;
+	}
+	return FAB_NONE;
+}
+
+/* The next port with a record, FAB_NONE after the last. Within a node
+ * inline: a query by a switch's LID has one node. */
+static inline uint32_t port_walk_next(struct port_walk *w)
+{
+	uint32_t p = port_walk_scan(w);
+
+	if (p != FAB_NONE || w->m + 1 >= w->s.hi)
+		return p;
+	return port_walk_nodes(w);
+}
+
+/* Start a walk over the nodes of span s (sa_query_nodes: its LID
+ * component has left mask): its first port, FAB_NONE if none. port_comp
+ * < 0: the query has none. */
+static uint32_t port_walk_start(struct port_walk *w, const struct sa_ctx *c,
+				const struct sa_node_span *s,
+				const struct sa_layout *l,
+				const struct sa_query *q, uint64_t mask,
+				int port_comp, int sw_port0_only)
+{
+	const struct fabric *f = sa_fab(c);
+
+	w->c = c;
+	w->s = *s;
+	w->port_sel = port_comp >= 0 && (mask >> port_comp & 1) ?
+		(int)sa_get(l, q->record, (unsigned)port_comp) : -1;
+	w->sw_port0_only = sw_port0_only;
+	w->i = 1;
+	w->last = 0;
+	w->m = s->lo;
+	/* A CA or router port's LID names that port alone (a port number
+	 * past the node's ports: none), the walk ends after it. */
+	if (s->by_lid && !fab_is_switch(f, s->lo)) {
+		if (w->port_sel > (int)f->nodes[s->lo].num_ports ||
+		    !has_record(c, s->lo, f->ports[s->port].num))
+			return FAB_NONE;
+		return s->port;
+	}
+	w->m = s->lo - 1;           /* port_walk_nodes starts at the next */
+	return port_walk_nodes(w);
+}
+
+/* port_walk_start's answer when the query names a CA's LID and no port
+ * number (the common query, osmtest's), small enough to inline and with
+ * no walk after it: 1 and *p (FAB_NONE: no record), or 0 (walk). */
+static inline int port_walk_one(const struct sa_ctx *c,
+				const struct sa_node_span *s, uint64_t mask,
+				int port_comp, uint32_t *p)
+{
+	const struct fabric *f = sa_fab(c);
+
+	if (!s->by_lid || fab_is_switch(f, s->lo) ||
+	    (port_comp >= 0 && (mask >> port_comp & 1)))
+		return 0;
+	*p = has_record(c, s->lo, f->ports[s->port].num) ? s->port : FAB_NONE;
+	return 1;
+}
+
+/* Port p's record as q may see it: the one the database built (M_Key 0)
+ * or, for a requester allowed the M_Key, a copy with the PortInfo as read
+ * in it (own: room for it). M_Key is shown to trusted requesters only
+ * (IBA 15.2.5.3), and the default SM_Key (1, which OpenSM also trusts)
+ * makes anyone trusted: the M_Key is shown only when the operator set a
+ * key of their own (issue 26). */
+static const uint8_t *pir_of(const struct sa_ctx *c, uint32_t p,
+			     const struct sa_query *q, uint8_t *own)
+{
+	const uint8_t *rec = sa_db_pir(&c->db, p), *pi;
+
+	if (!q->trusted || c->sm.sm_key == 0 ||
+	    c->sm.sm_key == SA_SM_KEY_WELL_KNOWN ||
+	    !(pi = sa_db_portinfo(&c->db, p)))
+		return rec;
+	memcpy(own, rec, SA_DB_PIR_LEN);
+	memcpy(own + sa_comp_offset(&sa_portinfo_rec, PIR_PORTINFO) / 8, pi, 64);
+	return own;
 }
 
 /* PortInfoCapMaskMatch and PortInfoCapMask2Match (SA ClassPortInfo
@@ -114,13 +188,12 @@ static int pir_capmask_keep(const struct sa_query *q, const uint8_t *rec)
 }
 
 static int pir_port(const struct sa_ctx *c, uint32_t p,
-		    const struct sa_query *q, uint64_t mask, void *arg,
+		    const struct sa_query *q, uint64_t mask,
 		    struct sa_answer *a)
 {
-	uint8_t rec[REC_MAX];
+	uint8_t own[SA_DB_PIR_LEN];
+	const uint8_t *rec = pir_of(c, p, q, own);
 
-	(void)arg;
-	build_pir(c, p, 0, q, rec);
 	if (!pir_capmask_keep(q, rec))
 		return 0;
 	return sa_offer(&sa_portinfo_rec, q, mask, rec, a) < 0 ? SA_STATUS_NO_RESOURCES : 0;
@@ -129,18 +202,27 @@ static int pir_port(const struct sa_ctx *c, uint32_t p,
 static int pir_query(struct sa_ctx *c, const struct sa_query *q,
 		     struct sa_answer *a)
 {
+	const struct sa_layout *l = &sa_portinfo_rec;
 	uint64_t mask = q->comp_mask & ~(1ull << PIR_CAPMASK | 1ull << PIR_CAPMASK2);
+	struct sa_node_span s;
+	struct port_walk w;
+	uint32_t p;
+	int one, rc;
 
-	if (!c->db.r)
+	if (!c->db.r || !sa_query_nodes(c, l, q, PIR_LID, &mask, &s))
 		return 0;
-	return each_port(c, &sa_portinfo_rec, q, mask, PIR_LID, PIR_PORTNUM, 0,
-			 pir_port, NULL, a);
+	if (!(one = port_walk_one(c, &s, mask, PIR_PORTNUM, &p)))
+		p = port_walk_start(&w, c, &s, l, q, mask, PIR_PORTNUM, 0);
+	for (; p != FAB_NONE; p = one ? FAB_NONE : port_walk_next(&w))
+		if ((rc = pir_port(c, p, q, mask, a)))
+			return rc;
+	return 0;
 }
 
 const struct sa_attr_ops sa_portinforecord_ops = {
 	.attr_id = 0x0012,
 	.name = "PortInfoRecord",
-	.rec_len = 68,
+	.rec_len = SA_DB_PIR_LEN,
 	.query = pir_query,
 };
 
@@ -169,12 +251,11 @@ static unsigned gir_blocks(const struct sa_ctx *c, uint32_t p)
 }
 
 static int gir_port(const struct sa_ctx *c, uint32_t p,
-		    const struct sa_query *q, uint64_t mask, void *arg,
+		    const struct sa_query *q, uint64_t mask,
 		    struct sa_answer *a)
 {
 	uint8_t rec[REC_MAX];
 
-	(void)arg;
 	for (unsigned b = 0; b < gir_blocks(c, p); b++) {
 		build_gir(c, p, b, q, rec);
 		if (sa_offer(&sa_guidinfo_rec, q, mask, rec, a) < 0)
@@ -186,10 +267,21 @@ static int gir_port(const struct sa_ctx *c, uint32_t p,
 static int gir_query(struct sa_ctx *c, const struct sa_query *q,
 		     struct sa_answer *a)
 {
-	if (!c->db.r)
+	const struct sa_layout *l = &sa_guidinfo_rec;
+	uint64_t mask = q->comp_mask;
+	struct sa_node_span s;
+	struct port_walk w;
+	uint32_t p;
+	int one, rc;
+
+	if (!c->db.r || !sa_query_nodes(c, l, q, GIR_LID, &mask, &s))
 		return 0;
-	return each_port(c, &sa_guidinfo_rec, q, q->comp_mask, GIR_LID, -1, 1,
-			 gir_port, NULL, a);
+	if (!(one = port_walk_one(c, &s, mask, -1, &p)))
+		p = port_walk_start(&w, c, &s, l, q, mask, -1, 1);
+	for (; p != FAB_NONE; p = one ? FAB_NONE : port_walk_next(&w))
+		if ((rc = gir_port(c, p, q, mask, a)))
+			return rc;
+	return 0;
 }
 
 const struct sa_attr_ops sa_guidinforecord_ops = {
@@ -246,12 +338,11 @@ static void build_pkr(const struct sa_ctx *c, uint32_t p, unsigned block,
 }
 
 /* Every block of port p (the BlockNum component, when given, selects
- * one), if the requester (arg: its port, a uint32_t) shares a partition
- * with the port (OpenSM). */
+ * one), if the requester (its port rq) shares a partition with the port
+ * (OpenSM). */
 static int pkr_port(const struct sa_ctx *c, uint32_t p, const struct sa_query *q,
-		    uint64_t mask, void *arg, struct sa_answer *a)
+		    uint64_t mask, uint32_t rq, struct sa_answer *a)
 {
-	uint32_t rq = *(const uint32_t *)arg;
 	uint32_t port0 = fab_port_idx(sa_fab(c), sa_fab(c)->ports[p].node, 0);
 	uint8_t rec[REC_MAX];
 	unsigned nb = pkr_blocks(c, p);
@@ -272,7 +363,11 @@ static int pkr_port(const struct sa_ctx *c, uint32_t p, const struct sa_query *q
 static int pkr_query(struct sa_ctx *c, const struct sa_query *q,
 		     struct sa_answer *a)
 {
-	uint32_t rq;
+	uint64_t mask = q->comp_mask;
+	struct sa_node_span s;
+	struct port_walk w;
+	uint32_t rq, p;
+	int one, rc;
 
 	if (!c->db.r)
 		return 0;
@@ -281,8 +376,14 @@ static int pkr_query(struct sa_ctx *c, const struct sa_query *q,
 	if (!q->trusted)
 		return SA_STATUS_REQ_INVALID;
 	rq = sa_requester_port(c, q);
-	return each_port(c, &sa_pkey_rec, q, q->comp_mask, PKR_LID, PKR_PORT, 0,
-			 pkr_port, &rq, a);
+	if (!sa_query_nodes(c, &sa_pkey_rec, q, PKR_LID, &mask, &s))
+		return 0;
+	if (!(one = port_walk_one(c, &s, mask, PKR_PORT, &p)))
+		p = port_walk_start(&w, c, &s, &sa_pkey_rec, q, mask, PKR_PORT, 0);
+	for (; p != FAB_NONE; p = one ? FAB_NONE : port_walk_next(&w))
+		if ((rc = pkr_port(c, p, q, mask, rq, a)))
+			return rc;
+	return 0;
 }
 
 const struct sa_attr_ops sa_pkeyrecord_ops = {

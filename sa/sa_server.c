@@ -40,20 +40,24 @@ struct sa_answer {
 
 int sa_answer_add(struct sa_answer *a, const uint8_t *rec)
 {
-	if (a->len + a->padded > SA_MAX_ANSWER_BYTES ||
-	    (a->max && a->len + a->padded > a->max)) {
+	size_t end = a->len + a->padded;
+
+	if (end > SA_MAX_ANSWER_BYTES || (a->max && end > a->max)) {
 		a->overflow = 1;
 		return -ENOMEM;
 	}
-	/* len + padded <= SA_MAX_ANSWER_BYTES here: 32 bits hold it */
-	if (grow_array((void **)&a->buf, &a->cap, (uint32_t)(a->len + a->padded),
-		       1, 4096)) {
+	/* end <= SA_MAX_ANSWER_BYTES here: 32 bits hold it. The spare
+	 * buffer (sa_server.spare) usually has the room already. */
+	if (end > a->cap &&
+	    grow_array((void **)&a->buf, &a->cap, (uint32_t)end, 1, 4096)) {
 		a->overflow = 1;
 		return -ENOMEM;
 	}
+	/* The padding (under 8 bytes, rec_len >= 1) is zeroed by one 8-byte
+	 * store the record then overwrites up to rec_len. */
+	memset(a->buf + end - 8, 0, 8);
 	memcpy(a->buf + a->len, rec, a->rec_len);
-	memset(a->buf + a->len + a->rec_len, 0, a->padded - a->rec_len);
-	a->len += a->padded;
+	a->len = end;
 	a->count++;
 	if (a->yield && a->count % SA_YIELD_RECORDS == 0 &&
 	    a->yield(a->yield_arg)) {

@@ -28,11 +28,27 @@ static void test_layout_sizes(void **state)
 		&sa_link_rec, &sa_swinfo_rec, &sa_lft_rec, &sa_guidinfo_rec,
 		&sa_pkey_rec, &sa_sminfo_rec, &sa_path_rec, &sa_sl2vl_rec,
 		&sa_mcmember_rec, &sa_service_rec };
+	const struct sa_layout *every[] = { &sa_node_rec, &sa_portinfo_rec,
+		&sa_link_rec, &sa_swinfo_rec, &sa_lft_rec, &sa_guidinfo_rec,
+		&sa_pkey_rec, &sa_sminfo_rec, &sa_path_rec, &sa_sl2vl_rec,
+		&sa_mcmember_rec, &sa_service_rec, &sa_mpr_rec, &sa_vlarb_rec,
+		&sa_mft_rec, &sa_inform_rec, &sa_iir_rec };
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
 		assert_int_equal(sa_comp_offset(all[i], all[i]->num), all[i]->rec_len * 8u);
 		assert_true(all[i]->num <= 64);
+	}
+	/* The offsets the L() macro sums at compile time are the widths'
+	 * running sums. */
+	for (size_t k = 0; k < sizeof(every) / sizeof(every[0]); k++) {
+		unsigned sum = 0;
+
+		for (unsigned i = 0; i <= every[k]->num; i++) {
+			assert_int_equal(sa_comp_offset(every[k], i), sum);
+			if (i < every[k]->num)
+				sum += every[k]->width[i];
+		}
 	}
 	/* PortInfo inside the PortInfoRecord is the 64-byte attribute. */
 	assert_int_equal(sa_comp_offset(&sa_portinfo_rec, PIR_PORTINFO), 32);
@@ -81,11 +97,16 @@ static void test_accessors_vs_bits(void **state)
 				else
 					want[(off + w - 1 - k) / 8] &= (uint8_t)~m;
 			}
+			/* The inline accessors and the general ones alike. */
+			memcpy(b, a, sizeof(b));
+			sa_put_bits(l, b, i, v);
+			assert_memory_equal(b, want, sizeof(b));
 			sa_put(l, a, i, v);
 			assert_memory_equal(a, want, sizeof(a));
 			for (unsigned k = 0; k < w; k++)
 				got = got << 1 | ref_bit(a, off + k);
 			assert_true(sa_get(l, a, i) == got);
+			assert_true(sa_get_bits(l, a, i) == got);
 			/* One bit flipped inside component i: no match on i,
 			 * a match on every other component. */
 			memcpy(b, a, sizeof(b));

@@ -482,6 +482,9 @@ static void test_capmask_match(void **state)
 		      IB_PORT_CAPMASK_F, 0x5004a);
 	mad_set_field(m.r.port_info[fab_port_idx(&m.r.fab, 1, 1)], 0,
 		      IB_PORT_CAPMASK2_F, 0x30);
+	/* A changed view is a new database (as every heavy sweep builds). */
+	assert_int_equal(sa_db_build(&m.s.ctx.db, &m.r, &m.r.fab, &m.lft,
+				     0xfe80000000000000ull), 0);
 	mini_req_init(req, 0x12, 0x0012, 1ull << PIR_CAPMASK);
 	mad_set_field(pi, 0, IB_PORT_CAPMASK_F, 0x2);
 	mini_answer(&m.s, req, 2, out, 4);
