@@ -25,9 +25,9 @@
 # and the ratios ibsm/OpenSM and large/small.
 # Measured (callgrind, own-code instructions per query, OpenSM -s 0; the
 # table and what is left: docs/demo-and-bench.md):
-#   648 CAs    ibsm 3,767 before issue 27's SA work, 2,445 after; OpenSM 2,664
-#   11,664 CAs ibsm 2,415 (0.99x of 648);                       OpenSM 2,664
-#   whole SM process at 648 after: ibsm 7,664, OpenSM 9,036
+#   648 CAs    ibsm 3,767 before issue 27's SA work, 1,254 after; OpenSM 2,664
+#   11,664 CAs ibsm 1,254 (1.00x of 648);                       OpenSM 2,664
+#   whole SM process at 648 after: ibsm 5,269, OpenSM 8,841
 # Benchmarks measure; nothing here is asserted.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
