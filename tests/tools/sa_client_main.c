@@ -684,7 +684,7 @@ int main(int argc, char **argv)
 	struct req q = { 0 };
 	ib_portid_t sa = { 0 };
 	const char *verb;
-	umad_port_t p;
+	struct tool_sa_port sp;
 
 	if (umad_init() < 0) {
 		fprintf(stderr, "sa-client: libibumad init failed\n");
@@ -692,17 +692,10 @@ int main(int argc, char **argv)
 	}
 	verb = parse_args(argc, argv, &o, &q);
 	verb_request(verb, &o, &q);
-	if (umad_get_port(o.ca, o.port, &p) < 0) {
-		fprintf(stderr, "sa-client: no local IB port\n");
+	if (tool_sa_locate(PROG, o.ca, o.port, &sp) < 0)
 		return 4;
-	}
-	sa.lid = p.sm_lid;
-	sa.sl = p.sm_sl;
-	umad_release_port(&p);
-	if (!sa.lid) {
-		fprintf(stderr, "sa-client: the port knows no SM LID (no master SM)\n");
-		return 4;
-	}
+	sa.lid = sp.sm_lid;
+	sa.sl = sp.sm_sl;
 	sa.qp = 1;
 	sa.qkey = IB_DEFAULT_QP1_QKEY;
 	return transact(o.ca, o.port, &q, o.smkey, &sa);
