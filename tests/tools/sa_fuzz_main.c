@@ -39,6 +39,7 @@
 #include <infiniband/mad.h>
 #include <infiniband/umad.h>
 
+#include "mad/gmp.h"
 #include "tests/tools/tool_util.h"
 
 static const char PROG[] = "sa-fuzz";
@@ -172,13 +173,8 @@ int main(int argc, char **argv)
 			must = make_request(m, tid);
 		} else {
 			/* Last: a plain NodeRecord Get for our own LID. */
-			memset(m, 0, IB_MAD_SIZE);
-			mad_set_field(m, 0, IB_MAD_BASEVER_F, 1);
-			mad_set_field(m, 0, IB_MAD_MGMTCLASS_F, IB_SA_CLASS);
-			mad_set_field(m, 0, IB_MAD_CLASSVER_F, 2);
-			mad_set_field(m, 0, IB_MAD_METHOD_F, IB_MAD_METHOD_GET);
-			mad_set_field(m, 0, IB_MAD_ATTRID_F, IB_SA_ATTR_NODERECORD);
-			mad_set_field64(m, 0, IB_MAD_TRID_F, tid);
+			gmp_init_request(m, GMP_CLASS_SA, GMP_SA_CLASS_VERSION,
+					 IB_MAD_METHOD_GET, IB_SA_ATTR_NODERECORD, 0, tid);
 			mad_set_field64(m, 0, IB_SA_COMPMASK_F, 1);
 			mad_set_field(m, IB_SA_DATA_OFFS, IB_SA_NR_LID_F, my_lid);
 			must = 1;

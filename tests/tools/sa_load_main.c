@@ -29,6 +29,7 @@
 #include <infiniband/mad.h>
 #include <infiniband/umad.h>
 
+#include "mad/gmp.h"
 #include "tests/tools/tool_util.h"
 
 static const char PROG[] = "sa-load";
@@ -113,29 +114,23 @@ static void parse_args(int argc, char **argv, struct opts *o)
  * (--cpi), or a PathRecord between two random LIDs. */
 static void build_query(struct load *l, uint8_t *m, unsigned s)
 {
-	memset(m, 0, IB_MAD_SIZE);
-	mad_set_field(m, 0, IB_MAD_BASEVER_F, 1);
-	mad_set_field(m, 0, IB_MAD_MGMTCLASS_F, IB_SA_CLASS);
-	mad_set_field(m, 0, IB_MAD_CLASSVER_F, 2);
-	mad_set_field(m, 0, IB_MAD_METHOD_F, IB_MAD_METHOD_GET);
-	mad_set_field64(m, 0, IB_MAD_TRID_F, l->slots[s].tid);
-	if (l->o->table) {
-		/* GetTable, ComponentMask 0: every PathRecord. */
-		mad_set_field(m, 0, IB_MAD_METHOD_F, IB_MAD_METHOD_GET_TABLE);
-		mad_set_field(m, 0, IB_MAD_ATTRID_F, IB_SA_ATTR_PATHRECORD);
-	} else if (l->o->cpi) {
-		mad_set_field(m, 0, IB_MAD_ATTRID_F, CLASS_PORT_INFO);
-	} else {
-		unsigned a = (unsigned)random() % l->nlids, b;
+	const struct opts *o = l->o;
+	unsigned a, b;
 
-		do
-			b = (unsigned)random() % l->nlids;
-		while (b == a);
-		mad_set_field(m, 0, IB_MAD_ATTRID_F, IB_SA_ATTR_PATHRECORD);
-		mad_set_field64(m, 0, IB_SA_COMPMASK_F, PR_COMP_SLID | PR_COMP_DLID);
-		mad_set_field(m, IB_SA_DATA_OFFS, IB_SA_PR_SLID_F, l->lids[a]);
-		mad_set_field(m, IB_SA_DATA_OFFS, IB_SA_PR_DLID_F, l->lids[b]);
-	}
+	/* --table: GetTable, ComponentMask 0: every PathRecord. */
+	gmp_init_request(m, GMP_CLASS_SA, GMP_SA_CLASS_VERSION,
+			 o->table ? IB_MAD_METHOD_GET_TABLE : IB_MAD_METHOD_GET,
+			 o->cpi && !o->table ? CLASS_PORT_INFO : IB_SA_ATTR_PATHRECORD,
+			 0, l->slots[s].tid);
+	if (o->table || o->cpi)
+		return;
+	a = (unsigned)random() % l->nlids;
+	do
+		b = (unsigned)random() % l->nlids;
+	while (b == a);
+	mad_set_field64(m, 0, IB_SA_COMPMASK_F, PR_COMP_SLID | PR_COMP_DLID);
+	mad_set_field(m, IB_SA_DATA_OFFS, IB_SA_PR_SLID_F, l->lids[a]);
+	mad_set_field(m, IB_SA_DATA_OFFS, IB_SA_PR_DLID_F, l->lids[b]);
 }
 
 /* Send until the window is full or the count sent: 0, or -1 once a
