@@ -455,7 +455,92 @@ out:
 	return rc;
 }
 
-int main(int argc, char **argv)
+/* The command line, as far as it is not the request itself yet. */
+struct opts {
+	const char *ca;
+	int port;
+	uint64_t smkey;
+	uint8_t gid[16];            /* --gid */
+	int have_gid;
+	int subscribe;              /* --subscribe; -1: by the verb */
+	unsigned attr;              /* --attr (get) */
+	uint8_t mgid[16];           /* --mgid */
+	uint8_t ii[IB_SA_DATA_SIZE]; /* the InformInfo options */
+};
+
+/* A ServiceRecord option into the request: 1, or 0 if C is not one. */
+static int sr_option(int c, struct req *q)
+{
+	uint8_t b[64];
+
+	switch (c) {
+	case 'i':
+		mad_set_field64(q->rec, 0, IB_SA_SR_ID_F, tool_num(PROG, "--id", optarg, UINT64_MAX));
+		q->mask |= 1ull << SR_ID;
+		break;
+	case 'p':
+		mad_set_field(q->rec, 0, IB_SA_SR_PKEY_F, (uint32_t)tool_num(PROG, "--pkey", optarg, 0xFFFF));
+		q->mask |= 1ull << SR_PKEY;
+		break;
+	case 'l':
+		mad_set_field(q->rec, 0, IB_SA_SR_LEASE_F, (uint32_t)tool_num(PROG, "--lease", optarg, UINT32_MAX));
+		q->mask |= 1ull << SR_LEASE;
+		break;
+	case 'K':
+		hex_bytes("--key", optarg, b, 16);
+		mad_set_array(q->rec, 0, IB_SA_SR_KEY_F, b);
+		q->mask |= 1ull << SR_KEY;
+		break;
+	case 'n':
+		if (strlen(optarg) > 64) {
+			fprintf(stderr, "sa-client: --name: longer than 64 bytes\n");
+			exit(2);
+		}
+		memset(b, 0, sizeof(b));
+		memcpy(b, optarg, strlen(optarg));
+		mad_set_array(q->rec, 0, IB_SA_SR_NAME_F, b);
+		q->mask |= 1ull << SR_NAME;
+		break;
+	case 'd':
+		memset(b, 0, sizeof(b));
+		b[0] = (uint8_t)tool_num(PROG, "--data8", optarg, 255);
+		mad_set_array(q->rec, 0, IB_SA_SR_DATA_F, b);
+		q->mask |= 1ull << SR_DATA8;
+		break;
+	case 'm':
+		q->mask = tool_num(PROG, "--mask", optarg, UINT64_MAX);
+		break;
+	default:
+		return 0;
+	}
+	return 1;
+}
+
+/* An InformInfo option (or one of listening for Reports): 1, or 0 if C
+ * is not one. */
+static int ii_option(int c, struct opts *o, struct req *q)
+{
+	uint8_t *ii = o->ii;
+
+	switch (c) {
+	case 't': sa_put(&sa_inform_rec, ii, II_TRAP, tool_num(PROG, "--trap", optarg, 0xFFFF)); break;
+	case 'b': sa_put(&sa_inform_rec, ii, II_LID_BEGIN, tool_num(PROG, "--lid-begin", optarg, 0xFFFF)); break;
+	case 'e': sa_put(&sa_inform_rec, ii, II_LID_END, tool_num(PROG, "--lid-end", optarg, 0xFFFF)); break;
+	case 'G': sa_put(&sa_inform_rec, ii, II_IS_GENERIC, tool_num(PROG, "--generic", optarg, 1)); break;
+	case 'T': sa_put(&sa_inform_rec, ii, II_TYPE, tool_num(PROG, "--type", optarg, 0xFFFF)); break;
+	case 'r': sa_put(&sa_inform_rec, ii, II_PRODUCER, tool_num(PROG, "--producer", optarg, 0xFFFFFF)); break;
+	case 'q': sa_put(&sa_inform_rec, ii, II_QPN, tool_num(PROG, "--qpn", optarg, 0xFFFFFF)); break;
+	case 's': o->subscribe = (int)tool_num(PROG, "--subscribe", optarg, 255); break;
+	case 'L': q->listen_s = (int)tool_num(PROG, "--listen", optarg, 3600); break;
+	case 'I': q->issm = 1; break;
+	case 'N': q->ignore = 1; break;
+	default: return 0;
+	}
+	return 1;
+}
+
+/* The options into o and q; bad ones exit 2. Returns the verb. */
+static const char *parse_args(int argc, char **argv, struct opts *o, struct req *q)
 {
 	static const struct option lo[] = {
 		{ "id", 1, 0, 'i' }, { "gid", 1, 0, 'g' }, { "pkey", 1, 0, 'p' },
@@ -470,179 +555,148 @@ int main(int argc, char **argv)
 		{ "ignore-reports", 0, 0, 'N' },
 		{ 0, 0, 0, 0 },
 	};
-	const char *ca = NULL, *verb;
-	int port = 0, c;
-	uint64_t smkey = 0;
+	int c;
+
+	o->subscribe = -1;
+	/* One pass: GNU getopt moves the verb, the one operand, to the end. */
+	while ((c = getopt_long(argc, argv, "C:P:k:", lo, NULL)) != -1) {
+		uint8_t b[16];
+
+		switch (c) {
+		case 'C': o->ca = optarg; break;
+		case 'c': q->count = (unsigned)tool_num(PROG, "--count", optarg, 1000000); break;
+		case 'P': o->port = (int)tool_num(PROG, "-P", optarg, 254); break;
+		case 'k': o->smkey = tool_num(PROG, "-k", optarg, UINT64_MAX); break;
+		case 'g':
+			if (!strcmp(optarg, "own"))
+				own_gid(o->ca, o->port, b);
+			else if (inet_pton(AF_INET6, optarg, b) != 1) {
+				fprintf(stderr, "sa-client: --gid: bad GID \"%s\"\n", optarg);
+				exit(2);
+			}
+			memcpy(o->gid, b, 16);
+			o->have_gid = 1;
+			break;
+		case 'A': o->attr = (unsigned)tool_num(PROG, "--attr", optarg, 0xFFFF); break;
+		case 'M':
+			if (inet_pton(AF_INET6, optarg, o->mgid) != 1) {
+				fprintf(stderr, "sa-client: --mgid: bad GID \"%s\"\n", optarg);
+				exit(2);
+			}
+			break;
+		default:
+			if (!sr_option(c, q) && !ii_option(c, o, q))
+				usage();
+		}
+	}
+	if (optind != argc - 1)
+		usage();
+	return argv[optind];
+}
+
+/* ii-set, ii-unset: the InformInfo of the options. */
+static void ii_request(const char *verb, const struct opts *o, struct req *q)
+{
+	/* The usual subscription: any trap of any producer, everywhere,
+	 * unless an option said otherwise (a field still 0). */
+	static const struct { unsigned comp; uint64_t any; } dflt[] = {
+		{ II_LID_BEGIN, 0xFFFF }, { II_IS_GENERIC, 1 },
+		{ II_TYPE, 0xFFFF }, { II_TRAP, 0xFFFF },
+		{ II_PRODUCER, 0xFFFFFF },
+	};
+	int set = !strcmp(verb, "ii-set");
+	uint8_t ii[IB_SA_DATA_SIZE];
+
+	if (!set && strcmp(verb, "ii-unset"))
+		usage();
+	memcpy(ii, o->ii, sizeof(ii));
+	for (size_t k = 0; k < sizeof(dflt) / sizeof(dflt[0]); k++)
+		if (!sa_get(&sa_inform_rec, ii, dflt[k].comp))
+			sa_put(&sa_inform_rec, ii, dflt[k].comp, dflt[k].any);
+	if (o->have_gid)
+		memcpy(ii, o->gid, 16);
+	sa_put(&sa_inform_rec, ii, II_SUBSCRIBE,
+	       o->subscribe >= 0 ? (uint64_t)o->subscribe : (uint64_t)set);
+	memcpy(q->rec, ii, sizeof(ii));
+	q->attr = IB_SA_ATTR_INFORMINFO;
+	q->method = IB_MAD_METHOD_SET;
+}
+
+/* mc-join, mc-leave: a full-member join that may create the group (the
+ * creation components of o15-0.1.8, values of the IPoIB broadcast group),
+ * or the leave of that membership. */
+static void mc_request(const char *verb, struct opts *o, struct req *q)
+{
+	int join = !strcmp(verb, "mc-join");
+	uint8_t own[16];
+
+	if (!join && strcmp(verb, "mc-leave"))
+		usage();
+	own_gid(o->ca, o->port, own);
+	mad_set_array(q->rec, 0, IB_SA_MCM_MGID_F, o->mgid);
+	mad_set_array(q->rec, 0, IB_SA_MCM_PORTGID_F,
+		      o->have_gid ? o->gid : own);
+	mad_set_field(q->rec, 0, IB_SA_MCM_JOIN_STATE_F, 1);
+	q->mask = MCM_MGID | MCM_PORTGID | MCM_JOIN_STATE;
+	if (join) {
+		mad_set_field(q->rec, 0, IB_SA_MCM_QKEY_F, 0x0B1B);
+		mad_set_field(q->rec, 0, IB_SA_MCM_PKEY_F, 0xFFFF);
+		q->mask |= MCM_QKEY | MCM_TCLASS | MCM_PKEY | MCM_SL | MCM_FLOW;
+	}
+	q->attr = IB_SA_ATTR_MCRECORD;
+	q->method = join ? IB_MAD_METHOD_SET : IB_MAD_METHOD_DELETE;
+}
+
+/* The request of VERB (a bad verb exits 2). */
+static void verb_request(const char *verb, struct opts *o, struct req *q)
+{
+	if (!q->count)
+		q->count = 1;
+	q->attr = IB_SA_ATTR_SERVICERECORD;
+	if (!strncmp(verb, "ii-", 3)) {
+		ii_request(verb, o, q);
+	} else if (!strncmp(verb, "mc-", 3)) {
+		mc_request(verb, o, q);
+	} else if (o->have_gid) {
+		mad_set_array(q->rec, 0, IB_SA_SR_GID_F, o->gid);
+		q->mask |= 1ull << SR_GID;
+	}
+	if (!strcmp(verb, "get")) {
+		if (!o->attr)
+			usage();
+		q->attr = o->attr;
+		q->method = IB_MAD_METHOD_GET;
+	} else if (q->attr == IB_SA_ATTR_INFORMINFO || q->attr == IB_SA_ATTR_MCRECORD)
+		;
+	else if (!strcmp(verb, "sr-set"))
+		q->method = IB_MAD_METHOD_SET;
+	else if (!strcmp(verb, "sr-get"))
+		q->method = IB_MAD_METHOD_GET;
+	else if (!strcmp(verb, "sr-delete"))
+		q->method = IB_MAD_METHOD_DELETE;
+	else
+		usage();
+}
+
+int main(int argc, char **argv)
+{
+	static struct opts o;
 	struct req q = { 0 };
-	uint8_t gid[16] = { 0 }, ii[IB_SA_DATA_SIZE] = { 0 };
-	int have_gid = 0, subscribe = -1;
-	unsigned attr = 0;
-	uint8_t mgid[16] = { 0 };
 	ib_portid_t sa = { 0 };
-	umad_port_t p;
+	const char *verb;
+	struct tool_sa_port sp;
 
 	if (umad_init() < 0) {
 		fprintf(stderr, "sa-client: libibumad init failed\n");
 		return 4;
 	}
-	/* One pass: GNU getopt moves the verb, the one operand, to the end. */
-	while ((c = getopt_long(argc, argv, "C:P:k:", lo, NULL)) != -1) {
-		uint8_t b[64];
-
-		switch (c) {
-		case 'C': ca = optarg; break;
-		case 'N': q.ignore = 1; break;
-		case 'c': q.count = (unsigned)tool_num(PROG, "--count", optarg, 1000000); break;
-		case 'P': port = (int)tool_num(PROG, "-P", optarg, 254); break;
-		case 'k': smkey = tool_num(PROG, "-k", optarg, UINT64_MAX); break;
-		case 'i':
-			mad_set_field64(q.rec, 0, IB_SA_SR_ID_F, tool_num(PROG, "--id", optarg, UINT64_MAX));
-			q.mask |= 1ull << SR_ID;
-			break;
-		case 'g':
-			if (!strcmp(optarg, "own"))
-				own_gid(ca, port, b);
-			else if (inet_pton(AF_INET6, optarg, b) != 1) {
-				fprintf(stderr, "sa-client: --gid: bad GID \"%s\"\n", optarg);
-				return 2;
-			}
-			memcpy(gid, b, 16);
-			have_gid = 1;
-			break;
-		case 'p':
-			mad_set_field(q.rec, 0, IB_SA_SR_PKEY_F, (uint32_t)tool_num(PROG, "--pkey", optarg, 0xFFFF));
-			q.mask |= 1ull << SR_PKEY;
-			break;
-		case 'l':
-			mad_set_field(q.rec, 0, IB_SA_SR_LEASE_F, (uint32_t)tool_num(PROG, "--lease", optarg, UINT32_MAX));
-			q.mask |= 1ull << SR_LEASE;
-			break;
-		case 'K':
-			hex_bytes("--key", optarg, b, 16);
-			mad_set_array(q.rec, 0, IB_SA_SR_KEY_F, b);
-			q.mask |= 1ull << SR_KEY;
-			break;
-		case 'n':
-			if (strlen(optarg) > 64) {
-				fprintf(stderr, "sa-client: --name: longer than 64 bytes\n");
-				return 2;
-			}
-			memset(b, 0, sizeof(b));
-			memcpy(b, optarg, strlen(optarg));
-			mad_set_array(q.rec, 0, IB_SA_SR_NAME_F, b);
-			q.mask |= 1ull << SR_NAME;
-			break;
-		case 'd':
-			memset(b, 0, sizeof(b));
-			b[0] = (uint8_t)tool_num(PROG, "--data8", optarg, 255);
-			mad_set_array(q.rec, 0, IB_SA_SR_DATA_F, b);
-			q.mask |= 1ull << SR_DATA8;
-			break;
-		case 'm':
-			q.mask = tool_num(PROG, "--mask", optarg, UINT64_MAX);
-			break;
-		case 't': sa_put(&sa_inform_rec, ii, II_TRAP, tool_num(PROG, "--trap", optarg, 0xFFFF)); break;
-		case 'b': sa_put(&sa_inform_rec, ii, II_LID_BEGIN, tool_num(PROG, "--lid-begin", optarg, 0xFFFF)); break;
-		case 'e': sa_put(&sa_inform_rec, ii, II_LID_END, tool_num(PROG, "--lid-end", optarg, 0xFFFF)); break;
-		case 'G': sa_put(&sa_inform_rec, ii, II_IS_GENERIC, tool_num(PROG, "--generic", optarg, 1)); break;
-		case 'T': sa_put(&sa_inform_rec, ii, II_TYPE, tool_num(PROG, "--type", optarg, 0xFFFF)); break;
-		case 'r': sa_put(&sa_inform_rec, ii, II_PRODUCER, tool_num(PROG, "--producer", optarg, 0xFFFFFF)); break;
-		case 'q': sa_put(&sa_inform_rec, ii, II_QPN, tool_num(PROG, "--qpn", optarg, 0xFFFFFF)); break;
-		case 's': subscribe = (int)tool_num(PROG, "--subscribe", optarg, 255); break;
-		case 'L': q.listen_s = (int)tool_num(PROG, "--listen", optarg, 3600); break;
-		case 'I': q.issm = 1; break;
-		case 'A': attr = (unsigned)tool_num(PROG, "--attr", optarg, 0xFFFF); break;
-		case 'M':
-			if (inet_pton(AF_INET6, optarg, mgid) != 1) {
-				fprintf(stderr, "sa-client: --mgid: bad GID \"%s\"\n", optarg);
-				return 2;
-			}
-			break;
-		default:
-			usage();
-		}
-	}
-	if (optind != argc - 1)
-		usage();
-	verb = argv[optind];
-	if (!q.count)
-		q.count = 1;
-	q.attr = IB_SA_ATTR_SERVICERECORD;
-	if (!strncmp(verb, "ii-", 3)) {
-		/* The usual subscription: any trap of any producer, everywhere,
-		 * unless an option said otherwise (a field still 0). */
-		static const struct { unsigned comp; uint64_t any; } dflt[] = {
-			{ II_LID_BEGIN, 0xFFFF }, { II_IS_GENERIC, 1 },
-			{ II_TYPE, 0xFFFF }, { II_TRAP, 0xFFFF },
-			{ II_PRODUCER, 0xFFFFFF },
-		};
-		int set = !strcmp(verb, "ii-set");
-
-		if (!set && strcmp(verb, "ii-unset"))
-			usage();
-		for (size_t k = 0; k < sizeof(dflt) / sizeof(dflt[0]); k++)
-			if (!sa_get(&sa_inform_rec, ii, dflt[k].comp))
-				sa_put(&sa_inform_rec, ii, dflt[k].comp, dflt[k].any);
-		if (have_gid)
-			memcpy(ii, gid, 16);
-		sa_put(&sa_inform_rec, ii, II_SUBSCRIBE,
-		       subscribe >= 0 ? (uint64_t)subscribe : (uint64_t)set);
-		memcpy(q.rec, ii, sizeof(ii));
-		q.attr = IB_SA_ATTR_INFORMINFO;
-		q.method = IB_MAD_METHOD_SET;
-	} else if (!strncmp(verb, "mc-", 3)) {
-		/* A full-member join that may create the group (the creation
-		 * components of o15-0.1.8, values of the IPoIB broadcast
-		 * group), or the leave of that membership. */
-		int join = !strcmp(verb, "mc-join");
-		uint8_t own[16];
-
-		if (!join && strcmp(verb, "mc-leave"))
-			usage();
-		own_gid(ca, port, own);
-		mad_set_array(q.rec, 0, IB_SA_MCM_MGID_F, mgid);
-		mad_set_array(q.rec, 0, IB_SA_MCM_PORTGID_F, have_gid ? gid : own);
-		mad_set_field(q.rec, 0, IB_SA_MCM_JOIN_STATE_F, 1);
-		q.mask = MCM_MGID | MCM_PORTGID | MCM_JOIN_STATE;
-		if (join) {
-			mad_set_field(q.rec, 0, IB_SA_MCM_QKEY_F, 0x0B1B);
-			mad_set_field(q.rec, 0, IB_SA_MCM_PKEY_F, 0xFFFF);
-			q.mask |= MCM_QKEY | MCM_TCLASS | MCM_PKEY | MCM_SL | MCM_FLOW;
-		}
-		q.attr = IB_SA_ATTR_MCRECORD;
-		q.method = join ? IB_MAD_METHOD_SET : IB_MAD_METHOD_DELETE;
-	} else if (have_gid) {
-		mad_set_array(q.rec, 0, IB_SA_SR_GID_F, gid);
-		q.mask |= 1ull << SR_GID;
-	}
-	if (!strcmp(verb, "get")) {
-		if (!attr)
-			usage();
-		q.attr = attr;
-		q.method = IB_MAD_METHOD_GET;
-	} else if (q.attr == IB_SA_ATTR_INFORMINFO || q.attr == IB_SA_ATTR_MCRECORD)
-		;
-	else if (!strcmp(verb, "sr-set"))
-		q.method = IB_MAD_METHOD_SET;
-	else if (!strcmp(verb, "sr-get"))
-		q.method = IB_MAD_METHOD_GET;
-	else if (!strcmp(verb, "sr-delete"))
-		q.method = IB_MAD_METHOD_DELETE;
-	else
-		usage();
-
-	if (umad_get_port(ca, port, &p) < 0) {
-		fprintf(stderr, "sa-client: no local IB port\n");
+	verb = parse_args(argc, argv, &o, &q);
+	verb_request(verb, &o, &q);
+	if (tool_sa_locate(PROG, o.ca, o.port, &sp) < 0)
 		return 4;
-	}
-	sa.lid = p.sm_lid;
-	sa.sl = p.sm_sl;
-	umad_release_port(&p);
-	if (!sa.lid) {
-		fprintf(stderr, "sa-client: the port knows no SM LID (no master SM)\n");
-		return 4;
-	}
+	sa.lid = sp.sm_lid;
+	sa.sl = sp.sm_sl;
 	sa.qp = 1;
 	sa.qkey = IB_DEFAULT_QP1_QKEY;
-	return transact(ca, port, &q, smkey, &sa);
+	return transact(o.ca, o.port, &q, o.smkey, &sa);
 }

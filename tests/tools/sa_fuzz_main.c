@@ -39,6 +39,7 @@
 #include <infiniband/mad.h>
 #include <infiniband/umad.h>
 
+#include "mad/gmp.h"
 #include "tests/tools/tool_util.h"
 
 static const char PROG[] = "sa-fuzz";
@@ -123,138 +124,177 @@ static int make_request(uint8_t *mad, uint32_t tid)
 	return (int)answer;
 }
 
-int main(int argc, char **argv)
+/* The command line. */
+struct opts {
+	const char *ca;
+	int port, strict;
+	unsigned count, wait, seed;
+};
+
+/* What the requests brought. */
+struct fuzz {
+	unsigned long by_status[0x800];
+	unsigned long odd, missing, quiet, quiet_expected, rmpp_ctl;
+	int bad;
+};
+
+/* The options into o; bad ones exit 2. */
+static void parse_args(int argc, char **argv, struct opts *o)
 {
 	static const struct option lo[] = {
 		{ "count", 1, 0, 'n' }, { "seed", 1, 0, 's' }, { "wait", 1, 0, 'w' },
 		{ "strict", 0, 0, 'S' },
 		{ 0, 0, 0, 0 },
 	};
-	const char *ca = NULL;
-	int port = 0, c, fd, agent, bad = 0, strict = 0;
-	unsigned count = 1000, wait = 300, seed = 1;
-	unsigned long by_status[0x800] = { 0 }, odd = 0, missing = 0, quiet = 0, quiet_expected = 0, rmpp_ctl = 0;
-	struct tool_sa_port sp;
-	void *bufs[2], *snd, *rcv;
-	uint16_t sa_lid, my_lid;
-	uint32_t tid_base;
+	int c;
 
+	o->count = 1000;
+	o->wait = 300;
+	o->seed = 1;
 	while ((c = getopt_long(argc, argv, "C:P:", lo, NULL)) != -1) {
 		switch (c) {
-		case 'C': ca = optarg; break;
-		case 'P': port = (int)tool_num(PROG, "-P", optarg, 254); break;
-		case 'n': count = (unsigned)tool_num(PROG, "--count", optarg, 10000000); break;
-		case 's': seed = (unsigned)tool_num(PROG, "--seed", optarg, UINT32_MAX); break;
-		case 'w': wait = (unsigned)tool_num(PROG, "--wait", optarg, 60000); break;
-		case 'S': strict = 1; break;
+		case 'C': o->ca = optarg; break;
+		case 'P': o->port = (int)tool_num(PROG, "-P", optarg, 254); break;
+		case 'n': o->count = (unsigned)tool_num(PROG, "--count", optarg, 10000000); break;
+		case 's': o->seed = (unsigned)tool_num(PROG, "--seed", optarg, UINT32_MAX); break;
+		case 'w': o->wait = (unsigned)tool_num(PROG, "--wait", optarg, 60000); break;
+		case 'S': o->strict = 1; break;
 		default:
 			fprintf(stderr, "usage: sa-fuzz [-C ca] [-P port] [--count N] [--seed S] [--wait MS] [--strict]\n");
-			return 2;
+			exit(2);
 		}
 	}
-	srandom(seed);
-	if (tool_sa_open(PROG, ca, port, &sp, bufs, 2) < 0)
+}
+
+/* Answer a to request i (m; `last`: the final NodeRecord query): its
+ * status counted, and said when not allowed. */
+static void count_answer(struct fuzz *f, uint8_t *a, uint8_t *m, unsigned i,
+			 int last)
+{
+	unsigned st = mad_get_field(a, 0, IB_MAD_STATUS_F) & 0x7FFF;
+
+	if (st < 0x800)
+		f->by_status[st]++;
+	if (!allowed(st)) {
+		f->odd++;
+		if (f->odd <= 5)
+			printf("request %u: status 0x%04x not allowed (method 0x%x attr 0x%x)\n",
+			       i, st, mad_get_field(m, 0, IB_MAD_METHOD_F),
+			       mad_get_field(m, 0, IB_MAD_ATTRID_F));
+	}
+	if (last && st) {
+		printf("final NodeRecord query: status 0x%04x\n", st);
+		f->bad = 1;
+	}
+}
+
+/* Wait until END (ms) for the answer to request i (m, TID tid) in rcv:
+ * 1 if one came (RMPP transfer control is counted, not an answer). */
+static int await_answer(struct fuzz *f, int fd, void *rcv, uint8_t *m,
+			unsigned i, uint32_t tid, double end, int last)
+{
+	uint8_t *a = umad_get_mad(rcv);
+
+	for (;;) {
+		int len = IB_MAD_SIZE, left = (int)(end - tool_now_ms());
+
+		if (left <= 0 || umad_recv(fd, rcv, &len, left) < 0)
+			return 0;
+		if (umad_status(rcv) ||
+		    (uint32_t)mad_get_field64(a, 0, IB_MAD_TRID_F) != tid ||
+		    !mad_get_field(a, 0, IB_MAD_RESPONSE_F))
+			continue;
+		if ((mad_get_field(a, 0, IB_SA_RMPP_FLAGS_F) & 1) &&
+		    mad_get_field(a, 0, IB_SA_RMPP_TYPE_F) >= 2) {
+			/* The receiver's side of an RMPP request we started
+			 * (ACK, or STOP/ABORT of a broken one): transfer
+			 * control, not an answer. */
+			f->rmpp_ctl++;
+			continue;
+		}
+		count_answer(f, a, m, i, last);
+		/* A table answer may come in segments: one is enough. */
+		return 1;
+	}
+}
+
+/* Request i (m) that got no answer: counted, said for the first few. */
+static void count_missing(struct fuzz *f, uint8_t *m, unsigned i, int last)
+{
+	f->missing++;
+	if (f->missing <= 5)
+		printf("request %u: no answer (class version %u method 0x%x attr 0x%x)\n",
+		       i, mad_get_field(m, 0, IB_MAD_CLASSVER_F),
+		       mad_get_field(m, 0, IB_MAD_METHOD_F),
+		       mad_get_field(m, 0, IB_MAD_ATTRID_F));
+	if (last) {
+		printf("final NodeRecord query: no answer\n");
+		f->bad = 1;
+	}
+}
+
+/* The tally and the verdict (see the top comment): the exit code. */
+static int report(struct fuzz *f, int strict)
+{
+	for (unsigned st = 0; st < 0x800; st++)
+		if (f->by_status[st])
+			printf("status 0x%04x %lu\n", st, f->by_status[st]);
+	printf("rmpp-control %lu\n", f->rmpp_ctl);
+	printf("answered-but-should-not %lu, no-answer %lu (expected %lu)\n",
+	       f->quiet_expected - f->quiet, f->missing + f->quiet, f->quiet_expected);
+	if (f->odd || (strict && (f->missing || f->quiet != f->quiet_expected)))
+		f->bad = 1;
+	printf("%s\n", f->bad ? "FAILED" : "ok");
+	return f->bad;
+}
+
+int main(int argc, char **argv)
+{
+	static struct opts o;
+	static struct fuzz f;
+	struct tool_sa_port sp;
+	void *bufs[2], *snd, *rcv;
+	uint32_t tid_base;
+	int rc;
+
+	parse_args(argc, argv, &o);
+	srandom(o.seed);
+	if (tool_sa_open(PROG, o.ca, o.port, &sp, bufs, 2) < 0)
 		return 4;
-	fd = sp.fd;
-	agent = sp.agent;
-	sa_lid = sp.sm_lid;
-	my_lid = sp.base_lid;
 	snd = bufs[0];
 	rcv = bufs[1];
 	tid_base = (uint32_t)getpid() << 12;
-	for (unsigned i = 0; i <= count; i++) {
+	for (unsigned i = 0; i <= o.count; i++) {
 		uint8_t *m = umad_get_mad(snd);
 		uint32_t tid = tid_base + i;
-		int must, got = 0;
-		double end;
+		int must, got, last = i == o.count;
 
-		if (i < count) {
+		if (!last) {
 			must = make_request(m, tid);
 		} else {
 			/* Last: a plain NodeRecord Get for our own LID. */
-			memset(m, 0, IB_MAD_SIZE);
-			mad_set_field(m, 0, IB_MAD_BASEVER_F, 1);
-			mad_set_field(m, 0, IB_MAD_MGMTCLASS_F, IB_SA_CLASS);
-			mad_set_field(m, 0, IB_MAD_CLASSVER_F, 2);
-			mad_set_field(m, 0, IB_MAD_METHOD_F, IB_MAD_METHOD_GET);
-			mad_set_field(m, 0, IB_MAD_ATTRID_F, IB_SA_ATTR_NODERECORD);
-			mad_set_field64(m, 0, IB_MAD_TRID_F, tid);
+			gmp_init_request(m, GMP_CLASS_SA, GMP_SA_CLASS_VERSION,
+					 IB_MAD_METHOD_GET, IB_SA_ATTR_NODERECORD, 0, tid);
 			mad_set_field64(m, 0, IB_SA_COMPMASK_F, 1);
-			mad_set_field(m, IB_SA_DATA_OFFS, IB_SA_NR_LID_F, my_lid);
+			mad_set_field(m, IB_SA_DATA_OFFS, IB_SA_NR_LID_F, sp.base_lid);
 			must = 1;
 		}
-		umad_set_addr(snd, sa_lid, 1, 0, IB_DEFAULT_QP1_QKEY);
-		if (umad_send(fd, agent, snd, IB_MAD_SIZE, 0, 0) < 0) {
+		umad_set_addr(snd, sp.sm_lid, 1, 0, IB_DEFAULT_QP1_QKEY);
+		if (umad_send(sp.fd, sp.agent, snd, IB_MAD_SIZE, 0, 0) < 0) {
 			fprintf(stderr, "sa-fuzz: send failed\n");
 			return 4;
 		}
-		end = tool_now_ms() + (must ? wait : wait / 6 + 1);
-		for (;;) {
-			int len = IB_MAD_SIZE, left = (int)(end - tool_now_ms());
-			uint8_t *a = umad_get_mad(rcv);
-
-			if (left <= 0 || umad_recv(fd, rcv, &len, left) < 0)
-				break;
-			if (umad_status(rcv) ||
-			    (uint32_t)mad_get_field64(a, 0, IB_MAD_TRID_F) != tid ||
-			    !mad_get_field(a, 0, IB_MAD_RESPONSE_F))
-				continue;
-			if ((mad_get_field(a, 0, IB_SA_RMPP_FLAGS_F) & 1) &&
-			    mad_get_field(a, 0, IB_SA_RMPP_TYPE_F) >= 2) {
-				/* The receiver's side of an RMPP request we
-				 * started (ACK, or STOP/ABORT of a broken
-				 * one): transfer control, not an answer. */
-				rmpp_ctl++;
-				continue;
-			}
-			got = 1;
-			{
-				unsigned st = mad_get_field(a, 0, IB_MAD_STATUS_F) & 0x7FFF;
-
-				if (st < 0x800)
-					by_status[st]++;
-				if (!allowed(st)) {
-					odd++;
-					if (odd <= 5)
-						printf("request %u: status 0x%04x not allowed (method 0x%x attr 0x%x)\n",
-						       i, st, mad_get_field(m, 0, IB_MAD_METHOD_F),
-						       mad_get_field(m, 0, IB_MAD_ATTRID_F));
-				}
-				if (i == count && st) {
-					printf("final NodeRecord query: status 0x%04x\n", st);
-					bad = 1;
-				}
-			}
-			/* A table answer may come in segments: one is enough. */
-			break;
-		}
-		if (!got && must) {
-			missing++;
-			if (missing <= 5)
-				printf("request %u: no answer (class version %u method 0x%x attr 0x%x)\n",
-				       i, mad_get_field(m, 0, IB_MAD_CLASSVER_F),
-				       mad_get_field(m, 0, IB_MAD_METHOD_F),
-				       mad_get_field(m, 0, IB_MAD_ATTRID_F));
-			if (i == count) {
-				printf("final NodeRecord query: no answer\n");
-				bad = 1;
-			}
-		}
+		got = await_answer(&f, sp.fd, rcv, m, i, tid,
+				   tool_now_ms() + (must ? o.wait : o.wait / 6 + 1), last);
+		if (!got && must)
+			count_missing(&f, m, i, last);
 		if (!must) {
-			quiet_expected++;
-			quiet += !got;
+			f.quiet_expected++;
+			f.quiet += !got;
 		}
 	}
-	for (unsigned st = 0; st < 0x800; st++)
-		if (by_status[st])
-			printf("status 0x%04x %lu\n", st, by_status[st]);
-	printf("rmpp-control %lu\n", rmpp_ctl);
-	printf("answered-but-should-not %lu, no-answer %lu (expected %lu)\n",
-	       quiet_expected - quiet, missing + quiet, quiet_expected);
-	if (odd || (strict && (missing || quiet != quiet_expected)))
-		bad = 1;
-	printf("%s\n", bad ? "FAILED" : "ok");
+	rc = report(&f, o.strict);
 	fflush(stdout);
 	/* See sa_table_main.c: no unregister, no exit handlers under ibsim. */
-	_exit(bad);
+	_exit(rc);
 }

@@ -354,7 +354,35 @@ static int send_rmpp(int fd, int agent, void *buf, void *rcv,
 	}
 }
 
-int main(int argc, char **argv)
+/* The command line. */
+struct opts {
+	const char *ca;
+	const char *name;               /* the attribute operand */
+	int port, lid, slid, numb, lid_comp;
+	unsigned window, timeout, attr, drop_ack, ack_limit;
+	uint64_t smkey;
+	uint8_t gids[MAX_GIDS][16];     /* --sgid and --dgid, in their order */
+	int gid_src[MAX_GIDS];          /* 1: an --sgid */
+	int ngid;
+	size_t pad;
+	enum rmpp_break brk;
+};
+
+static enum rmpp_break parse_break(const char *s)
+{
+	enum rmpp_break brk = !strcmp(s, "ooo") ? BRK_OOO :
+			      !strcmp(s, "nolast") ? BRK_NOLAST :
+			      !strcmp(s, "badlen") ? BRK_BADLEN :
+			      !strcmp(s, "badseg") ? BRK_BADSEG :
+			      !strcmp(s, "toobig") ? BRK_TOOBIG : BRK_NONE;
+
+	if (brk == BRK_NONE)
+		usage();
+	return brk;
+}
+
+/* The options and the attribute into o; bad ones exit 2. */
+static void parse_args(int argc, char **argv, struct opts *o)
 {
 	static const struct option lo[] = {
 		{ "window", 1, 0, 'w' }, { "timeout", 1, 0, 't' },
@@ -364,303 +392,390 @@ int main(int argc, char **argv)
 		{ "drop-ack", 1, 0, 'd' }, { "ack-limit", 1, 0, 'L' },
 		{ 0, 0, 0, 0 },
 	};
-	const char *ca = NULL;
-	int port = 0, c, fd, agent, rc = 4, lid = -1, slid = -1;
-	unsigned window = 16, timeout = 2000, attr = 0, expect = 1, total_segs = 0;
-	unsigned first_len = 0, drop_ack = 0, ack_limit = 0, acks = 0;
-	const char *pre = getenv("LD_PRELOAD");
-	int sim = pre && strstr(pre, "umad2sim") != NULL;
-	int lid_comp = -1, numb = -1;
-	static uint8_t gids[MAX_GIDS][16];
-	static int gid_src[MAX_GIDS];
-	int ngid = 0;
-	size_t pad = 0, slen = 0;
-	static uint8_t stream[IB_SA_DATA_SIZE + 16 * MAX_GIDS + 65536];
-	enum rmpp_break brk = BRK_NONE;
-	uint64_t smkey = 0, mask = 0;
-	uint8_t rec[IB_SA_DATA_SIZE] = { 0 };
-	struct tool_sa_port sp;
-	void *bufs[3], *snd, *rcv, *ack;
-	ib_rpc_t rpc = { 0 };
-	ib_portid_t sa = { 0 };
-	struct table t = { 0 };
-	uint32_t tid32;
-	double deadline;
+	int c;
 
+	o->lid = o->slid = o->numb = o->lid_comp = -1;
+	o->window = 16;
+	o->timeout = 2000;
 	while ((c = getopt_long(argc, argv, "C:P:k:", lo, NULL)) != -1) {
 		switch (c) {
-		case 'C': ca = optarg; break;
-		case 'P': port = (int)tool_num(PROG, "-P", optarg, 254); break;
-		case 'k': smkey = tool_num(PROG, "-k", optarg, UINT64_MAX); break;
-		case 'w': window = (unsigned)tool_num(PROG, "--window", optarg, 1024); break;
-		case 't': timeout = (unsigned)tool_num(PROG, "--timeout", optarg, 600000); break;
-		case 's': slid = (int)tool_num(PROG, "--slid", optarg, 0xFFFF); break;
-		case 'l': lid = (int)tool_num(PROG, "--lid", optarg, 0xFFFF); break;
+		case 'C': o->ca = optarg; break;
+		case 'P': o->port = (int)tool_num(PROG, "-P", optarg, 254); break;
+		case 'k': o->smkey = tool_num(PROG, "-k", optarg, UINT64_MAX); break;
+		case 'w': o->window = (unsigned)tool_num(PROG, "--window", optarg, 1024); break;
+		case 't': o->timeout = (unsigned)tool_num(PROG, "--timeout", optarg, 600000); break;
+		case 's': o->slid = (int)tool_num(PROG, "--slid", optarg, 0xFFFF); break;
+		case 'l': o->lid = (int)tool_num(PROG, "--lid", optarg, 0xFFFF); break;
 		case 'S':
 		case 'D':
-			if (ngid >= MAX_GIDS || inet_pton(AF_INET6, optarg, gids[ngid]) != 1) {
+			if (o->ngid >= MAX_GIDS ||
+			    inet_pton(AF_INET6, optarg, o->gids[o->ngid]) != 1) {
 				fprintf(stderr, "sa-table: --%cgid: bad GID \"%s\" (or more than 510)\n",
 					c == 'S' ? 's' : 'd', optarg);
-				return 2;
+				exit(2);
 			}
-			gid_src[ngid++] = c == 'S';
+			o->gid_src[o->ngid++] = c == 'S';
 			break;
-		case 'N': numb = (int)tool_num(PROG, "--numb", optarg, 127); break;
-		case 'p': pad = (size_t)tool_num(PROG, "--pad", optarg, 65536); break;
-		case 'd': drop_ack = (unsigned)tool_num(PROG, "--drop-ack", optarg, 1u << 20); break;
-		case 'L': ack_limit = (unsigned)tool_num(PROG, "--ack-limit", optarg, 1u << 20); break;
-		case 'B':
-			brk = !strcmp(optarg, "ooo") ? BRK_OOO :
-			      !strcmp(optarg, "nolast") ? BRK_NOLAST :
-			      !strcmp(optarg, "badlen") ? BRK_BADLEN :
-			      !strcmp(optarg, "badseg") ? BRK_BADSEG :
-			      !strcmp(optarg, "toobig") ? BRK_TOOBIG : BRK_NONE;
-			if (brk == BRK_NONE)
-				usage();
-			break;
+		case 'N': o->numb = (int)tool_num(PROG, "--numb", optarg, 127); break;
+		case 'p': o->pad = (size_t)tool_num(PROG, "--pad", optarg, 65536); break;
+		case 'd': o->drop_ack = (unsigned)tool_num(PROG, "--drop-ack", optarg, 1u << 20); break;
+		case 'L': o->ack_limit = (unsigned)tool_num(PROG, "--ack-limit", optarg, 1u << 20); break;
+		case 'B': o->brk = parse_break(optarg); break;
 		default: usage();
 		}
 	}
-	if (optind != argc - 1 || !window)
+	if (optind != argc - 1 || !o->window)
 		usage();
+	o->name = argv[optind];
 	for (size_t i = 0; i < sizeof(attrs) / sizeof(attrs[0]); i++)
-		if (!strcmp(argv[optind], attrs[i].name)) {
-			attr = attrs[i].attr;
-			lid_comp = attrs[i].lid_comp;
+		if (!strcmp(o->name, attrs[i].name)) {
+			o->attr = attrs[i].attr;
+			o->lid_comp = attrs[i].lid_comp;
 		}
-	if (!attr)
+	if (!o->attr)
 		usage();
-	if (lid >= 0) {
-		if (lid_comp < 0) {
-			fprintf(stderr, "sa-table: --lid: %s has no LID component\n", argv[optind]);
+}
+
+/* --lid and --slid into the record and its ComponentMask: 0, or 2 once
+ * the error is said. */
+static int query_record(const struct opts *o, uint8_t *rec, uint64_t *mask)
+{
+	if (o->lid >= 0) {
+		if (o->lid_comp < 0) {
+			fprintf(stderr, "sa-table: --lid: %s has no LID component\n", o->name);
 			return 2;
 		}
 		/* The LID is the first component, 16 bits, of these records. */
-		mad_set_field(rec, 0, IB_SA_NR_LID_F, (uint32_t)lid);
-		mask |= 1ull << lid_comp;
+		mad_set_field(rec, 0, IB_SA_NR_LID_F, (uint32_t)o->lid);
+		*mask |= 1ull << o->lid_comp;
 	}
-	if (slid >= 0) {
-		if (attr != IB_SA_ATTR_PATHRECORD) {
+	if (o->slid >= 0) {
+		if (o->attr != IB_SA_ATTR_PATHRECORD) {
 			fprintf(stderr, "sa-table: --slid is for PR\n");
 			return 2;
 		}
-		mad_set_field(rec, 0, IB_SA_PR_SLID_F, (uint32_t)slid);
-		mask |= 1ull << PR_SLID;
+		mad_set_field(rec, 0, IB_SA_PR_SLID_F, (uint32_t)o->slid);
+		*mask |= 1ull << PR_SLID;
 	}
+	return 0;
+}
 
-	if (tool_sa_open(PROG, ca, port, &sp, bufs, 3) < 0)
-		return 4;
-	fd = sp.fd;
-	agent = sp.agent;
-	snd = bufs[0];
-	rcv = bufs[1];
-	ack = bufs[2];
-	sa.lid = sp.sm_lid;
-	sa.sl = sp.sm_sl;
-	sa.qp = 1;
-	sa.qkey = IB_DEFAULT_QP1_QKEY;
-	rpc.mgtclass = IB_SA_CLASS;
-	rpc.method = IB_MAD_METHOD_GET_TABLE;
-	if (attr == 0x003A) {
+/* The request's class data in stream (the record; for MPR its first 24
+ * bytes and the GIDs; then --pad zeros), and what fits one MAD back in
+ * rec. Its length, or 0 once the error is said. */
+static size_t request_stream(const struct opts *o, uint8_t *rec, uint64_t *mask,
+			     uint8_t *stream)
+{
+	size_t slen;
+
+	if (o->attr == 0x003A) {
 		/* MultiPathRecord (IBA 15.2.5.17): SGIDCount (bits 120..127)
 		 * and DGIDCount (128..135), the SGIDs then the DGIDs from
 		 * byte 24; NumbPath at bits 41..47. */
 		unsigned ns = 0, nd = 0, k = 0;
 
-		for (int i = 0; i < ngid; i++)
-			ns += (unsigned)gid_src[i];
-		nd = (unsigned)ngid - ns;
+		for (int i = 0; i < o->ngid; i++)
+			ns += (unsigned)o->gid_src[i];
+		nd = (unsigned)o->ngid - ns;
 		if (ns > 255 || nd > 255) {
 			fprintf(stderr, "sa-table: at most 255 source and 255 destination GIDs\n");
-			return 2;
+			return 0;
 		}
 		rec[15] = (uint8_t)ns;
 		rec[16] = (uint8_t)nd;
-		mask |= 1ull << 19 | 1ull << 20;
-		if (numb >= 0) {
-			rec[5] = (uint8_t)(rec[5] & 0x80) | (uint8_t)numb;
-			mask |= 1ull << 6;
+		*mask |= 1ull << 19 | 1ull << 20;
+		if (o->numb >= 0) {
+			rec[5] = (uint8_t)(rec[5] & 0x80) | (uint8_t)o->numb;
+			*mask |= 1ull << 6;
 		}
 		memcpy(stream, rec, 24);
 		for (int src = 1; src >= 0; src--)
-			for (int i = 0; i < ngid; i++)
-				if (gid_src[i] == src)
-					memcpy(stream + 24 + 16 * k++, gids[i], 16);
-		slen = 24 + 16 * (size_t)ngid;
-		rpc.method = IB_MAD_METHOD_GETMULTI;
+			for (int i = 0; i < o->ngid; i++)
+				if (o->gid_src[i] == src)
+					memcpy(stream + 24 + 16 * k++, o->gids[i], 16);
+		slen = 24 + 16 * (size_t)o->ngid;
 	} else {
 		memcpy(stream, rec, IB_SA_DATA_SIZE);
 		slen = IB_SA_DATA_SIZE;
 	}
-	if (pad) {
-		memset(stream + slen, 0, pad);
-		slen += pad;
+	if (o->pad) {
+		memset(stream + slen, 0, o->pad);
+		slen += o->pad;
 	}
 	/* What fits one MAD goes in the record. */
 	memcpy(rec, stream, slen < IB_SA_DATA_SIZE ? slen : IB_SA_DATA_SIZE);
-	rpc.attr.id = attr;
+	return slen;
+}
+
+/* The request MAD in snd: GetTable, or GetMulti for MPR. Its TID's low 32
+ * bits (what the answers carry back) in *tid32; 0, or -1 if libibmad
+ * cannot build it. */
+static int build_request(void *snd, const struct opts *o, ib_portid_t *sa,
+			 uint8_t *rec, uint64_t mask, size_t slen, uint32_t *tid32)
+{
+	ib_rpc_t rpc = { 0 };
+	uint8_t *m;
+	int gm;
+
+	rpc.mgtclass = IB_SA_CLASS;
+	rpc.method = o->attr == 0x003A ? IB_MAD_METHOD_GETMULTI :
+					 IB_MAD_METHOD_GET_TABLE;
+	rpc.attr.id = o->attr;
 	rpc.mask = mask;
 	rpc.dataoffs = IB_SA_DATA_OFFS;
 	rpc.datasz = IB_SA_DATA_SIZE;
-	if (mad_build_pkt(snd, &rpc, &sa, NULL, rec) < 0) {
-		fprintf(stderr, "sa-table: cannot build the MAD\n");
-		return 4;
-	}
-	{
-		uint8_t *m = umad_get_mad(snd);
+	if (mad_build_pkt(snd, &rpc, sa, NULL, rec) < 0)
+		return -1;
+	m = umad_get_mad(snd);
+	/* A GetMulti request is an RMPP transfer (IBA 15.2.5.17), here of
+	 * one segment; the others are plain MADs. */
+	gm = rpc.method == IB_MAD_METHOD_GETMULTI && slen <= IB_SA_DATA_SIZE;
+	mad_set_field(m, 0, IB_SA_RMPP_VERS_F, gm);
+	mad_set_field(m, 0, IB_SA_RMPP_TYPE_F, gm);
+	mad_set_field(m, 0, IB_SA_RMPP_FLAGS_F, gm ? 0x7 : 0);
+	mad_set_field(m, 0, IB_SA_RMPP_SEGNUM_F, gm);
+	mad_set_field(m, 0, IB_SA_RMPP_LEN_F, gm ? 20 + 24 + 16 * o->ngid : 0);
+	mad_set_field64(m, 0, IB_SA_MKEY_F, o->smkey);
+	*tid32 = (uint32_t)mad_get_field64(m, 0, IB_MAD_TRID_F);
+	return 0;
+}
 
-		/* A GetMulti request is an RMPP transfer (IBA 15.2.5.17),
-		 * here of one segment; the others are plain MADs. */
-		int gm = rpc.method == IB_MAD_METHOD_GETMULTI && slen <= IB_SA_DATA_SIZE;
-
-		mad_set_field(m, 0, IB_SA_RMPP_VERS_F, gm);
-		mad_set_field(m, 0, IB_SA_RMPP_TYPE_F, gm);
-		mad_set_field(m, 0, IB_SA_RMPP_FLAGS_F, gm ? 0x7 : 0);
-		mad_set_field(m, 0, IB_SA_RMPP_SEGNUM_F, gm);
-		mad_set_field(m, 0, IB_SA_RMPP_LEN_F, gm ? 20 + 24 + 16 * ngid : 0);
-		mad_set_field64(m, 0, IB_SA_MKEY_F, smkey);
-		tid32 = (uint32_t)mad_get_field64(m, 0, IB_MAD_TRID_F);
-	}
-	if (slen > IB_SA_DATA_SIZE || brk != BRK_NONE) {
+/* Send the request: one MAD, or (longer, or --rmpp-break) an RMPP
+ * transfer, whose failure ends the run here with its exit code. 0, or -1
+ * once a failed send is said. */
+static int send_request(const struct tool_sa_port *sp, void *snd, void *rcv,
+			const struct opts *o, const uint8_t *stream, size_t slen)
+{
+	if (slen > IB_SA_DATA_SIZE || o->brk != BRK_NONE) {
 		uint8_t hdr[IB_SA_DATA_OFFS];
+		int rc;
 
 		memcpy(hdr, umad_get_mad(snd), IB_SA_DATA_OFFS);
-		umad_set_addr(snd, sa.lid, 1, sa.sl, IB_DEFAULT_QP1_QKEY);
-		rc = send_rmpp(fd, agent, snd, rcv, hdr, stream,
+		umad_set_addr(snd, sp->sm_lid, 1, sp->sm_sl, IB_DEFAULT_QP1_QKEY);
+		rc = send_rmpp(sp->fd, sp->agent, snd, rcv, hdr, stream,
 			       slen > IB_SA_DATA_SIZE ? slen : IB_SA_DATA_SIZE + 1,
-			       timeout, brk);
+			       o->timeout, o->brk);
 		if (rc) {
 			fflush(stdout);
 			_exit(rc);
 		}
-		rc = 4;
-	} else if (umad_send(fd, agent, snd, IB_MAD_SIZE, 0, 0) < 0) {
+	} else if (umad_send(sp->fd, sp->agent, snd, IB_MAD_SIZE, 0, 0) < 0) {
 		fprintf(stderr, "sa-table: send failed\n");
-		return 4;
+		return -1;
 	}
-	deadline = tool_now_ms() + timeout;
-	for (;;) {
-		uint8_t *m = umad_get_mad(rcv);
-		int len = IB_MAD_SIZE, left = (int)(deadline - tool_now_ms()), r;
-		unsigned flags, seg, plen;
-		size_t n;
+	return 0;
+}
 
-		if (left <= 0)
-			break;
-		r = umad_recv(fd, rcv, &len, left);
-		if (r < 0)
-			break;
+/* The receive side of the answer's transfer. */
+struct rx {
+	const struct opts *o;
+	const struct tool_sa_port *sp;
+	const ib_portid_t *sa;
+	void *ack;                      /* buffer for our ACKs */
+	int sim;                        /* under umad2sim (see the top) */
+	struct table t;
+	unsigned expect, total_segs, first_len, acks;
+	int final;                      /* the run ends without the table */
+};
+
+static int table_full(struct rx *x)
+{
+	fprintf(stderr, "sa-table: table larger than %u bytes\n", MAX_TABLE);
+	x->final = 1;
+	return 4;
+}
+
+/* The class data of an answer MAD of LEN bytes, at most MAX of it. */
+static size_t mad_data_len(int len, size_t max)
+{
+	size_t n = len > IB_SA_DATA_OFFS ? (size_t)len - IB_SA_DATA_OFFS : 0;
+
+	return n < max ? n : max;
+}
+
+/* An answer that is not an RMPP DATA segment in order. The exit code if
+ * it ends the transfer, -1 to receive on. */
+static int on_other_mad(struct rx *x, uint8_t *m, int len, unsigned flags,
+			unsigned seg, unsigned plen)
+{
+	size_t n;
+
+	if (!(flags & 1)) {
+		/* A single MAD: the records it holds, by its length. */
+		if (append(&x->t, m + IB_SA_DATA_OFFS, mad_data_len(len, SIZE_MAX),
+			   x->sim) < 0)
+			return table_full(x);
+		x->t.segs = 1;
+		return 0;
+	}
+	if (seg == 0 && x->expect == 1) {
+		/* RMPP Active but no segment number: the sender left
+		 * segmentation to a kernel that is not there (OpenSM under
+		 * ibsim). What came is all that will come. */
+		n = mad_data_len(len, SEG_DATA);
+		if (append(&x->t, m + IB_SA_DATA_OFFS, n, x->sim) < 0)
+			return table_full(x);
+		x->t.segs = 1;
+		printf("unsegmented: one MAD of a %u-byte transfer (PayloadLength %u)\n",
+		       plen ? plen : (unsigned)n, plen);
+		/* A full MAD with no length known: more was meant. */
+		return plen ? (plen > n + 20 ? 5 : 0) : (n >= SEG_DATA ? 5 : 0);
+	}
+	if (mad_get_field(m, 0, IB_SA_RMPP_TYPE_F) == 3 ||
+	    mad_get_field(m, 0, IB_SA_RMPP_TYPE_F) == 4) {
+		printf("rmpp %s status %u after %u segments\n",
+		       mad_get_field(m, 0, IB_SA_RMPP_TYPE_F) == 4 ? "abort" : "stop",
+		       mad_get_field(m, 0, IB_SA_RMPP_STATUS_F), x->t.segs);
+		x->final = 1;
+		return 6;
+	}
+	if (mad_get_field(m, 0, IB_SA_RMPP_TYPE_F) == 1 && seg != x->expect &&
+	    x->expect > 1 && ack_ok(&x->acks, x->o->drop_ack, x->o->ack_limit))
+		/* Duplicate or out of order: say again what we have. */
+		send_ack(x->sp->fd, x->sp->agent, x->ack, m, x->sa, x->expect - 1,
+			 x->expect - 1 + x->o->window);
+	return -1;
+}
+
+/* One answer MAD with our TID and status 0: the exit code if the
+ * transfer ends with it, -1 to receive on. */
+static int on_mad(struct rx *x, uint8_t *m, int len)
+{
+	unsigned flags, seg, plen, window = x->o->window;
+	size_t n;
+
+	x->t.stride = (size_t)mad_get_field(m, 0, IB_SA_ATTROFFS_F) * 8;
+	flags = mad_get_field(m, 0, IB_SA_RMPP_FLAGS_F);
+	seg = mad_get_field(m, 0, IB_SA_RMPP_SEGNUM_F);
+	plen = mad_get_field(m, 0, IB_SA_RMPP_LEN_F);
+	if (!(flags & 1) || (seg == 0 && x->expect == 1) ||
+	    mad_get_field(m, 0, IB_SA_RMPP_TYPE_F) != 1 || seg != x->expect)
+		return on_other_mad(x, m, len, flags, seg, plen);
+	if ((flags & 2) && plen) {  /* FIRST: the whole length */
+		x->total_segs = (plen + 219) / 220;
+		x->first_len = plen;
+	}
+	n = SEG_DATA;
+	if (flags & 4)              /* LAST: its own length */
+		n = plen >= 20 ? plen - 20 : 0;
+	if ((size_t)len < IB_SA_DATA_OFFS + n)
+		n = mad_data_len(len, SIZE_MAX);
+	if (append(&x->t, m + IB_SA_DATA_OFFS, n, x->sim) < 0)
+		return table_full(x);
+	x->t.segs = seg;
+	x->expect++;
+	if ((flags & 4) || seg == 1 || (seg - 1) % window == 0 ||
+	    seg == x->total_segs) {
+		if (ack_ok(&x->acks, x->o->drop_ack, x->o->ack_limit))
+			send_ack(x->sp->fd, x->sp->agent, x->ack, m, x->sa, seg,
+				 seg + window);
+		if (flags & 4)
+			return 0;
+	}
+	return -1;
+}
+
+/* Receive the answer to the request of TID32 in rcv until its transfer
+ * ends or --timeout passes without a MAD of it. The exit code so far
+ * (4: nothing more came). */
+static int receive_table(struct rx *x, void *rcv, uint32_t tid32)
+{
+	double deadline = tool_now_ms() + x->o->timeout;
+	uint8_t *m = umad_get_mad(rcv);
+
+	for (;;) {
+		int len = IB_MAD_SIZE, left = (int)(deadline - tool_now_ms()), rc;
+
+		if (left <= 0 || umad_recv(x->sp->fd, rcv, &len, left) < 0)
+			return 4;
 		if (umad_status(rcv) ||
 		    (uint32_t)mad_get_field64(m, 0, IB_MAD_TRID_F) != tid32)
 			continue;
 		if (mad_get_field(m, 0, IB_MAD_STATUS_F)) {
 			printf("status 0x%04x\n", mad_get_field(m, 0, IB_MAD_STATUS_F));
-			rc = 3;
-			goto out;
+			x->final = 1;
+			return 3;
 		}
-		deadline = tool_now_ms() + timeout;
-		t.stride = (size_t)mad_get_field(m, 0, IB_SA_ATTROFFS_F) * 8;
-		flags = mad_get_field(m, 0, IB_SA_RMPP_FLAGS_F);
-		if (!(flags & 1)) {
-			/* A single MAD: the records it holds, by its length. */
-			n = len > IB_SA_DATA_OFFS ? (size_t)len - IB_SA_DATA_OFFS : 0;
-			if (append(&t, m + IB_SA_DATA_OFFS, n, sim) < 0)
-				goto nomem;
-			t.segs = 1;
-			rc = 0;
-			break;
-		}
-		seg = mad_get_field(m, 0, IB_SA_RMPP_SEGNUM_F);
-		plen = mad_get_field(m, 0, IB_SA_RMPP_LEN_F);
-		if (seg == 0 && expect == 1) {
-			/* RMPP Active but no segment number: the sender left
-			 * segmentation to a kernel that is not there (OpenSM
-			 * under ibsim). What came is all that will come. */
-			n = len > IB_SA_DATA_OFFS ? (size_t)len - IB_SA_DATA_OFFS : 0;
-			if (n > SEG_DATA)
-				n = SEG_DATA;
-			if (append(&t, m + IB_SA_DATA_OFFS, n, sim) < 0)
-				goto nomem;
-			t.segs = 1;
-			printf("unsegmented: one MAD of a %u-byte transfer (PayloadLength %u)\n",
-			       plen ? plen : (unsigned)n, plen);
-			/* A full MAD with no length known: more was meant. */
-			rc = plen ? (plen > n + 20 ? 5 : 0) : (n >= SEG_DATA ? 5 : 0);
-			break;
-		}
-		if (mad_get_field(m, 0, IB_SA_RMPP_TYPE_F) == 3 ||
-		    mad_get_field(m, 0, IB_SA_RMPP_TYPE_F) == 4) {
-			printf("rmpp %s status %u after %u segments\n",
-			       mad_get_field(m, 0, IB_SA_RMPP_TYPE_F) == 4 ? "abort" : "stop",
-			       mad_get_field(m, 0, IB_SA_RMPP_STATUS_F), t.segs);
-			rc = 6;
-			goto out;
-		}
-		if (mad_get_field(m, 0, IB_SA_RMPP_TYPE_F) != 1)
-			continue;
-		if (seg != expect) {
-			/* Duplicate or out of order: say again what we have. */
-			if (expect > 1 && ack_ok(&acks, drop_ack, ack_limit))
-				send_ack(fd, agent, ack, m, &sa, expect - 1,
-					 expect - 1 + window);
-			continue;
-		}
-		if ((flags & 2) && plen) {  /* FIRST: the whole length */
-			total_segs = (plen + 219) / 220;
-			first_len = plen;
-		}
-		n = SEG_DATA;
-		if (flags & 4)              /* LAST: its own length */
-			n = plen >= 20 ? plen - 20 : 0;
-		if ((size_t)len < IB_SA_DATA_OFFS + n)
-			n = len > IB_SA_DATA_OFFS ? (size_t)len - IB_SA_DATA_OFFS : 0;
-		if (append(&t, m + IB_SA_DATA_OFFS, n, sim) < 0)
-			goto nomem;
-		t.segs = seg;
-		expect++;
-		if ((flags & 4) || seg == 1 || (seg - 1) % window == 0 ||
-		    seg == total_segs) {
-			if (ack_ok(&acks, drop_ack, ack_limit))
-				send_ack(fd, agent, ack, m, &sa, seg, seg + window);
-			if (flags & 4) {
-				rc = 0;
-				break;
-			}
-		}
+		deadline = tool_now_ms() + x->o->timeout;
+		rc = on_mad(x, m, len);
+		if (rc >= 0)
+			return rc;
 	}
+}
+
+/* What came, checked and printed (see the top comment): the exit code. */
+static int report_table(const struct rx *x, int rc)
+{
+	const struct table *t = &x->t;
+
 	if (rc != 0 && rc != 5) {
-		if (!t.segs) {
-			fprintf(stderr, "sa-table: no answer from the SA at LID %d\n", sa.lid);
-			rc = 4;
-			goto out;
+		if (!t->segs) {
+			fprintf(stderr, "sa-table: no answer from the SA at LID %d\n", x->sa->lid);
+			return 4;
 		}
 		printf("incomplete: %u of %u segments (%zu bytes), then nothing for %u ms\n",
-		       t.segs, total_segs, t.len, timeout);
+		       t->segs, x->total_segs, t->len, x->o->timeout);
 		rc = 5;
 	}
-	if (rc == 0 && first_len && first_len != t.len + 20u * t.segs) {
+	if (rc == 0 && x->first_len && x->first_len != t->len + 20u * t->segs) {
 		printf("PayloadLength %u in the first segment, but %zu bytes in %u segments came\n",
-		       first_len, t.len, t.segs);
+		       x->first_len, t->len, t->segs);
 		rc = 5;
 	}
-	if (t.stride) {
-		size_t n = t.len / t.stride, good = 0;
+	if (t->stride) {
+		size_t n = t->len / t->stride, good = 0;
 
-		print_records(attr, &t, t.data, n, t.stride);
+		print_records(x->o->attr, t, t->data, n, t->stride);
 		for (size_t i = 0; i < n; i++)
-			good += (size_t)intact(&t, i);
+			good += (size_t)intact(t, i);
 		printf("records %zu intact %zu cut %zu segments %u\n", n, good,
-		       n - good, t.segs);
+		       n - good, t->segs);
 	} else {
-		printf("records 0 intact 0 cut 0 segments %u\n", t.segs);
+		printf("records 0 intact 0 cut 0 segments %u\n", t->segs);
 	}
-	goto out;
-nomem:
-	fprintf(stderr, "sa-table: table larger than %u bytes\n", MAX_TABLE);
-	rc = 4;
-out:
-	free(t.data);
-	free(t.ok);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	static struct opts o;
+	static uint8_t stream[IB_SA_DATA_SIZE + 16 * MAX_GIDS + 65536];
+	const char *pre = getenv("LD_PRELOAD");
+	uint8_t rec[IB_SA_DATA_SIZE] = { 0 };
+	uint64_t mask = 0;
+	struct tool_sa_port sp;
+	void *bufs[3];
+	ib_portid_t sa = { 0 };
+	struct rx x = { .o = &o, .sp = &sp, .sa = &sa, .expect = 1 };
+	size_t slen;
+	uint32_t tid32;
+	int rc;
+
+	x.sim = pre && strstr(pre, "umad2sim") != NULL;
+	parse_args(argc, argv, &o);
+	if (query_record(&o, rec, &mask))
+		return 2;
+	if (tool_sa_open(PROG, o.ca, o.port, &sp, bufs, 3) < 0)
+		return 4;
+	x.ack = bufs[2];
+	sa.lid = sp.sm_lid;
+	sa.sl = sp.sm_sl;
+	sa.qp = 1;
+	sa.qkey = IB_DEFAULT_QP1_QKEY;
+	slen = request_stream(&o, rec, &mask, stream);
+	if (!slen)
+		return 2;
+	if (build_request(bufs[0], &o, &sa, rec, mask, slen, &tid32) < 0) {
+		fprintf(stderr, "sa-table: cannot build the MAD\n");
+		return 4;
+	}
+	if (send_request(&sp, bufs[0], bufs[1], &o, stream, slen) < 0)
+		return 4;
+	rc = receive_table(&x, bufs[1], tid32);
+	if (!x.final)
+		rc = report_table(&x, rc);
+	free(x.t.data);
+	free(x.t.ok);
 	/* No unregister or close: under ibsim the copies of the last ACK
 	 * that named no client come back to us while we stop, and
 	 * umad2sim's receiver thread crashes on a MAD for an agent that is

@@ -31,12 +31,12 @@ double tool_now_ms(void)
 	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
 }
 
-int tool_sa_open(const char *prog, const char *ca, int port,
-		 struct tool_sa_port *sp, void **bufs, int nbufs)
+int tool_sa_locate(const char *prog, const char *ca, int port,
+		   struct tool_sa_port *sp)
 {
 	umad_port_t p;
 
-	if (umad_init() < 0 || umad_get_port(ca, port, &p) < 0) {
+	if (umad_get_port(ca, port, &p) < 0) {
 		fprintf(stderr, "%s: no local IB port\n", prog);
 		return -1;
 	}
@@ -48,8 +48,20 @@ int tool_sa_open(const char *prog, const char *ca, int port,
 		fprintf(stderr, "%s: the port knows no SM LID (no master SM)\n", prog);
 		return -1;
 	}
+	return 0;
+}
+
+int tool_sa_open(const char *prog, const char *ca, int port,
+		 struct tool_sa_port *sp, void **bufs, int nbufs)
+{
 	int ok;
 
+	if (umad_init() < 0) {
+		fprintf(stderr, "%s: no local IB port\n", prog);
+		return -1;
+	}
+	if (tool_sa_locate(prog, ca, port, sp) < 0)
+		return -1;
 	sp->fd = umad_open_port(ca, port);
 	ok = sp->fd >= 0;
 	/* Slack: under ibsim, umad_size() is umad2sim's, and it need not be

@@ -26,9 +26,15 @@ struct tool_sa_port {
 	size_t bufsz;               /* size of each buffer in bufs */
 };
 
-/* umad_init, the port's SM LID (0: "the port knows no SM LID"), the port
- * opened, an SA agent registered, NBUFS zeroed umad buffers of
- * sp->bufsz in BUFS. Returns 0, or -1 once the error is said. */
+/* After umad_init: the port's SM LID, SM SL and own LID into SP (fd,
+ * agent and bufsz untouched). Returns 0, or -1 once "no local IB port" or
+ * "the port knows no SM LID" is said. */
+int tool_sa_locate(const char *prog, const char *ca, int port,
+		   struct tool_sa_port *sp);
+
+/* umad_init, the port's SM LID (tool_sa_locate), the port opened, an SA
+ * agent registered, NBUFS zeroed umad buffers of sp->bufsz in BUFS.
+ * Returns 0, or -1 once the error is said. */
 int tool_sa_open(const char *prog, const char *ca, int port,
 		 struct tool_sa_port *sp, void **bufs, int nbufs);
 
