@@ -167,22 +167,14 @@ static int mt_is_sink_class(const struct mad_transport *t, uint8_t mclass)
 	return 0;
 }
 
-/* What a umad2sim client receives of a MAD (IBSIM-NOTES): its receiver
- * thread keeps 224 bytes and the copy we get has heap bytes after them. */
-#define SIM_MAD_KEPT 224
-
-int mt_handle_recv(struct mad_transport *t, uint8_t *mad, int status,
-		   uint16_t slid, uint32_t sqp)
+/* Everything but an SA request to defer (mt_handle_recv has that inline):
+ * a send of ours come back (status), a response, an unsolicited MAD of
+ * another class; mclass already decoded when status is 0. */
+int mt_handle_recv_other(struct mad_transport *t, uint8_t *mad, int status,
+			 uint16_t slid, uint32_t sqp, uint8_t mclass)
 {
 	struct mt_req *r;
 	uint32_t s;
-	uint8_t mclass;
-
-	/* Under ibsim the bytes past SIM_MAD_KEPT never arrived: make them
-	 * zeros rather than whatever the heap held, so what the SA reads
-	 * (a reassembled request, above all) is the same every time. */
-	if (t->sim)
-		memset(mad + SIM_MAD_KEPT, 0, SMP_SIZE - SIM_MAD_KEPT);
 
 	if (status) {
 		/* The request came back unsent or undelivered (ibsim returns a
@@ -192,9 +184,6 @@ int mt_handle_recv(struct mad_transport *t, uint8_t *mad, int status,
 			return mt_slot_timed_out(t, s);
 		return 0;
 	}
-	/* The class is decoded once here and the rest of the way goes by
-	 * it (issue 27: three decodes per SA request before). */
-	mclass = smp_class(mad);
 	if (smp_is_response(mad)) {
 		r = mt_match(t, mad, &s);
 		if (!r && mclass == GMP_CLASS_SA && t->yielding) {
@@ -229,11 +218,6 @@ int mt_handle_recv(struct mad_transport *t, uint8_t *mad, int status,
 		return 0;
 	}
 	t->st.unsolicited++;
-	/* SA first: the one class that comes in streams (never a sink). */
-	if (mclass == GMP_CLASS_SA && t->dq_cap) {
-		mt_defer(t, mad, slid, sqp);
-		return 0;
-	}
 	if (mt_is_sink_class(t, mclass)) {
 		/* IBA 13.4.7: a class this port does not serve. */
 		uint8_t resp[SMP_SIZE];
@@ -277,7 +261,7 @@ static int poll_wire(struct mad_transport *t, int burst)
 }
 
 /* Sleep up to wait_ms (shortened to the next expiry of what is in
- * flight) for a MAD and take what came; 0 or a negative errno. */
+ * flight) for a MAD and take what came; 0 or more, or a negative errno. */
 static int poll_wait(struct mad_transport *t, int wait_ms)
 {
 	int ms = wait_ms;

@@ -500,13 +500,10 @@ int mt_umad_sleep(struct mad_transport *t, int ms)
 {
 	int rc = port_wait(t, ms);
 
-	if (rc < 0)
-		return rc;
 	/* A MAD woke us: take it now rather than on the caller's next
-	 * turn (one loop turn per SA query, not two: issue 27). */
-	if (rc > 0 && port_poll(t) < 0)
-		return -EIO;
-	return 0;
+	 * turn (one loop turn per SA query, not two: issue 27); a tail
+	 * call, what port_poll returns is what we return. */
+	return rc > 0 ? port_poll(t) : rc;
 }
 
 void mt_umad_release(struct mad_transport *t)
