@@ -181,6 +181,11 @@ int mt_respond(struct mad_transport *t, const uint8_t *mad, uint16_t dlid,
  * was sent, and SA clients count records by the length they receive. */
 int mt_respond_len(struct mad_transport *t, const uint8_t *mad, size_t len,
 		    uint16_t dlid, uint32_t dqp);
+/* mt_respond_len of a MAD whose management class the caller knows (the
+ * SA's answers: GMP_CLASS_SA), so the send does not decode it again
+ * (issue 27: a libibmad call per answer). mclass must be the MAD's. */
+int mt_respond_class(struct mad_transport *t, uint8_t mclass,
+		     const uint8_t *mad, size_t len, uint16_t dlid, uint32_t dqp);
 /* 1 when the kernel does RMPP for SA answers (a real port): a response
  * with the RMPP Active flag may then be one mt_respond_len of any length
  * (header + all data), and the kernel segments it with window, ACKs and
