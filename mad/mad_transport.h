@@ -159,6 +159,19 @@ int mt_serve_deferred(struct mad_transport *t, unsigned max, double until,
  * served (then the slice is timed from after it). */
 int mt_serve_slice(struct mad_transport *t, unsigned max, double slice_s,
 		   int (*stop)(void *arg), void *arg);
+/* A slice as mt_serve_slice's arguments, set once for mt_serve_next. */
+struct mt_slice {
+	unsigned max;
+	double slice_s;
+	int (*stop)(void *arg);
+	void *arg;
+};
+/* For a loop that serves a slice every turn (the SM's): the slice, set
+ * at start and again when it changes (a reload), so that a turn passes
+ * none of it (issue 27). */
+void mt_set_slice(struct mad_transport *t, const struct mt_slice *slice);
+/* mt_serve_slice with the slice mt_set_slice set (none set: max 0). */
+int mt_serve_next(struct mad_transport *t);
 /* Deferred requests (SubnAdm only, whose class needs no decoding) go to
  * fn instead of the request handler (NULL: to the request handler). */
 void mt_set_deferred_handler(struct mad_transport *t, mt_request_fn fn,

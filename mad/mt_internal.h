@@ -107,6 +107,7 @@ struct mad_transport {
 	void *on_deferred_ctx;
 	mt_request_fn serve_fn;     /* on_deferred, else on_request */
 	void *serve_ctx;
+	struct mt_slice slice;      /* mt_serve_next's (mt_set_slice) */
 	mt_long_request_fn on_long;
 	void *on_long_ctx;
 	struct mt_stats st;
