@@ -262,7 +262,8 @@ static int poll_wire(struct mad_transport *t, int burst)
 
 /* Sleep up to wait_ms (shortened to the next expiry of what is in
  * flight) for a MAD and take what came; 0 or more, or a negative errno. */
-static int poll_wait(struct mad_transport *t, int wait_ms)
+static inline __attribute__((always_inline)) int
+poll_wait(struct mad_transport *t, int wait_ms)
 {
 	int ms = wait_ms;
 
@@ -280,8 +281,9 @@ static int poll_wait(struct mad_transport *t, int wait_ms)
 
 /* The work of one round is guarded by counter checks, not calls: a round
  * that only takes an SA request (osmtest's stream) makes none of them
- * (issue 27). */
-int mt_poll(struct mad_transport *t, int wait_ms)
+ * (issue 27). Inline in mt_poll and mt_poll_turn. */
+static inline __attribute__((always_inline)) int poll_round(
+		struct mad_transport *t, int wait_ms)
 {
 	/* A round that may sleep on a port sleeps first when the last
 	 * burst was at most one MAD (a query stream, an idle SM): poll(2)
@@ -313,6 +315,26 @@ int mt_poll(struct mad_transport *t, int wait_ms)
 	if (t->in_flight && !t->yielding && mt_expire(t) < 0)
 		return -EIO;
 	return mt_has_queued(t) ? mt_fill_window(t) : 0;
+}
+
+int mt_poll(struct mad_transport *t, int wait_ms)
+{
+	return poll_round(t, wait_ms);
+}
+
+int mt_poll_turn(struct mad_transport *t, int wait_ms)
+{
+	unsigned ready;
+	int rc = poll_round(t, t->dq_len ? 0 : wait_ms);
+
+	if (rc < 0)
+		return rc;
+	/* Only a sleep sets them, and serving the slice that follows
+	 * polls without sleeping: what mt_watch_ready would say after it
+	 * (bits a sleep set later are the next turn's, not lost). */
+	ready = t->watch_ready;
+	t->watch_ready = 0;
+	return (int)ready;
 }
 
 void mt_watch_fd(struct mad_transport *t, unsigned slot, int fd)

@@ -210,6 +210,11 @@ int mt_kernel_rmpp(const struct mad_transport *t);
  * completions, expire timeouts.
  * Returns 0 or a negative errno (transport broken). */
 int mt_poll(struct mad_transport *t, int wait_ms);
+/* A loop turn's round (the SM's): mt_poll that does not sleep while
+ * deferred SA requests wait (they are the turn's work), returning what
+ * mt_watch_ready would (bits, taken once), or a negative errno; one call
+ * for three (issue 27). */
+int mt_poll_turn(struct mad_transport *t, int wait_ms);
 /* More descriptors (the SM's control socket, its signal pipe) that end
  * mt_poll's sleep when they turn readable, so the loop needs no timer to
  * look at them: slot 0..MT_WATCH_MAX-1, fd -1 for none. mt_watch_ready

@@ -170,16 +170,16 @@ int sm_run(struct sm *sm, const struct sm_signals *sig)
 
 		/* Sleep until the earliest thing due: a service's deadline (or
 		 * the pass a wakeup put off), the next light or heavy sweep; a
-		 * MAD, the control socket or a signal ends the sleep sooner. */
-		rc = mt_poll(sm->t, mt_deferred(sm->t) ? 0 :
-			     sleep_ms(sm, now, skipped ? pass_at + SVC_PASS_S : due, next_light));
-		if (rc >= 0)
-			rc = mt_serve_next(sm->t);
+		 * MAD, the control socket or a signal ends the sleep sooner;
+		 * no sleep while SA requests wait (mt_poll_turn). */
+		int ready = mt_poll_turn(sm->t,
+			sleep_ms(sm, now, skipped ? pass_at + SVC_PASS_S : due, next_light));
+
+		rc = ready < 0 ? ready : mt_serve_next(sm->t);
 		if (rc < 0) {
 			log_err("MAD transport failed: %s", strerror(-rc));
 			return 1;
 		}
-		unsigned ready = mt_watch_ready(sm->t);
 		if (ready & 1)
 			sm->ctl_ready = 1;
 		if (ready & 2)
