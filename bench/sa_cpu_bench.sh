@@ -19,7 +19,8 @@
 #   sh bench/sa_cpu_bench.sh [BUILD_DIR]
 #   SA_CPU_SIZES="648 11664" (CAs: 2- and 3-level radix-36 fat-trees)
 #   SA_CPU_SMS="ibsm opensm"  SA_CPU_TOP=6 (own functions listed)
-#   SA_CPU_KEEP=PREFIX (callgrind: keep the profile as PREFIX.SIZE.SM)
+#   SA_CPU_KEEP=PREFIX (keep the profile: callgrind's as PREFIX.SIZE.SM,
+#              perf's as PREFIX.SIZE.SM.perf)
 #   SA_CPU_FREQ=1000 (perf: samples a second; more samples, less noise:
 #              at 1 kHz the own code of one run is ~150 samples, +-8%)
 #   SA_CPU_RUNS=1 (ibsm then OpenSM, this many times: perf's ratio moves
@@ -170,6 +171,7 @@ run_sm() { # sm size net limits client
 	perf report -i "$W/perf.$2.$1" --stdio --sort sym -F overhead,sym \
 		--dsos "$([ "$1" = ibsm ] && echo ibsm || echo opensm,libopensm.so.9,libosmcomp.so.5)" 2>/dev/null |
 		awk '!/^#/ && NF >= 2' | sort -rn | head -n "${SA_CPU_TOP:-6}" | sed 's/^/         /'
+	[ -n "${SA_CPU_KEEP:-}" ] && cp "$W/perf.$2.$1" "$SA_CPU_KEEP.$2.$1.perf"
 	sim_cleanup
 }
 
