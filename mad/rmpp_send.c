@@ -108,6 +108,20 @@ size_t rmpp_tx_fill_first(size_t hdr_len, const uint8_t *data, size_t total,
 	return hdr_len + n;
 }
 
+void rmpp_tx_only_base(uint8_t *base, size_t hdr_len)
+{
+	rmpp_tx_first_base(base, hdr_len);
+	mad_set_field(base, 0, IB_SA_RMPP_FLAGS_F, data_flags(0, 1));
+}
+
+size_t rmpp_tx_fill_only(size_t hdr_len, size_t total, uint8_t *mad)
+{
+	memset(mad + hdr_len + total, 0, GMP_SIZE - hdr_len - total);
+	mad_set_field(mad, 0, IB_SA_RMPP_D2_F,
+		      payload_len(hdr_len, total, total, 0, 1));
+	return hdr_len + total;
+}
+
 size_t rmpp_tx_segment(size_t hdr_len, const uint8_t *hdr, const uint8_t *data,
 		       size_t total, unsigned i, unsigned segs, uint8_t *mad)
 {

@@ -124,6 +124,13 @@ size_t rmpp_tx_fill(size_t hdr_len, const uint8_t *data, size_t total,
 void rmpp_tx_first_base(uint8_t *base, size_t hdr_len);
 size_t rmpp_tx_fill_first(size_t hdr_len, const uint8_t *data, size_t total,
 			  unsigned segs, uint8_t *mad);
+/* An answer of one segment whose data (total bytes, at most GMP_SIZE -
+ * hdr_len) is in the mad already: rmpp_tx_only_base's header has the
+ * flags too (ACTIVE, FIRST, LAST), rmpp_tx_fill_only sets PayloadLength
+ * and zeroes what follows the data. Same bytes as rmpp_tx_fill(..., 0, 1,
+ * mad) with that data; one field write and no copy. */
+void rmpp_tx_only_base(uint8_t *base, size_t hdr_len);
+size_t rmpp_tx_fill_only(size_t hdr_len, size_t total, uint8_t *mad);
 /* Segments needed for total bytes (at least one). */
 static inline unsigned rmpp_tx_segments(size_t hdr_len, size_t total)
 {

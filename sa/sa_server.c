@@ -22,9 +22,14 @@
 #define SA_MAX_ANSWER_BYTES (64u << 20)
 
 struct sa_answer {
+	/* The records: first in the response MAD's data (in_mad: an answer
+	 * of one MAD, the common case, is sent from where it was built),
+	 * moved to the server's spare buffer or the heap once they pass it. */
 	uint8_t *buf;
 	size_t len;
 	uint32_t cap;                   /* bytes, at most SA_MAX_ANSWER_BYTES */
+	int in_mad;
+	struct sa_server *s;            /* its spare buffer (sa_answer_grow) */
 	size_t rec_len, padded;
 	size_t count;
 	int overflow;
@@ -38,6 +43,29 @@ struct sa_answer {
  * the SM handle what arrived meanwhile (traps, SMInfo) this often. */
 #define SA_YIELD_RECORDS 4096
 
+/* The records outgrow the response MAD's data (or a heap buffer): to the
+ * spare buffer (sa_server.spare) if the MAD held them, grown to end. */
+static int sa_answer_grow(struct sa_answer *a, size_t end)
+{
+	struct sa_server *s = a->s;
+
+	if (a->in_mad) {
+		uint8_t *mad_data = a->buf;
+
+		a->buf = s->spare;
+		a->cap = s->spare_cap;
+		s->spare = NULL;
+		s->spare_cap = 0;
+		a->in_mad = 0;
+		if (end > a->cap &&
+		    grow_array((void **)&a->buf, &a->cap, (uint32_t)end, 1, 4096))
+			return -ENOMEM;
+		memcpy(a->buf, mad_data, a->len);
+		return 0;
+	}
+	return grow_array((void **)&a->buf, &a->cap, (uint32_t)end, 1, 4096);
+}
+
 int sa_answer_add(struct sa_answer *a, const uint8_t *rec)
 {
 	size_t end = a->len + a->padded;
@@ -46,10 +74,8 @@ int sa_answer_add(struct sa_answer *a, const uint8_t *rec)
 		a->overflow = 1;
 		return -ENOMEM;
 	}
-	/* end <= SA_MAX_ANSWER_BYTES here: 32 bits hold it. The spare
-	 * buffer (sa_server.spare) usually has the room already. */
-	if (end > a->cap &&
-	    grow_array((void **)&a->buf, &a->cap, (uint32_t)end, 1, 4096)) {
+	/* end <= SA_MAX_ANSWER_BYTES here: 32 bits hold it. */
+	if (end > a->cap && sa_answer_grow(a, end)) {
 		a->overflow = 1;
 		return -ENOMEM;
 	}
@@ -105,6 +131,7 @@ void sa_server_init(struct sa_server *s, struct mad_transport *t)
 	rmpp_tx_init(&s->tx, &sa_tx_opts, s->xfer, SA_MAX_XFERS, send_mad, s);
 	s->tx.gave_up = tx_gave_up;
 	rmpp_tx_first_base(s->seg1_base, GMP_SA_DATA_OFFS);
+	rmpp_tx_only_base(s->only_base, GMP_SA_DATA_OFFS);
 	sa_db_init(&s->ctx.db);
 	sa_sl2vl_init(&s->ctx.sl2vl);
 	sa_tbl_init(&s->ctx.vlarb, SA_TBL_VLARB);
@@ -258,14 +285,24 @@ static size_t first_segment(const struct sa_server *s,
 	uint16_t offs = (uint16_t)(a->padded / 8);
 
 	if (is_table(h->method)) {
+		/* Records in mad already: one segment (segs is 1). */
+		if (a->in_mad) {
+			sa_resp_hdr(h, s->only_base, attr_id, status, offs, mad);
+			return rmpp_tx_fill_only(GMP_SA_DATA_OFFS,
+						 status ? 0 : a->len, mad);
+		}
 		sa_resp_hdr(h, s->seg1_base, attr_id, status, offs, mad);
 		return rmpp_tx_fill_first(GMP_SA_DATA_OFFS, a->buf,
 					  status ? 0 : a->len, segs, mad);
 	}
 	sa_resp_hdr(h, NULL, attr_id, status, offs, mad);
 	/* Get/Set/Delete: the one record, or the request's record echoed
-	 * with the error (IBA 15.4). */
-	if (!status && a->len) {
+	 * with the error (IBA 15.4). In mad already, its padding zero
+	 * (sa_answer_add): zeros after it. */
+	if (!status && a->len && a->in_mad) {
+		memset(mad + GMP_SA_DATA_OFFS + a->len, 0,
+		       GMP_SA_DATA_SIZE - a->len);
+	} else if (!status && a->len) {
 		memcpy(mad + GMP_SA_DATA_OFFS, a->buf, a->rec_len);
 		memset(mad + GMP_SA_DATA_OFFS + a->rec_len, 0,
 		       GMP_SA_DATA_SIZE - a->rec_len);
@@ -428,18 +465,12 @@ static int respond_kernel_rmpp(struct sa_server *s, const struct sa_req_hdr *rh,
 /* A buffer up to this size outlives its answer (sa_server.spare). */
 #define SA_SPARE_MAX (64u << 10)
 
-static void spare_take(struct sa_server *s, struct sa_answer *a)
-{
-	a->buf = s->spare;
-	a->cap = s->spare_cap;
-	s->spare = NULL;
-	s->spare_cap = 0;
-}
-
-/* What is left of the answer's buffer (an RMPP transfer may have taken
- * it) is kept if small, freed if not. */
+/* What is left of the answer's buffer once it left the MAD (an RMPP
+ * transfer may have taken it) is kept if small, freed if not. */
 static void spare_keep(struct sa_server *s, struct sa_answer *a)
 {
+	if (a->in_mad)
+		return;
 	if (a->buf && a->cap <= SA_SPARE_MAX && !s->spare) {
 		s->spare = a->buf;
 		s->spare_cap = a->cap;
@@ -464,9 +495,13 @@ static void answer(struct sa_server *s, const struct sa_req_hdr *h,
 	size_t len;
 	int slot, multi = is_table(h->method);
 
+	/* Built where it is sent from while it fits one MAD. */
+	a.buf = mad + GMP_SA_DATA_OFFS;
+	a.cap = GMP_SA_DATA_SIZE;
+	a.in_mad = 1;
+	a.s = s;
 	/* An answer one requester may not hold is refused before it costs
 	 * more than that (sa_rmpp_requester_mb; ERR_NO_RESOURCES). */
-	spare_take(s, &a);
 	a.max = s->rmpp_per_requester;
 	a.yield = s->yield;
 	a.yield_arg = s->yield_arg;

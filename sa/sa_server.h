@@ -68,6 +68,9 @@ struct sa_server {
 	/* Segment 1's headers but for what each answer sets (RMPP version,
 	 * type, RRespTime, segment 1: rmpp_tx_first_base). */
 	uint8_t seg1_base[GMP_SA_DATA_OFFS];
+	/* The same for an answer of one segment (FIRST and LAST:
+	 * rmpp_tx_only_base). */
+	uint8_t only_base[GMP_SA_DATA_OFFS];
 };
 
 void sa_server_init(struct sa_server *s, struct mad_transport *t);
