@@ -27,16 +27,16 @@ struct sa_answer {
 	 * moved to the server's spare buffer or the heap once they pass it. */
 	uint8_t *buf;
 	size_t len;
-	uint32_t cap;                   /* bytes, at most SA_MAX_ANSWER_BYTES */
-	int in_mad;
-	struct sa_server *s;            /* its spare buffer (sa_answer_grow) */
-	size_t rec_len, padded;
 	size_t count;
-	int overflow;
-	size_t max;                     /* 0 or a lower cap than the above */
-	int (*yield)(void *arg);        /* called every SA_YIELD_RECORDS */
-	void *yield_arg;
-	int busy;                       /* the yield said stop: Busy */
+	struct sa_server *s;            /* its spare buffer and yield */
+	/* At most SA_MAX_ANSWER_BYTES, or the requester's lower cap
+	 * (sa_server.rmpp_per_requester): one compare a record. */
+	size_t limit;
+	uint32_t cap;                   /* bytes, at most SA_MAX_ANSWER_BYTES */
+	uint32_t rec_len, padded;
+	uint8_t in_mad;
+	uint8_t overflow;
+	uint8_t busy;                   /* the yield said stop: Busy */
 };
 
 /* A long answer (every PathRecord of a fabric: 0.4 s for 374,544) lets
@@ -70,7 +70,7 @@ int sa_answer_add(struct sa_answer *a, const uint8_t *rec)
 {
 	size_t end = a->len + a->padded;
 
-	if (end > SA_MAX_ANSWER_BYTES || (a->max && end > a->max)) {
+	if (end > a->limit) {
 		a->overflow = 1;
 		return -ENOMEM;
 	}
@@ -85,8 +85,8 @@ int sa_answer_add(struct sa_answer *a, const uint8_t *rec)
 	memcpy(a->buf + a->len, rec, a->rec_len);
 	a->len = end;
 	a->count++;
-	if (a->yield && a->count % SA_YIELD_RECORDS == 0 &&
-	    a->yield(a->yield_arg)) {
+	if (a->count % SA_YIELD_RECORDS == 0 && a->s->yield &&
+	    a->s->yield(a->s->yield_arg)) {
 		/* Something more urgent (a sweep) is due: give up, the
 		 * requester is told Busy and asks again (IBA 13.4.7). */
 		a->busy = a->overflow = 1;
@@ -224,8 +224,8 @@ static uint16_t run(struct sa_server *s, const struct sa_req_hdr *h,
 	 * 0x001C means a field of a supported attribute is invalid. */
 	if (!ops)
 		return GMP_STATUS_METHOD_ATTR_UNSUPP;
-	a->rec_len = ops->rec_len;
-	a->padded = (ops->rec_len + 7) & ~(size_t)7;
+	a->rec_len = (uint32_t)ops->rec_len;
+	a->padded = (uint32_t)((ops->rec_len + 7) & ~(size_t)7);
 	switch (q.method) {
 	case SA_METHOD_GET:
 	case SA_METHOD_GET_TABLE:
@@ -245,7 +245,8 @@ static uint16_t run(struct sa_server *s, const struct sa_req_hdr *h,
 	}
 	if (!fn)
 		return GMP_STATUS_METHOD_ATTR_UNSUPP;
-	requester(&s->ctx, slid, &q);
+	if (!ops->no_requester)
+		requester(&s->ctx, slid, &q);
 	rc = fn(&s->ctx, &q, a);
 	if (a->busy) {
 		s->st.busy++;
@@ -273,18 +274,18 @@ static int is_table(uint8_t method)
 
 /* The first MAD of an answer of `segs` segments, built in mad: the
  * response's headers from the request's (attr_id instead of its
- * attribute unless 0), the RMPP header for table methods (mad/rmpp_send.h
- * sends the rest), and the records that fit. Returns the bytes that carry
+ * attribute unless 0), the RMPP header for table methods (multi;
+ * mad/rmpp_send.h sends the rest), and the records that fit. Returns the bytes that carry
  * data (what ibsim hands the client). */
 static size_t first_segment(const struct sa_server *s,
 			    const struct sa_req_hdr *h, const uint8_t *req,
 			    uint16_t attr_id, uint16_t status,
-			    const struct sa_answer *a, unsigned segs,
-			    uint8_t *mad)
+			    const struct sa_answer *a, int multi,
+			    unsigned segs, uint8_t *mad)
 {
 	uint16_t offs = (uint16_t)(a->padded / 8);
 
-	if (is_table(h->method)) {
+	if (multi) {
 		/* Records in mad already: one segment (segs is 1). */
 		if (a->in_mad) {
 			sa_resp_hdr(h, s->only_base, attr_id, status, offs, mad);
@@ -487,24 +488,23 @@ static void answer(struct sa_server *s, const struct sa_req_hdr *h,
 		   const uint8_t *req, size_t req_len, uint16_t slid,
 		   uint32_t sqp)
 {
-	struct sa_answer a = { 0 };
-	const struct sa_attr_ops *ops;
 	uint8_t mad[GMP_SIZE];
+	/* Built where it is sent from while it fits one MAD. An answer one
+	 * requester may not hold is refused before it costs more than that
+	 * (sa_rmpp_requester_mb; ERR_NO_RESOURCES). */
+	struct sa_answer a = {
+		.buf = mad + GMP_SA_DATA_OFFS, .cap = GMP_SA_DATA_SIZE,
+		.in_mad = 1, .s = s,
+		.limit = s->rmpp_per_requester &&
+			 s->rmpp_per_requester < SA_MAX_ANSWER_BYTES ?
+			 s->rmpp_per_requester : SA_MAX_ANSWER_BYTES,
+	};
+	const struct sa_attr_ops *ops;
 	uint16_t status, attr_id = 0;
 	unsigned segs;
 	size_t len;
 	int slot, multi = is_table(h->method);
 
-	/* Built where it is sent from while it fits one MAD. */
-	a.buf = mad + GMP_SA_DATA_OFFS;
-	a.cap = GMP_SA_DATA_SIZE;
-	a.in_mad = 1;
-	a.s = s;
-	/* An answer one requester may not hold is refused before it costs
-	 * more than that (sa_rmpp_requester_mb; ERR_NO_RESOURCES). */
-	a.max = s->rmpp_per_requester;
-	a.yield = s->yield;
-	a.yield_arg = s->yield_arg;
 	status = run(s, h, req, req_len, slid, sqp, &a, &slot, &ops);
 	/* Answers of another attribute (MultiPathRecord's are PathRecords):
 	 * the header the segments are built from says so. (ops: run's, the
@@ -519,7 +519,8 @@ static void answer(struct sa_server *s, const struct sa_req_hdr *h,
 		if (segs > 1)
 			s->st.rmpp_transfers++;
 	} else {
-		len = first_segment(s, h, req, attr_id, status, &a, segs, mad);
+		len = first_segment(s, h, req, attr_id, status, &a, multi, segs,
+				    mad);
 		if (send_mad(s, mad, len, slid, sqp) < 0)
 			log_warn("SA: cannot answer LID %u (attr 0x%04x)", slid,
 				 attr_id ? attr_id : h->attr_id);
