@@ -159,16 +159,12 @@ void sa_server_rmpp_timers(struct sa_server *s, double resend_s,
 	s->tx.o.max_retries = retries;
 }
 
-static int method_slot(uint8_t method)
-{
-	switch (method) {
-	case SA_METHOD_GET: return 0;
-	case SA_METHOD_GET_TABLE: return 1;
-	case SA_METHOD_SET: return 2;
-	case SA_METHOD_DELETE: return 3;
-	default: return -1;
-	}
-}
+/* The statistics' column of a method (sa_stats.by_attr) plus one, 0 for
+ * a method not counted there: a load, not a switch, a request. */
+static const uint8_t method_col1[128] = {
+	[SA_METHOD_GET] = 1, [SA_METHOD_GET_TABLE] = 2,
+	[SA_METHOD_SET] = 3, [SA_METHOD_DELETE] = 4,
+};
 
 /* Requester's GID: the subnet prefix and the port GUID of its LID, both
  * big endian (a GID's wire order; sa_query's own bytes, no MAD field). */
@@ -190,23 +186,23 @@ static uint16_t run(struct sa_server *s, const struct sa_req_hdr *h,
 		    uint32_t sqp, struct sa_answer *a, int *slot,
 		    const struct sa_attr_ops **opsp)
 {
-	struct sa_query q = { 0 };
+	/* Each field stored once; the requester's stay zero unless
+	 * requester() fills them. */
+	struct sa_query q = {
+		.method = h->method, .attr_id = h->attr_id,
+		.attr_mod = h->attr_mod, .comp_mask = h->comp_mask,
+		.record = req + GMP_SA_DATA_OFFS,
+		/* A reassembled multi-MAD request carries more than one
+		 * MAD's worth (a MultiPathRecord's GIDs). */
+		.record_len = req_len > GMP_SA_DATA_OFFS ?
+			req_len - GMP_SA_DATA_OFFS : GMP_SA_DATA_SIZE,
+		.slid = slid, .sqp = sqp,
+		.trusted = h->sm_key == s->ctx.sm.sm_key,
+	};
 	const struct sa_attr_ops *ops;
 	int (*fn)(struct sa_ctx *, const struct sa_query *, struct sa_answer *);
 	int rc;
 
-	q.method = h->method;
-	q.attr_id = h->attr_id;
-	q.attr_mod = h->attr_mod;
-	q.comp_mask = h->comp_mask;
-	q.record = req + GMP_SA_DATA_OFFS;
-	/* A reassembled multi-MAD request carries more than one MAD's
-	 * worth (a MultiPathRecord's GIDs). */
-	q.record_len = req_len > GMP_SA_DATA_OFFS ? req_len - GMP_SA_DATA_OFFS
-						  : GMP_SA_DATA_SIZE;
-	q.slid = slid;
-	q.sqp = sqp;
-	q.trusted = h->sm_key == s->ctx.sm.sm_key;
 	*slot = -1;
 	*opsp = NULL;
 	if (h->class_version != GMP_SA_CLASS_VERSION)
@@ -429,15 +425,15 @@ static void rmpp_control(struct sa_server *s, const uint8_t *mad, uint16_t slid)
 static void count(struct sa_server *s, uint8_t method, int slot,
 		  uint16_t status, const struct sa_answer *a)
 {
-	int m = method_slot(method);
+	unsigned m = method_col1[method & 0x7f];
 
 	s->st.requests++;
 	if (status)
 		s->st.errors++;
 	else
 		s->st.records += a->count;
-	if (slot >= 0 && slot < 32 && m >= 0)
-		s->st.by_attr[slot][m]++;
+	if ((unsigned)slot < 32 && m)
+		s->st.by_attr[slot][m - 1]++;
 }
 
 /* A table answer as one transfer the kernel segments (a real port):
