@@ -273,7 +273,7 @@ static int is_table(uint8_t method)
  * attribute unless 0), the RMPP header for table methods (multi;
  * mad/rmpp_send.h sends the rest), and the records that fit. Returns the bytes that carry
  * data (what ibsim hands the client). */
-static size_t first_segment(const struct sa_server *s,
+static size_t first_segment(struct sa_server *s,
 			    const struct sa_req_hdr *h, const uint8_t *req,
 			    uint16_t attr_id, uint16_t status,
 			    const struct sa_answer *a, int multi,
@@ -284,7 +284,12 @@ static size_t first_segment(const struct sa_server *s,
 	if (multi) {
 		/* Records in mad already: one segment (segs is 1). */
 		if (a->in_mad) {
-			sa_resp_hdr(h, s->only_base, attr_id, status, offs, mad);
+			if (offs != s->only_offs || h->comp_mask != s->only_mask) {
+				sa_hdr_set(s->only_base, offs, h->comp_mask);
+				s->only_offs = offs;
+				s->only_mask = h->comp_mask;
+			}
+			sa_resp_hdr_sa(h, s->only_base, attr_id, status, mad);
 			return rmpp_tx_fill_only(GMP_SA_DATA_OFFS,
 						 status ? 0 : a->len, mad);
 		}
