@@ -66,7 +66,10 @@ static int sa_answer_grow(struct sa_answer *a, size_t end)
 	return grow_array((void **)&a->buf, &a->cap, (uint32_t)end, 1, 4096);
 }
 
-int sa_answer_add(struct sa_answer *a, const uint8_t *rec)
+/* sa_answer_add when the record passes the buffer or the limit, or the
+ * yield is due: out of line, so the common case keeps no registers. */
+__attribute__((noinline))
+static int answer_add_slow(struct sa_answer *a, const uint8_t *rec)
 {
 	size_t end = a->len + a->padded;
 
@@ -79,8 +82,6 @@ int sa_answer_add(struct sa_answer *a, const uint8_t *rec)
 		a->overflow = 1;
 		return -ENOMEM;
 	}
-	/* The padding (under 8 bytes, rec_len >= 1) is zeroed by one 8-byte
-	 * store the record then overwrites up to rec_len. */
 	memset(a->buf + end - 8, 0, 8);
 	memcpy(a->buf + a->len, rec, a->rec_len);
 	a->len = end;
@@ -92,6 +93,22 @@ int sa_answer_add(struct sa_answer *a, const uint8_t *rec)
 		a->busy = a->overflow = 1;
 		return -EBUSY;
 	}
+	return 0;
+}
+
+int sa_answer_add(struct sa_answer *a, const uint8_t *rec)
+{
+	size_t len = a->len, end = len + a->padded;
+
+	if (end > a->cap || end > a->limit ||
+	    (a->count + 1) % SA_YIELD_RECORDS == 0)
+		return answer_add_slow(a, rec);
+	/* The padding (under 8 bytes, rec_len >= 1) is zeroed by one 8-byte
+	 * store the record then overwrites up to rec_len. */
+	memset(a->buf + end - 8, 0, 8);
+	a->len = end;
+	a->count++;
+	memcpy(a->buf + len, rec, a->rec_len);
 	return 0;
 }
 
