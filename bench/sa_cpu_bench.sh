@@ -19,7 +19,13 @@
 #   sh bench/sa_cpu_bench.sh [BUILD_DIR]
 #   SA_CPU_SIZES="648 11664" (CAs: 2- and 3-level radix-36 fat-trees)
 #   SA_CPU_SMS="ibsm opensm"  SA_CPU_TOP=6 (own functions listed)
-#   SA_CPU_KEEP=PREFIX (callgrind: keep the profile as PREFIX.SIZE.SM)
+#   SA_CPU_KEEP=PREFIX (keep the profile: callgrind's as PREFIX.SIZE.SM,
+#              perf's as PREFIX.SIZE.SM.perf)
+#   SA_CPU_FREQ=1000 (perf: samples a second; more samples, less noise:
+#              at 1 kHz the own code of one run is ~150 samples, +-8%)
+#   SA_CPU_RUNS=1 (ibsm then OpenSM, this many times: perf's ratio moves
+#              with the machine between runs (0.41-0.64x for one build on
+#              2026-11-28), so the median of the runs' ratios is printed)
 # Prints, per size and SM, CPU seconds or millions of instructions per
 # object, the own code per 1,000 queries (ms) or per query (instructions),
 # and the ratios ibsm/OpenSM and large/small.
@@ -35,6 +41,8 @@ B=${1:-${IBSM_BUILD:-$top/build}}
 case $B in /*) ;; *) B=$top/$B ;; esac
 SIZES=${SA_CPU_SIZES:-648 11664}
 TOOL=${SA_CPU_TOOL:-perf}
+FREQ=${SA_CPU_FREQ:-1000}
+RUNS=${SA_CPU_RUNS:-1}
 case $TOOL in
 perf) tools=perf ;;
 callgrind) tools="valgrind callgrind_control callgrind_annotate" ;;
@@ -49,7 +57,7 @@ bench_sim_workdir sacpu
 # Seconds of CPU per object class from a perf.data of one process.
 split_cpu() { # perf.data sm
 	perf report -i "$1" --stdio --sort dso -F overhead,sample,dso 2>/dev/null |
-	awk -v sm="$2" '/^#/ || NF < 3 { next }
+	awk -v sm="$2" -v hz="$FREQ" '/^#/ || NF < 3 { next }
 	{ n = $2; d = $3
 	  if (sm == "ibsm" && d == "ibsm") o = "own"
 	  else if (sm == "opensm" && (d == "opensm" || d ~ /^libopensm|^libosmcomp|^libosmvendor/)) o = "own"
@@ -59,8 +67,8 @@ split_cpu() { # perf.data sm
 	  else if (d ~ /libibumad|libibmad/) o = "libib"
 	  else o = "other"
 	  s[o] += n }
-	END { printf "%.3f %.3f %.3f %.3f %.3f %.3f\n", s["own"] / 1000, s["libc"] / 1000,
-		s["libib"] / 1000, s["sim"] / 1000, s["kernel"] / 1000, s["other"] / 1000 }'
+	END { printf "%.3f %.3f %.3f %.3f %.3f %.3f\n", s["own"] / hz, s["libc"] / hz,
+		s["libib"] / hz, s["sim"] / hz, s["kernel"] / hz, s["other"] / hz }'
 }
 
 # Instructions (self cost) per object class from a callgrind out file: a
@@ -104,7 +112,7 @@ callgrind_report() { # sm size ok t0 t1 pid
 	printf '%-6s %-7s %-5s %6s s | own %7s  libc %7s  libib %7s  sim %7s  other %7s | own Ir/query %s\n' \
 		"$2" "$1" "$3" "$4" "$5" "$6" "$7" "$8" "${10}" \
 		"$(awk -v o="$5" 'BEGIN { printf "%.0f", o * 1e6 / 100000 }')"
-	echo "$2 $1 $5" >>"$W/own"
+	echo "$2 $1 $5 $run" >>"$W/own"
 	if [ "$1" = ibsm ]; then own="\\[$B/bin/ibsm\\]|^ *[0-9,]+ +\\(.*\\) +$top/"
 	else own='\[[^]]*/(opensm|libopensm[^]/]*|libosmcomp[^]/]*|libosmvendor[^]/]*)\]'; fi
 	callgrind_annotate --inclusive=no "$f" 2>/dev/null | grep -E "$own" |
@@ -113,6 +121,7 @@ callgrind_report() { # sm size ok t0 t1 pid
 }
 
 run_sm() { # sm size net limits client
+	rm -f "$W/cg.$2.$1"*    # an earlier run's profile (SA_CPU_RUNS)
 	ibsim_start "$3" $4 || return 1
 	vg=
 	# Counting starts when the queries do (callgrind_control -i on).
@@ -137,7 +146,7 @@ run_sm() { # sm size net limits client
 	if [ "$TOOL" = callgrind ]; then
 		callgrind_control -i on "$pid" >/dev/null 2>&1
 	else
-		perf record -q -F 1000 -e cpu-clock -p "$pid" -o "$W/perf.$2.$1" >/dev/null 2>&1 &
+		perf record -q -F "$FREQ" -e cpu-clock -p "$pid" -o "$W/perf.$2.$1" >/dev/null 2>&1 &
 		perfpid=$!
 		sleep 0.5
 	fi
@@ -157,18 +166,19 @@ run_sm() { # sm size net limits client
 	printf '%-6s %-7s %-5s %6s s | own %6s  libc %6s  libib %6s  sim %6s  kernel %6s  other %6s | own ms/1k %s\n' \
 		"$2" "$1" "$3" "$4" "$5" "$6" "$7" "$8" "$9" "${10}" \
 		"$(awk -v o="$5" 'BEGIN { printf "%.2f", o * 1000 / 100 }')"
-	echo "$2 $1 $5" >>"$W/own"
+	echo "$2 $1 $5 $run" >>"$W/own"
 	# where the own code's CPU goes: the top functions
 	perf report -i "$W/perf.$2.$1" --stdio --sort sym -F overhead,sym \
 		--dsos "$([ "$1" = ibsm ] && echo ibsm || echo opensm,libopensm.so.9,libosmcomp.so.5)" 2>/dev/null |
 		awk '!/^#/ && NF >= 2' | sort -rn | head -n "${SA_CPU_TOP:-6}" | sed 's/^/         /'
+	[ -n "${SA_CPU_KEEP:-}" ] && cp "$W/perf.$2.$1" "$SA_CPU_KEEP.$2.$1.perf"
 	sim_cleanup
 }
 
 if [ "$TOOL" = callgrind ]; then
 	echo "size   SM      osmtest wall | instructions (millions) by object (callgrind)"
 else
-	echo "size   SM      osmtest wall | CPU seconds by object (perf, 1 kHz)"
+	echo "size   SM      osmtest wall | CPU seconds by object (perf, $FREQ Hz)"
 fi
 for size in $SIZES; do
 	case $size in
@@ -180,13 +190,33 @@ for size in $SIZES; do
 	# shellcheck disable=SC2086
 	bench_fattree "$net" $args
 	client=$(ibsim_ca_name "$net" 3)
-	for sm in ${SA_CPU_SMS:-ibsm opensm}; do
-		run_sm "$sm" "$size" "$net" "$limits" "$client"
+	run=1
+	while [ "$run" -le "$RUNS" ]; do
+		for sm in ${SA_CPU_SMS:-ibsm opensm}; do
+			run_sm "$sm" "$size" "$net" "$limits" "$client"
+		done
+		run=$((run + 1))
 	done
 done
-[ -f "$W/own" ] && awk '{ o[$1 " " $2] = $3; s[$1] = 1 }
-	END { for (z in s) if (o[z " opensm"] > 0 && o[z " ibsm"] != "")
-		printf "%s CAs: own-code CPU ibsm/OpenSM = %.2fx\n", z, o[z " ibsm"] / o[z " opensm"]
-	      if (o["648 ibsm"] > 0 && o["11664 ibsm"] != "")
-		printf "ibsm own-code CPU 11,664 / 648 CAs = %.2fx (same query count)\n", o["11664 ibsm"] / o["648 ibsm"] }' "$W/own"
+# Ratios of the SMs measured in one run (size and run number), then, with
+# more than one run, their median. The 11,664 / 648 ratio: first runs.
+[ -f "$W/own" ] && awk '{ o[$1 " " $2 " " $4] = $3; s[$1] = 1; if ($4 > nr) nr = $4 }
+	function median(a, n,   i, j, t) {
+		for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+	}
+	END { for (z in s) {
+		n = 0; line = ""
+		for (r = 1; r <= nr; r++)
+			if (o[z " opensm " r] > 0 && o[z " ibsm " r] != "") {
+				v[++n] = o[z " ibsm " r] / o[z " opensm " r]
+				line = line sprintf(" %.2f", v[n])
+			}
+		if (n == 1)
+			printf "%s CAs: own-code CPU ibsm/OpenSM = %.2fx\n", z, v[1]
+		else if (n > 1)
+			printf "%s CAs: own-code CPU ibsm/OpenSM = %.2fx (median of %d runs:%s)\n", z, median(v, n), n, line
+	      }
+	      if (o["648 ibsm 1"] > 0 && o["11664 ibsm 1"] != "")
+		printf "ibsm own-code CPU 11,664 / 648 CAs = %.2fx (same query count)\n", o["11664 ibsm 1"] / o["648 ibsm 1"] }' "$W/own"
 echo "own: the SM's own code; sim: libumad2sim (the simulator's transport, not on hardware)."

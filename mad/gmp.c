@@ -72,9 +72,10 @@ void sa_req_decode(const uint8_t *mad, struct sa_req_hdr *h)
 	h->comp_mask = mad_get_field64(m, 0, IB_SA_COMPMASK_F);
 }
 
-void sa_resp_hdr(const struct sa_req_hdr *h, const uint8_t *base,
-		 uint16_t attr_id, uint16_t status, uint16_t attr_offset_words,
-		 uint8_t *mad)
+/* sa_resp_hdr but for the SubnAdm header's AttributeOffset and
+ * ComponentMask (base's, or zero). */
+static inline void resp_hdr(const struct sa_req_hdr *h, const uint8_t *base,
+			    uint16_t attr_id, uint16_t status, uint8_t *mad)
 {
 	memcpy(mad, h->common, GMP_COMMON_HDR_LEN);
 	if (base)
@@ -92,8 +93,21 @@ void sa_resp_hdr(const struct sa_req_hdr *h, const uint8_t *base,
 	mad_set_field(mad, 0, IB_MAD_STATUS_F, status);
 	if (attr_id)
 		mad_set_field(mad, 0, IB_MAD_ATTRID_F, attr_id);
+}
+
+void sa_resp_hdr(const struct sa_req_hdr *h, const uint8_t *base,
+		 uint16_t attr_id, uint16_t status, uint16_t attr_offset_words,
+		 uint8_t *mad)
+{
+	resp_hdr(h, base, attr_id, status, mad);
 	mad_set_field(mad, 0, IB_SA_ATTROFFS_F, attr_offset_words);
 	mad_set_field64(mad, 0, IB_SA_COMPMASK_F, h->comp_mask);
+}
+
+void sa_resp_hdr_sa(const struct sa_req_hdr *h, const uint8_t *base,
+		    uint16_t attr_id, uint16_t status, uint8_t *mad)
+{
+	resp_hdr(h, base, attr_id, status, mad);
 }
 
 void rmpp_get(const uint8_t *mad, struct rmpp_hdr *h)

@@ -102,5 +102,11 @@ void sa_req_decode(const uint8_t *mad, struct sa_req_hdr *h);
 void sa_resp_hdr(const struct sa_req_hdr *h, const uint8_t *base,
 		 uint16_t attr_id, uint16_t status, uint16_t attr_offset_words,
 		 uint8_t *mad);
+/* The same with the SubnAdm header (AttributeOffset, ComponentMask)
+ * taken from base as well, where the caller wrote them (sa_hdr_set): for
+ * answers that repeat them, as a client asking one query over and over
+ * gets; two field writes fewer. */
+void sa_resp_hdr_sa(const struct sa_req_hdr *h, const uint8_t *base,
+		    uint16_t attr_id, uint16_t status, uint8_t *mad);
 
 #endif

@@ -8,7 +8,6 @@
 
 #include "smp.h"
 
-#define RMPP_HDR_END 36             /* PayloadLength counts from here */
 
 void rmpp_tx_init(struct rmpp_tx *t, const struct rmpp_tx_opts *o,
 		  struct rmpp_tx_xfer *slots, unsigned max_xfers,
@@ -106,6 +105,12 @@ size_t rmpp_tx_fill_first(size_t hdr_len, const uint8_t *data, size_t total,
 	mad_set_field(mad, 0, IB_SA_RMPP_D2_F,
 		      payload_len(hdr_len, total, n, 0, segs));
 	return hdr_len + n;
+}
+
+void rmpp_tx_only_base(uint8_t *base, size_t hdr_len)
+{
+	rmpp_tx_first_base(base, hdr_len);
+	mad_set_field(base, 0, IB_SA_RMPP_FLAGS_F, data_flags(0, 1));
 }
 
 size_t rmpp_tx_segment(size_t hdr_len, const uint8_t *hdr, const uint8_t *data,

@@ -37,7 +37,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <string.h>
+#include <infiniband/mad.h>
 #include "gmp.h"
+
+#define RMPP_HDR_END 36             /* PayloadLength counts from here */
 
 struct rmpp_tx_opts {
 	size_t hdr_len;             /* class header in every segment: 56 (SA) */
@@ -124,6 +128,21 @@ size_t rmpp_tx_fill(size_t hdr_len, const uint8_t *data, size_t total,
 void rmpp_tx_first_base(uint8_t *base, size_t hdr_len);
 size_t rmpp_tx_fill_first(size_t hdr_len, const uint8_t *data, size_t total,
 			  unsigned segs, uint8_t *mad);
+/* An answer of one segment whose data (total bytes, at most GMP_SIZE -
+ * hdr_len) is in the mad already: rmpp_tx_only_base's header has the
+ * flags too (ACTIVE, FIRST, LAST), rmpp_tx_fill_only sets PayloadLength
+ * and zeroes what follows the data. Same bytes as rmpp_tx_fill(..., 0, 1,
+ * mad) with that data; one field write and no copy. */
+void rmpp_tx_only_base(uint8_t *base, size_t hdr_len);
+static inline size_t rmpp_tx_fill_only(size_t hdr_len, size_t total,
+				       uint8_t *mad)
+{
+	/* inline: once for nearly every SA answer */
+	memset(mad + hdr_len + total, 0, GMP_SIZE - hdr_len - total);
+	mad_set_field(mad, 0, IB_SA_RMPP_D2_F,
+		      (uint32_t)(total + hdr_len - RMPP_HDR_END));
+	return hdr_len + total;
+}
 /* Segments needed for total bytes (at least one). */
 static inline unsigned rmpp_tx_segments(size_t hdr_len, size_t total)
 {

@@ -103,6 +103,10 @@ struct sa_attr_ops {
 	 * (GetMultiResp(PathRecord) answers GetMulti(MultiPathRecord),
 	 * IBA 15.2.5.17). 0: the request's. */
 	uint16_t resp_attr_id;
+	/* The handlers read neither requester_gid nor requester_port_guid
+	 * (nor sa_requester_port): the SLID's port is not looked up for
+	 * them, and both stay 0. Set only where that is checked. */
+	bool no_requester;
 };
 
 /* The registry: one table of every attribute the SA serves. Returns NULL

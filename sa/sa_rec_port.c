@@ -224,6 +224,9 @@ const struct sa_attr_ops sa_portinforecord_ops = {
 	.name = "PortInfoRecord",
 	.rec_len = SA_DB_PIR_LEN,
 	.query = pir_query,
+	/* pir_query reads q->trusted, never the requester (the common
+	 * query, osmtest's: no lookup of the SLID's port). */
+	.no_requester = true,
 };
 
 /* GUIDInfo: one record per block of 8 of the port's GUIDCap entries

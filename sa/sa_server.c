@@ -22,50 +22,93 @@
 #define SA_MAX_ANSWER_BYTES (64u << 20)
 
 struct sa_answer {
+	/* The records: first in the response MAD's data (in_mad: an answer
+	 * of one MAD, the common case, is sent from where it was built),
+	 * moved to the server's spare buffer or the heap once they pass it. */
 	uint8_t *buf;
 	size_t len;
-	uint32_t cap;                   /* bytes, at most SA_MAX_ANSWER_BYTES */
-	size_t rec_len, padded;
 	size_t count;
-	int overflow;
-	size_t max;                     /* 0 or a lower cap than the above */
-	int (*yield)(void *arg);        /* called every SA_YIELD_RECORDS */
-	void *yield_arg;
-	int busy;                       /* the yield said stop: Busy */
+	struct sa_server *s;            /* its spare buffer and yield */
+	/* At most SA_MAX_ANSWER_BYTES, or the requester's lower cap
+	 * (sa_server.rmpp_per_requester): one compare a record. */
+	size_t limit;
+	uint32_t cap;                   /* bytes, at most SA_MAX_ANSWER_BYTES */
+	uint32_t rec_len, padded;
+	uint8_t in_mad;
+	uint8_t overflow;
+	uint8_t busy;                   /* the yield said stop: Busy */
 };
 
 /* A long answer (every PathRecord of a fabric: 0.4 s for 374,544) lets
  * the SM handle what arrived meanwhile (traps, SMInfo) this often. */
 #define SA_YIELD_RECORDS 4096
 
-int sa_answer_add(struct sa_answer *a, const uint8_t *rec)
+/* The records outgrow the response MAD's data (or a heap buffer): to the
+ * spare buffer (sa_server.spare) if the MAD held them, grown to end. */
+static int sa_answer_grow(struct sa_answer *a, size_t end)
+{
+	struct sa_server *s = a->s;
+
+	if (a->in_mad) {
+		uint8_t *mad_data = a->buf;
+
+		a->buf = s->spare;
+		a->cap = s->spare_cap;
+		s->spare = NULL;
+		s->spare_cap = 0;
+		a->in_mad = 0;
+		if (end > a->cap &&
+		    grow_array((void **)&a->buf, &a->cap, (uint32_t)end, 1, 4096))
+			return -ENOMEM;
+		memcpy(a->buf, mad_data, a->len);
+		return 0;
+	}
+	return grow_array((void **)&a->buf, &a->cap, (uint32_t)end, 1, 4096);
+}
+
+/* sa_answer_add when the record passes the buffer or the limit, or the
+ * yield is due: out of line, so the common case keeps no registers. */
+__attribute__((noinline))
+static int answer_add_slow(struct sa_answer *a, const uint8_t *rec)
 {
 	size_t end = a->len + a->padded;
 
-	if (end > SA_MAX_ANSWER_BYTES || (a->max && end > a->max)) {
+	if (end > a->limit) {
 		a->overflow = 1;
 		return -ENOMEM;
 	}
-	/* end <= SA_MAX_ANSWER_BYTES here: 32 bits hold it. The spare
-	 * buffer (sa_server.spare) usually has the room already. */
-	if (end > a->cap &&
-	    grow_array((void **)&a->buf, &a->cap, (uint32_t)end, 1, 4096)) {
+	/* end <= SA_MAX_ANSWER_BYTES here: 32 bits hold it. */
+	if (end > a->cap && sa_answer_grow(a, end)) {
 		a->overflow = 1;
 		return -ENOMEM;
 	}
-	/* The padding (under 8 bytes, rec_len >= 1) is zeroed by one 8-byte
-	 * store the record then overwrites up to rec_len. */
 	memset(a->buf + end - 8, 0, 8);
 	memcpy(a->buf + a->len, rec, a->rec_len);
 	a->len = end;
 	a->count++;
-	if (a->yield && a->count % SA_YIELD_RECORDS == 0 &&
-	    a->yield(a->yield_arg)) {
+	if (a->count % SA_YIELD_RECORDS == 0 && a->s->yield &&
+	    a->s->yield(a->s->yield_arg)) {
 		/* Something more urgent (a sweep) is due: give up, the
 		 * requester is told Busy and asks again (IBA 13.4.7). */
 		a->busy = a->overflow = 1;
 		return -EBUSY;
 	}
+	return 0;
+}
+
+int sa_answer_add(struct sa_answer *a, const uint8_t *rec)
+{
+	size_t len = a->len, end = len + a->padded;
+
+	if (end > a->cap || end > a->limit ||
+	    (a->count + 1) % SA_YIELD_RECORDS == 0)
+		return answer_add_slow(a, rec);
+	/* The padding (under 8 bytes, rec_len >= 1) is zeroed by one 8-byte
+	 * store the record then overwrites up to rec_len. */
+	memset(a->buf + end - 8, 0, 8);
+	a->len = end;
+	a->count++;
+	memcpy(a->buf + len, rec, a->rec_len);
 	return 0;
 }
 
@@ -105,6 +148,7 @@ void sa_server_init(struct sa_server *s, struct mad_transport *t)
 	rmpp_tx_init(&s->tx, &sa_tx_opts, s->xfer, SA_MAX_XFERS, send_mad, s);
 	s->tx.gave_up = tx_gave_up;
 	rmpp_tx_first_base(s->seg1_base, GMP_SA_DATA_OFFS);
+	rmpp_tx_only_base(s->only_base, GMP_SA_DATA_OFFS);
 	sa_db_init(&s->ctx.db);
 	sa_sl2vl_init(&s->ctx.sl2vl);
 	sa_tbl_init(&s->ctx.vlarb, SA_TBL_VLARB);
@@ -132,16 +176,12 @@ void sa_server_rmpp_timers(struct sa_server *s, double resend_s,
 	s->tx.o.max_retries = retries;
 }
 
-static int method_slot(uint8_t method)
-{
-	switch (method) {
-	case SA_METHOD_GET: return 0;
-	case SA_METHOD_GET_TABLE: return 1;
-	case SA_METHOD_SET: return 2;
-	case SA_METHOD_DELETE: return 3;
-	default: return -1;
-	}
-}
+/* The statistics' column of a method (sa_stats.by_attr) plus one, 0 for
+ * a method not counted there: a load, not a switch, a request. */
+static const uint8_t method_col1[128] = {
+	[SA_METHOD_GET] = 1, [SA_METHOD_GET_TABLE] = 2,
+	[SA_METHOD_SET] = 3, [SA_METHOD_DELETE] = 4,
+};
 
 /* Requester's GID: the subnet prefix and the port GUID of its LID, both
  * big endian (a GID's wire order; sa_query's own bytes, no MAD field). */
@@ -163,23 +203,23 @@ static uint16_t run(struct sa_server *s, const struct sa_req_hdr *h,
 		    uint32_t sqp, struct sa_answer *a, int *slot,
 		    const struct sa_attr_ops **opsp)
 {
-	struct sa_query q = { 0 };
+	/* Each field stored once; the requester's stay zero unless
+	 * requester() fills them. */
+	struct sa_query q = {
+		.method = h->method, .attr_id = h->attr_id,
+		.attr_mod = h->attr_mod, .comp_mask = h->comp_mask,
+		.record = req + GMP_SA_DATA_OFFS,
+		/* A reassembled multi-MAD request carries more than one
+		 * MAD's worth (a MultiPathRecord's GIDs). */
+		.record_len = req_len > GMP_SA_DATA_OFFS ?
+			req_len - GMP_SA_DATA_OFFS : GMP_SA_DATA_SIZE,
+		.slid = slid, .sqp = sqp,
+		.trusted = h->sm_key == s->ctx.sm.sm_key,
+	};
 	const struct sa_attr_ops *ops;
 	int (*fn)(struct sa_ctx *, const struct sa_query *, struct sa_answer *);
 	int rc;
 
-	q.method = h->method;
-	q.attr_id = h->attr_id;
-	q.attr_mod = h->attr_mod;
-	q.comp_mask = h->comp_mask;
-	q.record = req + GMP_SA_DATA_OFFS;
-	/* A reassembled multi-MAD request carries more than one MAD's
-	 * worth (a MultiPathRecord's GIDs). */
-	q.record_len = req_len > GMP_SA_DATA_OFFS ? req_len - GMP_SA_DATA_OFFS
-						  : GMP_SA_DATA_SIZE;
-	q.slid = slid;
-	q.sqp = sqp;
-	q.trusted = h->sm_key == s->ctx.sm.sm_key;
 	*slot = -1;
 	*opsp = NULL;
 	if (h->class_version != GMP_SA_CLASS_VERSION)
@@ -197,8 +237,8 @@ static uint16_t run(struct sa_server *s, const struct sa_req_hdr *h,
 	 * 0x001C means a field of a supported attribute is invalid. */
 	if (!ops)
 		return GMP_STATUS_METHOD_ATTR_UNSUPP;
-	a->rec_len = ops->rec_len;
-	a->padded = (ops->rec_len + 7) & ~(size_t)7;
+	a->rec_len = (uint32_t)ops->rec_len;
+	a->padded = (uint32_t)((ops->rec_len + 7) & ~(size_t)7);
 	switch (q.method) {
 	case SA_METHOD_GET:
 	case SA_METHOD_GET_TABLE:
@@ -218,7 +258,8 @@ static uint16_t run(struct sa_server *s, const struct sa_req_hdr *h,
 	}
 	if (!fn)
 		return GMP_STATUS_METHOD_ATTR_UNSUPP;
-	requester(&s->ctx, slid, &q);
+	if (!ops->no_requester)
+		requester(&s->ctx, slid, &q);
 	rc = fn(&s->ctx, &q, a);
 	if (a->busy) {
 		s->st.busy++;
@@ -246,26 +287,41 @@ static int is_table(uint8_t method)
 
 /* The first MAD of an answer of `segs` segments, built in mad: the
  * response's headers from the request's (attr_id instead of its
- * attribute unless 0), the RMPP header for table methods (mad/rmpp_send.h
- * sends the rest), and the records that fit. Returns the bytes that carry
+ * attribute unless 0), the RMPP header for table methods (multi;
+ * mad/rmpp_send.h sends the rest), and the records that fit. Returns the bytes that carry
  * data (what ibsim hands the client). */
-static size_t first_segment(const struct sa_server *s,
+static size_t first_segment(struct sa_server *s,
 			    const struct sa_req_hdr *h, const uint8_t *req,
 			    uint16_t attr_id, uint16_t status,
-			    const struct sa_answer *a, unsigned segs,
-			    uint8_t *mad)
+			    const struct sa_answer *a, int multi,
+			    unsigned segs, uint8_t *mad)
 {
 	uint16_t offs = (uint16_t)(a->padded / 8);
 
-	if (is_table(h->method)) {
+	if (multi) {
+		/* Records in mad already: one segment (segs is 1). */
+		if (a->in_mad) {
+			if (offs != s->only_offs || h->comp_mask != s->only_mask) {
+				sa_hdr_set(s->only_base, offs, h->comp_mask);
+				s->only_offs = offs;
+				s->only_mask = h->comp_mask;
+			}
+			sa_resp_hdr_sa(h, s->only_base, attr_id, status, mad);
+			return rmpp_tx_fill_only(GMP_SA_DATA_OFFS,
+						 status ? 0 : a->len, mad);
+		}
 		sa_resp_hdr(h, s->seg1_base, attr_id, status, offs, mad);
 		return rmpp_tx_fill_first(GMP_SA_DATA_OFFS, a->buf,
 					  status ? 0 : a->len, segs, mad);
 	}
 	sa_resp_hdr(h, NULL, attr_id, status, offs, mad);
 	/* Get/Set/Delete: the one record, or the request's record echoed
-	 * with the error (IBA 15.4). */
-	if (!status && a->len) {
+	 * with the error (IBA 15.4). In mad already, its padding zero
+	 * (sa_answer_add): zeros after it. */
+	if (!status && a->len && a->in_mad) {
+		memset(mad + GMP_SA_DATA_OFFS + a->len, 0,
+		       GMP_SA_DATA_SIZE - a->len);
+	} else if (!status && a->len) {
 		memcpy(mad + GMP_SA_DATA_OFFS, a->buf, a->rec_len);
 		memset(mad + GMP_SA_DATA_OFFS + a->rec_len, 0,
 		       GMP_SA_DATA_SIZE - a->rec_len);
@@ -391,15 +447,15 @@ static void rmpp_control(struct sa_server *s, const uint8_t *mad, uint16_t slid)
 static void count(struct sa_server *s, uint8_t method, int slot,
 		  uint16_t status, const struct sa_answer *a)
 {
-	int m = method_slot(method);
+	unsigned m = method_col1[method & 0x7f];
 
 	s->st.requests++;
 	if (status)
 		s->st.errors++;
 	else
 		s->st.records += a->count;
-	if (slot >= 0 && slot < 32 && m >= 0)
-		s->st.by_attr[slot][m]++;
+	if ((unsigned)slot < 32 && m)
+		s->st.by_attr[slot][m - 1]++;
 }
 
 /* A table answer as one transfer the kernel segments (a real port):
@@ -428,18 +484,12 @@ static int respond_kernel_rmpp(struct sa_server *s, const struct sa_req_hdr *rh,
 /* A buffer up to this size outlives its answer (sa_server.spare). */
 #define SA_SPARE_MAX (64u << 10)
 
-static void spare_take(struct sa_server *s, struct sa_answer *a)
-{
-	a->buf = s->spare;
-	a->cap = s->spare_cap;
-	s->spare = NULL;
-	s->spare_cap = 0;
-}
-
-/* What is left of the answer's buffer (an RMPP transfer may have taken
- * it) is kept if small, freed if not. */
+/* What is left of the answer's buffer once it left the MAD (an RMPP
+ * transfer may have taken it) is kept if small, freed if not. */
 static void spare_keep(struct sa_server *s, struct sa_answer *a)
 {
+	if (a->in_mad)
+		return;
 	if (a->buf && a->cap <= SA_SPARE_MAX && !s->spare) {
 		s->spare = a->buf;
 		s->spare_cap = a->cap;
@@ -456,20 +506,23 @@ static void answer(struct sa_server *s, const struct sa_req_hdr *h,
 		   const uint8_t *req, size_t req_len, uint16_t slid,
 		   uint32_t sqp)
 {
-	struct sa_answer a = { 0 };
-	const struct sa_attr_ops *ops;
 	uint8_t mad[GMP_SIZE];
+	/* Built where it is sent from while it fits one MAD. An answer one
+	 * requester may not hold is refused before it costs more than that
+	 * (sa_rmpp_requester_mb; ERR_NO_RESOURCES). */
+	struct sa_answer a = {
+		.buf = mad + GMP_SA_DATA_OFFS, .cap = GMP_SA_DATA_SIZE,
+		.in_mad = 1, .s = s,
+		.limit = s->rmpp_per_requester &&
+			 s->rmpp_per_requester < SA_MAX_ANSWER_BYTES ?
+			 s->rmpp_per_requester : SA_MAX_ANSWER_BYTES,
+	};
+	const struct sa_attr_ops *ops;
 	uint16_t status, attr_id = 0;
 	unsigned segs;
 	size_t len;
 	int slot, multi = is_table(h->method);
 
-	/* An answer one requester may not hold is refused before it costs
-	 * more than that (sa_rmpp_requester_mb; ERR_NO_RESOURCES). */
-	spare_take(s, &a);
-	a.max = s->rmpp_per_requester;
-	a.yield = s->yield;
-	a.yield_arg = s->yield_arg;
 	status = run(s, h, req, req_len, slid, sqp, &a, &slot, &ops);
 	/* Answers of another attribute (MultiPathRecord's are PathRecords):
 	 * the header the segments are built from says so. (ops: run's, the
@@ -484,7 +537,8 @@ static void answer(struct sa_server *s, const struct sa_req_hdr *h,
 		if (segs > 1)
 			s->st.rmpp_transfers++;
 	} else {
-		len = first_segment(s, h, req, attr_id, status, &a, segs, mad);
+		len = first_segment(s, h, req, attr_id, status, &a, multi, segs,
+				    mad);
 		if (send_mad(s, mad, len, slid, sqp) < 0)
 			log_warn("SA: cannot answer LID %u (attr 0x%04x)", slid,
 				 attr_id ? attr_id : h->attr_id);

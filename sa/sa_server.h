@@ -68,6 +68,13 @@ struct sa_server {
 	/* Segment 1's headers but for what each answer sets (RMPP version,
 	 * type, RRespTime, segment 1: rmpp_tx_first_base). */
 	uint8_t seg1_base[GMP_SA_DATA_OFFS];
+	/* The same for an answer of one segment (FIRST and LAST:
+	 * rmpp_tx_only_base), with the last such answer's AttributeOffset
+	 * and ComponentMask (only_offs, only_mask; written again when
+	 * they change): a client repeating a query gets them from here. */
+	uint8_t only_base[GMP_SA_DATA_OFFS];
+	uint16_t only_offs;
+	uint64_t only_mask;
 };
 
 void sa_server_init(struct sa_server *s, struct mad_transport *t);
