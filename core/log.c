@@ -47,10 +47,3 @@ void log_msg(enum log_level level, const char *fmt, ...)
 	fputc('\n', out);
 	fflush(out);
 }
-
-double now_seconds(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}

@@ -167,22 +167,14 @@ static int mt_is_sink_class(const struct mad_transport *t, uint8_t mclass)
 	return 0;
 }
 
-/* What a umad2sim client receives of a MAD (IBSIM-NOTES): its receiver
- * thread keeps 224 bytes and the copy we get has heap bytes after them. */
-#define SIM_MAD_KEPT 224
-
-int mt_handle_recv(struct mad_transport *t, uint8_t *mad, int status,
-		   uint16_t slid, uint32_t sqp)
+/* Everything but an SA request to defer (mt_handle_recv has that inline):
+ * a send of ours come back (status), a response, an unsolicited MAD of
+ * another class; mclass already decoded when status is 0. */
+int mt_handle_recv_other(struct mad_transport *t, uint8_t *mad, int status,
+			 uint16_t slid, uint32_t sqp, uint8_t mclass)
 {
 	struct mt_req *r;
 	uint32_t s;
-	uint8_t mclass;
-
-	/* Under ibsim the bytes past SIM_MAD_KEPT never arrived: make them
-	 * zeros rather than whatever the heap held, so what the SA reads
-	 * (a reassembled request, above all) is the same every time. */
-	if (t->sim)
-		memset(mad + SIM_MAD_KEPT, 0, SMP_SIZE - SIM_MAD_KEPT);
 
 	if (status) {
 		/* The request came back unsent or undelivered (ibsim returns a
@@ -192,9 +184,6 @@ int mt_handle_recv(struct mad_transport *t, uint8_t *mad, int status,
 			return mt_slot_timed_out(t, s);
 		return 0;
 	}
-	/* The class is decoded once here and the rest of the way goes by
-	 * it (issue 27: three decodes per SA request before). */
-	mclass = smp_class(mad);
 	if (smp_is_response(mad)) {
 		r = mt_match(t, mad, &s);
 		if (!r && mclass == GMP_CLASS_SA && t->yielding) {
@@ -229,11 +218,6 @@ int mt_handle_recv(struct mad_transport *t, uint8_t *mad, int status,
 		return 0;
 	}
 	t->st.unsolicited++;
-	/* SA first: the one class that comes in streams (never a sink). */
-	if (mclass == GMP_CLASS_SA && t->dq_cap) {
-		mt_defer(t, mad, slid, sqp);
-		return 0;
-	}
 	if (mt_is_sink_class(t, mclass)) {
 		/* IBA 13.4.7: a class this port does not serve. */
 		uint8_t resp[SMP_SIZE];
@@ -277,8 +261,9 @@ static int poll_wire(struct mad_transport *t, int burst)
 }
 
 /* Sleep up to wait_ms (shortened to the next expiry of what is in
- * flight) for a MAD and take what came; 0 or a negative errno. */
-static int poll_wait(struct mad_transport *t, int wait_ms)
+ * flight) for a MAD and take what came; 0 or more, or a negative errno. */
+static inline __attribute__((always_inline)) int
+poll_wait(struct mad_transport *t, int wait_ms)
 {
 	int ms = wait_ms;
 
@@ -296,8 +281,9 @@ static int poll_wait(struct mad_transport *t, int wait_ms)
 
 /* The work of one round is guarded by counter checks, not calls: a round
  * that only takes an SA request (osmtest's stream) makes none of them
- * (issue 27). */
-int mt_poll(struct mad_transport *t, int wait_ms)
+ * (issue 27). Inline in mt_poll and mt_poll_turn. */
+static inline __attribute__((always_inline)) int poll_round(
+		struct mad_transport *t, int wait_ms)
 {
 	/* A round that may sleep on a port sleeps first when the last
 	 * burst was at most one MAD (a query stream, an idle SM): poll(2)
@@ -329,6 +315,26 @@ int mt_poll(struct mad_transport *t, int wait_ms)
 	if (t->in_flight && !t->yielding && mt_expire(t) < 0)
 		return -EIO;
 	return mt_has_queued(t) ? mt_fill_window(t) : 0;
+}
+
+int mt_poll(struct mad_transport *t, int wait_ms)
+{
+	return poll_round(t, wait_ms);
+}
+
+int mt_poll_turn(struct mad_transport *t, int wait_ms)
+{
+	unsigned ready;
+	int rc = poll_round(t, t->dq_len ? 0 : wait_ms);
+
+	if (rc < 0)
+		return rc;
+	/* Only a sleep sets them, and serving the slice that follows
+	 * polls without sleeping: what mt_watch_ready would say after it
+	 * (bits a sleep set later are the next turn's, not lost). */
+	ready = t->watch_ready;
+	t->watch_ready = 0;
+	return (int)ready;
 }
 
 void mt_watch_fd(struct mad_transport *t, unsigned slot, int fd)

@@ -159,6 +159,19 @@ int mt_serve_deferred(struct mad_transport *t, unsigned max, double until,
  * served (then the slice is timed from after it). */
 int mt_serve_slice(struct mad_transport *t, unsigned max, double slice_s,
 		   int (*stop)(void *arg), void *arg);
+/* A slice as mt_serve_slice's arguments, set once for mt_serve_next. */
+struct mt_slice {
+	unsigned max;
+	double slice_s;
+	int (*stop)(void *arg);
+	void *arg;
+};
+/* For a loop that serves a slice every turn (the SM's): the slice, set
+ * at start and again when it changes (a reload), so that a turn passes
+ * none of it (issue 27). */
+void mt_set_slice(struct mad_transport *t, const struct mt_slice *slice);
+/* mt_serve_slice with the slice mt_set_slice set (none set: max 0). */
+int mt_serve_next(struct mad_transport *t);
 /* Deferred requests (SubnAdm only, whose class needs no decoding) go to
  * fn instead of the request handler (NULL: to the request handler). */
 void mt_set_deferred_handler(struct mad_transport *t, mt_request_fn fn,
@@ -181,6 +194,11 @@ int mt_respond(struct mad_transport *t, const uint8_t *mad, uint16_t dlid,
  * was sent, and SA clients count records by the length they receive. */
 int mt_respond_len(struct mad_transport *t, const uint8_t *mad, size_t len,
 		    uint16_t dlid, uint32_t dqp);
+/* mt_respond_len of a MAD whose management class the caller knows (the
+ * SA's answers: GMP_CLASS_SA), so the send does not decode it again
+ * (issue 27: a libibmad call per answer). mclass must be the MAD's. */
+int mt_respond_class(struct mad_transport *t, uint8_t mclass,
+		     const uint8_t *mad, size_t len, uint16_t dlid, uint32_t dqp);
 /* 1 when the kernel does RMPP for SA answers (a real port): a response
  * with the RMPP Active flag may then be one mt_respond_len of any length
  * (header + all data), and the kernel segments it with window, ACKs and
@@ -192,6 +210,11 @@ int mt_kernel_rmpp(const struct mad_transport *t);
  * completions, expire timeouts.
  * Returns 0 or a negative errno (transport broken). */
 int mt_poll(struct mad_transport *t, int wait_ms);
+/* A loop turn's round (the SM's): mt_poll that does not sleep while
+ * deferred SA requests wait (they are the turn's work), returning what
+ * mt_watch_ready would (bits, taken once), or a negative errno; one call
+ * for three (issue 27). */
+int mt_poll_turn(struct mad_transport *t, int wait_ms);
 /* More descriptors (the SM's control socket, its signal pipe) that end
  * mt_poll's sleep when they turn readable, so the loop needs no timer to
  * look at them: slot 0..MT_WATCH_MAX-1, fd -1 for none. mt_watch_ready

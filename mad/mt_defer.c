@@ -116,8 +116,10 @@ int mt_serve_deferred(struct mad_transport *t, unsigned max, double until,
 	return (int)n;
 }
 
-int mt_serve_slice(struct mad_transport *t, unsigned max, double slice_s,
-		   int (*stop)(void *arg), void *arg)
+/* What mt_serve_slice and mt_serve_next do, for a slice kept where they
+ * put it: with one request waiting, the serve keeps only t, sl and the
+ * slot across its call (issue 27: the five arguments were all kept). */
+static int serve_slice(struct mad_transport *t, const struct mt_slice *sl)
 {
 	struct mt_deferred *d;
 	int rc;
@@ -125,8 +127,9 @@ int mt_serve_slice(struct mad_transport *t, unsigned max, double slice_s,
 	/* More than one waiting: the slice is timed from now, as with
 	 * mt_serve_deferred. */
 	if (t->dq_len > 1)
-		return mt_serve_deferred(t, max, now_seconds() + slice_s, stop, arg);
-	if (!t->dq_len || !max)
+		return mt_serve_deferred(t, sl->max, now_seconds() + sl->slice_s,
+					 sl->stop, sl->arg);
+	if (!t->dq_len || !sl->max)
 		return 0;
 	/* One (a query stream, one in flight): served here, and the clock
 	 * read only if more came meanwhile (a yield, the poll after it);
@@ -139,10 +142,29 @@ int mt_serve_slice(struct mad_transport *t, unsigned max, double slice_s,
 		return 1;
 	if (mt_poll(t, 0) < 0)
 		return -EIO;
-	if ((stop && stop(arg)) || max == 1)
+	if ((sl->stop && sl->stop(sl->arg)) || sl->max == 1)
 		return 1;
-	rc = mt_serve_deferred(t, max - 1, now_seconds() + slice_s, stop, arg);
+	rc = mt_serve_deferred(t, sl->max - 1, now_seconds() + sl->slice_s,
+			       sl->stop, sl->arg);
 	return rc < 0 ? rc : rc + 1;
+}
+
+int mt_serve_slice(struct mad_transport *t, unsigned max, double slice_s,
+		   int (*stop)(void *arg), void *arg)
+{
+	struct mt_slice sl = { max, slice_s, stop, arg };
+
+	return serve_slice(t, &sl);
+}
+
+void mt_set_slice(struct mad_transport *t, const struct mt_slice *slice)
+{
+	t->slice = *slice;
+}
+
+int mt_serve_next(struct mad_transport *t)
+{
+	return serve_slice(t, &t->slice);
 }
 
 int mt_yield(struct mad_transport *t)

@@ -22,6 +22,7 @@
 #include <infiniband/umad.h>
 
 #include "mad_transport.h"
+#include "gmp.h"
 
 #define SLOT_BITS 12
 #define MAX_WINDOW (1u << SLOT_BITS)
@@ -106,6 +107,7 @@ struct mad_transport {
 	void *on_deferred_ctx;
 	mt_request_fn serve_fn;     /* on_deferred, else on_request */
 	void *serve_ctx;
+	struct mt_slice slice;      /* mt_serve_next's (mt_set_slice) */
 	mt_long_request_fn on_long;
 	void *on_long_ctx;
 	struct mt_stats st;
@@ -147,10 +149,10 @@ static inline int mt_has_queued(const struct mad_transport *t)
  * untracked, over the wire or the port. */
 int mt_send(struct mad_transport *t, const uint8_t *mad, size_t len,
 	    uint16_t dlid, uint32_t dqp);
-/* One MAD received (into a buffer of SMP_SIZE bytes we may write), from
- * slid / sqp; status nonzero: a send of ours came back undelivered. */
-int mt_handle_recv(struct mad_transport *t, uint8_t *mad, int status,
-		   uint16_t slid, uint32_t sqp);
+/* mt_handle_recv's MADs other than an SA request to defer; mclass is the
+ * MAD's class (decoded) when status is 0. */
+int mt_handle_recv_other(struct mad_transport *t, uint8_t *mad, int status,
+			 uint16_t slid, uint32_t sqp, uint8_t mclass);
 
 /* mt_window.c */
 /* Send what the window allows: the queue first, then the low queue. */
@@ -192,11 +194,43 @@ static inline void mt_defer(struct mad_transport *t, const uint8_t *mad,
 	t->st.deferred++;
 }
 
+/* What a umad2sim client receives of a MAD (IBSIM-NOTES): its receiver
+ * thread keeps 224 bytes and the copy we get has heap bytes after them. */
+#define SIM_MAD_KEPT 224
+
+/* One MAD received (into a buffer of SMP_SIZE bytes we may write), from
+ * slid / sqp; status nonzero: a send of ours came back undelivered.
+ * Inline, the SA request to defer (a query stream's every MAD: no call
+ * and no frame for it, issue 27); the rest in mt_handle_recv_other. The
+ * class is decoded once here and the rest of the way goes by it. */
+static inline int mt_handle_recv(struct mad_transport *t, uint8_t *mad,
+				 int status, uint16_t slid, uint32_t sqp)
+{
+	uint8_t mclass;
+
+	/* Under ibsim the bytes past SIM_MAD_KEPT never arrived: make them
+	 * zeros rather than whatever the heap held, so what the SA reads
+	 * (a reassembled request, above all) is the same every time. */
+	if (t->sim)
+		memset(mad + SIM_MAD_KEPT, 0, SMP_SIZE - SIM_MAD_KEPT);
+	if (status)
+		return mt_handle_recv_other(t, mad, status, slid, sqp, 0);
+	mclass = smp_class(mad);
+	/* SA first: the one class that comes in streams (never a sink). */
+	if (mclass == GMP_CLASS_SA && t->dq_cap && !smp_is_response(mad)) {
+		t->st.unsolicited++;
+		mt_defer(t, mad, slid, sqp);
+		return 0;
+	}
+	return mt_handle_recv_other(t, mad, 0, slid, sqp, mclass);
+}
+
 /* mt_umad.c (also mt_send, mt_respond*: the sending path is there) */
 /* What the port holds, at most MT_RECV_BURST MADs; how many, or -EIO. */
 int mt_umad_poll(struct mad_transport *t);
 /* Sleep on the port and the watched descriptors up to ms (-1: no
- * limit), and take what the port then holds; 0 or a negative errno. */
+ * limit), and take what the port then holds; how many MADs (0 or more),
+ * or a negative errno. */
 int mt_umad_sleep(struct mad_transport *t, int ms);
 /* The port, the issm device and the buffer, if open. */
 void mt_umad_release(struct mad_transport *t);

@@ -105,6 +105,17 @@ static void note_convergence(struct sm *sm, int rc)
 	}
 }
 
+/* The slice of SA work a turn serves (sm_sa_slice's, at most 1 s). */
+static void set_sa_slice(struct sm *sm)
+{
+	struct mt_slice sl = {
+		sm->cfg->sa_slice_requests, sm_sa_slice_s(sm, 1.0),
+		sm_sa_preempted, sm
+	};
+
+	mt_set_slice(sm->t, &sl);
+}
+
 int sm_run(struct sm *sm, const struct sm_signals *sig)
 {
 	const struct ibsm_config *cfg = sm->cfg;
@@ -152,21 +163,23 @@ int sm_run(struct sm *sm, const struct sm_signals *sig)
 	double pass_at = 0;     /* when the services were last asked */
 	int skipped = 0;        /* a wakeup since did not ask them */
 	double now = now_seconds();
+	/* The SA's slice (sm_sa_slice's), set once, again after a reload. */
+	set_sa_slice(sm);
 	while (!*sig->stop) {
 		int changed = 0, fresh;
 
 		/* Sleep until the earliest thing due: a service's deadline (or
 		 * the pass a wakeup put off), the next light or heavy sweep; a
-		 * MAD, the control socket or a signal ends the sleep sooner. */
-		rc = mt_poll(sm->t, mt_deferred(sm->t) ? 0 :
-			     sleep_ms(sm, now, skipped ? pass_at + SVC_PASS_S : due, next_light));
-		if (rc >= 0)
-			rc = sm_sa_slice(sm, 1.0);
+		 * MAD, the control socket or a signal ends the sleep sooner;
+		 * no sleep while SA requests wait (mt_poll_turn). */
+		int ready = mt_poll_turn(sm->t,
+			sleep_ms(sm, now, skipped ? pass_at + SVC_PASS_S : due, next_light));
+
+		rc = ready < 0 ? ready : mt_serve_next(sm->t);
 		if (rc < 0) {
 			log_err("MAD transport failed: %s", strerror(-rc));
 			return 1;
 		}
-		unsigned ready = mt_watch_ready(sm->t);
 		if (ready & 1)
 			sm->ctl_ready = 1;
 		if (ready & 2)
@@ -182,6 +195,7 @@ int sm_run(struct sm *sm, const struct sm_signals *sig)
 				sm->sa.ctx.packet_life_time = cfg->packet_life_time;
 				sm->sa.ctx.subnet_timeout = cfg->subnet_timeout;
 				sm_qos_load(sm, 0);
+				set_sa_slice(sm);
 			}
 			log_info("SIGHUP: heavy sweep");
 			sm->heavy_wanted = 1;

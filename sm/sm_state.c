@@ -35,8 +35,6 @@ void sa_identity(struct sm *sm)
 	id->state = sm->state;
 }
 
-static int sa_preempted(void *arg);
-
 /* Inside a long SA answer: traps and SMInfo queries that arrived are
  * handled (at most every 5 ms; SA work waits, mt_yield). A sweep due
  * then (a trap came) stops the answer: it is Busy, the sweep runs. */
@@ -50,7 +48,7 @@ static int sa_yield(void *arg)
 	sm->sa_yielded = now;
 	if (mt_yield(sm->t) < 0)
 		log_warn("SA: MAD transport failed while yielding");
-	return sa_preempted(sm);
+	return sm_sa_preempted(sm);
 }
 
 /* The per-port quotas as configured now (live: SIGHUP, then a sweep). */
@@ -165,7 +163,7 @@ int sm_init(struct sm *sm, const struct ibsm_config *cfg,
 }
 
 /* A sweep that is due ends a slice of SA work. */
-static int sa_preempted(void *arg)
+int sm_sa_preempted(void *arg)
 {
 	struct sm *sm = arg;
 
@@ -175,15 +173,17 @@ static int sa_preempted(void *arg)
 /* One slice of SA work: at most sa_slice_requests requests and
  * sa_slice_ms, fewer if a trap makes a sweep due meanwhile (traps and
  * SMInfo are handled between two requests, in mt_serve_deferred). */
+double sm_sa_slice_s(const struct sm *sm, double max_s)
+{
+	double slice = sm->cfg->sa_slice_ms / 1000.0;
+
+	return max_s < slice ? max_s : slice;
+}
+
 int sm_sa_slice(struct sm *sm, double max_s)
 {
-	const struct ibsm_config *cfg = sm->cfg;
-	double slice = cfg->sa_slice_ms / 1000.0;
-
-	if (max_s < slice)
-		slice = max_s;
-	return mt_serve_slice(sm->t, cfg->sa_slice_requests, slice,
-			      sa_preempted, sm);
+	return mt_serve_slice(sm->t, sm->cfg->sa_slice_requests,
+			      sm_sa_slice_s(sm, max_s), sm_sa_preempted, sm);
 }
 
 void sm_free(struct sm *sm)

@@ -195,6 +195,11 @@ int sm_run(struct sm *sm, const struct sm_signals *sig);
 /* Serve SA requests the transport deferred: one slice (sa_slice_ms,
  * sa_slice_requests), at most max_s. 0 or a negative errno. */
 int sm_sa_slice(struct sm *sm, double max_s);
+/* sm_sa_slice's parts, for a loop that serves a slice every turn (the
+ * slice's length computed once, not per turn): its length in seconds,
+ * and the stop test (a sweep is due) for mt_serve_slice. */
+double sm_sa_slice_s(const struct sm *sm, double max_s);
+int sm_sa_preempted(void *arg);
 
 /* A write of persistent state (SM_PERSIST_*) succeeded (ok) or failed:
  * logged when the state of that file changes. */

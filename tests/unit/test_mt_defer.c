@@ -1,7 +1,8 @@
 /* The deferral queue (mad/mt_defer.c): requests served in turns between
  * sources, each intact, the head served in place and the others copied
  * out (issue 27), and the queue's bookkeeping after either; a slice of
- * one (mt_serve_slice) and the deferred handler. */
+ * one (mt_serve_slice) and the deferred handler; the slice set once
+ * (mt_set_slice, mt_serve_next) and the loop's round (mt_poll_turn). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -25,9 +26,14 @@ static int w_recv(void *w, uint8_t *m, uint16_t *s, uint32_t *q, int *st)
 	return 0;
 }
 
+static unsigned waits;          /* w_wait calls, and the last one's ms */
+static int wait_ms;
+
 static int w_wait(void *w, int ms)
 {
-	(void)w; (void)ms;
+	(void)w;
+	waits++;
+	wait_ms = ms;
 	return 0;
 }
 
@@ -161,11 +167,92 @@ static void test_slice(void **state)
 	mt_close(t);
 }
 
+static int stop_now(void *arg)
+{
+	(*(unsigned *)arg)++;
+	return 1;
+}
+
+/* mt_set_slice / mt_serve_next (issue 27): the slice set once is the one
+ * served, as mt_serve_slice with the same arguments; none set serves
+ * nothing; the stop test ends the slice after the one request. */
+static void test_slice_set(void **state)
+{
+	struct mad_transport *t;
+	struct mt_opts o = { .window = 4, .timeout_ms = 5, .retries = 1 };
+	struct slice_seen s = { 0 };
+	struct mt_slice sl = { 10, 60.0, NULL, NULL };
+	uint8_t mad[SMP_SIZE];
+	unsigned stops = 0;
+
+	(void)state;
+	assert_int_equal(mt_open_wire(&t, &ops, NULL, 1, &o), 0);
+	s.t = t;
+	assert_int_equal(mt_set_deferral(t, 8, 0), 0);
+	mt_set_request_handler(t, on_any, &s);
+	mt_set_deferred_handler(t, on_deferred, &s);
+	memset(mad, 1, sizeof(mad));
+	mt_defer(t, mad, 5, 6);
+	assert_int_equal(mt_serve_next(t), 0);          /* no slice set */
+	assert_int_equal(mt_deferred(t), 1);
+	mt_set_slice(t, &sl);
+	assert_int_equal(mt_serve_next(t), 3);
+	assert_int_equal(s.n, 3);
+	assert_int_equal(mt_deferred(t), 0);
+	/* a stop test that says stop: the one, the two that came wait */
+	s.n = 0;
+	sl.stop = stop_now;
+	sl.arg = &stops;
+	mt_set_slice(t, &sl);
+	mt_defer(t, mad, 5, 6);
+	assert_int_equal(mt_serve_next(t), 1);
+	assert_int_equal(stops, 1);
+	assert_int_equal(mt_deferred(t), 2);
+	/* max 1 with two waiting */
+	sl.max = 1;
+	sl.stop = NULL;
+	mt_set_slice(t, &sl);
+	assert_int_equal(mt_serve_next(t), 1);
+	assert_int_equal(mt_deferred(t), 1);
+	assert_int_equal(s.on_request, 0);
+	mt_close(t);
+}
+
+/* mt_poll_turn (issue 27): no sleep while a deferred request waits, a
+ * sleep of wait_ms when none does, and the watched descriptors' bits
+ * returned once (as mt_watch_ready). */
+static void test_poll_turn(void **state)
+{
+	struct mad_transport *t;
+	struct mt_opts o = { .window = 4, .timeout_ms = 5, .retries = 1 };
+	uint8_t mad[SMP_SIZE];
+
+	(void)state;
+	assert_int_equal(mt_open_wire(&t, &ops, NULL, 1, &o), 0);
+	assert_int_equal(mt_set_deferral(t, 8, 0), 0);
+	memset(mad, 1, sizeof(mad));
+	mt_defer(t, mad, 5, 6);
+	waits = 0;
+	assert_int_equal(mt_poll_turn(t, 500), 0);
+	assert_int_equal(waits, 0);
+	assert_int_equal(mt_serve_slice(t, 10, 1.0, NULL, NULL), 1);
+	assert_int_equal(mt_poll_turn(t, 500), 0);
+	assert_int_equal(waits, 1);
+	assert_int_equal(wait_ms, 500);
+	t->watch_ready = 2;     /* as a sleep on the port sets them */
+	assert_int_equal(mt_poll_turn(t, 0), 2);
+	assert_int_equal(mt_poll_turn(t, 0), 0);
+	assert_int_equal(mt_watch_ready(t), 0);
+	mt_close(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_turns),
 		cmocka_unit_test(test_slice),
+		cmocka_unit_test(test_slice_set),
+		cmocka_unit_test(test_poll_turn),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
