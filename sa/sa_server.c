@@ -339,7 +339,7 @@ static int send_mad(void *arg, const uint8_t *mad, size_t len, uint16_t dlid,
 
 	if (s->send)
 		return s->send(s->send_arg, mad, len, dlid, dqp);
-	return mt_respond_len(s->t, mad, len, dlid, dqp);
+	return mt_respond_class(s->t, GMP_CLASS_SA, mad, len, dlid, dqp);
 }
 
 static unsigned segments(size_t total)
