@@ -31,9 +31,11 @@
 # and the ratios ibsm/OpenSM and large/small.
 # Measured (callgrind, own-code instructions per query, OpenSM -s 0; the
 # table and what is left: docs/demo-and-bench.md):
-#   648 CAs    ibsm 3,767 before issue 27's SA work, 1,254 after; OpenSM 2,664
-#   11,664 CAs ibsm 1,254 (1.00x of 648);                       OpenSM 2,664
-#   whole SM process at 648 after: ibsm 5,269, OpenSM 8,841
+#   648 CAs    ibsm 3,767 before issue 27's SA work, 1,080 after; OpenSM 2,664
+#   11,664 CAs ibsm 1,083 (1.00x of 648);                       OpenSM 2,664
+#   whole SM process at 648 after: ibsm 4,894, OpenSM 9,071
+#   perf (SA_CPU_FREQ=10000 SA_CPU_RUNS=5): own-code ratio 0.40-0.58x,
+#   median 0.56x (cache misses: docs/demo-and-bench.md)
 # Benchmarks measure; nothing here is asserted.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
