@@ -271,14 +271,8 @@ static void rig_down(struct rig *g)
 static void req_init(const struct rig *g, uint8_t *mad, uint8_t method,
 		     uint16_t attr, uint64_t mask, int trusted)
 {
-	memset(mad, 0, GMP_SIZE);
-	mad_set_field(mad, 0, IB_MAD_BASEVER_F, 1);
-	mad_set_field(mad, 0, IB_MAD_MGMTCLASS_F, GMP_CLASS_SA);
-	mad_set_field(mad, 0, IB_MAD_CLASSVER_F, 2);
-	mad_set_field(mad, 0, IB_MAD_METHOD_F, method);
-	mad_set_field(mad, 0, IB_MAD_ATTRID_F, attr);
-	mad_set_field64(mad, 0, IB_MAD_TRID_F,
-			0x5a000000ull << 32 | (uint64_t)attr << 16 | G.requests);
+	gmp_init_request(mad, GMP_CLASS_SA, 2, method, attr, 0,
+			 0x5a000000ull << 32 | (uint64_t)attr << 16 | G.requests);
 	mad_set_field64(mad, 0, IB_SA_MKEY_F, trusted ? g->cfg.sm_key : 0);
 	mad_set_field64(mad, 0, IB_SA_COMPMASK_F, mask);
 }
@@ -476,14 +470,35 @@ static void attr_groups(struct rig *g, const char *fab, uint16_t attr)
 	grp_end(fab, name, "methods");
 }
 
+/* Two InformInfo Sets (traps 64 and 128, the second trusted) from the two
+ * CAs: subscribe 1 subscribes them, 0 takes them back (IBA 13.4.8.3). */
+static void inform_pair(struct rig *g, const char *fab, int subscribe,
+			const char *what)
+{
+	const struct sa_layout *ii = &sa_inform_rec;
+	uint8_t rec[GMP_SA_DATA_SIZE] = { 0 };
+
+	grp_begin();
+	sa_put(ii, rec, II_LID_BEGIN, 0xffff);
+	sa_put(ii, rec, II_IS_GENERIC, 1);
+	sa_put(ii, rec, II_SUBSCRIBE, (uint64_t)subscribe);
+	sa_put(ii, rec, II_TYPE, 0xffff);
+	sa_put(ii, rec, II_TRAP, 64);
+	sa_put(ii, rec, II_QPN, 1);
+	sa_put(ii, rec, II_PRODUCER, 0xffffff);
+	ask(g, SA_METHOD_SET, 0x0003, 0, rec, ii->rec_len, 0, g->ca_lid);
+	sa_put(ii, rec, II_TRAP, 128);
+	ask(g, SA_METHOD_SET, 0x0003, 0, rec, ii->rec_len, 1, g->ca2_lid);
+	grp_end(fab, name_of(0x0003), what);
+}
+
 /* State the generic groups then see: a ServiceRecord (trusted) and one
  * from an untrusted host, an InformInfo subscription, a group created by
  * one port (given MGID) and joined by another, one with an MGID the SM
  * assigns. */
 static void set_state(struct rig *g, const char *fab)
 {
-	const struct sa_layout *sr = &sa_service_rec, *ii = &sa_inform_rec,
-		*mc = &sa_mcmember_rec;
+	const struct sa_layout *sr = &sa_service_rec, *mc = &sa_mcmember_rec;
 	uint8_t rec[GMP_SA_DATA_SIZE], gid[16], mgid[16] = {
 		0xff, 0x12, 0x60, 0x1b, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0, 0, 0x12, 0x34 };
 	const uint64_t create = 1ull << MCR_MGID | 1ull << MCR_PORTGID |
@@ -505,19 +520,7 @@ static void set_state(struct rig *g, const char *fab)
 	}
 	grp_end(fab, name_of(0x0031), "set");
 
-	grp_begin();
-	memset(rec, 0, sizeof(rec));
-	sa_put(ii, rec, II_LID_BEGIN, 0xffff);
-	sa_put(ii, rec, II_IS_GENERIC, 1);
-	sa_put(ii, rec, II_SUBSCRIBE, 1);
-	sa_put(ii, rec, II_TYPE, 0xffff);
-	sa_put(ii, rec, II_TRAP, 64);
-	sa_put(ii, rec, II_QPN, 1);
-	sa_put(ii, rec, II_PRODUCER, 0xffffff);
-	ask(g, SA_METHOD_SET, 0x0003, 0, rec, ii->rec_len, 0, g->ca_lid);
-	sa_put(ii, rec, II_TRAP, 128);
-	ask(g, SA_METHOD_SET, 0x0003, 0, rec, ii->rec_len, 1, g->ca2_lid);
-	grp_end(fab, name_of(0x0003), "set");
+	inform_pair(g, fab, 1, "set");
 
 	grp_begin();
 	memset(rec, 0, sizeof(rec));
@@ -541,8 +544,7 @@ static void set_state(struct rig *g, const char *fab)
 /* Undo set_state: deletes, leaves, unsubscribes. */
 static void delete_state(struct rig *g, const char *fab)
 {
-	const struct sa_layout *sr = &sa_service_rec, *ii = &sa_inform_rec,
-		*mc = &sa_mcmember_rec;
+	const struct sa_layout *sr = &sa_service_rec, *mc = &sa_mcmember_rec;
 	uint8_t rec[GMP_SA_DATA_SIZE], gid[16], mgid[16] = {
 		0xff, 0x12, 0x60, 0x1b, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0, 0, 0x12, 0x34 };
 
@@ -560,18 +562,7 @@ static void delete_state(struct rig *g, const char *fab)
 	}
 	grp_end(fab, name_of(0x0031), "delete");
 
-	grp_begin();
-	memset(rec, 0, sizeof(rec));
-	sa_put(ii, rec, II_LID_BEGIN, 0xffff);
-	sa_put(ii, rec, II_IS_GENERIC, 1);
-	sa_put(ii, rec, II_TYPE, 0xffff);
-	sa_put(ii, rec, II_TRAP, 64);
-	sa_put(ii, rec, II_QPN, 1);
-	sa_put(ii, rec, II_PRODUCER, 0xffffff);
-	ask(g, SA_METHOD_SET, 0x0003, 0, rec, ii->rec_len, 0, g->ca_lid);
-	sa_put(ii, rec, II_TRAP, 128);
-	ask(g, SA_METHOD_SET, 0x0003, 0, rec, ii->rec_len, 1, g->ca2_lid);
-	grp_end(fab, name_of(0x0003), "delete");
+	inform_pair(g, fab, 0, "delete");
 
 	grp_begin();
 	for (int k = 1; k >= 0; k--) {

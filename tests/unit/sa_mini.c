@@ -103,13 +103,7 @@ int mini_answer(struct sa_server *s, const uint8_t *req,
 
 void mini_req_init(uint8_t *mad, uint8_t method, uint16_t attr, uint64_t mask)
 {
-	memset(mad, 0, GMP_SIZE);
-	mad_set_field(mad, 0, IB_MAD_BASEVER_F, 1);
-	mad_set_field(mad, 0, IB_MAD_MGMTCLASS_F, GMP_CLASS_SA);
-	mad_set_field(mad, 0, IB_MAD_CLASSVER_F, 2);
-	mad_set_field(mad, 0, IB_MAD_METHOD_F, method);
-	mad_set_field(mad, 0, IB_MAD_ATTRID_F, attr);
-	mad_set_field64(mad, 0, IB_MAD_TRID_F, 0x77);
+	gmp_init_request(mad, GMP_CLASS_SA, 2, method, attr, 0, 0x77);
 	mad_set_field64(mad, 0, IB_SA_COMPMASK_F, mask);
 }
 
