@@ -19,11 +19,6 @@ void gmp_init_request(uint8_t *mad, uint8_t mgmt_class, uint8_t class_version,
 	mad_set_field(mad, 0, IB_MAD_ATTRMOD_F, mod);
 }
 
-uint8_t gmp_class_version(const uint8_t *mad)
-{
-	return (uint8_t)mad_get_field(RO(mad), 0, IB_MAD_CLASSVER_F);
-}
-
 void gmp_make_response(uint8_t *mad, uint16_t status)
 {
 	unsigned method = mad_get_field(mad, 0, IB_MAD_METHOD_F);
@@ -36,16 +31,6 @@ void gmp_make_response(uint8_t *mad, uint16_t status)
 	mad_set_field(mad, 0, IB_MAD_METHOD_F, method & 0x7f);
 	mad_set_field(mad, 0, IB_MAD_RESPONSE_F, 1);
 	mad_set_field(mad, 0, IB_MAD_STATUS_F, status);
-}
-
-uint64_t sa_hdr_sm_key(const uint8_t *mad)
-{
-	return mad_get_field64(RO(mad), 0, IB_SA_MKEY_F);
-}
-
-uint64_t sa_hdr_comp_mask(const uint8_t *mad)
-{
-	return mad_get_field64(RO(mad), 0, IB_SA_COMPMASK_F);
 }
 
 void sa_hdr_set(uint8_t *mad, uint16_t attr_offset_words, uint64_t comp_mask)

@@ -56,14 +56,11 @@ enum rmpp_status {
  * through smp_init_dr/smp_init_lid). */
 void gmp_init_request(uint8_t *mad, uint8_t mgmt_class, uint8_t class_version,
 		      uint8_t method, uint16_t attr, uint32_t mod, uint64_t tid);
-uint8_t gmp_class_version(const uint8_t *mad);
 /* Turn a received request into its response in place: method with the
  * response bit (GetResp for Get/Set, Method|0x80 otherwise), status. */
 void gmp_make_response(uint8_t *mad, uint16_t status);
 
 /* SubnAdm header. */
-uint64_t sa_hdr_sm_key(const uint8_t *mad);
-uint64_t sa_hdr_comp_mask(const uint8_t *mad);
 void sa_hdr_set(uint8_t *mad, uint16_t attr_offset_words, uint64_t comp_mask);
 
 /* RMPP header of a received MAD. */
