@@ -22,7 +22,6 @@
  * attributes, requests and MADs (test_sa_hashes checks them). */
 #define _XOPEN_SOURCE 700
 #include <errno.h>
-#include <ftw.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -42,14 +41,8 @@
 #include "sm/sm_state.h"
 #include "tests/campaign/sa_hash_sha256.h"
 #include "tests/unit/fake_sma.h"
+#include "tests/unit/support.h"
 #include "topogen/topo_gen.h"
-
-static int rm_one(const char *path, const struct stat *st, int flag,
-		  struct FTW *ftw)
-{
-	(void)st; (void)flag; (void)ftw;
-	return remove(path);
-}
 
 /* The SM's cache directory of the fabric under way (removed on exit). */
 static char cache_dir[64];
@@ -58,7 +51,7 @@ static void die(const char *what)
 {
 	fprintf(stderr, "sa_answer_hashes: %s\n", what);
 	if (cache_dir[0])
-		nftw(cache_dir, rm_one, 8, FTW_DEPTH | FTW_PHYS);
+		ut_rm_tree(cache_dir);
 	exit(1);
 }
 
@@ -260,7 +253,7 @@ static void rig_down(struct rig *g)
 	fake_sma_free(g->s);
 	config_free(&g->cfg);
 	fab_free(&g->f);
-	nftw(g->dir, rm_one, 8, FTW_DEPTH | FTW_PHYS);
+	ut_rm_tree(g->dir);
 	cache_dir[0] = 0;
 }
 

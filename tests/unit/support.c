@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ftw.h>
 #include <unistd.h>
 
 #include "core/lid_assign.h"
@@ -89,6 +90,18 @@ static const char *tmp_dir(void)
 void ut_tmp_path(char *buf, size_t n, const char *tag)
 {
 	snprintf(buf, n, "%s/ibsm-test-%s-%d", tmp_dir(), tag, (int)getpid());
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag,
+		  struct FTW *ftw)
+{
+	(void)st; (void)flag; (void)ftw;
+	return remove(path);
+}
+
+void ut_rm_tree(const char *dir)
+{
+	nftw(dir, rm_one, 8, FTW_DEPTH | FTW_PHYS);
 }
 
 void ut_temp_file(char *buf, size_t n, const char *tag, const char *text)

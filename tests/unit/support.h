@@ -47,6 +47,10 @@ void ut_tmp_path(char *buf, size_t n, const char *tag);
  * unlinks it. */
 void ut_temp_file(char *buf, size_t n, const char *tag, const char *text);
 
+/* Remove DIR and everything under it (a test's cache directory); a
+ * missing DIR is no error. */
+void ut_rm_tree(const char *dir);
+
 /* PATH's text (up to 1 MiB), NUL-ended, asserted readable; free() it. */
 char *ut_slurp(const char *path);
 

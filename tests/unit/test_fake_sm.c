@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <ftw.h>
 #include <unistd.h>
 #include <cmocka.h>
 #include <infiniband/mad.h>
@@ -20,6 +19,7 @@
 #include "topogen/topo_gen.h"
 #include "formats/topo_read.h"
 #include "fake_sma.h"
+#include "support.h"
 
 struct rig {
 	struct fabric f;
@@ -96,13 +96,6 @@ static void peer_up(struct rig *g, struct peer *pr, uint32_t node,
 	assert_int_equal(sm_init(&pr->sm, &pr->cfg, pr->t), 0);
 }
 
-static int rm_one(const char *path, const struct stat *st, int flag,
-		  struct FTW *ftw)
-{
-	(void)st; (void)flag; (void)ftw;
-	return remove(path);
-}
-
 static void rig_down(struct rig *g)
 {
 	sm_free(&g->sm);
@@ -110,7 +103,7 @@ static void rig_down(struct rig *g)
 	fake_sma_free(g->s);
 	config_free(&g->cfg);
 	fab_free(&g->f);
-	nftw(g->dir, rm_one, 8, FTW_DEPTH | FTW_PHYS);
+	ut_rm_tree(g->dir);
 }
 
 /* Every switch of the routed fabric holds, in the fake, the table routing
@@ -588,7 +581,7 @@ static int remove_dirs(void **state)
 {
 	(void)state;
 	for (unsigned i = 0; i < num_made; i++)
-		nftw(made_dirs[i], rm_one, 8, FTW_DEPTH | FTW_PHYS);
+		ut_rm_tree(made_dirs[i]);
 	return 0;
 }
 
